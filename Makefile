@@ -1,0 +1,36 @@
+# Two commands set everything up: `make demo` (the product with its demo data on
+# the embedded defaults) and `make test` (the test suite). The rest are helpers.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install demo test test-postgres lint bench clean
+
+$(STAMP): pyproject.toml package.json package-lock.json
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $(STAMP)
+
+install: $(STAMP)
+
+demo: install
+	bash scripts/demo.sh
+
+test: install
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/lint-imports
+	$(PY) manage.py makemigrations --check --dry-run
+
+bench: install
+	@for bench in benchmarks/perf/bench_*.py; do \
+		echo "== $$bench"; $(PY) $$bench || exit 1; \
+	done
+
+clean:
+	rm -rf var

@@ -1,0 +1,1 @@
+"""Statute relevance benchmark: corpora, suites, keyword retrieval, rerank runs, reports."""

@@ -1,0 +1,2 @@
+app_name = "benchmarks-api"
+urlpatterns: list = []

@@ -1,0 +1,1 @@
+"""CUAD clause-extraction grader: data, samples, extraction runs, grades, label audit."""

@@ -1,0 +1,100 @@
+"""Reading settings from the environment, with errors that name the variable.
+
+Every setting of the product comes from the environment (one settings file, no
+per-environment modules). A bad value raises ``ConfigError`` with one line
+that names the variable and what to do; ``manage.py`` prints it without a
+traceback.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from urllib.parse import urlparse
+
+
+class ConfigError(Exception):
+    """A setting from the environment is missing or malformed."""
+
+
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+def env_str(name: str, default: str = "") -> str:
+    return os.environ.get(name, default)
+
+
+def env_bool(name: str, default: bool = False) -> bool:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = raw.strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigError(f"{name}={raw!r} is not a boolean; use 1/0, true/false, yes/no or on/off")
+
+
+def env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a whole number") from None
+
+
+def env_list(name: str, default: list[str]) -> list[str]:
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def database_config(url: str, *, base_dir: Path) -> dict:
+    """Django DATABASES['default'] from a DATABASE_URL (sqlite:///path or postgres://...)."""
+    import dj_database_url
+
+    scheme = urlparse(url).scheme
+    if scheme not in {"sqlite", "postgres", "postgresql", "pgsql"}:
+        raise ConfigError(
+            f"DATABASE_URL has scheme {scheme or '(none)'!r}; use sqlite:///var/db.sqlite3 "
+            "or postgres://user@host:5432/dbname"
+        )
+    try:
+        config = dj_database_url.parse(url, conn_max_age=60 if scheme != "sqlite" else 0)
+    except Exception as error:  # the parser raises several types for a malformed URL
+        raise ConfigError(
+            f"DATABASE_URL could not be parsed ({error}); expected e.g. postgres://user@host:5432/db"
+        ) from None
+    if scheme == "sqlite":
+        name = config.get("NAME") or ""
+        if name and name != ":memory:" and not os.path.isabs(name):
+            config["NAME"] = str(base_dir / name)
+        if config.get("NAME") and config["NAME"] != ":memory:":
+            # The embedded default keeps its file under var/; create the folder on first use.
+            Path(config["NAME"]).parent.mkdir(parents=True, exist_ok=True)
+        config["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
+    elif not config.get("NAME"):
+        raise ConfigError("DATABASE_URL names no database; expected postgres://user@host:5432/dbname")
+    return config
+
+
+def redis_url(raw: str) -> str:
+    if not raw:
+        return ""
+    parsed = urlparse(raw)
+    if parsed.scheme not in {"redis", "rediss"} or not parsed.hostname:
+        raise ConfigError(f"REDIS_URL={raw!r} is not a redis:// URL; expected e.g. redis://127.0.0.1:6379/0")
+    return raw
+
+
+def data_dir(raw: str, *, base_dir: Path) -> Path:
+    """The folder holding CUAD and the statute pages (read in place, never copied)."""
+    if raw:
+        path = Path(raw).expanduser()
+        return path if path.is_absolute() else (base_dir / path).resolve()
+    return (base_dir.parent / "shared" / "data").resolve()

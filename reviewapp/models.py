@@ -1,0 +1,37 @@
+"""Models of the review core.
+
+``Access`` only carries the product's custom permissions (no table). The
+review models (pools, items, assignments, judgments) live here too.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+
+class Access(models.Model):
+    """Holder of the role permissions; groups in the data migration hold them."""
+
+    class Meta:
+        managed = False
+        default_permissions = ()
+        permissions = [
+            ("grade_passages", "Can grade passages blind"),
+            ("view_reports", "Can read reports, calibration pages and scorecards"),
+            ("launch_runs", "Can launch benchmark, extraction and audit runs"),
+            ("manage_reviews", "Can declare review pools, assign and adjudicate"),
+        ]
+
+    def __str__(self) -> str:
+        return "role permissions"
+
+
+class WorkerHeartbeat(models.Model):
+    """Written by the ``worker_ping`` task: proof that a worker consumed the queue."""
+
+    token = models.CharField(max_length=64, unique=True)
+    hostname = models.CharField(max_length=255, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.token} by {self.hostname}"

@@ -1,0 +1,2 @@
+app_name = "providers-api"
+urlpatterns: list = []

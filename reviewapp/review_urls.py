@@ -1,0 +1,4 @@
+"""Pages of the blinded review, under /review/."""
+
+app_name = "review"
+urlpatterns: list = []

@@ -1,0 +1,140 @@
+"""Fixtures shared by every test: named users per role, real data, a Celery worker.
+
+Environment switches (set by .ci/run):
+- DATABASE_URL / REDIS_URL: run the same suite on PostgreSQL + Redis.
+- TEST_REAL_WORKER=1: tasks go through the broker to a real ``celery worker``
+  process started by the ``celery_worker`` fixture; otherwise they run eagerly.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REAL_WORKER = os.environ.get("TEST_REAL_WORKER") == "1"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    settings.CELERY_TASK_ALWAYS_EAGER = not REAL_WORKER
+    from reviewapp.celery import app
+
+    app.conf.task_always_eager = not REAL_WORKER
+    app.conf.task_eager_propagates = True
+
+
+def _make_user(django_user_model, username: str, role: str, *, staff: bool = False):
+    from django.contrib.auth.models import Group
+
+    from reviewapp.roles import ensure_role_groups
+
+    ensure_role_groups()
+    user = django_user_model.objects.create_user(username=username, password="pw-" + username, is_staff=staff)
+    user.groups.add(Group.objects.get(name=role))
+    return user
+
+
+@pytest.fixture
+def admin_user_(django_user_model, db):
+    return _make_user(django_user_model, "alice_admin", "admin", staff=True)
+
+
+@pytest.fixture
+def reviewer_user(django_user_model, db):
+    return _make_user(django_user_model, "rita_reviewer", "reviewer")
+
+
+@pytest.fixture
+def reviewer2_user(django_user_model, db):
+    return _make_user(django_user_model, "rob_reviewer", "reviewer")
+
+
+@pytest.fixture
+def stakeholder_user(django_user_model, db):
+    return _make_user(django_user_model, "sam_stakeholder", "stakeholder")
+
+
+def _client_for(user):
+    from django.test import Client
+
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+@pytest.fixture
+def admin_client_(admin_user_):
+    return _client_for(admin_user_)
+
+
+@pytest.fixture
+def reviewer_client(reviewer_user):
+    return _client_for(reviewer_user)
+
+
+@pytest.fixture
+def stakeholder_client(stakeholder_user):
+    return _client_for(stakeholder_user)
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """The real data folder. Absent data is a failure, never a skip: CI must exercise it."""
+    from django.conf import settings
+
+    path = Path(settings.DATA_DIR)
+    if not (path / "cuad" / "CUAD_v1.json").is_file() or not (path / "statutes").is_dir():
+        pytest.fail(f"real data not found under DATA_DIR={path}; set DATA_DIR (see README, 'Data')")
+    return path
+
+
+def _database_url_for_worker() -> str:
+    from django.db import connection
+
+    cfg = connection.settings_dict
+    if connection.vendor == "postgresql":
+        user = cfg.get("USER") or "postgres"
+        password = f":{cfg['PASSWORD']}" if cfg.get("PASSWORD") else ""
+        host = cfg.get("HOST") or "127.0.0.1"
+        port = cfg.get("PORT") or 5432
+        return f"postgres://{user}{password}@{host}:{port}/{cfg['NAME']}"
+    return f"sqlite:///{cfg['NAME']}"
+
+
+@pytest.fixture(scope="session")
+def _worker_process(django_db_setup, django_db_blocker, tmp_path_factory):
+    if not REAL_WORKER:
+        yield None
+        return
+    with django_db_blocker.unblock():
+        database_url = _database_url_for_worker()
+    log_path = tmp_path_factory.mktemp("worker") / "worker.log"
+    env = {**os.environ, "DATABASE_URL": database_url, "CELERY_TASK_ALWAYS_EAGER": "0"}
+    with open(log_path, "w") as log:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "--pool=solo",
+             "--loglevel=INFO", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+            cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+    try:
+        yield {"process": process, "log": log_path, "database_url": database_url}
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.fixture
+def celery_worker(_worker_process, transactional_db):
+    """A real worker when TEST_REAL_WORKER=1 (tests must then use committed data), else eager tasks."""
+    if _worker_process is not None and _worker_process["process"].poll() is not None:
+        pytest.fail("the Celery worker died; log:\n" + Path(_worker_process["log"]).read_text()[-4000:])
+    return _worker_process

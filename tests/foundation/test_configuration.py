@@ -1,0 +1,71 @@
+"""Configuration from the environment: clear one-line errors, deploy checks."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
+    full_env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=REPO, env=full_env, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_a_malformed_database_url_is_one_line_naming_the_variable():
+    result = run_manage("check", DATABASE_URL="mysql://nobody@nowhere/db")
+    assert result.returncode == 2
+    assert "DATABASE_URL" in result.stderr
+    assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+
+
+def test_an_unreachable_database_is_one_line_naming_the_variable():
+    result = run_manage("migrate", "--check", DATABASE_URL="postgres://postgres@127.0.0.1:1/nothing")
+    assert result.returncode == 2
+    assert "DATABASE_URL" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_a_malformed_redis_url_is_one_line_naming_the_variable():
+    result = run_manage("check", REDIS_URL="http://127.0.0.1:6379")
+    assert result.returncode == 2
+    assert "REDIS_URL" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_preflight_names_an_unreachable_redis_and_a_missing_data_dir(tmp_path):
+    result = run_manage(
+        "preflight", REDIS_URL="redis://127.0.0.1:1/0", DATA_DIR=str(tmp_path / "absent"),
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    )
+    assert result.returncode != 0
+    assert "broker is down" in result.stderr and "REDIS_URL" in result.stderr
+    assert "data_dir is down" in result.stderr and "DATA_DIR" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_production_settings_pass_check_deploy_with_no_warnings(tmp_path):
+    result = run_manage(
+        "check", "--deploy", "--fail-level", "WARNING",
+        PRODUCTION="1", DEBUG="0", REQUIRE_SECRET_KEY="1",
+        SECRET_KEY="x" * 20 + "-a-long-random-production-secret-for-the-deploy-check-0123456789",
+        ALLOWED_HOSTS="eval.example.org", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key(tmp_path):
+    result = run_manage(
+        "check", PRODUCTION="1", REQUIRE_SECRET_KEY="1", SECRET_KEY="",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+    )
+    assert result.returncode == 2
+    assert "SECRET_KEY" in result.stderr
