@@ -1,0 +1,78 @@
+"""One-to-one matching of extractions (rows) to reference spans (columns) by score.
+
+Both matchers return the matched pairs as two index arrays ``(rows, cols)``,
+sorted by row, and drop pairs whose score is 0: an extraction paired with a
+span it shares no token with is no match at all, and leaving it unpaired gives
+the same outcome (F1 0) while keeping "matched span" meaningful for display.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+MATCHERS = ("hungarian", "greedy")
+
+
+def _as_matrix(scores: np.ndarray) -> np.ndarray:
+    matrix = np.asarray(scores, dtype=float)
+    if matrix.ndim != 2:
+        raise ValueError("scores must be a 2-D matrix (extractions x spans)")
+    return matrix
+
+
+def _empty() -> tuple[np.ndarray, np.ndarray]:
+    return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
+
+
+def hungarian(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Maximum-total-score one-to-one assignment (scipy's Jonker-Volgenant solver)."""
+    matrix = _as_matrix(scores)
+    if matrix.size == 0:
+        return _empty()
+    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    keep = matrix[rows, cols] > 0
+    return rows[keep].astype(np.intp), cols[keep].astype(np.intp)
+
+
+def greedy(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Greedy assignment: pairs by score descending, ties by row then column; take a pair if both ends are free."""
+    matrix = _as_matrix(scores)
+    if matrix.size == 0:
+        return _empty()
+    n_rows, n_cols = matrix.shape
+    row_idx, col_idx = np.nonzero(matrix > 0)
+    # lexsort sorts by the last key first: score descending, then row, then column.
+    order = np.lexsort((col_idx, row_idx, -matrix[row_idx, col_idx]))
+    row_free = np.ones(n_rows, dtype=bool)
+    col_free = np.ones(n_cols, dtype=bool)
+    taken_rows: list[int] = []
+    taken_cols: list[int] = []
+    limit = min(n_rows, n_cols)
+    for k in order:
+        r, c = row_idx[k], col_idx[k]
+        if row_free[r] and col_free[c]:
+            row_free[r] = col_free[c] = False
+            taken_rows.append(r)
+            taken_cols.append(c)
+            if len(taken_rows) == limit:
+                break
+    rows = np.asarray(taken_rows, dtype=np.intp)
+    cols = np.asarray(taken_cols, dtype=np.intp)
+    by_row = np.argsort(rows, kind="stable")
+    return rows[by_row], cols[by_row]
+
+
+def match(scores: np.ndarray, *, matcher: str) -> tuple[np.ndarray, np.ndarray]:
+    """Dispatch to ``hungarian`` or ``greedy`` by name."""
+    if matcher == "hungarian":
+        return hungarian(scores)
+    if matcher == "greedy":
+        return greedy(scores)
+    raise ValueError(f"unknown matcher {matcher!r}; expected one of {', '.join(MATCHERS)}")
+
+
+def assignment_total(scores: np.ndarray, rows: np.ndarray, cols: np.ndarray) -> float:
+    """Sum of the scores of the matched pairs."""
+    matrix = _as_matrix(scores)
+    return float(matrix[rows, cols].sum()) if len(rows) else 0.0
