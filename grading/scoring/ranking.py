@@ -1,0 +1,422 @@
+"""Per-query ranking metrics for the statute relevance benchmark, and TREC file I/O.
+
+Population: one ranking query at a time. A *ranked list* is a sequence of
+document ids in rank order (rank 1 first); *targets* are the query's nominated
+targets (provisional positives, not an exhaustive relevance set); *labels* map
+a document id to a completed human grade 0-3 (a missing key or ``None`` means
+"not judged", which is never read as 0).
+
+Every function returns a plain number, or ``None`` when the metric is not
+defined for the query (the caller counts such a query as *excluded*; it is
+never averaged in as a 0).
+
+The TREC helpers read and write the two formats trec_eval uses:
+run lines ``qid Q0 docid rank score tag`` and qrels lines ``qid 0 docid rel``.
+trec_eval (and so ir_measures) orders a run by score descending and breaks
+score ties by docid descending, ignoring the rank column; :func:`ranked_docids`
+reproduces that order so our figures and theirs describe the same ranking.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+GRADES = (0, 1, 2, 3)
+USEFUL_GRADE = 2
+HIT_CUTOFFS = (1, 5, 10)
+
+
+def _check_ranked(ranked: Sequence[str]) -> None:
+    seen: set[str] = set()
+    for index, docid in enumerate(ranked):
+        if docid in seen:
+            raise ValueError(f"ranked list: document {docid!r} appears twice (again at rank {index + 1})")
+        seen.add(docid)
+
+
+def _check_grade(docid: str, grade: int) -> None:
+    if isinstance(grade, bool) or grade not in GRADES:
+        raise ValueError(f"label of {docid!r}: grade must be one of 0, 1, 2, 3, got {grade!r}")
+
+
+def hit_at_k(ranked: Sequence[str], targets: Collection[str], k: int) -> int:
+    """Hit@k of one query: 1 if any nominated target is within the first k results, else 0.
+
+    Unit: 0/1 indicator. A list shorter than k is read as is (a miss stays a
+    miss); a query with no targets scores 0, as trec_eval ``success_k`` does.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    _check_ranked(ranked)
+    return int(any(docid in targets for docid in ranked[:k]))
+
+
+def reciprocal_rank(ranked: Sequence[str], targets: Collection[str]) -> float:
+    """Reciprocal rank of one query: 1 / rank of the first nominated target, 0 if none is in the list.
+
+    Unit: fraction in [0, 1]; no cutoff (the whole list, normally 30 candidates).
+    """
+    _check_ranked(ranked)
+    for index, docid in enumerate(ranked):
+        if docid in targets:
+            return 1.0 / (index + 1)
+    return 0.0
+
+
+def target_coverage(candidates: Collection[str], targets: Collection[str]) -> float | None:
+    """Nominated-target coverage of one query: share of its targets present among its candidates.
+
+    Unit: fraction in [0, 1]. ``None`` (undefined, excluded) when the query has
+    no nominated targets. Reranking cannot raise it: it depends only on the
+    candidate pool, never on the order.
+    """
+    unique_targets = set(targets)
+    if not unique_targets:
+        return None
+    candidate_set = set(candidates)
+    return len(unique_targets & candidate_set) / len(unique_targets)
+
+
+@dataclass(frozen=True)
+class QueryRankingMetrics:
+    """Known-target metrics of one system on one query (see the module docstring)."""
+
+    hit_at_1: int
+    hit_at_5: int
+    hit_at_10: int
+    reciprocal_rank: float
+    coverage: float | None
+
+    def as_dict(self) -> dict[str, float | None]:
+        return {
+            "Hit@1": self.hit_at_1,
+            "Hit@5": self.hit_at_5,
+            "Hit@10": self.hit_at_10,
+            "RR": self.reciprocal_rank,
+            "coverage": self.coverage,
+        }
+
+
+def query_ranking_metrics(
+    ranked: Sequence[str],
+    targets: Collection[str],
+    *,
+    candidates: Collection[str] | None = None,
+) -> QueryRankingMetrics:
+    """Hit@1, Hit@5, Hit@10, RR and target coverage of one system on one query.
+
+    ``candidates`` defaults to the ranked list itself (both systems rank the
+    same 30 candidates, so coverage is the same for both).
+    """
+    target_set = frozenset(targets)
+    return QueryRankingMetrics(
+        hit_at_1=hit_at_k(ranked, target_set, 1),
+        hit_at_5=hit_at_k(ranked, target_set, 5),
+        hit_at_10=hit_at_k(ranked, target_set, 10),
+        reciprocal_rank=reciprocal_rank(ranked, target_set),
+        coverage=target_coverage(ranked if candidates is None else candidates, target_set),
+    )
+
+
+def judged_precision_at_k(
+    ranked: Sequence[str],
+    labels: Mapping[str, int | None],
+    *,
+    k: int = 5,
+    useful_grade: int = USEFUL_GRADE,
+) -> float | None:
+    """Judged P@k of one system on one query: mean over the first k results of (label >= useful_grade).
+
+    Unit: fraction in [0, 1] (multiples of 1/k). Defined only when the list has
+    at least k results and every one of the first k carries a completed label;
+    otherwise ``None`` (the query is excluded, never scored as if unjudged
+    results were irrelevant).
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    _check_ranked(ranked)
+    top = ranked[:k]
+    if len(top) < k:
+        return None
+    useful = 0
+    for docid in top:
+        grade = labels.get(docid)
+        if grade is None:
+            return None
+        _check_grade(docid, grade)
+        useful += grade >= useful_grade
+    return useful / k
+
+
+def judged_precision_at_5(ranked: Sequence[str], labels: Mapping[str, int | None]) -> float | None:
+    """Judged P@5 (label >= 2 counts as useful); see :func:`judged_precision_at_k`."""
+    return judged_precision_at_k(ranked, labels, k=5)
+
+
+def _dcg(grades: Iterable[int]) -> float:
+    return sum(grade / math.log2(rank + 1) for rank, grade in enumerate(grades, start=1))
+
+
+def pooled_ndcg_at_k(
+    ranked: Sequence[str],
+    pool: Collection[str],
+    labels: Mapping[str, int | None],
+    *,
+    k: int = 5,
+) -> float | None:
+    """Pooled nDCG@k of one system on one query.
+
+    DCG@k = sum over the first k results of grade / log2(rank + 1) (gain = the
+    grade 0-3, trec_eval convention). The ideal DCG@k sorts the judged grades of
+    the query's declared review pool (not the whole corpus) in descending order.
+    Unit: fraction in [0, 1].
+
+    Defined only when every pool member carries a completed label and every one
+    of the first k results is a pool member (a result outside the pool has no
+    grade we may use). Otherwise ``None`` (excluded). When every pool grade is
+    0 the ideal DCG is 0 and the value is 0.0, as trec_eval reports it.
+    """
+    if k < 1:
+        raise ValueError(f"k must be at least 1, got {k}")
+    _check_ranked(ranked)
+    pool_set = set(pool)
+    pool_grades: list[int] = []
+    for docid in pool_set:
+        grade = labels.get(docid)
+        if grade is None:
+            return None
+        _check_grade(docid, grade)
+        pool_grades.append(grade)
+    top = ranked[:k]
+    if any(docid not in pool_set for docid in top):
+        return None
+    ideal = _dcg(sorted(pool_grades, reverse=True)[:k])
+    if ideal == 0.0:
+        return 0.0
+    return _dcg(labels[docid] for docid in top) / ideal
+
+
+def pooled_ndcg_at_5(ranked: Sequence[str], pool: Collection[str], labels: Mapping[str, int | None]) -> float | None:
+    """Pooled nDCG@5; see :func:`pooled_ndcg_at_k`."""
+    return pooled_ndcg_at_k(ranked, pool, labels, k=5)
+
+
+# --------------------------------------------------------------------------- TREC files
+
+
+class TrecFormatError(ValueError):
+    """A malformed TREC run or qrels line; the message names the source and line number."""
+
+    def __init__(self, source: str, line_number: int, problem: str, line: str) -> None:
+        self.source = source
+        self.line_number = line_number
+        self.problem = problem
+        super().__init__(f"{source}, line {line_number}: {problem}: {line.rstrip()!r}")
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """One line of a TREC run file."""
+
+    qid: str
+    docid: str
+    rank: int
+    score: float
+    tag: str
+
+
+def _lines_from(source: str | os.PathLike[str] | Iterable[str]) -> tuple[str, Iterable[str]]:
+    if isinstance(source, str | os.PathLike):
+        path = Path(source)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}: not UTF-8 text ({exc})") from exc
+        return str(path), text.splitlines()
+    return "<lines>", source
+
+
+def parse_run(lines: Iterable[str], *, source: str = "<run>") -> dict[str, list[RunRow]]:
+    """Parse TREC run lines ``qid Q0 docid rank score tag`` into rows per query, in file order.
+
+    Blank lines are skipped. A wrong field count, a non-integer rank, a
+    non-finite or non-numeric score, or a docid repeated within a query raises
+    :class:`TrecFormatError` naming ``source`` and the 1-based line number.
+    """
+    rows: dict[str, list[RunRow]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for line_number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 6:
+            raise TrecFormatError(
+                source, line_number, f"expected 6 fields 'qid Q0 docid rank score tag', got {len(fields)}", line
+            )
+        qid, _q0, docid, rank_text, score_text, tag = fields
+        try:
+            rank = int(rank_text)
+        except ValueError:
+            raise TrecFormatError(source, line_number, f"rank {rank_text!r} is not an integer", line) from None
+        try:
+            score = float(score_text)
+        except ValueError:
+            raise TrecFormatError(source, line_number, f"score {score_text!r} is not a number", line) from None
+        if not math.isfinite(score):
+            raise TrecFormatError(source, line_number, f"score {score_text!r} is not finite", line)
+        key = (qid, docid)
+        if key in seen:
+            raise TrecFormatError(
+                source,
+                line_number,
+                f"document {docid!r} already listed for query {qid!r} on line {seen[key]}",
+                line,
+            )
+        seen[key] = line_number
+        rows.setdefault(qid, []).append(RunRow(qid=qid, docid=docid, rank=rank, score=score, tag=tag))
+    return rows
+
+
+def ranked_docids(rows: Sequence[RunRow], *, order: Literal["score", "rank"] = "score") -> list[str]:
+    """Document ids of one query's run rows in rank order.
+
+    ``order="score"`` (default) is trec_eval's order, which ir_measures uses:
+    score descending, ties broken by docid descending; the rank column is
+    ignored. ``order="rank"`` sorts by the rank column (ties keep file order).
+    """
+    if order == "score":
+        # Two stable sorts: docid descending first, then score descending.
+        by_docid = sorted(rows, key=lambda row: row.docid, reverse=True)
+        return [row.docid for row in sorted(by_docid, key=lambda row: -row.score)]
+    if order == "rank":
+        return [row.docid for row in sorted(rows, key=lambda row: row.rank)]
+    raise ValueError(f"order must be 'score' or 'rank', got {order!r}")
+
+
+def read_run(
+    source: str | os.PathLike[str] | Iterable[str], *, order: Literal["score", "rank"] = "score"
+) -> dict[str, list[str]]:
+    """Read a TREC run (a path or an iterable of lines) into ``{qid: [docid in rank order]}``.
+
+    See :func:`ranked_docids` for the order.
+    """
+    name, lines = _lines_from(source)
+    return {qid: ranked_docids(rows, order=order) for qid, rows in parse_run(lines, source=name).items()}
+
+
+def parse_qrels(lines: Iterable[str], *, source: str = "<qrels>") -> dict[str, dict[str, int]]:
+    """Parse TREC qrels lines ``qid 0 docid rel`` into ``{qid: {docid: rel}}``.
+
+    Blank lines are skipped. A wrong field count, a non-integer relevance or a
+    (qid, docid) judged twice raises :class:`TrecFormatError` naming ``source``
+    and the 1-based line number. Only documents listed are judged: an absent
+    document is unjudged, never 0.
+    """
+    qrels: dict[str, dict[str, int]] = {}
+    seen: dict[tuple[str, str], int] = {}
+    for line_number, line in enumerate(lines, start=1):
+        fields = line.split()
+        if not fields:
+            continue
+        if len(fields) != 4:
+            raise TrecFormatError(source, line_number, f"expected 4 fields 'qid 0 docid rel', got {len(fields)}", line)
+        qid, _iteration, docid, rel_text = fields
+        try:
+            rel = int(rel_text)
+        except ValueError:
+            raise TrecFormatError(source, line_number, f"relevance {rel_text!r} is not an integer", line) from None
+        key = (qid, docid)
+        if key in seen:
+            raise TrecFormatError(
+                source,
+                line_number,
+                f"document {docid!r} already judged for query {qid!r} on line {seen[key]}",
+                line,
+            )
+        seen[key] = line_number
+        qrels.setdefault(qid, {})[docid] = rel
+    return qrels
+
+
+def read_qrels(source: str | os.PathLike[str] | Iterable[str]) -> dict[str, dict[str, int]]:
+    """Read TREC qrels (a path or an iterable of lines); see :func:`parse_qrels`."""
+    name, lines = _lines_from(source)
+    return parse_qrels(lines, source=name)
+
+
+def _check_token(kind: str, value: str) -> None:
+    if not value or any(ch.isspace() for ch in value):
+        raise ValueError(f"{kind} {value!r} cannot be written to a TREC file (empty or contains whitespace)")
+
+
+def format_run(
+    rankings: Mapping[str, Sequence[str]],
+    *,
+    tag: str,
+    scores: Mapping[str, Sequence[float]] | None = None,
+) -> str:
+    """TREC run text for ``{qid: [docid in rank order]}``.
+
+    Without ``scores`` each document gets score = (list length - rank + 1), so
+    the scores strictly decrease with rank. With ``scores`` (one per document),
+    they are written as given, but only if trec_eval's order (score descending,
+    ties by docid descending) reproduces the given order; otherwise a tool
+    reading the file would evaluate a different ranking, so ValueError.
+    """
+    _check_token("tag", tag)
+    out: list[str] = []
+    for qid, ranked in rankings.items():
+        _check_token("query id", qid)
+        _check_ranked(ranked)
+        if scores is None:
+            query_scores: Sequence[float] = [float(len(ranked) - i) for i in range(len(ranked))]
+        else:
+            query_scores = scores[qid]
+            if len(query_scores) != len(ranked):
+                raise ValueError(f"query {qid!r}: {len(ranked)} documents but {len(query_scores)} scores")
+            rows = [
+                RunRow(qid, d, i + 1, float(s), tag) for i, (d, s) in enumerate(zip(ranked, query_scores, strict=True))
+            ]
+            if ranked_docids(rows) != list(ranked):
+                raise ValueError(
+                    f"query {qid!r}: these scores do not reproduce the given order under trec_eval's "
+                    "rule (score descending, ties by docid descending)"
+                )
+        for rank, (docid, score) in enumerate(zip(ranked, query_scores, strict=True), start=1):
+            _check_token("document id", docid)
+            out.append(f"{qid} Q0 {docid} {rank} {float(score)!r} {tag}\n")
+    return "".join(out)
+
+
+def write_run(
+    path: str | os.PathLike[str],
+    rankings: Mapping[str, Sequence[str]],
+    *,
+    tag: str,
+    scores: Mapping[str, Sequence[float]] | None = None,
+) -> None:
+    """Write :func:`format_run` output to ``path`` (UTF-8)."""
+    Path(path).write_text(format_run(rankings, tag=tag, scores=scores), encoding="utf-8")
+
+
+def format_qrels(qrels: Mapping[str, Mapping[str, int]]) -> str:
+    """TREC qrels text for ``{qid: {docid: rel}}``. Only judged documents are written (never a 0 for unjudged)."""
+    out: list[str] = []
+    for qid, judged in qrels.items():
+        _check_token("query id", qid)
+        for docid, rel in judged.items():
+            _check_token("document id", docid)
+            if isinstance(rel, bool) or not isinstance(rel, int):
+                raise ValueError(f"query {qid!r}, document {docid!r}: relevance must be an integer, got {rel!r}")
+            out.append(f"{qid} 0 {docid} {rel}\n")
+    return "".join(out)
+
+
+def write_qrels(path: str | os.PathLike[str], qrels: Mapping[str, Mapping[str, int]]) -> None:
+    """Write :func:`format_qrels` output to ``path`` (UTF-8)."""
+    Path(path).write_text(format_qrels(qrels), encoding="utf-8")
