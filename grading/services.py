@@ -1,0 +1,235 @@
+"""Writes for the CUAD grader: load the dataset, create samples, import runs with their pair scores."""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+
+from grading import selectors
+from grading.cuad_file import CuadFileError, read_cuad
+from grading.models import (
+    Category,
+    Contract,
+    CuadDataset,
+    Extraction,
+    ExtractionRun,
+    Sample,
+    SampleContract,
+    Span,
+)
+from grading.run_format import ParsedRun, parse_run
+from grading.scoring.cuad import score_contract
+from grading.scoring.sampler import build_manifest, manifest_bytes, sample_contracts
+from reviewapp.hashing import sha256_hex, sha256_json
+
+BATCH = 2000
+
+
+class CuadLoadError(ValueError):
+    """The CUAD file cannot be loaded; ``problems`` lists each one by id."""
+
+    def __init__(self, problems: list[str], source: str) -> None:
+        self.problems = problems
+        shown = "\n".join(problems[:50])
+        more = f"\n... and {len(problems) - 50} more" if len(problems) > 50 else ""
+        super().__init__(f"{source}: {len(problems)} span(s) do not match their contract text:\n{shown}{more}")
+
+
+@dataclass(frozen=True)
+class LoadResult:
+    dataset: CuadDataset
+    created: bool
+    seconds: float
+
+
+def cuad_load(*, path: Path | str) -> LoadResult:
+    """Load CUAD_v1.json (or the zip holding it). Idempotent: a file already loaded (same sha256) is left as is.
+
+    Every span is checked against its contract text first; any mismatch is an
+    error naming the span, and nothing is written.
+    """
+    started = time.perf_counter()
+    try:
+        parsed = read_cuad(path)
+    except CuadFileError:
+        raise
+    if parsed.mismatches:
+        raise CuadLoadError(parsed.mismatches, parsed.source_name)
+    existing = CuadDataset.objects.filter(sha256=parsed.sha256).first()
+    if existing is not None:
+        return LoadResult(existing, False, time.perf_counter() - started)
+
+    with transaction.atomic():
+        categories: dict[str, Category] = {}
+        for position, info in enumerate(parsed.categories):
+            category, _ = Category.objects.update_or_create(
+                name=info.name,
+                defaults={
+                    "position": position,
+                    "description": info.description,
+                    "answer_format": info.answer_format,
+                    "group": info.group,
+                },
+            )
+            categories[info.name] = category
+        dataset = CuadDataset.objects.create(
+            sha256=parsed.sha256,
+            source_name=parsed.source_name,
+            version=parsed.version,
+            n_contracts=len(parsed.contracts),
+            n_spans=parsed.n_spans,
+        )
+        dataset.categories.set(categories.values())
+        contracts = Contract.objects.bulk_create(
+            [
+                Contract(dataset=dataset, title=c.title, position=i, text=c.text, length=len(c.text))
+                for i, c in enumerate(parsed.contracts)
+            ],
+            batch_size=200,
+        )
+        Span.objects.bulk_create(
+            [
+                Span(
+                    contract_id=contract.pk,
+                    category_id=categories[s.category].pk,
+                    qa_id=s.qa_id,
+                    answer_index=s.answer_index,
+                    start=s.start,
+                    end=s.start + len(s.text),
+                    text=s.text,
+                )
+                for contract, record in zip(contracts, parsed.contracts, strict=True)
+                for s in record.spans
+            ],
+            batch_size=BATCH,
+        )
+    return LoadResult(dataset, True, time.perf_counter() - started)
+
+
+def sample_create(*, dataset: CuadDataset, n: int, min_per_type: int, seed: int) -> tuple[Sample, bool]:
+    """Draw (or find, for the same manifest) the seeded sample; returns (sample, created)."""
+    result = sample_contracts(
+        selectors.sample_candidates(dataset=dataset),
+        n=n,
+        min_per_type=min_per_type,
+        seed=seed,
+        types=[c.name for c in selectors.dataset_categories(dataset=dataset)],
+    )
+    manifest = build_manifest(
+        result,
+        source={"file": dataset.source_name, "sha256": dataset.sha256, "version": dataset.version},
+        n=n,
+        min_per_type=min_per_type,
+        seed=seed,
+    )
+    data = manifest_bytes(manifest)
+    digest = sha256_hex(data)
+    existing = Sample.objects.filter(dataset=dataset, manifest_sha256=digest).first()
+    if existing is not None:
+        return existing, False
+    ids = dict(Contract.objects.filter(dataset=dataset).values_list("title", "id"))
+    with transaction.atomic():
+        sample = Sample.objects.create(
+            dataset=dataset,
+            n=n,
+            min_per_type=min_per_type,
+            seed=seed,
+            manifest=data.decode("utf-8"),
+            manifest_sha256=digest,
+        )
+        SampleContract.objects.bulk_create(
+            [
+                SampleContract(sample=sample, contract_id=ids[p.title], position=i, phase=p.phase)
+                for i, p in enumerate(result.picked)
+            ]
+        )
+    return sample, True
+
+
+def extraction_run_validate(*, dataset: CuadDataset, raw: str | bytes, default_model: str | None = None) -> ParsedRun:
+    """Parse and validate a run against this dataset's contracts and categories (raises RunFormatError)."""
+    return parse_run(
+        raw,
+        contracts=selectors.contract_titles(dataset=dataset),
+        categories={c.name for c in selectors.dataset_categories(dataset=dataset)},
+        default_model=default_model,
+    )
+
+
+def extraction_run_import(
+    *,
+    dataset: CuadDataset,
+    raw: str | bytes,
+    source_name: str = "",
+    default_model: str | None = None,
+) -> tuple[ExtractionRun, bool]:
+    """Validate a run, compute its pair scores once and store both; the same content again returns the stored run.
+
+    Nothing is stored from an invalid run (RunFormatError names line/index and field).
+    """
+    parsed = extraction_run_validate(dataset=dataset, raw=raw, default_model=default_model)
+    digest = sha256_json(parsed.canonical())
+    existing = ExtractionRun.objects.filter(dataset=dataset, content_sha256=digest).first()
+    if existing is not None:
+        return existing, False
+
+    contract_ids = dict(Contract.objects.filter(dataset=dataset).values_list("title", "id"))
+    category_ids = {c.name: c.pk for c in selectors.dataset_categories(dataset=dataset)}
+    by_contract: dict[int, list[int]] = defaultdict(list)
+    for position, e in enumerate(parsed.extractions):
+        by_contract[contract_ids[e.contract]].append(position)
+
+    texts = dict(Contract.objects.filter(pk__in=by_contract).values_list("id", "text"))
+    spans: dict[int, list[tuple[int, int, str]]] = defaultdict(list)
+    for span_id, contract_id, category_id, text in (
+        Span.objects.filter(contract_id__in=by_contract)
+        .order_by("contract_id", "category_id", "answer_index")
+        .values_list("id", "contract_id", "category_id", "text")
+    ):
+        spans[contract_id].append((span_id, category_id, text))
+
+    rows: list[Extraction | None] = [None] * len(parsed.extractions)
+    for contract_id, positions in by_contract.items():
+        gold = spans[contract_id]
+        scores = score_contract(
+            texts[contract_id],
+            [(category_ids[parsed.extractions[p].category], parsed.extractions[p].text) for p in positions],
+            [(category_id, text) for _, category_id, text in gold],
+        )
+
+        def span_id(local: int, gold=gold) -> int | None:
+            return gold[local][0] if local >= 0 else None
+
+        for i, p in enumerate(positions):
+            e = parsed.extractions[p]
+            rows[p] = Extraction(
+                position=p,
+                contract_id=contract_id,
+                category_id=category_ids[e.category],
+                text=e.text,
+                grounding=float(scores.grounding[i]),
+                best_f1=float(scores.best_f1[i]),
+                best_span_id=span_id(int(scores.best_span[i])),
+                hungarian_f1=float(scores.matched_f1["hungarian"][i]),
+                hungarian_span_id=span_id(int(scores.matched_span["hungarian"][i])),
+                greedy_f1=float(scores.matched_f1["greedy"][i]),
+                greedy_span_id=span_id(int(scores.matched_span["greedy"][i])),
+            )
+
+    with transaction.atomic():
+        run = ExtractionRun.objects.create(
+            dataset=dataset,
+            model=parsed.model,
+            content_sha256=digest,
+            source_name=source_name[:255],
+            source_format=parsed.source_format,
+            n_extractions=len(parsed.extractions),
+        )
+        for row in rows:
+            row.run = run
+        Extraction.objects.bulk_create(rows, batch_size=BATCH)
+    return run, True
