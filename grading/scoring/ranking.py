@@ -230,7 +230,8 @@ class RunRow:
     tag: str
 
 
-def _lines_from(source: str | os.PathLike[str] | Iterable[str]) -> tuple[str, Iterable[str]]:
+def source_lines(source: str | os.PathLike[str] | Iterable[str]) -> tuple[str, Iterable[str]]:
+    """(name for error messages, lines) of a path (read as UTF-8) or of an iterable of lines."""
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         try:
@@ -305,7 +306,7 @@ def read_run(
 
     See :func:`ranked_docids` for the order.
     """
-    name, lines = _lines_from(source)
+    name, lines = source_lines(source)
     return {qid: ranked_docids(rows, order=order) for qid, rows in parse_run(lines, source=name).items()}
 
 
@@ -345,7 +346,7 @@ def parse_qrels(lines: Iterable[str], *, source: str = "<qrels>") -> dict[str, d
 
 def read_qrels(source: str | os.PathLike[str] | Iterable[str]) -> dict[str, dict[str, int]]:
     """Read TREC qrels (a path or an iterable of lines); see :func:`parse_qrels`."""
-    name, lines = _lines_from(source)
+    name, lines = source_lines(source)
     return parse_qrels(lines, source=name)
 
 

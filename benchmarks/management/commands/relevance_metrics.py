@@ -1,0 +1,128 @@
+"""Hit@1/5/10 and RR of TREC run files against a TREC qrels file, with family bootstrap intervals.
+
+Thin: parse the files, call grading.scoring.trec_evaluation, print. The
+conventions (which queries count, run order, families file format) are in that
+module's docstring and are printed with the results.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.core.management.base import BaseCommand, CommandError
+
+from grading.scoring.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
+from grading.scoring.ranking import TrecFormatError, read_qrels, read_run
+from grading.scoring.trec_evaluation import METRICS, TrecEvaluation, evaluate_trec_runs, read_families
+
+RUN_ORDER_NOTE = "runs ordered by score descending, ties by docid descending (trec_eval); rank column ignored"
+POPULATION_NOTE = "mean over every qrels query; a query the run does not answer, or with no relevant document, scores 0"
+
+
+def _interval(bootstrap) -> dict[str, float]:
+    return {"estimate": bootstrap.estimate, "low": bootstrap.low, "high": bootstrap.high, "level": bootstrap.level}
+
+
+def _run_name(path: str, earlier: list[str]) -> str:
+    # The same file given twice still needs two keys in the JSON.
+    repeats = earlier.count(path)
+    return path if repeats == 0 else f"{path} (#{repeats + 1})"
+
+
+def _families_note(evaluation: TrecEvaluation, families_path: str | None) -> str:
+    if families_path is None:
+        return f"no families file: each of the {len(evaluation.queries)} queries is its own family"
+    return f"{evaluation.families} families from {families_path}"
+
+
+def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict:
+    return {
+        "runs": {
+            run.name: {
+                "per_query": run.per_query,
+                "mean": {metric: run.intervals[metric].interval.estimate for metric in METRICS},
+                "ci": {metric: _interval(run.intervals[metric].interval) for metric in METRICS},
+                "queries_not_in_run": run.unanswered,
+                "run_queries_not_in_qrels": run.ignored,
+            }
+            for run in evaluation.runs
+        },
+        "differences": [
+            {
+                "run": name,
+                "baseline": baseline,
+                "ci": {metric: _interval(result[metric].difference) for metric in METRICS},
+            }
+            for name, baseline, result in evaluation.differences
+        ],
+        "queries": len(evaluation.queries),
+        "queries_without_relevant_documents": evaluation.queries_without_targets,
+        "families": _families_note(evaluation, families_path),
+        "replicates": evaluation.replicates,
+        "seed": evaluation.seed,
+        "interval": "percentile 95% bootstrap over query families",
+        "notes": [POPULATION_NOTE, RUN_ORDER_NOTE],
+    }
+
+
+class Command(BaseCommand):
+    help = (
+        "Hit@1, Hit@5, Hit@10 and RR of TREC runs ('qid Q0 docid rank score tag') against TREC qrels "
+        "('qid 0 docid rel', relevant = rel >= 1), with percentile bootstrap intervals over query families. "
+        "Families file: one 'qid family' per line; without it each query is its own family."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--qrels", required=True, help="TREC qrels file: qid 0 docid rel")
+        parser.add_argument("--run", action="append", required=True, help="TREC run file (repeat for several runs)")
+        parser.add_argument("--families", help="file of 'qid family' lines; default: each query its own family")
+        parser.add_argument("--replicates", type=int, default=DEFAULT_REPLICATES)
+        parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+        parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+
+    def handle(self, *args, **options):
+        if options["replicates"] < 1:
+            raise CommandError("--replicates must be at least 1")
+        try:
+            qrels = read_qrels(options["qrels"])
+            runs = [(_run_name(path, options["run"][:i]), read_run(path)) for i, path in enumerate(options["run"])]
+            families = read_families(options["families"]) if options["families"] else None
+            evaluation = evaluate_trec_runs(
+                qrels, runs, families=families, replicates=options["replicates"], seed=options["seed"]
+            )
+        except TrecFormatError as exc:
+            raise CommandError(str(exc)) from exc
+        except OSError as exc:
+            raise CommandError(f"{exc.filename}: {exc.strerror}") from exc
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+
+        if options["json"]:
+            self.stdout.write(json.dumps(as_json(evaluation, options["families"]), indent=2, sort_keys=True))
+            return
+        self._print_table(evaluation, options["families"])
+
+    def _print_table(self, evaluation: TrecEvaluation, families_path: str | None) -> None:
+        write = self.stdout.write
+        write(f"{len(evaluation.queries)} qrels queries; {_families_note(evaluation, families_path)}")
+        write(f"percentile 95% intervals, {evaluation.replicates} replicates, seed {evaluation.seed}")
+        write(f"note: {POPULATION_NOTE}")
+        write(f"note: {RUN_ORDER_NOTE}")
+        if evaluation.queries_without_targets:
+            write(f"note: {len(evaluation.queries_without_targets)} qrels queries have no relevant document")
+        for run in evaluation.runs:
+            write("")
+            write(f"run {run.name}")
+            if run.unanswered:
+                write(f"  {len(run.unanswered)} qrels queries not in this run (scored 0)")
+            if run.ignored:
+                write(f"  {len(run.ignored)} run queries not in the qrels (ignored)")
+            for metric in METRICS:
+                iv = run.intervals[metric].interval
+                write(f"  {metric:<7} {iv.estimate:.4f}  [{iv.low:.4f}, {iv.high:.4f}]")
+        for name, baseline, result in evaluation.differences:
+            write("")
+            write(f"paired difference {name} - {baseline}")
+            for metric in METRICS:
+                iv = result[metric].difference
+                write(f"  {metric:<7} {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]")
