@@ -1,0 +1,21 @@
+"""Demo data for the CUAD grader: the real CUAD (idempotent) and the seed-42, 100-contract sample."""
+
+from __future__ import annotations
+
+import pathlib
+
+from grading.services import cuad_load, sample_create
+
+DEMO_SAMPLE = {"n": 100, "min_per_type": 30, "seed": 42}
+
+
+def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
+    result = cuad_load(path=pathlib.Path(data_dir) / "cuad" / "CUAD_v1.json")
+    d = result.dataset
+    verb = "loaded" if result.created else "already loaded"
+    stdout.write(f"grading: CUAD {verb} ({d.n_contracts} contracts, {d.n_spans} spans, {result.seconds:.1f} s)\n")
+    sample, created = sample_create(dataset=d, **DEMO_SAMPLE)
+    stdout.write(
+        f"grading: sample n={sample.n} seed={sample.seed} {'created' if created else 'present'}"
+        f" (manifest sha256 {sample.manifest_sha256[:12]})\n"
+    )
