@@ -11,7 +11,9 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
-    full_env = {k: v for k, v in os.environ.items() if k not in {"DATABASE_URL", "REDIS_URL"}}
+    # The suite's own switches must not leak into the command under test.
+    dropped = {"DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE"}
+    full_env = {k: v for k, v in os.environ.items() if k not in dropped}
     full_env.update(env)
     return subprocess.run(
         [sys.executable, "manage.py", *args], cwd=REPO, env=full_env, capture_output=True, text=True, timeout=120
