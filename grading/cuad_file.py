@@ -56,7 +56,8 @@ class CuadFile:
         return sum(len(c.spans) for c in self.contracts)
 
 
-def _read_bytes(path: Path) -> tuple[bytes, str]:
+def read_source(path: Path) -> tuple[bytes, str]:
+    """The CUAD JSON bytes (from the zip when given one) and a name for messages."""
     if not path.exists():
         raise CuadFileError(f"{path}: no such file")
     if zipfile.is_zipfile(path):
@@ -96,10 +97,13 @@ def _question_details(question: str) -> str:
     return question.split(marker, 1)[1].strip() if marker in question else ""
 
 
-def read_cuad(path: Path | str) -> CuadFile:
-    """Parse and check a CUAD file; every span is compared with its contract text at its offset."""
+def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None) -> CuadFile:
+    """Parse and check a CUAD file; every span is compared with its contract text at its offset.
+
+    ``source`` is the file's bytes and name when the caller has already read them (see ``read_source``).
+    """
     path = Path(path)
-    raw, source_name = _read_bytes(path)
+    raw, source_name = source or read_source(path)
     try:
         doc = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:

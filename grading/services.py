@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections import defaultdict
 from dataclasses import dataclass
@@ -10,7 +11,7 @@ from pathlib import Path
 from django.db import transaction
 
 from grading import selectors
-from grading.cuad_file import CuadFileError, read_cuad
+from grading.cuad_file import read_cuad, read_source
 from grading.models import (
     Category,
     Contract,
@@ -53,15 +54,13 @@ def cuad_load(*, path: Path | str) -> LoadResult:
     error naming the span, and nothing is written.
     """
     started = time.perf_counter()
-    try:
-        parsed = read_cuad(path)
-    except CuadFileError:
-        raise
-    if parsed.mismatches:
-        raise CuadLoadError(parsed.mismatches, parsed.source_name)
-    existing = CuadDataset.objects.filter(sha256=parsed.sha256).first()
+    raw, name = read_source(Path(path))
+    existing = CuadDataset.objects.filter(sha256=hashlib.sha256(raw).hexdigest()).first()
     if existing is not None:
         return LoadResult(existing, False, time.perf_counter() - started)
+    parsed = read_cuad(path, source=(raw, name))
+    if parsed.mismatches:
+        raise CuadLoadError(parsed.mismatches, parsed.source_name)
 
     with transaction.atomic():
         categories: dict[str, Category] = {}

@@ -1,0 +1,88 @@
+"""The commands on the real CUAD in DATA_DIR, loaded once for this module (the only real-data load)."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from grading.models import Category, Contract, CuadDataset, Span
+
+REAL_SHA256 = "2e022cbd8936aab9311beaa45eaaa3191989c07df9fd177510a3bb72bbba2d7b"
+
+
+@pytest.fixture(scope="module")
+def real_cuad(django_db_setup, django_db_blocker, data_dir):
+    """Load the real CUAD outside the per-test transactions, once; remove it when the module is done."""
+    with django_db_blocker.unblock():
+        out = StringIO()
+        call_command("load_cuad", str(data_dir / "cuad" / "CUAD_v1.json"), stdout=out)
+        dataset = CuadDataset.objects.get(sha256=REAL_SHA256)
+        yield dataset, out.getvalue()
+        dataset.delete()
+        Category.objects.filter(datasets=None).delete()
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_it_loads_the_real_cuad_with_every_span_matching_its_text(real_cuad):
+    dataset, message = real_cuad
+    assert "510 contracts, 41 categories, 13823 spans" in message
+    assert Contract.objects.filter(dataset=dataset).count() == 510
+    assert Span.objects.filter(contract__dataset=dataset).count() == 13823
+    assert dataset.categories.count() == 41
+    assert Category.objects.get(name="Governing Law").description.startswith("Which state/country's law")
+    sample = Span.objects.filter(contract__dataset=dataset).select_related("contract").order_by("?")[:200]
+    assert all(s.contract.text[s.start : s.end] == s.text for s in sample)
+
+
+@pytest.mark.django_db
+def test_the_seed_42_sample_is_byte_identical_and_a_perfect_run_on_it_scores_one(real_cuad, tmp_path):
+    a, b = tmp_path / "a.json", tmp_path / "b.json"
+    run("sample_cuad", "--n", "100", "--min-per-type", "30", "--seed", "42", "--out", str(a))
+    run("sample_cuad", "--n", "100", "--min-per-type", "30", "--seed", "42", "--out", str(b))
+    assert a.read_bytes() == b.read_bytes()
+    manifest = json.loads(a.read_bytes())
+    assert len(manifest["contracts"]) == 100 and len(manifest["per_type"]) == 41
+    assert manifest["source"]["sha256"] == REAL_SHA256
+    for name, count in manifest["per_type"].items():
+        assert (count >= 30) or (name in manifest["types_below_target"])
+
+    titles = [c["title"] for c in manifest["contracts"]]
+    spans = Span.objects.filter(contract__title__in=titles, contract__dataset=real_cuad[0]).select_related(
+        "contract", "category"
+    )
+    gold = [{"contract": s.contract.title, "category": s.category.name, "text": s.text} for s in spans]
+    run_path = tmp_path / "perfect.jsonl"
+    run_path.write_text("\n".join(json.dumps({"model": "gold", **g}) for g in gold), encoding="utf-8")
+    result = json.loads(run("grade_cuad", "--run", str(run_path), "--manifest", str(a), "--json"))
+    assert (result["precision"], result["recall"], result["f1"]) == (1.0, 1.0, 1.0)
+    assert result["counts"]["spans"] == len(gold) == result["counts"]["correct"]
+
+
+@pytest.mark.django_db
+def test_the_self_test_flags_every_injected_error_on_the_real_cuad(real_cuad):
+    output = run("cuad_selftest")
+    assert "SELF-TEST PASSED" in output
+    for kind in ("fabricated", "paraphrase", "truncated", "wrong_category", "duplicate", "dropped", "other_contract"):
+        assert kind in output
+
+
+@pytest.mark.django_db
+def test_the_self_test_exits_non_zero_when_the_grader_misses_an_error(real_cuad, monkeypatch):
+    from django.core.management import CommandError
+
+    from grading import selftest
+    from grading.scoring.cuad import Thresholds
+
+    # A grader that never calls anything hallucinated must fail the fabricated/paraphrase/other-contract rows.
+    monkeypatch.setattr(selftest, "Thresholds", lambda: Thresholds(grounding=0.0))
+    with pytest.raises(CommandError, match="missed at least one injected error"):
+        run("cuad_selftest", "--contracts", "10", "--per-kind", "1")
