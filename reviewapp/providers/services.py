@@ -1,0 +1,291 @@
+"""Writes of the provider layer: create a ledger, execute requests against it.
+
+How a job uses it::
+
+    from reviewapp.providers import services, clients
+    from reviewapp.providers.types import GradeSpec, StructuredSpec
+
+    ledger = services.ledger_create(purpose="cuad extraction run 7", provider="anthropic",
+                                    model_id="claude-...", max_requests=500, max_input_tokens=3_000_000)
+    client = clients.client_for_ledger(ledger)
+    requests = [client.prepare_structured(StructuredSpec(...)) for ... ]   # deterministic order
+    report = services.ledger_execute(ledger=ledger, client=client, requests=requests,
+                                     should_stop=lambda: "" , on_result=lambda r: save(r))
+    # report.results[i] matches requests[i]: status answered / failed / unknown / not_sent, parse, error
+
+Calling ``ledger_execute`` again with the same requests resumes: answered keys are
+served from their receipts, failed/unknown keys are disclosed and NOT re-sent
+unless listed in ``reattempt_keys`` (each re-attempt counts against the budget).
+The caller must hold an exclusive claim on the work (one executor per ledger).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from reviewapp.providers.budget import ESTIMATE_RULE, Spend, estimate_input_tokens
+from reviewapp.providers.clients.base import Client, check_base_url
+from reviewapp.providers.models import Ledger, Receipt
+from reviewapp.providers.types import Parse, PreparedRequest, ProviderError, SendOutcome, ValidationFailed
+
+logger = logging.getLogger(__name__)
+
+ANSWERED = Receipt.Status.ANSWERED
+FAILED = Receipt.Status.FAILED
+UNKNOWN = Receipt.Status.UNKNOWN
+SENT = Receipt.Status.SENT
+NOT_SENT = "not_sent"
+
+
+@dataclass(frozen=True)
+class RequestResult:
+    index: int
+    key: str
+    status: str  # answered / failed / unknown / not_sent
+    parse: Parse | None = None
+    error: str = ""
+    attempt: int = 0
+    receipt_id: int | None = None
+    from_earlier: bool = False  # served from an earlier execution's receipt, nothing sent now
+
+
+@dataclass
+class ExecutionReport:
+    results: list[RequestResult]
+    sent: int = 0
+    stop_reason: str = ""
+    unknown_disclosed: int = 0
+    counts: dict[str, int] = field(default_factory=dict)
+
+
+def ledger_create(
+    *, purpose: str, provider: str, model_id: str, max_requests: int, max_input_tokens: int,
+    base_url: str = "", concurrency: int = 4,
+) -> Ledger:
+    """A new ledger. The base URL is pinned now (defaults from settings) and must carry no credentials."""
+    from django.conf import settings
+
+    if provider not in Ledger.Provider.values:
+        raise ProviderError(f"unknown provider {provider!r}; use one of {', '.join(Ledger.Provider.values)}")
+    if provider == "openai_compatible":
+        base_url = check_base_url(base_url or settings.OPENAI_COMPATIBLE_BASE_URL)
+    elif provider == "anthropic":
+        base_url = check_base_url(base_url or settings.ANTHROPIC_BASE_URL)
+    else:
+        base_url = ""
+    if max_requests < 1 or max_input_tokens < 1:
+        raise ProviderError("budget limits must be positive")
+    if not 1 <= concurrency <= 64:
+        raise ProviderError("concurrency must be between 1 and 64")
+    return Ledger.objects.create(
+        purpose=purpose, provider=provider, model_id=model_id, base_url=base_url, max_requests=max_requests,
+        max_input_tokens=max_input_tokens, estimate_rule=ESTIMATE_RULE, concurrency=concurrency,
+    )
+
+
+def ledger_disclose_unknown(*, ledger: Ledger) -> int:
+    """Receipts still ``sent`` (their executor died before recording an answer) become ``unknown``."""
+    return Receipt.objects.filter(ledger=ledger, status=SENT).update(
+        status=UNKNOWN, error="sent, but no answer was recorded (the executor stopped); not re-sent automatically",
+    )
+
+
+def _spend_of(ledger: Ledger) -> Spend:
+    spend = Spend()
+    for reported, estimated in Receipt.objects.filter(ledger=ledger).values_list(
+        "reported_input_tokens", "estimated_input_tokens"
+    ):
+        spend.requests += 1
+        spend.input_tokens += reported if reported is not None else estimated
+    return spend
+
+
+def _latest_receipts(ledger: Ledger, keys: Iterable[str]) -> dict[str, Receipt]:
+    latest: dict[str, Receipt] = {}
+    wanted = set(keys)
+    for receipt in Receipt.objects.filter(ledger=ledger).order_by("seq").only(
+        "id", "request_key", "attempt", "status", "parse", "error", "usage", "reported_input_tokens"
+    ):
+        if receipt.request_key in wanted:
+            latest[receipt.request_key] = receipt
+    return latest
+
+
+AttemptOutcome = tuple[SendOutcome, Parse | None, str, dict | None, int | None]
+
+
+def _attempt(client: Client, prepared: PreparedRequest) -> AttemptOutcome:
+    """Runs in a worker thread: send once, validate. No database access here."""
+    outcome = client.send(prepared)
+    if not outcome.answered:
+        return outcome, None, outcome.error, None, (0 if not outcome.sent else None)
+    usage, reported = client.usage(outcome.body_text)
+    if outcome.error:
+        return outcome, None, outcome.error, usage, reported
+    if outcome.http_status is None or not 200 <= outcome.http_status < 300:
+        return outcome, None, f"HTTP {outcome.http_status}", usage, reported
+    try:
+        return outcome, client.validate(prepared, outcome), "", usage, reported
+    except ValidationFailed as error:
+        return outcome, None, f"invalid answer: {error}", usage, reported
+    except Exception as error:  # a validator bug must still be recorded, never lost with the receipt open
+        logger.exception("validator crashed on %s", prepared.key)
+        return outcome, None, f"invalid answer: {type(error).__name__}: {error}", usage, reported
+
+
+def _receipt_open(*, ledger: Ledger, seq: int, prepared: PreparedRequest, attempt: int, estimate: int) -> Receipt:
+    receipt = Receipt(
+        ledger=ledger, seq=seq, request_key=prepared.key, attempt=attempt, method=prepared.method,
+        request_url=prepared.url, request_body=prepared.body, request_bytes=len(prepared.body_bytes),
+        estimated_input_tokens=estimate, sent_at=timezone.now(), status=SENT,
+    )
+    receipt.save(force_insert=True)
+    return receipt
+
+
+def receipt_complete(
+    *, receipt_id: int, outcome: SendOutcome, parse: Parse | None, error: str, usage: dict | None,
+    reported: int | None,
+) -> str:
+    """The one completion of a receipt (conditional on status 'sent'). Returns the status written."""
+    if parse is not None:
+        status = ANSWERED
+    elif outcome.sent and not outcome.answered:
+        status = UNKNOWN
+    else:
+        status = FAILED
+    Receipt.objects.filter(pk=receipt_id, status=SENT).update(
+        status=status, answered_at=timezone.now() if outcome.answered else None, http_status=outcome.http_status,
+        response_body=outcome.body_text, parse=parse.as_json() if parse is not None else None, error=error,
+        usage=usage, reported_input_tokens=reported, latency_ms=round(outcome.latency_ms, 3),
+    )
+    return status
+
+
+def _result_from_receipt(index: int, receipt: Receipt) -> RequestResult:
+    parse = None
+    if receipt.status == ANSWERED and receipt.parse is not None:
+        parse = Parse.from_json(receipt.parse, usage=receipt.usage, reported=receipt.reported_input_tokens)
+    return RequestResult(
+        index=index, key=receipt.request_key, status=receipt.status, parse=parse, error=receipt.error,
+        attempt=receipt.attempt, receipt_id=receipt.pk, from_earlier=True,
+    )
+
+
+def ledger_execute(
+    *,
+    ledger: Ledger,
+    client: Client,
+    requests: Sequence[PreparedRequest],
+    reattempt_keys: Iterable[str] = (),
+    should_stop: Callable[[], str] | None = None,
+    on_result: Callable[[RequestResult], None] | None = None,
+) -> ExecutionReport:
+    """Send what still needs sending, in order, at most ``ledger.concurrency`` at a time.
+
+    Preflight runs before every request; the first refusal stops sending (requests in
+    flight finish and are recorded) and is stored as ``ledger.stop_reason``.
+    ``should_stop`` returning a non-empty reason (e.g. "cancelled") stops the same way.
+    ``on_result`` is called in THIS thread, once per request index, as results arrive.
+    All database writes happen in this thread; worker threads only send and validate.
+    """
+    if ledger.provider != client.name or ledger.model_id != client.model_id:
+        raise ProviderError(f"client {client.name}:{client.model_id} does not match {ledger}")
+    reattempt = set(reattempt_keys)
+    report = ExecutionReport(
+        results=[RequestResult(index=i, key=r.key, status=NOT_SENT) for i, r in enumerate(requests)]
+    )
+    report.unknown_disclosed = ledger_disclose_unknown(ledger=ledger)
+    Ledger.objects.filter(pk=ledger.pk).update(stop_reason="")
+
+    indices_by_key: dict[str, list[int]] = {}
+    for i, prepared in enumerate(requests):
+        indices_by_key.setdefault(prepared.key, []).append(i)
+    latest = _latest_receipts(ledger, indices_by_key)
+
+    def deliver(result: RequestResult) -> None:
+        for i in indices_by_key[result.key]:
+            item = RequestResult(**{**result.__dict__, "index": i})
+            report.results[i] = item
+            if on_result is not None:
+                on_result(item)
+
+    to_send: list[tuple[PreparedRequest, int]] = []
+    for key, idx in indices_by_key.items():
+        receipt = latest.get(key)
+        if receipt is None:
+            to_send.append((requests[idx[0]], 1))
+        elif receipt.status == ANSWERED:
+            deliver(_result_from_receipt(idx[0], receipt))
+        elif key in reattempt:
+            to_send.append((requests[idx[0]], receipt.attempt + 1))
+        else:
+            deliver(_result_from_receipt(idx[0], receipt))
+
+    spend = _spend_of(ledger)
+    next_seq = (Receipt.objects.filter(ledger=ledger).aggregate(m=Max("seq"))["m"] or 0) + 1
+    stop_reason = ""
+    inflight: dict[Future, tuple[PreparedRequest, Receipt]] = {}
+    pending = list(reversed(to_send))
+
+    def record(future: Future) -> None:
+        prepared, receipt = inflight.pop(future)
+        try:
+            outcome, parse, error, usage, reported = future.result()
+        except Exception as exc:  # a client bug: record it, the receipt must not stay open
+            logger.exception("provider client crashed on %s", prepared.key)
+            outcome = SendOutcome(sent=True, answered=False, http_status=None, body_text="", latency_ms=0.0,
+                                  error=f"client error: {type(exc).__name__}")
+            parse, error, usage, reported = None, outcome.error, None, None
+        status = receipt_complete(receipt_id=receipt.pk, outcome=outcome, parse=parse, error=error, usage=usage,
+                                  reported=reported)
+        if reported is not None:
+            spend.input_tokens += reported - receipt.estimated_input_tokens
+        deliver(RequestResult(index=indices_by_key[prepared.key][0], key=prepared.key, status=status, parse=parse,
+                              error=error, attempt=receipt.attempt, receipt_id=receipt.pk))
+
+    with ThreadPoolExecutor(max_workers=max(1, ledger.concurrency), thread_name_prefix="provider") as pool:
+        while pending or inflight:
+            while pending and not stop_reason and len(inflight) < max(1, ledger.concurrency):
+                stop_reason = should_stop() if should_stop is not None else ""
+                if stop_reason:
+                    break
+                prepared, attempt = pending[-1]
+                estimate = estimate_input_tokens(len(prepared.body_bytes))
+                stop_reason = spend.refusal(max_requests=ledger.max_requests,
+                                            max_input_tokens=ledger.max_input_tokens, estimate=estimate)
+                if stop_reason:
+                    break
+                pending.pop()
+                with transaction.atomic():
+                    receipt = _receipt_open(ledger=ledger, seq=next_seq, prepared=prepared, attempt=attempt,
+                                            estimate=estimate)
+                next_seq += 1
+                spend.requests += 1
+                spend.input_tokens += estimate
+                report.sent += 1
+                inflight[pool.submit(_attempt, client, prepared)] = (prepared, receipt)
+            if stop_reason and pending:
+                for prepared, _attempt_no in pending:
+                    deliver(RequestResult(index=indices_by_key[prepared.key][0], key=prepared.key, status=NOT_SENT,
+                                          error=stop_reason))
+                pending = []
+            if inflight:
+                done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+                # Record in submission order among those done, so receipts complete deterministically.
+                for future in sorted(done, key=lambda f: inflight[f][1].seq):
+                    record(future)
+    if stop_reason:
+        Ledger.objects.filter(pk=ledger.pk).update(stop_reason=stop_reason)
+        ledger.stop_reason = stop_reason
+    report.stop_reason = stop_reason
+    for result in report.results:
+        report.counts[result.status] = report.counts.get(result.status, 0) + 1
+    return report

@@ -1,0 +1,18 @@
+"""Provider pages: a ledger's receipts as JSONL (admins and stakeholders; never reviewers)."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, StreamingHttpResponse
+from django.shortcuts import get_object_or_404
+
+from reviewapp.access import VIEW_REPORTS, perm_required
+from reviewapp.providers.models import Ledger
+from reviewapp.providers.selectors import receipts_jsonl
+
+
+@perm_required(VIEW_REPORTS)
+def ledger_receipts_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    ledger = get_object_or_404(Ledger, pk=pk)
+    response = StreamingHttpResponse(receipts_jsonl(ledger=ledger), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="ledger-{ledger.pk}-receipts.jsonl"'
+    return response
