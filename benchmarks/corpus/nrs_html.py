@@ -36,7 +36,8 @@ class _Paragraphs(HTMLParser):
             self._p = ((a.get("class") or ""), [], [])
             self._spans = []
         elif tag == "span" and self._p is not None:
-            self._spans.append(a.get("class") or "")
+            # A span without a class (Word's inline styling) belongs to the span around it.
+            self._spans.append(a.get("class") or (self._spans[-1] if self._spans else ""))
         elif tag == "a" and self._p is not None and a.get("name"):
             self._p[2].append(a["name"] or "")
         elif tag == "title":

@@ -1,0 +1,35 @@
+"""Make a keyword retrieval run for a frozen suite on the database's engine."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmarks.retrieval import CONFIGURATIONS, DEFAULT_CONFIGURATION
+from benchmarks.selectors import retrieval_run_summary, suite_latest
+from benchmarks.services import retrieval_run_create
+
+
+class Command(BaseCommand):
+    help = "Retrieve k keyword candidates per query of a suite (NAME or NAME@VERSION)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--suite", required=True)
+        parser.add_argument("--k", type=int, default=30)
+        parser.add_argument("--config", default=DEFAULT_CONFIGURATION, choices=sorted(CONFIGURATIONS))
+
+    def handle(self, *args, suite: str, k: int, config: str, **options):
+        found = suite_latest(name=suite)
+        if found is None:
+            raise CommandError(f"no frozen suite {suite!r}; import it with import_suite first")
+        try:
+            run = retrieval_run_create(suite=found, configuration=config, k=k)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from exc
+        summary = retrieval_run_summary(run=run)
+        self.stdout.write(
+            f"retrieval run #{run.pk}: {run.status} engine={run.engine} config={run.configuration} k={run.k} "
+            f"queries={summary.queries} fallbacks={summary.fallbacks} short={summary.short} "
+            f"failures={summary.failures} target coverage={summary.targets_found}/{summary.targets_total}"
+        )
+        if run.error:
+            raise CommandError(f"run #{run.pk} failed: {run.error}")
