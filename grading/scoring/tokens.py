@@ -65,13 +65,20 @@ def ngrams(tokens: Sequence[str], n: int) -> set[tuple[str, ...]]:
 class SourceIndex:
     """A source document prepared once for grounding many claims against it.
 
-    Unigram and bigram sets are built only when a short claim needs them.
+    Tokens and n-gram sets are built only when a claim that is not verbatim needs them.
     """
 
     def __init__(self, text: str) -> None:
         self.lower = text.lower()
-        self.tokens = WORD.findall(self.lower)
+        self._tokens: list[str] | None = None
         self._grams: dict[int, set[tuple[str, ...]]] = {}
+
+    @property
+    def tokens(self) -> list[str]:
+        # Built on first need: when every claim is verbatim, the contract is never tokenized.
+        if self._tokens is None:
+            self._tokens = WORD.findall(self.lower)
+        return self._tokens
 
     def grams(self, n: int) -> set[tuple[str, ...]]:
         found = self._grams.get(n)

@@ -96,3 +96,18 @@ def test_it_matches_the_reference_grounding_on_random_texts():
 def test_it_lists_distinct_ngrams():
     assert ngrams(["a", "b", "a", "b"], 2) == {("a", "b"), ("b", "a")}
     assert ngrams(["a"], 3) == set()
+
+
+def test_the_vectorised_f1_matrix_equals_pairwise_token_f1_on_random_texts():
+    from grading.scoring.cuad import f1_matrix
+
+    rng = random.Random(3)
+    vocab = ["a", "b", "c", "d", "e", "f", "g"]
+    for _ in range(100):
+        claims = [[rng.choice(vocab) for _ in range(rng.randint(0, 9))] for _ in range(rng.randint(0, 5))]
+        refs = [[rng.choice(vocab) for _ in range(rng.randint(0, 9))] for _ in range(rng.randint(0, 5))]
+        matrix = f1_matrix(claims, refs)
+        assert matrix.shape == (len(claims), len(refs))
+        for i, a in enumerate(claims):
+            for j, b in enumerate(refs):
+                assert matrix[i, j] == token_f1(a, b)

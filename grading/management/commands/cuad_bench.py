@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management.base import BaseCommand
+
+from grading.bench import run_benchmark
+
+
+class Command(BaseCommand):
+    help = "Time grading of a 100-contract, 41-category run and re-classification (writes to the current database)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--data-dir", default=None)
+
+    def handle(self, *args, data_dir: str | None, **options):
+        run_benchmark(data_dir=Path(data_dir or settings.DATA_DIR), stdout=self.stdout)
