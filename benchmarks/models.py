@@ -297,3 +297,10 @@ class RetrievalCandidate(AppendOnly):
 
     def __str__(self) -> str:
         return f"{self.result_id}#{self.rank} {self.provision_id}"
+
+
+# ---------------------------------------------------------------------------
+# Rerank runs (issue 4, owned by the provider-layer work): the models live in
+# benchmarks/models_rerank.py; imported here so Django registers them.
+# ---------------------------------------------------------------------------
+from benchmarks.models_rerank import RerankGrade, RerankRun, RerankStatus  # noqa: E402, F401
