@@ -45,7 +45,8 @@ from reviewapp.models import (
 from reviewapp.services import NotAssigned
 
 LABEL_RULE = (
-    "Adjudicated, else agreed, else unresolved. One label per item and grade: the latest adjudication if an admin adjudicated it; otherwise the "
+    "Adjudicated, else agreed, else unresolved. One label per item and grade: the latest adjudication "
+    "if an admin adjudicated it; otherwise the "
     "grade all reviewers agreed on, when at least the pool's required number of reviewers completed it "
     "with a grade (not unknown) and all those grades are equal; otherwise unresolved. Only complete "
     "judgments whose query, source and passage hashes still match the item count. A missing or unknown "

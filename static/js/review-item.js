@@ -18,7 +18,8 @@
     const form = document.getElementById("judgment");
     if (!form) return;
     const button = form.querySelector('button[data-action="' + action + '"]');
-    if (button && !button.disabled) form.requestSubmit(button);
+    // A click (not requestSubmit) so that htmx records which button was used and sends its action.
+    if (button && !button.disabled) button.click();
   }
 
   function follow(which) {

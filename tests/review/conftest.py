@@ -76,4 +76,6 @@ def assert_blind(text: str, *, where: str) -> None:
     for marker in MARKERS:
         assert marker not in text, f"{marker!r} leaked into {where}"
     match = FORBIDDEN_WORDS.search(text)
-    assert match is None, f"{match.group(0)!r} appears in {where}: ...{text[max(0, match.start() - 80):match.end() + 80]}..."
+    if match is not None:
+        context = text[max(0, match.start() - 80) : match.end() + 80]
+        raise AssertionError(f"{match.group(0)!r} appears in {where}: ...{context}...")

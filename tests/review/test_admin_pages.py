@@ -49,7 +49,8 @@ def test_the_pool_page_shows_progress_agreement_rule_disagreements_and_stale(poo
     _grade_all(pool, reviewer_user, reviewer2_user)
     services.item_rebind(item=pool.items.order_by("doc_id").first(), passage_text="changed")
     html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode()
-    for text in ("Per reviewer", "Per query", "Krippendorff", "Cohen&#x27;s kappa, quadratic", "Adjudicated, else agreed, else unresolved",
+    for text in ("Per reviewer", "Per query", "Krippendorff", "Cohen&#x27;s kappa, quadratic",
+                 "Adjudicated, else agreed, else unresolved",
                  reviewer_user.username, reviewer2_user.username, "QIDMARK-0", 'data-testid="stale"'):
         assert text in html or text.replace("&#x27;", "'") in html, text
     assert selectors.LABEL_RULE in html.replace("&quot;", '"').replace("&#x27;", "'")
