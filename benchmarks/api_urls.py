@@ -1,2 +1,19 @@
+from django.urls import path
+
+from benchmarks import api
+
 app_name = "benchmarks-api"
-urlpatterns: list = []
+urlpatterns = [
+    path("snapshots/", api.SnapshotList.as_view(), name="snapshots"),
+    path("provisions/", api.ProvisionList.as_view(), name="provisions"),
+    path("provisions/<int:pk>/", api.ProvisionDetail.as_view(), name="provision"),
+    path("suites/", api.SuiteList.as_view(), name="suites"),
+    path("suites/<int:pk>/", api.SuiteDetail.as_view(), name="suite"),
+    path("retrieval-runs/", api.RunList.as_view(), name="retrieval-runs"),
+    path("retrieval-runs/<int:pk>/", api.RunDetail.as_view(), name="retrieval-run"),
+]
+
+# Rerank runs (issue 4).
+from benchmarks.api_rerank import RerankRunApi  # noqa: E402
+
+urlpatterns += [path("rerank-runs/<int:pk>/", RerankRunApi.as_view(), name="rerank-run")]

@@ -28,7 +28,7 @@ STOPWORDS = frozenset(
     these they this those through to too under until up upon very was we were what when where whether which while
     who whom why will with would you your yours
     nevada hawaii nrs hrs statute statutes statutory law laws section sections chapter provision provisions
-    u s c usc code""".split()
+    u s c usc code""".split()  # noqa: SIM905 -- a word list reads better as prose
 )
 _TOKEN = re.compile(r"[a-z0-9]+")
 

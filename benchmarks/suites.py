@@ -44,10 +44,7 @@ def suite_load(raw: bytes, *, filename: str = "") -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise SuiteInvalid([SuiteProblem("suite", "file", f"not UTF-8 ({exc})")]) from exc
     try:
-        if filename.endswith((".yaml", ".yml")):
-            data = yaml.safe_load(text)
-        else:
-            data = json.loads(text)
+        data = yaml.safe_load(text) if filename.endswith((".yaml", ".yml")) else json.loads(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
         raise SuiteInvalid([SuiteProblem("suite", "file", f"cannot be read: {exc}")]) from exc
     if not isinstance(data, dict):

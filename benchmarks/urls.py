@@ -1,2 +1,19 @@
+from django.urls import path
+
+from benchmarks import views
+
 app_name = "benchmarks"
-urlpatterns: list = []
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("corpus/<str:corpus>/", views.corpus_detail, name="corpus"),
+    path("corpus/<str:corpus>/chapter/<str:chapter>/", views.chapter_detail, name="chapter"),
+    path("provisions/<int:pk>/", views.provision_detail, name="provision"),
+    path("suites/<int:pk>/", views.suite_detail, name="suite"),
+    path("retrieval/new/", views.retrieval_run_new, name="retrieval-run-new"),
+    path("retrieval/<int:pk>/", views.retrieval_run_detail, name="retrieval-run"),
+]
+
+# Rerank runs (issue 4): their own module, same namespace.
+from benchmarks.urls_rerank import urlpatterns as _rerank_urlpatterns  # noqa: E402
+
+urlpatterns += _rerank_urlpatterns

@@ -1,0 +1,34 @@
+"""Demo data for the statute benchmark: real NRS, USC and HRS, the example suite, one retrieval run."""
+
+from __future__ import annotations
+
+import pathlib
+import time
+
+from benchmarks.models import RetrievalRun, RunStatus
+from benchmarks.retrieval import DEFAULT_CONFIGURATION, engine_for_connection
+from benchmarks.selectors import suite_latest
+from benchmarks.services import retrieval_run_create, statutes_import, suite_import
+
+EXAMPLE_SUITE = pathlib.Path(__file__).resolve().parent / "suites" / "nrs_v1.json"
+
+
+def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
+    statutes = pathlib.Path(data_dir) / "statutes"
+    for fmt, folder in (("nrs-html", "nrs"), ("uslm-xml", "usc"), ("hrs-json", "hrs")):
+        started = time.perf_counter()
+        outcomes = statutes_import(fmt=fmt, paths=[statutes / folder])
+        new = sum(o.created for o in outcomes)
+        sections = sum(o.snapshot.provision_count for o in outcomes)
+        stdout.write(f"benchmarks: {folder} {sections} sections in {len(outcomes)} files "
+                     f"({new} new snapshots, {time.perf_counter() - started:.1f} s)\n")
+    suite, created = suite_import(raw=EXAMPLE_SUITE.read_bytes(), filename=str(EXAMPLE_SUITE), frozen_by="demo")
+    stdout.write(f"benchmarks: suite {suite} {'frozen' if created else 'present'} (sha256 {suite.sha256[:12]})\n")
+    engine = engine_for_connection().name
+    run = RetrievalRun.objects.filter(suite=suite, engine=engine, configuration=DEFAULT_CONFIGURATION,
+                                      status=RunStatus.DONE).order_by("id").first()
+    if run is None:
+        run = retrieval_run_create(suite=suite_latest(name=suite.name) or suite, configuration=DEFAULT_CONFIGURATION)
+        stdout.write(f"benchmarks: retrieval run #{run.pk} {run.status} on {engine}\n")
+    else:
+        stdout.write(f"benchmarks: retrieval run #{run.pk} present on {engine}\n")

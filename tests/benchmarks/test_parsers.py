@@ -1,0 +1,114 @@
+"""Parsers over the real official files: counts, known citations and headings, repealed stubs."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.corpus import ParseError, hrs_json, nrs_html, uslm_xml
+
+
+def _nrs(data_dir, chapter):
+    return nrs_html.parse((data_dir / "statutes" / "nrs" / f"NRS-{chapter}.html").read_bytes(),
+                          filename=f"NRS-{chapter}.html")
+
+
+@pytest.fixture(scope="session")
+def hrs_sections(data_dir):
+    folder = data_dir / "statutes" / "hrs"
+    meta = (folder / "index-meta.json").read_bytes()
+    out = []
+    for path in sorted(folder.glob("Vol*.json")):
+        out += hrs_json.parse(path.read_bytes(), meta_raw=meta, filename=path.name).provisions
+    return out
+
+
+@pytest.mark.parametrize(("chapter", "count"), [("000", 21), ("001", 92), ("036", 1), ("432B", 188)])
+def test_it_finds_every_nrs_section_including_second_versions(data_dir, chapter, count):
+    assert len(_nrs(data_dir, chapter).provisions) == count
+
+
+def test_it_reads_nrs_citation_heading_body_and_history_apart(data_dir):
+    source = _nrs(data_dir, "036")
+    (section,) = source.provisions
+    assert source.parser_name == "nrs-html" and source.parser_version
+    assert section.citation == "NRS 36.010"
+    assert section.chapter == "36"
+    assert section.heading == "Defendant asking affirmative relief may have provisional remedies."
+    # windows-1252 right single quote decoded, CRLF wrapping collapsed
+    assert section.body.startswith("When the defendant interposes a counterclaim")
+    assert "defendant’s right to a provisional remedy" in section.body
+    assert section.history == "[1911 CPA § 252; RL § 5194; NCL § 8750]"
+    assert "1911 CPA" not in section.body
+    assert section.official_url == "https://www.leg.state.nv.us/NRS/NRS-036.html#NRS036Sec010"
+
+
+def test_it_keeps_links_inside_nrs_headings(data_dir):
+    by_citation = {p.citation: p for p in _nrs(data_dir, "432B").provisions}
+    assert by_citation["NRS 432B.322"].heading.startswith("Inapplicability of NRS 432B.220 to 432B.322, inclusive")
+    assert by_citation["NRS 432B.220"].heading.startswith("Persons required to make report")
+    assert by_citation["NRS 432B.020"].heading == "“Abuse or neglect of a child” defined."
+
+
+def test_it_marks_the_repealed_nrs_stub_instead_of_dropping_it(data_dir):
+    by_citation = {p.citation: p for p in _nrs(data_dir, "432B").provisions}
+    stub = by_citation["NRS 432B.135"]
+    assert stub.repealed
+    assert stub.body.startswith("Repealed.")
+    assert sum(p.repealed for p in by_citation.values()) == 1
+
+
+def test_it_numbers_two_printed_versions_of_one_nrs_section(data_dir):
+    versions = [p for p in _nrs(data_dir, "001").provisions if p.citation == "NRS 1.510"]
+    assert [p.variant for p in versions] == [1, 2]
+    assert "[Effective until" in versions[0].heading and "[Effective on" in versions[1].heading
+
+
+def test_it_reads_all_5473_hrs_sections_with_315_repealed_stubs(hrs_sections):
+    assert len(hrs_sections) == 5473
+    assert sum(p.repealed for p in hrs_sections) == 315
+    assert all(p.citation.startswith("HRS § ") for p in hrs_sections)
+
+
+def test_it_separates_hrs_body_history_and_notes(hrs_sections):
+    by_citation = {p.citation: p for p in hrs_sections if p.variant == 1}
+    deposits = by_citation["HRS § 521-44"]
+    assert deposits.heading == "Security deposits."
+    assert deposits.chapter == "521" and deposits.chapter_title == "RESIDENTIAL LANDLORD-TENANT CODE"
+    assert deposits.body.startswith('(a) As used in this section "security deposit" means')
+    assert deposits.history.startswith("[L 1972, c 132, pt of §1")
+    assert deposits.notes.startswith("Case Notes")
+    assert "Previous" not in deposits.body + deposits.notes
+    assert by_citation["HRS § 521-1"].body == (
+        "This chapter shall be known and may be cited as the Residential Landlord-Tenant Code.")
+    # a section preceded by part headings and notes that cite its own number
+    assert by_citation["HRS § 349-21"].heading == "Office of the long-term care ombudsman."
+    assert by_citation["HRS § 501-5"].repealed
+
+
+@pytest.mark.parametrize(("name", "count"), [("usc01.xml", 39), ("usc09.xml", 31)])
+def test_it_reads_us_code_sections_but_not_sections_quoted_in_notes(data_dir, name, count):
+    source = uslm_xml.parse((data_dir / "statutes" / "usc" / name).read_bytes(), filename=name)
+    assert len(source.provisions) == count
+    assert len({p.citation for p in source.provisions}) == count
+
+
+def test_it_reads_a_us_code_section(data_dir):
+    source = uslm_xml.parse((data_dir / "statutes" / "usc" / "usc09.xml").read_bytes())
+    by_citation = {p.citation: p for p in source.provisions}
+    section = by_citation["9 U.S.C. § 2"]
+    assert section.heading == "Validity, irrevocability, and enforcement of agreements to arbitrate"
+    assert section.chapter == "9/1"
+    assert section.body.startswith("A written provision in any maritime transaction")
+    assert section.history == "(July 30, 1947, ch. 392, 61 Stat. 670.)"
+    assert by_citation["9 U.S.C. § 10"].body.startswith("(a) In any of the following cases")
+
+
+def test_parsers_reject_bytes_of_another_format():
+    with pytest.raises(ParseError):
+        nrs_html.parse(b"<html><body><p>no sections</p></body></html>")
+    with pytest.raises(ParseError):
+        uslm_xml.parse(b"<not-uslm/>")
+    with pytest.raises(ParseError, match="DOCTYPE"):
+        uslm_xml.parse(b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><x/>')
+    with pytest.raises(ParseError):
+        hrs_json.parse(b"[]", meta_raw=b'{"chapters": []}')
