@@ -1,2 +1,15 @@
+from django.urls import path
+
+from grading import api
+
 app_name = "cuad-api"
-urlpatterns: list = []
+urlpatterns = [
+    path("dataset/", api.DatasetApi.as_view(), name="dataset"),
+    path("runs/", api.RunsApi.as_view(), name="runs"),
+    path("runs/<int:pk>/", api.RunApi.as_view(), name="run"),
+    path("jobs/", api.JobsApi.as_view(), name="jobs"),
+    path("jobs/<int:pk>/", api.JobApi.as_view(), name="job"),
+    path("scorecard/", api.ScorecardApi.as_view(), name="scorecard"),
+    path("explorer/", api.ExplorerApi.as_view(), name="explorer"),
+    path("playground/", api.PlaygroundApi.as_view(), name="playground"),
+]

@@ -205,16 +205,6 @@ class LocalExtractor:
         self.per_type = per_type
         self.max_passages = max_passages
 
-    def params(self) -> dict:
-        return {
-            "method": "passage embedding vs clause-type description",
-            "model": MODEL_LABEL,
-            "threshold": self.threshold,
-            "per_type": self.per_type,
-            "max_passages": self.max_passages,
-            "passage_words": [MIN_WORDS, MAX_WORDS],
-        }
-
     def extract(self, text: str) -> ContractResult:
         started = time.perf_counter()
         passages = split_passages(text)
@@ -231,3 +221,16 @@ class LocalExtractor:
                         p = passages[keep[int(j)]]
                         found.append(Found(name, p.start, p.end, p.text, float(column[j])))
         return ContractResult(found, len(passages), len(keep), time.perf_counter() - started)
+
+
+def extractor_params() -> dict:
+    """The documented parameters, as recorded on a job (so a run says how it was produced)."""
+    return {
+        "method": "passage embedding vs clause-type description (heuristic baseline)",
+        "model": MODEL_LABEL,
+        "threshold": THRESHOLD,
+        "per_type": PER_TYPE,
+        "max_passages": MAX_PASSAGES,
+        "head_passages": HEAD_PASSAGES,
+        "passage_words": [MIN_WORDS, MAX_WORDS],
+    }

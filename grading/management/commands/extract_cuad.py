@@ -1,0 +1,74 @@
+"""Launch an extraction run on a CUAD sample (the console's "Launch" form, from a shell)."""
+
+from __future__ import annotations
+
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from grading import console, selectors
+from grading.console_models import ConsoleJob
+from grading.models import Sample
+
+
+class Command(BaseCommand):
+    help = (
+        "Extract clauses from a CUAD sample on Celery: --provider local (offline heuristic baseline, MiniLM ONNX), "
+        "openai_compatible or anthropic (structured verbatim quotes, receipts, budget, no automatic retries)."
+    )
+
+    def add_arguments(self, parser):
+        parser.add_argument("--provider", choices=console.PROVIDERS, default="local")
+        parser.add_argument("--model", default="", help="model id for openai_compatible / anthropic")
+        parser.add_argument("--sample", type=int, default=None, help="sample id (default: the latest sample)")
+        parser.add_argument("--limit", type=int, default=None, help="only the first N contracts of the sample")
+        parser.add_argument("--max-requests", type=int, default=None, help="budget: attempted requests")
+        parser.add_argument("--max-input-tokens", type=int, default=None, help="budget: reported input tokens")
+        parser.add_argument("--resume", type=int, default=None, metavar="JOB", help="resume a failed job")
+        parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed requests")
+        parser.add_argument("--inline", action="store_true", help="run in this process instead of on a worker")
+        parser.add_argument("--wait", action="store_true", help="wait for the worker and print the outcome")
+
+    def handle(self, *args, **o):
+        if o["resume"]:
+            job = ConsoleJob.objects.filter(pk=o["resume"]).first()
+            if job is None:
+                raise CommandError(f"no job {o['resume']}")
+            try:
+                job = console.job_resume(job=job, reattempt=o["reattempt"], queue=not o["inline"])
+            except console.JobError as exc:
+                raise CommandError(str(exc)) from exc
+        else:
+            sample = (
+                Sample.objects.filter(pk=o["sample"]).first()
+                if o["sample"]
+                else Sample.objects.filter(dataset=selectors.dataset_current()).order_by("-created_at").first()
+            )
+            if sample is None:
+                raise CommandError("no sample; run load_cuad and sample_cuad (or make demo) first")
+            try:
+                job = console.extraction_job_create(
+                    sample=sample,
+                    provider=o["provider"],
+                    model_id=o["model"],
+                    limit=o["limit"],
+                    max_requests=o["max_requests"],
+                    max_input_tokens=o["max_input_tokens"],
+                    queue=not o["inline"],
+                )
+            except console.JobError as exc:
+                raise CommandError(str(exc)) from exc
+        self.stdout.write(f"job {job.pk}: {job.provider} {job.model_id}, {job.total} contracts")
+        if o["inline"]:
+            console.job_extract_execute(job_id=job.pk)
+        elif o["wait"]:
+            while not ConsoleJob.objects.get(pk=job.pk).finished:
+                time.sleep(1)
+        else:
+            self.stdout.write(f"queued on the worker; progress at /cuad/jobs/{job.pk}/")
+            return
+        job.refresh_from_db()
+        self.stdout.write(f"job {job.pk} {job.status}: {job.stage}")
+        if job.error:
+            raise CommandError(job.error)
+        self.stdout.write(f"run {job.run_id}: /cuad/scorecard/?run={job.run_id}")

@@ -1,0 +1,57 @@
+"""Formatting for the CUAD console: figures that may be undefined (NaN) print as a dash, never as 'nan'."""
+
+from __future__ import annotations
+
+import math
+
+from django import template
+
+register = template.Library()
+
+
+def _undefined(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+@register.filter
+def pct(value, digits: int = 1) -> str:
+    """0.4123 -> '41.2%'; undefined -> '–'."""
+    if _undefined(value):
+        return "–"
+    return f"{value * 100:.{int(digits)}f}%"
+
+
+@register.filter
+def num(value, digits: int = 3) -> str:
+    if _undefined(value):
+        return "–"
+    return f"{value:.{int(digits)}f}"
+
+
+@register.filter
+def interval(i) -> str:
+    """A bootstrap Interval as '[38.0, 44.9]' (percent points)."""
+    if i is None or _undefined(i.low) or _undefined(i.high):
+        return ""
+    return f"[{i.low * 100:.1f}, {i.high * 100:.1f}]"
+
+
+@register.filter
+def signed_pp(value) -> str:
+    """A difference of proportions in percentage points with its sign."""
+    if _undefined(value):
+        return "–"
+    return f"{value * 100:+.1f} pp"
+
+
+@register.filter
+def get(mapping, key):
+    return mapping.get(key, 0) if mapping else 0
+
+
+@register.filter
+def figure(figures, name: str):
+    """A figure's metric by name: precision/recall/f1 -> Interval, else a count."""
+    if name in ("precision", "recall", "f1"):
+        return getattr(figures, name)
+    return figures.counts[name]
