@@ -1,0 +1,91 @@
+"""Launch, resume or cancel a rerank run from the command line.
+
+  manage.py rerank --suite nrs_v1 --provider local                    # queue on Celery
+  manage.py rerank --retrieval-run 3 --provider openai_compatible --model openai/gpt-4o-mini --sync
+  manage.py rerank --resume 7 [--reattempt] [--sync]
+  manage.py rerank --cancel 7
+"""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmarks import rerank
+from benchmarks.models import RetrievalRun, RunStatus
+from benchmarks.models_rerank import RerankRun
+from benchmarks.questions import DEFAULT_VERSION
+
+
+class Command(BaseCommand):
+    help = "Rerank a retrieval run's candidates with a pinned model (budgeted, receipted, resumable)."
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--suite", help="suite name or name@version (uses its latest finished retrieval run)")
+        parser.add_argument("--retrieval-run", type=int)
+        parser.add_argument("--provider", choices=["local", "openai_compatible", "anthropic"], default="local")
+        parser.add_argument("--model", default="", help="pinned model id")
+        parser.add_argument("--method", default="", help="logprobs / structured / 'local heuristic'")
+        parser.add_argument("--question", default=DEFAULT_VERSION)
+        parser.add_argument("--per-request", type=int, default=rerank.DEFAULT_CANDIDATES_PER_REQUEST)
+        parser.add_argument("--max-requests", type=int)
+        parser.add_argument("--max-input-tokens", type=int, default=rerank.DEFAULT_MAX_INPUT_TOKENS)
+        parser.add_argument("--concurrency", type=int)
+        parser.add_argument("--base-url", default="")
+        parser.add_argument("--resume", type=int, metavar="RUN_ID")
+        parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed/unknown once")
+        parser.add_argument("--cancel", type=int, metavar="RUN_ID")
+        parser.add_argument("--sync", action="store_true", help="execute in this process instead of queueing")
+
+    def handle(self, *args, **o) -> None:
+        try:
+            if o["cancel"]:
+                run = rerank.rerank_run_cancel(run=self._run(o["cancel"]))
+                self.stdout.write(f"run #{run.pk}: {run.status} (cancel requested)")
+                return
+            if o["resume"]:
+                run = rerank.rerank_run_resume(run=self._run(o["resume"]), reattempt_failures=o["reattempt"])
+            else:
+                run = rerank.rerank_run_create(
+                    retrieval_run=self._retrieval_run(o), provider=o["provider"], model_id=o["model"],
+                    method=o["method"], question_version=o["question"], candidates_per_request=o["per_request"],
+                    max_requests=o["max_requests"], max_input_tokens=o["max_input_tokens"],
+                    concurrency=o["concurrency"], base_url=o["base_url"], enqueue=not o["sync"],
+                )
+        except rerank.RerankError as error:
+            raise CommandError(str(error)) from None
+        self.stdout.write(f"run #{run.pk}: {run.requests_planned} requests planned for {run.candidates_planned} "
+                          f"candidates ({run.provider}:{run.model_id}, {run.method_label})")
+        if o["sync"]:
+            status = rerank.rerank_run_execute(run_id=run.pk)
+            progress = rerank.rerank_run_progress(run=run)
+            self.stdout.write(
+                f"run #{run.pk}: {status or run.status}; graded {progress.graded}, failed {progress.failed}, "
+                f"unknown {progress.unknown}; {progress.spend.requests} requests, "
+                f"{progress.spend.input_tokens} input tokens" + (f"; stopped: {run.stop_reason}" if run.stop_reason
+                                                                 else "")
+            )
+        else:
+            self.stdout.write(f"run #{run.pk} queued; watch /benchmarks/rerank/{run.pk}/")
+
+    def _run(self, pk: int) -> RerankRun:
+        try:
+            return RerankRun.objects.get(pk=pk)
+        except RerankRun.DoesNotExist:
+            raise CommandError(f"no rerank run #{pk}") from None
+
+    def _retrieval_run(self, o) -> RetrievalRun:
+        if o["retrieval_run"]:
+            try:
+                return RetrievalRun.objects.get(pk=o["retrieval_run"])
+            except RetrievalRun.DoesNotExist:
+                raise CommandError(f"no retrieval run #{o['retrieval_run']}") from None
+        if not o["suite"]:
+            raise CommandError("give --retrieval-run or --suite")
+        name, _, version = o["suite"].partition("@")
+        runs = RetrievalRun.objects.filter(suite__name=name, status=RunStatus.DONE)
+        if version:
+            runs = runs.filter(suite__version=int(version))
+        run = runs.order_by("-id").first()
+        if run is None:
+            raise CommandError(f"suite {o['suite']!r} has no finished retrieval run; run `manage.py retrieve` first")
+        return run
