@@ -17,3 +17,11 @@ urlpatterns = [
 from benchmarks.api_rerank import RerankRunApi  # noqa: E402
 
 urlpatterns += [path("rerank-runs/<int:pk>/", RerankRunApi.as_view(), name="rerank-run")]
+
+# Benchmark reports (issue 5).
+from benchmarks.report_api import RerankReportApi, RetrievalReportApi  # noqa: E402
+
+urlpatterns += [
+    path("reports/rerank/<int:pk>/", RerankReportApi.as_view(), name="report-rerank"),
+    path("reports/retrieval/<int:pk>/", RetrievalReportApi.as_view(), name="report-retrieval"),
+]

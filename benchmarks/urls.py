@@ -17,3 +17,16 @@ urlpatterns = [
 from benchmarks.urls_rerank import urlpatterns as _rerank_urlpatterns  # noqa: E402
 
 urlpatterns += _rerank_urlpatterns
+
+# Benchmark reports (issue 5).
+from benchmarks import report_views  # noqa: E402
+
+urlpatterns += [
+    path("reports/", report_views.report_index, name="reports"),
+    path("reports/rerank/<int:pk>/", report_views.report_page, {"source": "rerank"}, name="report-rerank"),
+    path("reports/rerank/<int:pk>/<str:export>", report_views.report_export, {"source": "rerank"},
+         name="report-rerank-export"),
+    path("reports/retrieval/<int:pk>/", report_views.report_page, {"source": "retrieval"}, name="report-retrieval"),
+    path("reports/retrieval/<int:pk>/<str:export>", report_views.report_export, {"source": "retrieval"},
+         name="report-retrieval-export"),
+]
