@@ -115,6 +115,9 @@ class Engine:
     def rebuild(self) -> None:
         """Make the index match the provisions table (idempotent)."""
 
+    def after_import(self) -> None:
+        """Housekeeping after a bulk insert of provisions (the triggers/generated column already indexed them)."""
+
 
 def _placeholders(values: list) -> str:
     return ", ".join(["%s"] * len(values))
@@ -194,6 +197,14 @@ class PostgresFts(Engine):
     def rebuild(self) -> None:
         with connection.cursor() as cursor:
             cursor.execute("REINDEX INDEX benchmarks_provision_search_tsv")
+
+    def after_import(self) -> None:
+        # A bulk insert leaves rows in the GIN pending list and the planner without
+        # statistics: searches then scan the whole table (15 ms instead of 0.1 ms
+        # for an AND query over HRS). Both statements are allowed in a transaction.
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT gin_clean_pending_list('benchmarks_provision_search_tsv'::regclass)")
+            cursor.execute("ANALYZE benchmarks_provision")
 
 
 def engine_for_connection() -> Engine:

@@ -109,6 +109,7 @@ def snapshot_import(*, corpus: str, source_key: str, raw: bytes, retrieved_from:
         if parsed:
             provisions = Provision.objects.bulk_create(_provision_rows(parsed, snapshot), batch_size=1000)
             passages_ensure(provisions=provisions)
+            engine_for_connection().after_import()
     return SnapshotOutcome(snapshot, True)
 
 
