@@ -55,9 +55,10 @@ def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = No
 @require_http_methods(["GET", "POST"])
 def item(request: HttpRequest, item_id: str) -> HttpResponse:
     try:
-        view = selectors.reviewer_item(reviewer=request.user, item_id=item_id)
+        assignment = selectors.reviewer_assignment(reviewer=request.user, item_id=item_id)
     except services.NotAssigned:
         raise Http404("no such item in your queue") from None
+    view = selectors.reviewer_item_view(assignment=assignment)
     if request.method == "GET":
         return render(request, "review/item.html", _item_context(view))
 
@@ -69,14 +70,14 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
         note = view.current.note
     try:
         result = services.judgment_submit(
-            item=_item_row(view), reviewer=request.user, grades=grades, complete=action == "complete", note=note
+            item=assignment.item, reviewer=request.user, grades=grades, complete=action == "complete", note=note
         )
     except services.ReviewError as error:
         context = _item_context(view, form_grades=grades, error=str(error))
         if request.htmx:
             return render(request, "review/item.html#judgment", context)
         return render(request, "review/item.html", context, status=400)
-    view = selectors.reviewer_item(reviewer=request.user, item_id=item_id)
+    view = selectors.reviewer_item_after_save(view=view, revision=result.revision)
     if action == "complete":
         saved = f"Marked complete (revision {result.revision.number})."
     elif action == "reopen":
@@ -91,10 +92,6 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
     if action == "complete" and view.next_id:
         return redirect("review:item", item_id=view.next_id)
     return redirect("review:item", item_id=item_id)
-
-
-def _item_row(view: selectors.ReviewerItem) -> ReviewItem:
-    return ReviewItem.objects.select_related("pool").get(public_id=view.item_id)
 
 
 @perm_required(GRADE)

@@ -15,6 +15,7 @@ The rule that turns judgments into one label per item and grade type
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 from collections import defaultdict
@@ -167,6 +168,14 @@ class ReviewerItem:
     revision_count: int
 
 
+def reviewer_item_after_save(*, view: ReviewerItem, revision: JudgmentRevision) -> ReviewerItem:
+    """The same view with the revision just saved as its current state (saves re-reading the queue)."""
+    return dataclasses.replace(
+        view, current=_own_revision(revision), needs_regrade=False,
+        revision_count=max(view.revision_count, revision.number),
+    )
+
+
 def _own_revision(revision: JudgmentRevision) -> OwnRevision:
     return OwnRevision(
         number=revision.number, status=revision.status, grades=dict(revision.grades), note=revision.note,
@@ -185,7 +194,12 @@ def reviewer_assignment(*, reviewer: AbstractBaseUser, item_id: str) -> Assignme
 
 
 def reviewer_item(*, reviewer: AbstractBaseUser, item_id: str) -> ReviewerItem:
-    assignment = reviewer_assignment(reviewer=reviewer, item_id=item_id)
+    return reviewer_item_view(assignment=reviewer_assignment(reviewer=reviewer, item_id=item_id))
+
+
+def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
+    """The blind view of an assignment's item (the caller has checked that it is the user's own)."""
+    reviewer = assignment.reviewer_id
     item, pool = assignment.item, assignment.pool
     order = list(
         Assignment.objects.filter(reviewer=reviewer, pool=pool).order_by("sort_key").values_list(

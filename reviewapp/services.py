@@ -339,12 +339,16 @@ def judgment_submit(
 def _judgment_submit_once(
     *, item: ReviewItem, reviewer: AbstractBaseUser, grades: dict, status: str, note: str
 ) -> SubmitResult:
-    Judgment.objects.get_or_create(item=item, reviewer=reviewer)
-    # Serialise saves of the same reviewer on the same item (other reviewers are not blocked).
-    judgment = Judgment.objects.select_for_update().get(item=item, reviewer=reviewer)
-    fresh = ReviewItem.objects.only("query_hash", "source_hash", "passage_hash").get(pk=item.pk)
+    # Serialise saves of the same reviewer on the same item; only the judgment row is locked
+    # (``of=("self",)``), so another reviewer saving the same item is never blocked.
+    locked = Judgment.objects.select_for_update(of=("self",)).select_related("current", "item")
+    judgment = locked.filter(item=item, reviewer=reviewer).first()
+    if judgment is None:
+        Judgment.objects.get_or_create(item=item, reviewer=reviewer)
+        judgment = locked.get(item=item, reviewer=reviewer)
+    fresh = judgment.item
     hashes = {"query_hash": fresh.query_hash, "source_hash": fresh.source_hash, "passage_hash": fresh.passage_hash}
-    current = JudgmentRevision.objects.filter(pk=judgment.current_id).first() if judgment.current_id else None
+    current = judgment.current
     if (
         current is not None
         and current.status == status
