@@ -128,7 +128,7 @@ def bench_latency_run() -> None:
         elapsed = time.perf_counter() - started
         client.close()
         twice = server.max_count_per_body
-    print(f"272-request run: {len(specs)} requests ({dict((str(k), v) for k, v in report.counts.items())}) against a loopback server with 200 ms latency "
+    print(f"272-request run: {len(specs)} requests ({report.counts}) against a loopback server with 200 ms latency "
           f"at concurrency 8 in {elapsed:.2f} s (floor {len(specs) / 8 * 0.2:.2f} s); max sends per request "
           f"{twice}; stop reason: {report.stop_reason or 'none'} [target < 10 s]")
     print(f"load average at end: {os.getloadavg()[0]:.2f}")
@@ -140,7 +140,8 @@ def main() -> None:
     django.setup()
     from django.db import connection
 
-    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores (other work slows the local model)")
+    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores "
+          "(other work on the machine slows the local model)")
     old_name = connection.settings_dict["NAME"]
     connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
     try:

@@ -287,5 +287,6 @@ def ledger_execute(
         ledger.stop_reason = stop_reason
     report.stop_reason = stop_reason
     for result in report.results:
-        report.counts[result.status] = report.counts.get(result.status, 0) + 1
+        status = str(result.status)  # plain strings, whether from a receipt or not
+        report.counts[status] = report.counts.get(status, 0) + 1
     return report
