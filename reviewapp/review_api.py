@@ -16,7 +16,7 @@ import json
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpResponse
-from drf_spectacular.utils import extend_schema
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -31,6 +31,7 @@ from reviewapp.models import ReviewItem, ReviewPool
 # ---------------------------------------------------------------------------
 
 
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string", "enum": ["unknown"]}]})
 class GradeValueField(serializers.Field):
     """A grade on the pool's scale (an integer) or the string "unknown"."""
 
@@ -130,20 +131,20 @@ class ItemApi(APIView):
 class JudgmentApi(APIView):
     permission_classes = [CanGrade]
 
-    class InputSerializer(serializers.Serializer):
+    class JudgmentIn(serializers.Serializer):
         grades = serializers.DictField(child=GradeValueField(allow_null=True), allow_empty=True)
         complete = serializers.BooleanField(default=False)
         note = serializers.CharField(allow_blank=True, default="", max_length=5000)
 
-    class OutputSerializer(serializers.Serializer):
+    class JudgmentSaved(serializers.Serializer):
         item = serializers.CharField()
         created = serializers.BooleanField()
         revision = RevisionOut()
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(request=JudgmentIn, responses=JudgmentSaved)
     def post(self, request: Request, item_id: str) -> Response:
         view = _assigned_or_404(request, item_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.JudgmentIn(data=request.data)
         data.is_valid(raise_exception=True)
         item = ReviewItem.objects.select_related("pool").get(public_id=view.item_id)
         try:
@@ -155,7 +156,7 @@ class JudgmentApi(APIView):
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         revision = selectors.reviewer_history(reviewer=request.user, item_id=item_id)[result.revision.number - 1]
         body = {"item": view.item_id, "created": result.created, "revision": revision}
-        return Response(self.OutputSerializer(body).data, status=201 if result.created else 200)
+        return Response(self.JudgmentSaved(body).data, status=201 if result.created else 200)
 
 
 class HistoryApi(APIView):
@@ -211,7 +212,7 @@ class ItemIn(serializers.Serializer):
 class PoolsApi(APIView):
     permission_classes = [CanManageReviews]
 
-    class InputSerializer(serializers.Serializer):
+    class PoolCreateIn(serializers.Serializer):
         name = serializers.CharField(max_length=200)
         kind = serializers.CharField()
         declared_rule = serializers.CharField()
@@ -225,9 +226,9 @@ class PoolsApi(APIView):
     def get(self, request: Request) -> Response:
         return Response(PoolOut(selectors.pool_list(), many=True).data)
 
-    @extend_schema(request=InputSerializer, responses=PoolOut)
+    @extend_schema(request=PoolCreateIn, responses=PoolOut)
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.PoolCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             pool = services.pool_create(created_by=request.user, **data.validated_data)
@@ -240,14 +241,14 @@ class PoolsApi(APIView):
 class AssignApi(APIView):
     permission_classes = [CanManageReviews]
 
-    class InputSerializer(serializers.Serializer):
+    class AssignIn(serializers.Serializer):
         reviewers = serializers.ListField(child=serializers.CharField(), allow_empty=False)
         per_item = serializers.IntegerField(min_value=1, required=False)
 
-    @extend_schema(request=InputSerializer, responses={200: dict})
+    @extend_schema(request=AssignIn, responses={200: dict})
     def post(self, request: Request, pool_id: str) -> Response:
         pool = _pool_or_404(pool_id)
-        data = self.InputSerializer(data=request.data)
+        data = self.AssignIn(data=request.data)
         data.is_valid(raise_exception=True)
         User = get_user_model()
         names = data.validated_data["reviewers"]
@@ -357,31 +358,31 @@ class JudgmentsExportApi(APIView):
 class LabelSourcesApi(APIView):
     permission_classes = [CanManageReviews]
 
-    class InputSerializer(serializers.Serializer):
+    class LabelSourceIn(serializers.Serializer):
         name = serializers.CharField(max_length=200)
         description = serializers.CharField(allow_blank=True, default="")
         provisional = serializers.BooleanField(default=True)
         labels = serializers.ListField(child=serializers.DictField(), allow_empty=False)
 
-    class OutputSerializer(serializers.Serializer):
+    class LabelSourceOut(serializers.Serializer):
         name = serializers.CharField()
         description = serializers.CharField()
         provisional = serializers.BooleanField()
         labels = serializers.IntegerField()
         grade_types = serializers.ListField(child=serializers.CharField())
 
-    @extend_schema(responses=OutputSerializer(many=True))
+    @extend_schema(responses=LabelSourceOut(many=True))
     def get(self, request: Request) -> Response:
-        return Response(self.OutputSerializer([dataclasses.asdict(s) for s in selectors.label_source_list()],
+        return Response(self.LabelSourceOut([dataclasses.asdict(s) for s in selectors.label_source_list()],
                                               many=True).data)
 
-    @extend_schema(request=InputSerializer, responses=OutputSerializer)
+    @extend_schema(request=LabelSourceIn, responses=LabelSourceOut)
     def post(self, request: Request) -> Response:
-        data = self.InputSerializer(data=request.data)
+        data = self.LabelSourceIn(data=request.data)
         data.is_valid(raise_exception=True)
         try:
             source = services.label_source_import(created_by=request.user, **data.validated_data)
         except services.ReviewError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         summary = next(s for s in selectors.label_source_list() if s.pk == source.pk)
-        return Response(self.OutputSerializer(dataclasses.asdict(summary)).data, status=status.HTTP_201_CREATED)
+        return Response(self.LabelSourceOut(dataclasses.asdict(summary)).data, status=status.HTTP_201_CREATED)

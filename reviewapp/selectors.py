@@ -282,6 +282,15 @@ def pool_get(*, public_id: str) -> ReviewPool:
     return ReviewPool.objects.get(public_id=public_id)
 
 
+def pool_find(*, external_ref: dict[str, Any], kind: str | None = None) -> list[ReviewPool]:
+    """Pools whose ``external_ref`` contains every key/value given (a job finding its own pools), newest first."""
+    pools = ReviewPool.objects.all() if kind is None else ReviewPool.objects.filter(kind=kind)
+    return [
+        pool for pool in pools
+        if all(pool.external_ref.get(key) == value for key, value in external_ref.items())
+    ]
+
+
 @dataclass(frozen=True)
 class JudgmentRecord:
     """A reviewer's current judgment of an item (admin/job view)."""
