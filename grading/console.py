@@ -128,6 +128,7 @@ def extraction_job_create(
     limit: int | None = None,
     max_requests: int | None = None,
     max_input_tokens: int | None = None,
+    base_url: str = "",
     user=None,
     queue: bool = True,
 ) -> ConsoleJob:
@@ -165,6 +166,7 @@ def extraction_job_create(
                 model_id=model_id.strip(),
                 max_requests=max_requests or len(contract_ids),
                 max_input_tokens=max_input_tokens or int(estimate * 1.5),
+                base_url=base_url,
             )
         except ProviderError as exc:
             raise JobError(str(exc)) from exc
@@ -193,7 +195,8 @@ def extraction_job_create(
 
 def job_resume(*, job: ConsoleJob, reattempt: bool = False, queue: bool = True) -> ConsoleJob:
     """Queue a failed (or stopped) job again; done contracts are skipped. ``reattempt`` re-sends failed requests."""
-    if job.status not in (ConsoleJob.Status.FAILED,):
+    job.refresh_from_db()
+    if job.status != ConsoleJob.Status.FAILED:
         raise JobError(f"job {job.pk} is {job.status}; only a failed or stopped job can be resumed")
     params = {**job.params, "reattempt": bool(reattempt)}
     changed = ConsoleJob.objects.filter(pk=job.pk, status=ConsoleJob.Status.FAILED).update(
@@ -229,7 +232,10 @@ def _extract_local(job: ConsoleJob) -> None:
     from grading.local_extractor import LocalExtractor
 
     categories = [(c.name, c.description) for c in selectors.dataset_categories(dataset=job.dataset)]
-    extractor = LocalExtractor(categories)
+    p = job.params  # as recorded at launch, so a resumed job keeps its settings
+    extractor = LocalExtractor(
+        categories, threshold=p["threshold"], per_type=p["per_type"], max_passages=p["max_passages"]
+    )
     for jc in job.contracts.filter(done=False).select_related("contract").order_by("position"):
         result = extractor.extract(jc.contract.text)
         jc.extractions = [

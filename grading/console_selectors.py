@@ -211,20 +211,21 @@ def parse_view(params, *, need_run: bool = True) -> View:
 _cache: OrderedDict[tuple, selectors.StoredPairs] = OrderedDict()
 _cache_lock = threading.Lock()
 _CACHE_SIZE = 32
-_scope_cache: dict[int, tuple[int, ...]] = {}
+_scope_cache: dict[tuple[int, str], tuple[int, ...]] = {}
 
 
 def sample_scope(*, sample: Sample) -> tuple[int, ...]:
     """Contract ids of a sample in manifest order (samples are immutable, so cached)."""
-    found = _scope_cache.get(sample.pk)
+    key = (sample.pk, sample.manifest_sha256)
+    found = _scope_cache.get(key)
     if found is None:
-        found = _scope_cache[sample.pk] = tuple(selectors.sample_contract_ids(sample=sample))
+        found = _scope_cache[key] = tuple(selectors.sample_contract_ids(sample=sample))
     return found
 
 
 def stored_pairs(*, run: ExtractionRun, sample: Sample, matcher: str) -> selectors.StoredPairs:
     """``selectors.run_pair_table`` for the sample's contracts, cached (pair scores are immutable once stored)."""
-    key = (run.pk, run.content_sha256, sample.pk, matcher)
+    key = (run.pk, run.content_sha256, sample.pk, sample.manifest_sha256, matcher)
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:

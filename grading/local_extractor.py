@@ -22,8 +22,9 @@ sample: passages overlapping a CUAD span of the type had median cosine 0.37
 percentile 0.50. At 0.45 about a third of the span passages pass and roughly
 2% of the others do. It is a documented constant, not tuned on the scorecard.
 
-Speed (measured, 2 cores): about 0.3-0.7 s per contract at 48 passages, so the
-100-contract demo sample takes well under two minutes.
+Speed: embedding is ~0.5-0.8 ms per token on 2 cores; at 40 passages a contract
+takes 0.3-2 s, the 100-contract demo sample one to four minutes depending on
+machine load (see benchmarks/perf/bench_cuad_console.py), so it runs on Celery.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from grading.scoring.tokens import tokenize
 MODEL_LABEL = "local heuristic baseline (MiniLM ONNX)"
 THRESHOLD = 0.45
 PER_TYPE = 2
-MAX_PASSAGES = 48
+MAX_PASSAGES = 40
 HEAD_PASSAGES = 3
 MIN_WORDS = 12
 MAX_WORDS = 70

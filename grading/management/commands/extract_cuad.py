@@ -24,6 +24,7 @@ class Command(BaseCommand):
         parser.add_argument("--limit", type=int, default=None, help="only the first N contracts of the sample")
         parser.add_argument("--max-requests", type=int, default=None, help="budget: attempted requests")
         parser.add_argument("--max-input-tokens", type=int, default=None, help="budget: reported input tokens")
+        parser.add_argument("--base-url", default="", help="endpoint base (default from settings; no credentials)")
         parser.add_argument("--resume", type=int, default=None, metavar="JOB", help="resume a failed job")
         parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed requests")
         parser.add_argument("--inline", action="store_true", help="run in this process instead of on a worker")
@@ -54,6 +55,7 @@ class Command(BaseCommand):
                     limit=o["limit"],
                     max_requests=o["max_requests"],
                     max_input_tokens=o["max_input_tokens"],
+                    base_url=o["base_url"],
                     queue=not o["inline"],
                 )
             except console.JobError as exc:
