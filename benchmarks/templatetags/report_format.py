@@ -43,3 +43,12 @@ def signed_ci(interval) -> str:
 @register.filter
 def get(mapping, key):
     return mapping.get(key) if mapping else None
+
+
+@register.filter
+def bounds(interval, signed: str = "") -> str:
+    """Only the interval's bounds, "[0.833, 1.000]" (signed when the argument is "signed")."""
+    if interval is None or math.isnan(interval.low):
+        return "n/a"
+    spec = "+.3f" if signed else ".3f"
+    return f"[{format(interval.low, spec)}, {format(interval.high, spec)}]"
