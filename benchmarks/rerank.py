@@ -58,8 +58,13 @@ class RerankError(ValueError):
 
 
 def stale_after() -> timedelta:
-    """A running run whose heartbeat is older than this may be resumed (its worker is presumed dead)."""
-    return timedelta(seconds=getattr(settings, "RERANK_STALE_SECONDS", 120))
+    """A running run whose heartbeat is older than this may be resumed (its worker is presumed dead).
+
+    The executor beats before every request; a request lasts at most PROVIDER_TIMEOUT_SECONDS,
+    so a live executor is never silent for longer than that. Default: twice the timeout, at least 120 s.
+    """
+    default = max(120, 2 * int(getattr(settings, "PROVIDER_TIMEOUT_SECONDS", 60)))
+    return timedelta(seconds=getattr(settings, "RERANK_STALE_SECONDS", default))
 
 
 # --------------------------------------------------------------------------- plan

@@ -244,3 +244,16 @@ def test_the_command_runs_a_local_rerank(retrieval, capsys):
     call_command("rerank", "--retrieval-run", str(retrieval.pk), "--provider", "local", "--sync")
     out = capsys.readouterr().out
     assert "32 requests planned" in out and "done; graded 120, failed 0, unknown 0" in out
+
+
+def test_a_planted_key_never_reaches_the_run_page_receipts_or_api(retrieval, keys, admin_client_):
+    with LoopbackServer() as server:
+        run = rerank.rerank_run_create(retrieval_run=retrieval, provider="openai_compatible", model_id="m",
+                                       base_url=server.url + "/v1", enqueue=False)
+        rerank.rerank_run_execute(run_id=run.pk)
+        assert server.requests[0]["headers"]["authorization"] == "Bearer " + PLANTED["openai_compatible"]
+    texts = [admin_client_.get(f"/benchmarks/rerank/{run.pk}/").content.decode(),
+             admin_client_.get(f"/api/benchmarks/rerank-runs/{run.pk}/").content.decode(),
+             b"".join(admin_client_.get(f"/benchmarks/rerank/{run.pk}/receipts.jsonl").streaming_content).decode()]
+    for key in PLANTED.values():
+        assert not any(key in text for text in texts)
