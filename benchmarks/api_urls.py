@@ -25,3 +25,12 @@ urlpatterns += [
     path("reports/rerank/<int:pk>/", RerankReportApi.as_view(), name="report-rerank"),
     path("reports/retrieval/<int:pk>/", RetrievalReportApi.as_view(), name="report-retrieval"),
 ]
+
+# Human-label metrics, calibration and review pools of a rerank run (issue 7).
+from benchmarks.api_human import CalibrationApi, HumanMetricsApi, ReviewPoolListApi  # noqa: E402
+
+urlpatterns += [
+    path("rerank-runs/<int:pk>/human-metrics/", HumanMetricsApi.as_view(), name="rerank-human-metrics"),
+    path("rerank-runs/<int:pk>/calibration/", CalibrationApi.as_view(), name="rerank-calibration"),
+    path("rerank-runs/<int:pk>/review-pools/", ReviewPoolListApi.as_view(), name="rerank-review-pools"),
+]

@@ -30,3 +30,15 @@ urlpatterns += [
     path("reports/retrieval/<int:pk>/<str:export>", report_views.report_export, {"source": "retrieval"},
          name="report-retrieval-export"),
 ]
+
+# Human-label metrics, calibration and review-pool declaration (issue 7).
+from benchmarks import views_human  # noqa: E402
+
+urlpatterns += [
+    path("rerank/<int:pk>/human-metrics/", views_human.human_metrics_page, name="rerank-human-metrics"),
+    path("rerank/<int:pk>/human-metrics/<str:export>", views_human.human_metrics_export,
+         name="rerank-human-metrics-export"),
+    path("rerank/<int:pk>/calibration/", views_human.calibration_page, name="rerank-calibration"),
+    path("rerank/<int:pk>/calibration/<str:export>", views_human.calibration_export, name="rerank-calibration-export"),
+    path("rerank/<int:pk>/review-pool/", views_human.review_pool_declare_view, name="rerank-review-pool"),
+]
