@@ -490,8 +490,9 @@ def scorecard(request: HttpRequest) -> HttpResponse:
             row.category: view.query(type=row.category, contract="", runs=[view.run.pk], sort="", dir="")
             for row in rows
         },
-        **_controls_context(request, view),
     }
+    if not request.htmx:  # the controls are not part of the swapped fragment
+        context.update(_controls_context(request, view))
     template = "cuad/scorecard.html#card" if request.htmx else "cuad/scorecard.html"
     response = render(request, template, context)
     response["Server-Timing"] = f"regrade;dur={server_ms:.1f}"

@@ -1,4 +1,5 @@
-// Scorecard: a row opens the explorer for its clause type; the page shows how long each in-place update took.
+// Scorecard: a row opens the explorer for its clause type; the page shows how long each in-place update took
+// (from the request leaving to the new scorecard painted).
 (function () {
   document.addEventListener("click", function (event) {
     if (event.target.closest("a, button, input, select, label")) return;
@@ -7,8 +8,14 @@
   });
   var started = 0;
   document.addEventListener("htmx:beforeRequest", function () { started = performance.now(); });
-  document.addEventListener("htmx:afterSettle", function () {
-    var out = document.getElementById("client-ms");
-    if (out && started) out.textContent = "· page updated in " + (performance.now() - started).toFixed(0) + " ms";
+  // htmx:load fires on the new content once it is in the page (the old fragment is gone by then).
+  document.addEventListener("htmx:load", function () {
+    if (!started) return;
+    var began = started;
+    started = 0;
+    requestAnimationFrame(function () {
+      var out = document.getElementById("client-ms");
+      if (out) out.textContent = "· page updated in " + (performance.now() - began).toFixed(0) + " ms";
+    });
   });
 })();

@@ -378,3 +378,29 @@ def test_the_api_pastes_a_run_and_refuses_an_invalid_one_with_errors(loaded, adm
     assert good.status_code == 201 and good.json()["model"] == "api"
     assert set(good.json()) == {"id", "model", "source_name", "source_format", "n_extractions", "content_sha256",
                                 "created_at", "in_sample", "heuristic", "headline"}
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_live_grade_equals_the_graders_grade_on_random_pair_tables(seed):
+    from grading.scoring.cuad import grade
+
+    rng = np.random.default_rng(seed)
+    nc, nk = int(rng.integers(1, 30)), int(rng.integers(1, 8))
+    n_spans = int(rng.integers(0, 120))
+    n_ext = int(rng.integers(0, 150))
+    span_contract = rng.integers(0, nc, n_spans)
+    span_category = rng.integers(0, nk, n_spans)
+    ext_span = np.full(n_ext, -1)
+    matched = rng.permutation(n_spans)[: min(n_spans, n_ext // 2)]
+    ext_span[: len(matched)] = matched
+    ext_contract = np.where(ext_span >= 0, span_contract[np.maximum(ext_span, 0)], rng.integers(0, nc, n_ext))
+    ext_category = np.where(ext_span >= 0, span_category[np.maximum(ext_span, 0)], rng.integers(0, nk, n_ext))
+    table = PairTable(ext_contract, ext_category, rng.random(n_ext), rng.random(n_ext), ext_span,
+                      span_contract, span_category, nc, nk)
+    correct = float(rng.uniform(0.2, 1))
+    thresholds = Thresholds(correct, float(rng.uniform(0, correct)), float(rng.uniform(0, 1)))
+    live = cs.grade_live(table, thresholds, replicates=300, seed=seed)
+    reference = grade(table, thresholds, replicates=300, seed=seed)
+    assert live.overall.as_dict() == reference.overall.as_dict()
+    assert live.overall.credit == reference.overall.credit
+    assert [f.as_dict() for f in live.per_category] == [f.as_dict() for f in reference.per_category]
