@@ -68,15 +68,21 @@ def main() -> None:
         sample, _ = sample_create(dataset=dataset, n=100, min_per_type=30, seed=42)
         started = time.perf_counter()
         run, _ = extraction_run_import(dataset=dataset, raw=json.dumps(synthetic_run(sample=sample)))
-        print(f"run: {run.n_extractions} extractions on {sample.n} contracts, imported with pair scores in "
-              f"{time.perf_counter() - started:.2f} s")
+        print(
+            f"run: {run.n_extractions} extractions on {sample.n} contracts, imported with pair scores in "
+            f"{time.perf_counter() - started:.2f} s"
+        )
 
         rng = np.random.default_rng(0)
         settings_ = []
         for _ in range(40):
             correct = float(rng.uniform(0.3, 1.0))
-            settings_.append((Thresholds(correct, float(rng.uniform(0, correct)), float(rng.uniform(0.3, 1.0))),
-                              ["hungarian", "greedy"][int(rng.integers(2))]))
+            settings_.append(
+                (
+                    Thresholds(correct, float(rng.uniform(0, correct)), float(rng.uniform(0.3, 1.0))),
+                    ["hungarian", "greedy"][int(rng.integers(2))],
+                )
+            )
         cs.cache_clear()
         t = time.perf_counter()
         cs.run_card(run=run, sample=sample, thresholds=Thresholds(), matcher="hungarian")
@@ -86,8 +92,10 @@ def main() -> None:
             t = time.perf_counter()
             cs.run_card(run=run, sample=sample, thresholds=thresholds, matcher=matcher)
             warm.append((time.perf_counter() - t) * 1000)
-        print(f"regrade (server, run_card, 100 contracts, B=1000, both matchers' figures): cold {cold:.1f} ms; "
-              f"warm {_ms(warm)}  [target < 50 ms]")
+        print(
+            f"regrade (server, run_card, 100 contracts, B=1000, both matchers' figures): cold {cold:.1f} ms; "
+            f"warm {_ms(warm)}  [target < 50 ms]"
+        )
 
         from django.contrib.auth import get_user_model
         from django.contrib.auth.models import Group
@@ -96,14 +104,16 @@ def main() -> None:
         from reviewapp.roles import ensure_role_groups
 
         ensure_role_groups()
-        user = get_user_model().objects.create_user(username="bench_stakeholder", password="x-bench-pass-123")
+        user = get_user_model().objects.create_user(username="bench_stakeholder")  # signs in by session only
         user.groups.add(Group.objects.get(name="stakeholder"))
         client = Client()
         client.force_login(user)
         responses = []
         for thresholds, matcher in settings_[:20]:
-            q = (f"run={run.pk}&correct={thresholds.correct:.2f}&partial={thresholds.partial:.2f}"
-                 f"&grounding={thresholds.grounding:.2f}&matcher={matcher}")
+            q = (
+                f"run={run.pk}&correct={thresholds.correct:.2f}&partial={thresholds.partial:.2f}"
+                f"&grounding={thresholds.grounding:.2f}&matcher={matcher}"
+            )
             t = time.perf_counter()
             response = client.get(f"/cuad/scorecard/?{q}", HTTP_HX_REQUEST="true", HTTP_HOST="localhost")
             responses.append((time.perf_counter() - t) * 1000)
@@ -112,8 +122,10 @@ def main() -> None:
 
         try:
             updates = _browser_updates(run.pk, client)
-            print(f"page update in chromium (threshold change -> new scorecard settled): {_ms(updates)}  "
-                  "[target < 200 ms]")
+            print(
+                f"page update in chromium (threshold change -> new scorecard settled): {_ms(updates)}  "
+                "[target < 200 ms]"
+            )
         except Exception as exc:  # the bench still reports the rest
             print(f"page update in chromium: not measured ({type(exc).__name__}: {exc})")
 
@@ -132,10 +144,12 @@ def main() -> None:
             result = extractor.extract(contract.text)
             per.append(result.seconds)
             found += len(result.found)
-        print(f"local extractor (heuristic baseline): model + 41 type queries {load_s:.1f} s; {len(per)} contracts, "
-              f"median {statistics.median(per):.2f} s, max {max(per):.2f} s per contract, {found} extractions; "
-              f"100 contracts ~ {statistics.mean(per) * 100:.0f} s at this load "
-              f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)")
+        print(
+            f"local extractor (heuristic baseline): model + 41 type queries {load_s:.1f} s; {len(per)} contracts, "
+            f"median {statistics.median(per):.2f} s, max {max(per):.2f} s per contract, {found} extractions; "
+            f"100 contracts ~ {statistics.mean(per) * 100:.0f} s at this load "
+            f"(load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs)"
+        )
 
 
 def _browser_updates(run_id: int, client) -> list[float]:
@@ -172,7 +186,8 @@ def _browser_updates(run_id: int, client) -> list[float]:
                 page.fill("#th-correct", value)
                 page.wait_for_function(
                     "(v) => location.search.includes('correct=' + v) && "
-                    "(document.getElementById('client-ms') || {}).textContent", arg=value
+                    "(document.getElementById('client-ms') || {}).textContent",
+                    arg=value,
                 )
                 text = page.inner_text("#client-ms")
                 out.append(float(text.split("in ")[1].split(" ms")[0]))
