@@ -7,4 +7,4 @@ class GradingConfig(AppConfig):
 
     def ready(self) -> None:
         # The console's job tables live in their own module (grading/models.py holds the grader's tables).
-        from grading import console_models  # noqa: F401
+        from grading import audit_models, console_models  # noqa: F401

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import shared_task
 
-from grading import console
+from grading import audit, console
 
 
 @shared_task(acks_late=True)
@@ -17,3 +17,9 @@ def extract_run(job_id: int) -> None:
 def grade_run(job_id: int) -> None:
     """Compute and store the pair scores of a large pasted run."""
     console.job_grade_execute(job_id=job_id)
+
+
+@shared_task(acks_late=True)
+def audit_run(audit_id: int) -> None:
+    """Run a CUAD label audit: flag (once), then each judge rules on the candidates it has not ruled on."""
+    audit.audit_execute(audit_id=audit_id)
