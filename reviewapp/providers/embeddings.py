@@ -96,6 +96,9 @@ class LocalEncoder:
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.log_severity_level = 3
         options.intra_op_num_threads = threads or min(4, os.cpu_count() or 1)
+        # No busy-waiting between operators: measured on a shared 2-core machine, spinning
+        # threads doubled the CPU cost (3.2 s vs 1.7 s for 30 passages) and gained nothing.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = ort.InferenceSession(str(files.model), sess_options=options, providers=["CPUExecutionProvider"])
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenizer = tokenizer
