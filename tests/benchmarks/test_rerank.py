@@ -114,7 +114,7 @@ def test_an_anthropic_run_uses_stated_distributions(retrieval, keys):
     assert {r["headers"]["anthropic-version"] for r in server.requests} == {"2023-06-01"}
 
 
-def test_an_unalignable_batch_is_a_recorded_failure_for_exactly_its_candidates(retrieval, keys):
+def test_an_unalignable_batch_is_a_recorded_failure_for_exactly_its_candidates(retrieval, keys, admin_client_):
     def responder(path, headers, body):
         reply = default_responder(path, headers, body)
         payload = json.loads(reply.body)
@@ -131,6 +131,8 @@ def test_an_unalignable_batch_is_a_recorded_failure_for_exactly_its_candidates(r
     assert all("cannot align" in g.error for g in failed)
     progress = rerank.rerank_run_progress(run=run)
     assert progress.failed == 4 and progress.graded == 116
+    html = admin_client_.get(f"/benchmarks/rerank/{run.pk}/").content.decode()
+    assert "Failures disclosed (4 candidates)" in html and "Re-attempt failed and unknown requests" in html
 
 
 def test_the_budget_stops_a_run_cleanly_and_resuming_sends_nothing_more(retrieval):
