@@ -1,6 +1,6 @@
 from django.urls import path
 
-from grading import api
+from grading import api, audit_api
 
 app_name = "cuad-api"
 urlpatterns = [
@@ -12,4 +12,6 @@ urlpatterns = [
     path("scorecard/", api.ScorecardApi.as_view(), name="scorecard"),
     path("explorer/", api.ExplorerApi.as_view(), name="explorer"),
     path("playground/", api.PlaygroundApi.as_view(), name="playground"),
+    path("audits/", audit_api.AuditsApi.as_view(), name="audits"),
+    path("audits/<int:pk>/", audit_api.AuditApi.as_view(), name="audit"),
 ]

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from grading import views
+from grading import audit_views, views
 
 app_name = "cuad"
 urlpatterns = [
@@ -17,4 +17,9 @@ urlpatterns = [
     path("scorecard/", views.scorecard, name="scorecard"),
     path("explorer/", views.explorer, name="explorer"),
     path("playground/", views.playground, name="playground"),
+    path("audits/", audit_views.audits, name="audits"),
+    path("audits/<int:pk>/", audit_views.audit_detail, name="audit"),
+    path("audits/<int:pk>/progress/", audit_views.audit_progress, name="audit-progress"),
+    path("audits/<int:pk>/resume/", audit_views.audit_resume, name="audit-resume"),
+    path("audits/<int:pk>/review/", audit_views.audit_review, name="audit-review"),
 ]
