@@ -32,3 +32,8 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
         stdout.write(f"benchmarks: retrieval run #{run.pk} {run.status} on {engine}\n")
     else:
         stdout.write(f"benchmarks: retrieval run #{run.pk} present on {engine}\n")
+    # Issue 7: the local rerank run, its review pool and the calibration demo (benchmarks/demo_review.py).
+    if run.status == RunStatus.DONE:
+        from benchmarks.demo_review import load_demo_review
+
+        load_demo_review(retrieval_run=run, stdout=stdout)

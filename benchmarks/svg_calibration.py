@@ -70,7 +70,7 @@ def reliability_svg(bins: Sequence[ReliabilityBin], *, title: str, ident: str) -
     parts.append(f'<text x="{_x(0.5):.1f}" y="{height - 26:.1f}" text-anchor="middle">P(useful) predicted by the '
                  'model (bins of 0.2)</text>')
     parts.append(f'<text x="{_x(0.5):.1f}" y="{height - 10:.1f}" text-anchor="middle" font-size="10">'
-                 f'bars: observed rate; dots: bin mean vs observed; dashed: perfect calibration; {total} items</text>')
+                 f'bars: observed rate · dots: bin mean vs observed · dashed: ideal · {total} items</text>')
     parts.append(f'<text transform="translate(14 {_y(0.5):.1f}) rotate(-90)" text-anchor="middle">'
                  'Observed rate of useful (human grade ≥ 2)</text>')
     if not total:

@@ -127,7 +127,7 @@ def test_a_stakeholder_reads_brier_ece_and_the_diagram_per_split_with_the_caveat
 
 
 def test_with_no_completed_labels_the_page_says_so_and_shows_no_figures(world, stakeholder_client):
-    run, pool, reviewers = world
+    run, _pool, _reviewers = world
     html = _page(stakeholder_client, run).content.decode()
     assert "No completed labels yet" in html and 'id="brier-dev">n/a<' in html
     payload = _page(stakeholder_client, run, "calibration.json").json()
@@ -136,7 +136,7 @@ def test_with_no_completed_labels_the_page_says_so_and_shows_no_figures(world, s
 
 def test_a_synthetic_demo_pool_is_flagged_and_never_the_default(world, stakeholder_client, reviewer_user,
                                                                  reviewer2_user):
-    run, pool, reviewers = world
+    run, _pool, reviewers = world
     fake = review_pools.review_pool_declare(rerank_run=run, reviewers=reviewers, name="DEMO SYNTHETIC",
                                             extra_params={"synthetic": True}).pool
     judge(fake, reviewers, random_grades(fake, seed=6))
