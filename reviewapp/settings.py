@@ -188,6 +188,9 @@ else:
         "control_folder": str(CELERY_BROKER_DIR / "control"),
         "store_processed": False,
     }
+    # kombu's filesystem transport lists its folders on first publish; create them up front.
+    for _folder in ("queue", "processed", "control"):
+        (CELERY_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True
