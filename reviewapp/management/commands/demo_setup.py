@@ -24,7 +24,7 @@ DEMO_ACCOUNTS = [
     ("reviewer2", "reviewer", False),
     ("stakeholder", "stakeholder", False),
 ]
-DEMO_APPS = ("benchmarks", "grading", "reviewapp")
+DEMO_APPS = ("benchmarks", "grading")
 
 
 class Command(BaseCommand):
