@@ -41,6 +41,8 @@ def signed_pp(value) -> str:
     """A difference of proportions in percentage points with its sign."""
     if _undefined(value):
         return "–"
+    if abs(value) < 0.0005:  # "-0.0 pp" would suggest a difference that rounding made up
+        return "±0.0 pp"
     return f"{value * 100:+.1f} pp"
 
 
