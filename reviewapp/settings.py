@@ -168,6 +168,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Statute relevance benchmark, blinded human review, CUAD clause-extraction grader.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The schema and its docs page map every endpoint: signed-in users only (tests/trust matrix).
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
     # Schema completeness is tested by tests/foundation (the schema must generate); the deploy
     # check stays about deployment settings.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
