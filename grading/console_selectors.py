@@ -39,6 +39,7 @@ from grading.scoring.matching import MATCHERS
 from grading.scoring.tokens import SourceIndex, grounding, ngrams, token_f1, tokenize
 
 BOOTSTRAP_SEED = 0
+NO_RUN_YET = "run: there is no extraction run yet; paste one or launch the local extractor on the Runs page"
 SORT_KEYS = (
     "category",
     "spans",
@@ -174,7 +175,7 @@ def parse_view(params, *, need_run: bool = True) -> View:
         if latest is not None:
             runs = [latest]
         elif need_run:
-            errors.append("run: there is no extraction run yet; paste one or launch the local extractor")
+            errors.append(NO_RUN_YET)
     matcher = params.get("matcher") or "hungarian"
     if matcher not in MATCHERS:
         errors.append(f"matcher: {matcher!r} is not one of {', '.join(MATCHERS)}")

@@ -456,6 +456,9 @@ def scorecard(request: HttpRequest) -> HttpResponse:
     try:
         view = cs.parse_view(request.GET)
     except cs.ParameterError as exc:
+        if exc.errors == [cs.NO_RUN_YET] and not request.GET.get("format"):
+            # Not a bad request: there is simply nothing to grade yet.
+            return render(request, "cuad/scorecard.html", {"errors": exc.errors, **_controls_context(request)})
         return _error_response(request, "cuad/scorecard.html", exc.errors, _controls_context(request))
     card, comparison = cs.scorecard_view(view=view)
     rows = cs.sorted_rows(card.card.rows, key=view.sort, descending=view.descending)

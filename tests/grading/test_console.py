@@ -404,3 +404,14 @@ def test_the_live_grade_equals_the_graders_grade_on_random_pair_tables(seed):
     assert live.overall.as_dict() == reference.overall.as_dict()
     assert live.overall.credit == reference.overall.credit
     assert [f.as_dict() for f in live.per_category] == [f.as_dict() for f in reference.per_category]
+
+
+def test_the_scorecard_without_any_run_says_what_to_do(db, tmp_path, stakeholder_client):
+    from grading.services import cuad_load, sample_create
+    from tests.grading.cuad_fixture import cuad_bytes
+
+    path = tmp_path / "CUAD_v1.json"
+    path.write_bytes(cuad_bytes())
+    sample_create(dataset=cuad_load(path=path).dataset, n=4, min_per_type=1, seed=42)
+    response = stakeholder_client.get("/cuad/scorecard/")
+    assert response.status_code == 200 and "there is no extraction run yet" in response.content.decode()
