@@ -190,7 +190,7 @@ def test_failed_requests_are_disclosed_and_only_they_are_resent_on_an_explicit_r
         ledger_b = audit.judges.get(slot="b").ledger_id
         failures = Receipt.objects.filter(ledger_id=ledger_b, status="failed").count()
         ruled_b = AuditVerdict.objects.filter(judge__audit=audit, judge__slot="b").count()
-        assert 0 < failures and ruled_b < n
+        assert failures > 0 and ruled_b < n
         state["fail"] = False
         svc.audit_resume(audit=audit, queue=False)
         assert svc.audit_execute(audit_id=audit.pk).status == "failed"
