@@ -54,6 +54,19 @@ class SnapshotOutcome:
 # --------------------------------------------------------------------------- snapshots
 
 
+# Column widths of the identifying fields: a longer value is a malformed file, refused with its section named
+# (PostgreSQL would otherwise refuse the row mid-import; SQLite would silently store it).
+_LIMITS = {"citation": 120, "number": 80, "chapter": 40}
+
+
+def _check_lengths(parsed: ParsedSource, source_key: str) -> None:
+    for position, p in enumerate(parsed.provisions):
+        for name, limit in _LIMITS.items():
+            if len(getattr(p, name)) > limit:
+                raise ImportProblem(f"{source_key}: section {position + 1} ({getattr(p, name)[:40]!r}...): "
+                                    f"{name} is longer than {limit} characters; not a well-formed section")
+
+
 def _provision_rows(parsed: ParsedSource, snapshot: SourceSnapshot) -> list[Provision]:
     rows = []
     for position, p in enumerate(parsed.provisions):
@@ -98,6 +111,8 @@ def snapshot_import(*, corpus: str, source_key: str, raw: bytes, retrieved_from:
     if existing is not None:
         return SnapshotOutcome(existing, False)
     parsed = parse(raw) if parse is not None else None  # parse before writing: a bad file writes nothing
+    if parsed is not None:
+        _check_lengths(parsed, source_key)
     with transaction.atomic():
         snapshot = SourceSnapshot.objects.create(
             corpus=corpus, source_key=source_key, title=(parsed.title if parsed else source_key)[:300],
@@ -131,10 +146,18 @@ def _expand(fmt: str, paths: list[Path]) -> list[Path]:
 
 
 def statutes_import(*, fmt: str, paths: list[Path], hrs_index: Path | None = None) -> list[SnapshotOutcome]:
-    """Import official statute files of one format (directories are expanded)."""
+    """Import official statute files of one format (directories are expanded).
+
+    One transaction for the whole call: a bad file anywhere leaves nothing of the call behind
+    (not even the HRS index snapshot stored before a volume that fails to parse).
+    """
     if fmt not in FORMATS:
         raise ImportProblem(f"unknown format {fmt!r}; expected one of {', '.join(FORMATS)}")
-    files = _expand(fmt, paths)
+    with transaction.atomic():
+        return _statutes_import(fmt=fmt, files=_expand(fmt, paths), hrs_index=hrs_index)
+
+
+def _statutes_import(*, fmt: str, files: list[Path], hrs_index: Path | None) -> list[SnapshotOutcome]:
     outcomes: list[SnapshotOutcome] = []
     if fmt == "hrs-json":
         volumes = [f for f in files if f.name != HRS_INDEX]
@@ -194,13 +217,14 @@ def statutes_import_url(*, fmt: str, url: str, hrs_index_url: str = "",
         if not hrs_index_url:
             raise ImportProblem("an HRS volume URL needs --hrs-index URL of index-meta.json")
         meta_raw = source_fetch(url=hrs_index_url, client=client)
-        index = snapshot_import(corpus="hrs", source_key=HRS_INDEX, raw=meta_raw, retrieved_from=hrs_index_url,
-                                parse=None, parser=HRS_INDEX_PARSER, official_url=hrs_index_url)
-        return [index, snapshot_import(
-            corpus="hrs", source_key=key, raw=raw, retrieved_from=url,
-            parse=lambda r: hrs_json.parse(r, meta_raw=meta_raw, filename=key),
-            parser=(hrs_json.PARSER_NAME, hrs_json.PARSER_VERSION), companion=index.snapshot,
-        )]
+        with transaction.atomic():  # a volume that fails to parse leaves no index snapshot behind
+            index = snapshot_import(corpus="hrs", source_key=HRS_INDEX, raw=meta_raw, retrieved_from=hrs_index_url,
+                                    parse=None, parser=HRS_INDEX_PARSER, official_url=hrs_index_url)
+            return [index, snapshot_import(
+                corpus="hrs", source_key=key, raw=raw, retrieved_from=url,
+                parse=lambda r: hrs_json.parse(r, meta_raw=meta_raw, filename=key),
+                parser=(hrs_json.PARSER_NAME, hrs_json.PARSER_VERSION), companion=index.snapshot,
+            )]
     module = nrs_html if fmt == "nrs-html" else uslm_xml
     return [snapshot_import(
         corpus="nrs" if fmt == "nrs-html" else "usc", source_key=key, raw=raw, retrieved_from=url,

@@ -125,29 +125,47 @@ def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None) -> C
         title = entry.get("title") if isinstance(entry, dict) else None
         if not isinstance(title, str) or not title:
             raise CuadFileError(f"{source_name}: {where}.title missing or not a string")
+        if len(title) > 255:  # the width of Contract.title
+            raise CuadFileError(f"{source_name}: {where}.title is longer than 255 characters")
         if title in titles:
             raise CuadFileError(f"{source_name}: {where}.title {title!r} appears twice")
         titles.add(title)
         paragraphs = entry.get("paragraphs")
         if not isinstance(paragraphs, list) or len(paragraphs) != 1:
             raise CuadFileError(f"{source_name}: {where} ({title}): expected exactly one paragraph (the contract)")
-        context = paragraphs[0].get("context")
+        paragraph = paragraphs[0]
+        context = paragraph.get("context") if isinstance(paragraph, dict) else None
         if not isinstance(context, str):
             raise CuadFileError(f"{source_name}: {where} ({title}): context missing")
+        qas = paragraph.get("qas") or []
+        if not isinstance(qas, list):
+            raise CuadFileError(f"{source_name}: {where}.paragraphs[0].qas is not a list")
         spans: list[SpanRecord] = []
-        for q_index, qa in enumerate(paragraphs[0].get("qas") or []):
+        for q_index, qa in enumerate(qas):
+            if not isinstance(qa, dict):
+                raise CuadFileError(f"{source_name}: {where}.qas[{q_index}] is not an object")
             qa_id = qa.get("id", "")
             if not isinstance(qa_id, str) or "__" not in qa_id:
                 raise CuadFileError(f"{source_name}: {where}.qas[{q_index}].id {qa_id!r} is not '<title>__<Category>'")
             category = qa_id.rsplit("__", 1)[1]
+            if len(qa_id) > 400 or len(category) > 100:  # the widths of Span.qa_id and Category.name
+                raise CuadFileError(f"{source_name}: {where}.qas[{q_index}].id is too long (id at most 400 "
+                                    "characters, category at most 100)")
             if category not in categories:
                 base = descriptions.get(category)
+                question = qa.get("question", "")
                 categories[category] = base or CategoryInfo(
-                    name=category, description=_question_details(qa.get("question", ""))
+                    name=category, description=_question_details(question if isinstance(question, str) else "")
                 )
-            for a_index, answer in enumerate(qa.get("answers") or []):
+            answers = qa.get("answers") or []
+            if not isinstance(answers, list):
+                raise CuadFileError(f"{source_name}: {where}.qas[{q_index}].answers ({qa_id}) is not a list")
+            for a_index, answer in enumerate(answers):
+                if not isinstance(answer, dict):
+                    mismatches.append(f"{qa_id} answer {a_index}: not an object")
+                    continue
                 text, start = answer.get("text"), answer.get("answer_start")
-                if not isinstance(text, str) or not isinstance(start, int) or start < 0:
+                if not isinstance(text, str) or not isinstance(start, int) or isinstance(start, bool) or start < 0:
                     mismatches.append(f"{qa_id} answer {a_index}: text or answer_start missing or malformed")
                     continue
                 if context[start : start + len(text)] != text:
@@ -159,10 +177,13 @@ def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None) -> C
                 spans.append(SpanRecord(qa_id, category, a_index, start, text))
         contracts.append(ContractRecord(title, context, tuple(spans)))
 
+    version = doc.get("version", "")
+    if not isinstance(version, (str, int, float)) or len(str(version)) > 64:
+        raise CuadFileError(f"{source_name}: version must be a short string (at most 64 characters)")
     return CuadFile(
         sha256=hashlib.sha256(raw).hexdigest(),
         source_name=source_name,
-        version=str(doc.get("version", "")),
+        version=str(version),
         contracts=contracts,
         categories=list(categories.values()),
         mismatches=mismatches,

@@ -16,6 +16,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 
 MAX_ERRORS = 50
+MAX_MODEL_CHARS = 200  # the width of ExtractionRun.model
 FIELDS = ("contract", "category", "text")
 
 
@@ -85,6 +86,9 @@ def _check_item(
 def _check_model(value: object, where: str, errors: list[str]) -> str | None:
     if not isinstance(value, str) or not value.strip():
         errors.append(f"{where}, field 'model': expected a non-empty string, got {_type_name(value)}")
+        return None
+    if len(value.strip()) > MAX_MODEL_CHARS:
+        errors.append(f"{where}, field 'model': longer than {MAX_MODEL_CHARS} characters")
         return None
     return value.strip()
 

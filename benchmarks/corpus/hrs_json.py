@@ -34,13 +34,21 @@ _HISTORY = re.compile(r"\[(?:[^\[\]]*?\b(?:L|RL|CC|PC|HRS|Sp|gen ch|am|ren|Act)\
 def _index(meta_raw: bytes) -> dict[str, tuple[dict, list]]:
     try:
         meta = json.loads(meta_raw)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(f"index-meta.json: not JSON ({exc})") from exc
-    if not isinstance(meta, dict) or "chapters" not in meta:
+    if not isinstance(meta, dict) or not isinstance(meta.get("chapters"), list):
         raise ParseError("index-meta.json: no 'chapters' list")
     by_id: dict[str, tuple[dict, list]] = {}
-    for chapter in meta["chapters"]:
-        for sec in chapter.get("secs", []):
+    for c_index, chapter in enumerate(meta["chapters"]):
+        where = f"index-meta.json: chapters[{c_index}]"
+        if not isinstance(chapter, dict) or not isinstance(chapter.get("num"), (str, int)):
+            raise ParseError(f"{where}: expected an object with 'num' and a 'secs' list")
+        secs = chapter.get("secs", [])
+        if not isinstance(secs, list):
+            raise ParseError(f"{where}.secs: expected a list")
+        for s_index, sec in enumerate(secs):
+            if not isinstance(sec, list) or len(sec) < 3 or not all(isinstance(v, (str, int)) for v in sec[:3]):
+                raise ParseError(f"{where}.secs[{s_index}]: expected [id, number, heading]")
             by_id[str(sec[0])] = (chapter, sec)
     return by_id
 
@@ -89,7 +97,7 @@ def parse(raw: bytes, *, meta_raw: bytes, filename: str = "") -> ParsedSource:
     """Parse one volume file, taking numbers and headings from index-meta.json."""
     try:
         volume = json.loads(raw)
-    except json.JSONDecodeError as exc:
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(f"{filename or 'HRS volume'}: not JSON ({exc})") from exc
     if not isinstance(volume, dict):
         raise ParseError(f"{filename or 'HRS volume'}: expected an object of sections")
@@ -100,10 +108,10 @@ def parse(raw: bytes, *, meta_raw: bytes, filename: str = "") -> ParsedSource:
     for sec_id, entry in volume.items():
         if sec_id not in index:
             raise ParseError(f"{filename}: section id {sec_id} is not in index-meta.json")
-        if not isinstance(entry, dict) or "t" not in entry:
+        if not isinstance(entry, dict) or not isinstance(entry.get("t"), str):
             raise ParseError(f"{filename}: section id {sec_id} has no 't' text")
         chapter, sec = index[sec_id]
-        vol_name = vol_name or chapter.get("vol", "")
+        vol_name = vol_name or str(chapter.get("vol") or "")
         number, index_heading = str(sec[1]), squash(str(sec[2]))
         heading, body, history, notes = _split(entry["t"], number, index_heading)
         seen[number] = seen.get(number, 0) + 1
