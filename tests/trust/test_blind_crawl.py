@@ -1,0 +1,230 @@
+"""Blindness audit: crawl everything a reviewer can reach and find nothing about the model, the judges, the
+systems, ranks or another reviewer's grades, in any byte received.
+
+The world (tests/trust/fixtures.py) plants distinctive markers in job-side data: a model id, a provider name,
+judge reasons, P(useful) and probabilities with unusual digits, rank markers in external_ref, the other
+reviewer's notes. The crawler starts at / and /review/, follows every same-site link, form action and htmx
+hx-get/hx-post target, reads the reviewer's API, saves a judgment through the page (htmx and plain) and the
+API, and checks every response, refusals included.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from collections import deque
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+import pytest
+
+from reviewapp.models import Assignment, ReviewItem, ReviewPool
+from tests.trust.fixtures import BLIND_MARKERS, OTHER_NOTE_MARKER, body_of, client_for
+
+pytestmark = pytest.mark.django_db
+
+# Words that would betray model information if they reached a reviewer (as in tests/review/conftest.py).
+FORBIDDEN_WORDS = re.compile(
+    r"\b(rank\w*|scor\w*|probab\w*|p_useful|proposed|confidence|system|bm25|rerank\w*|model\w*|provider\w*|"
+    r"judge\w*|verdict\w*|heuristic|minilm|openai|anthropic|openrouter|logprob\w*)\b", re.I)
+# JSON keys a reviewer-facing API must never carry.
+FORBIDDEN_KEYS = re.compile(r"rank|score|prob|p_useful|model|provider|system|judge|verdict|proposed|"
+                            r"external|reviewer|query_id|doc_id|confidence|run", re.I)
+LINK = re.compile(r"""(?<![\w-])(?:href|src|action|hx-get|hx-post|hx-put|hx-patch|hx-delete)\s*=\s*["']([^"']+)["']""",
+                  re.I)
+# Sentences that name what is hidden without revealing any of it (the reviewer's home page says so).
+BENIGN = ("You will not see how any system ranked or scored them.",)
+ID_ATTR = re.compile(r"""\b(?:id|data-[\w-]+|name|value|for)\s*=\s*["']([^"']*)["']""", re.I)
+
+
+def _same_site_paths(html: str, base: str) -> set[str]:
+    out = set()
+    for raw in LINK.findall(html):
+        url = urldefrag(urljoin(base, raw.replace("&amp;", "&")))[0]
+        parts = urlsplit(url)
+        if parts.scheme not in ("", "http") or parts.netloc not in ("", "testserver"):
+            continue
+        if parts.path.startswith("/static/"):
+            continue
+        out.add(parts.path + (f"?{parts.query}" if parts.query else ""))
+    return out
+
+
+def _content_lines(world) -> list[str]:
+    """The texts a reviewer must read (query, source, passage, instructions), in every encoding a page uses.
+
+    They are the legal content itself (a statute may well say "judge"); the word check runs on everything
+    else. Planted markers are looked for in every byte, content included.
+    """
+    lines = set(BENIGN)
+    items = ReviewItem.objects.filter(assignments__reviewer=world.users["reviewer"]).select_related("pool")
+    for item in items:
+        for text in (item.query_text, item.source_heading, item.source_text, item.passage_caption, item.passage_text,
+                     item.pool.instructions, item.pool.reviewer_title):
+            for line in (text or "").splitlines():
+                if line.strip():
+                    lines |= {line, html.escape(line), json.dumps(line, ensure_ascii=False)[1:-1],
+                              json.dumps(line)[1:-1]}
+    return sorted(lines, key=len, reverse=True)
+
+
+def _assert_blind(text: str, *, where: str, content: list[str]) -> None:
+    for marker in BLIND_MARKERS:
+        assert marker not in text, f"planted marker {marker!r} reached the reviewer in {where}"
+    for line in content:
+        text = text.replace(line, "")
+    match = FORBIDDEN_WORDS.search(text)
+    if match is not None:
+        context = text[max(0, match.start() - 100): match.end() + 100]
+        raise AssertionError(f"{match.group(0)!r} reached the reviewer in {where}: ...{context}...")
+
+
+def _json_keys(value, path="$"):
+    if isinstance(value, dict):
+        for key, child in value.items():
+            yield f"{path}.{key}", key
+            yield from _json_keys(child, f"{path}.{key}")
+    elif isinstance(value, list):
+        for n, child in enumerate(value):
+            yield from _json_keys(child, f"{path}[{n}]")
+
+
+def _crawl(client, starts: list[str]) -> dict[str, tuple[int, str]]:
+    """Breadth-first over same-site links; returns url -> (status, body text)."""
+    seen: dict[str, tuple[int, str]] = {}
+    todo = deque(starts)
+    while todo:
+        url = todo.popleft()
+        if url in seen or len(seen) > 400:
+            continue
+        response = client.get(url)
+        text = body_of(response).decode("utf-8", errors="replace")
+        seen[url] = (response.status_code, text)
+        if response.status_code in (301, 302) and response.get("Location"):
+            todo.append(urlsplit(response["Location"]).path)
+        if "html" in response.get("Content-Type", ""):
+            todo.extend(_same_site_paths(text, url) - set(seen))
+    return seen
+
+
+def _reviewer_item_ids(world) -> list[str]:
+    return list(Assignment.objects.filter(reviewer=world.users["reviewer"])
+                .values_list("item__public_id", flat=True))
+
+
+def test_nothing_a_reviewer_can_reach_reveals_the_model_the_judges_ranks_or_another_reviewers_grades(world):
+    client = client_for(world.users["reviewer"])
+    item_ids = _reviewer_item_ids(world)
+    assert len(item_ids) >= 15  # three pools: declared from a rerank run, planted refs, the CUAD audit
+
+    starts = ["/", "/review/", "/api/me/", "/api/review/queue/"]
+    for item_id in item_ids:
+        starts += [f"/review/items/{item_id}/", f"/review/items/{item_id}/history/",
+                   f"/api/review/items/{item_id}/", f"/api/review/items/{item_id}/history/"]
+    pages = _crawl(client, starts)
+    content = _content_lines(world)
+    reached = {url for url, (status, _) in pages.items() if status == 200}
+    assert {f"/review/items/{i}/" for i in item_ids} <= reached  # the crawl really read every item
+
+    # Saves: through the page (plain and htmx) and the API; their answers are checked too.
+    pool_item = item_ids[0]
+    pages["POST page save"] = _post(client, f"/review/items/{pool_item}/",
+                                    {"section": "2", "passage": "1", "action": "save", "note": "n"})
+    pages["POST htmx save"] = _post(client, f"/review/items/{pool_item}/",
+                                    {"section": "2", "passage": "2", "action": "save"}, HTTP_HX_REQUEST="true")
+    pages["POST htmx refused"] = _post(client, f"/review/items/{pool_item}/", {"section": "9", "action": "complete"},
+                                       HTTP_HX_REQUEST="true")
+    pages["POST api save"] = _post_json(client, f"/api/review/items/{item_ids[1]}/judgment/",
+                                        {"grades": {"section": 1, "passage": 0}, "complete": False})
+    pages["POST api refused"] = _post_json(client, f"/api/review/items/{item_ids[1]}/judgment/",
+                                           {"grades": {"passage": 9}})
+    pages[f"/review/items/{pool_item}/history/ after saves"] = _get(client, f"/review/items/{pool_item}/history/")
+
+    for url, (status, text) in pages.items():
+        assert status < 500, f"{url} answered {status}"
+        _assert_blind(text, where=f"{url} ({status})", content=content)
+        if url.startswith("/api/") and status == 200 and text.strip().startswith(("{", "[")):
+            for path, key in _json_keys(json.loads(text)):
+                if url.startswith("/api/me/"):
+                    continue
+                assert not FORBIDDEN_KEYS.search(key), f"{url}: key {path} is not for a reviewer"
+
+    # Nothing beyond the review (and the reviewer's own identity) answered 200.
+    allowed = re.compile(r"^/($|review/|api/review/(queue|items)/|api/me/|api/schema/|api/docs/|accounts/)")
+    assert all(allowed.match(url) for url in reached), sorted(u for u in reached if not allowed.match(u))
+
+
+def _get(client, url, **extra):
+    response = client.get(url, **extra)
+    return response.status_code, body_of(response).decode()
+
+
+def _post(client, url, data, **extra):
+    response = client.post(url, data, **extra)
+    return response.status_code, body_of(response).decode()
+
+
+def _post_json(client, url, data):
+    response = client.post(url, json.dumps(data), content_type="application/json")
+    return response.status_code, body_of(response).decode()
+
+
+def test_the_other_reviewers_grades_and_notes_never_show(world):
+    """Reviewer 2 graded every shared item 3/3 with a planted note; the reviewer's untouched items show nothing."""
+    client = client_for(world.users["reviewer"])
+    own_items = set(ReviewItem.objects.filter(judgments__reviewer=world.users["reviewer"])
+                    .values_list("public_id", flat=True))
+    checked = 0
+    for item_id in _reviewer_item_ids(world):
+        page = client.get(f"/review/items/{item_id}/").content.decode()
+        api = client.get(f"/api/review/items/{item_id}/").json()
+        history = client.get(f"/api/review/items/{item_id}/history/").json()
+        assert OTHER_NOTE_MARKER not in page
+        if item_id in own_items:
+            continue
+        checked += 1
+        assert " checked" not in page, f"item {item_id}: a grade is pre-selected that the reviewer never gave"
+        assert api["current"] is None and history == []
+    assert checked >= 10
+
+
+def test_ids_and_urls_a_reviewer_sees_are_opaque(world):
+    client = client_for(world.users["reviewer"])
+    job_ids = set()
+    for item in ReviewItem.objects.filter(assignments__reviewer=world.users["reviewer"]):
+        job_ids |= {item.query_id, item.doc_id, str(item.pk)}
+        job_ids |= {str(v) for v in (item.external_ref or {}).values() if not isinstance(v, (dict, list))}
+    job_ids |= {str(pk) for pk in ReviewPool.objects.values_list("pk", flat=True)}
+    attributes: set[str] = set()
+    urls: set[str] = set()
+    for url in ["/review/", *[f"/review/items/{i}/" for i in _reviewer_item_ids(world)]]:
+        html = client.get(url).content.decode()
+        attributes |= set(ID_ATTR.findall(html))
+        urls |= _same_site_paths(html, url)
+    for public_id in _reviewer_item_ids(world):
+        assert re.fullmatch(r"[A-Za-z0-9_-]{16,}", public_id), f"item id {public_id!r} is not opaque"
+    for value in attributes | urls:
+        for token in re.split(r"[/?&=#:\s.-]+", value):
+            if token and not token.isdigit():
+                assert token not in job_ids or len(token) < 3, f"job-side id {token!r} in {value!r}"
+    # no URL segment a reviewer sees is a database id (ids are random strings)
+    for url in urls:
+        assert not re.search(r"/\d+/", url), f"{url} carries a sequential id"
+
+
+def test_the_queue_order_does_not_follow_rank_or_insertion_order(world):
+    client = client_for(world.users["reviewer"])
+    queues = client.get("/api/review/queue/").json()
+    by_id = {i.public_id: i for i in ReviewItem.objects.filter(assignments__reviewer=world.users["reviewer"])}
+    for queue in queues:
+        ids = [entry["item"] for entry in queue["items"]]
+        items = [by_id[i] for i in ids]
+        assert [i.pk for i in items] != sorted(i.pk for i in items), "queue follows insertion (rank) order"
+        ranked = [(i.query_id, i.external_ref.get("rank")) for i in items if "rank" in (i.external_ref or {})]
+        if ranked:
+            assert ranked != sorted(ranked), "queue follows rank order"
+    # the reviewer's page lists the same order as the API, by position only
+    html = client.get("/review/").content.decode()
+    first_queue = [e["item"] for e in queues[0]["items"]]
+    positions = [html.index(f"/review/items/{i}/") for i in first_queue]
+    assert positions == sorted(positions)
