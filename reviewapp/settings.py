@@ -87,6 +87,7 @@ TEMPLATES = [
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
 DATABASES = {"default": database_config(DATABASE_URL, base_dir=BASE_DIR)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+DATABASE_ROUTERS = ["reviewapp.db_routers.TablelessModelsRouter"]
 
 REDIS_URL = redis_url(env_str("REDIS_URL"))
 if REDIS_URL:
