@@ -60,7 +60,14 @@ _LIMITS = {"citation": 120, "number": 80, "chapter": 40}
 
 
 def _check_lengths(parsed: ParsedSource, source_key: str) -> None:
+    if "\x00" in parsed.title:
+        raise ImportProblem(f"{source_key}: the title contains a NUL character (0x00); not a text file")
     for position, p in enumerate(parsed.provisions):
+        for name in ("citation", "number", "chapter", "chapter_title", "heading", "body", "history", "notes",
+                     "official_url"):
+            if "\x00" in getattr(p, name):
+                raise ImportProblem(f"{source_key}: section {position + 1} ({p.citation[:40]!r}): {name} "
+                                    "contains a NUL character (0x00); not a text file")
         for name, limit in _LIMITS.items():
             if len(getattr(p, name)) > limit:
                 raise ImportProblem(f"{source_key}: section {position + 1} ({getattr(p, name)[:40]!r}...): "

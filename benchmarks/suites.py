@@ -19,6 +19,7 @@ KINDS = ("ranking", "outside_corpus", "exact_citation")
 SPLITS = ("dev", "heldout")
 CORPORA = ("nrs", "hrs", "usc")
 DEFAULT_NOMINATOR = "assistant (not a lawyer)"
+MAX_VERSION = 2_147_483_647  # the largest value every supported database stores in Suite.version
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,20 @@ def suite_load(raw: bytes, *, filename: str = "") -> dict[str, Any]:
         raise SuiteInvalid([SuiteProblem("suite", "file", f"cannot be read: {exc}")]) from exc
     if not isinstance(data, dict):
         raise SuiteInvalid([SuiteProblem("suite", "file", "top level must be an object")])
+    if _has_nul(data):
+        raise SuiteInvalid([SuiteProblem("suite", "file", "contains a NUL character (\\u0000)")])
     return data
+
+
+def _has_nul(value: Any) -> bool:
+    """A NUL in any string or key (PostgreSQL cannot store one in a text column)."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(_has_nul(v) for v in value)
+    return False
 
 
 def _text(value: Any) -> str:
@@ -70,13 +84,17 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
     name = _text(data.get("name"))
     if not name:
         bad("suite", "name", "required (a non-empty string)")
+    elif len(name) > 100:
+        bad("suite", "name", "at most 100 characters")
     version = data.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version < 1:
-        bad("suite", "version", "required (a positive integer)")
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= MAX_VERSION:
+        bad("suite", "version", f"required (a positive integer up to {MAX_VERSION})")
     corpus = data.get("corpus")
     if corpus not in CORPORA:
         bad("suite", "corpus", f"must be one of {', '.join(CORPORA)}, got {corpus!r}")
     default_nominator = _text(data.get("nominated_by")) or DEFAULT_NOMINATOR
+    if len(default_nominator) > 150:
+        bad("suite", "nominated_by", "at most 150 characters")
 
     families: dict[str, dict[str, Any]] = {}
     raw_families = data.get("families", [])
@@ -92,6 +110,8 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
         if fid in families:
             bad(where, "id", "duplicate family id")
             continue
+        if len(fid) > 100:
+            bad(where, "id", "at most 100 characters")
         split = fam.get("split", "")
         if split and split not in SPLITS:
             bad(where, "split", f"must be one of {', '.join(SPLITS)}, got {split!r}")
@@ -114,6 +134,8 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
             bad(where, "id", "required")
         elif qid in seen_ids:
             bad(where, "id", "duplicate query id")
+        elif len(qid) > 60:
+            bad(where, "id", "at most 60 characters")
         seen_ids.add(qid)
         text = _text(q.get("text"))
         if not text:
@@ -170,6 +192,8 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
             provisional = target.get("provisional", True)
             if not isinstance(provisional, bool):
                 bad(where, f"targets[{t_index}].provisional", "must be true or false")
+            if len(_text(target.get("nominated_by"))) > 150:
+                bad(where, f"targets[{t_index}].nominated_by", "at most 150 characters")
             targets.append({
                 "citation": citation,
                 "provisional": provisional is not False,

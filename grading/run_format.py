@@ -80,12 +80,18 @@ def _check_item(
     if not item["text"].strip():
         errors.append(f"{where}, field 'text': empty text")
         ok = False
+    elif "\x00" in item["text"]:
+        errors.append(f"{where}, field 'text': contains a NUL character (\\u0000)")
+        ok = False
     return RunExtraction(item["contract"], item["category"], item["text"]) if ok else None
 
 
 def _check_model(value: object, where: str, errors: list[str]) -> str | None:
     if not isinstance(value, str) or not value.strip():
         errors.append(f"{where}, field 'model': expected a non-empty string, got {_type_name(value)}")
+        return None
+    if "\x00" in value:
+        errors.append(f"{where}, field 'model': contains a NUL character (\\u0000)")
         return None
     if len(value.strip()) > MAX_MODEL_CHARS:
         errors.append(f"{where}, field 'model': longer than {MAX_MODEL_CHARS} characters")

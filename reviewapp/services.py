@@ -324,6 +324,8 @@ def judgment_submit(
             raise ReviewError(f"cannot mark complete: no answer for {', '.join(missing)} (a grade or unknown)")
     status = JudgmentRevision.COMPLETE if complete else JudgmentRevision.DRAFT
     note = (note or "").strip()
+    if "\x00" in note:
+        raise ReviewError("note: contains a NUL character")
     if not Assignment.objects.filter(item=item, reviewer=reviewer).exists():
         raise NotAssigned(item.public_id)
     for _attempt in range(3):
