@@ -187,6 +187,9 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
         "label_rule": selectors.LABEL_RULE,
         "candidates": selectors.reviewer_candidates(),
         "labels": selectors.pool_labels(pool=pool),
+        # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
+        # pool declared from a rerank run has one (its item count), which made this page a 500.
+        "declared_params": sorted((pool.declared_params or {}).items()),
     }
     context["label_counts"] = {
         state: sum(1 for label in context["labels"] if label.state == state)
