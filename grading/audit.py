@@ -315,13 +315,19 @@ def _flag(audit: Audit) -> None:
     audit.n_candidates, audit.flagged = len(candidates), True
 
 
-def audit_resume(*, audit: Audit, reattempt: bool = False, queue: bool = True) -> Audit:
-    """Queue a failed (or stopped) audit again; judged candidates are skipped. ``reattempt`` re-sends failures."""
+def audit_resume(*, audit: Audit, reattempt: bool = False, queue: bool = True, worker_lost: bool = False) -> Audit:
+    """Queue a failed (or stopped) audit again; judged candidates are skipped. ``reattempt`` re-sends failures.
+
+    ``worker_lost``: the person knows the worker died mid-audit, so an audit still marked running may be
+    resumed too (requests left without an answer turn 'unknown'; one receipt per request and attempt means
+    none is ever sent twice).
+    """
     audit.refresh_from_db()
-    if audit.status != Audit.Status.FAILED:
+    resumable = [Audit.Status.FAILED] + ([Audit.Status.RUNNING] if worker_lost else [])
+    if audit.status not in resumable:
         raise AuditError(f"audit {audit.pk} is {audit.status}; only a failed or stopped audit can be resumed")
     params = {**audit.params, "reattempt": bool(reattempt), "waits": 0}
-    changed = Audit.objects.filter(pk=audit.pk, status=Audit.Status.FAILED).update(
+    changed = Audit.objects.filter(pk=audit.pk, status__in=resumable).update(
         status=Audit.Status.QUEUED, params=params, stage="queued again (resume)", error=""
     )
     if not changed:

@@ -193,13 +193,22 @@ def extraction_job_create(
     return job
 
 
-def job_resume(*, job: ConsoleJob, reattempt: bool = False, queue: bool = True) -> ConsoleJob:
-    """Queue a failed (or stopped) job again; done contracts are skipped. ``reattempt`` re-sends failed requests."""
+def job_resume(
+    *, job: ConsoleJob, reattempt: bool = False, queue: bool = True, worker_lost: bool = False
+) -> ConsoleJob:
+    """Queue a failed (or stopped) job again; done contracts are skipped. ``reattempt`` re-sends failed requests.
+
+    ``worker_lost``: the person knows the worker died mid-job (killed, machine restarted), so a job still marked
+    running may be resumed too. Its requests left without an answer turn 'unknown' and are not re-sent unless
+    re-attempted; even if the worker were alive, a request is never sent twice: each (request, attempt) has
+    one receipt, written before sending, and a second writer's insert fails.
+    """
     job.refresh_from_db()
-    if job.status != ConsoleJob.Status.FAILED:
+    resumable = [ConsoleJob.Status.FAILED] + ([ConsoleJob.Status.RUNNING] if worker_lost else [])
+    if job.status not in resumable:
         raise JobError(f"job {job.pk} is {job.status}; only a failed or stopped job can be resumed")
     params = {**job.params, "reattempt": bool(reattempt)}
-    changed = ConsoleJob.objects.filter(pk=job.pk, status=ConsoleJob.Status.FAILED).update(
+    changed = ConsoleJob.objects.filter(pk=job.pk, status__in=resumable).update(
         status=ConsoleJob.Status.QUEUED, params=params, stage="queued again (resume)", error=""
     )
     if not changed:
