@@ -59,7 +59,7 @@ def report_request_parse(*, source: str, pk: int, params: Mapping[str, str]) -> 
     elif choice == "none":
         secondary = None
     else:
-        secondary = RetrievalRun.objects.filter(pk=int(choice) if choice.isdigit() else -1,
+        secondary = RetrievalRun.objects.filter(pk=int(choice) if choice.isdecimal() and len(choice) <= 18 else -1,
                                                 status=RunStatus.DONE).first()
         if secondary is None or secondary.suite_id != run.suite_id or secondary.pk == run.pk:
             raise reports.ReportParameterError(

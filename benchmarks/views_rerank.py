@@ -40,9 +40,10 @@ class RerankRunForm(forms.Form):
     ])
     question_version = forms.ChoiceField(initial=DEFAULT_VERSION)
     candidates_per_request = forms.IntegerField(min_value=1, max_value=30, initial=4)
-    max_requests = forms.IntegerField(min_value=1, initial=rerank.DEFAULT_MAX_REQUESTS,
+    # Upper bounds: what the ledger's columns hold (beyond them the database refused with a 500).
+    max_requests = forms.IntegerField(min_value=1, max_value=2**31 - 1, initial=rerank.DEFAULT_MAX_REQUESTS,
                                       help_text="attempted requests, re-attempts included")
-    max_input_tokens = forms.IntegerField(min_value=1, initial=rerank.DEFAULT_MAX_INPUT_TOKENS)
+    max_input_tokens = forms.IntegerField(min_value=1, max_value=2**63 - 1, initial=rerank.DEFAULT_MAX_INPUT_TOKENS)
     concurrency = forms.IntegerField(min_value=1, max_value=64, required=False, help_text="blank = provider default")
 
     def __init__(self, *args, **kwargs) -> None:

@@ -102,8 +102,9 @@ class LaunchInput(serializers.Serializer):
     model_id = serializers.CharField(required=False, default="", allow_blank=True)
     sample = serializers.IntegerField(required=False)
     limit = serializers.IntegerField(required=False, min_value=1)
-    max_requests = serializers.IntegerField(required=False, min_value=1)
-    max_input_tokens = serializers.IntegerField(required=False, min_value=1)
+    # Upper bounds: what the ledger's columns hold (beyond them the database refused with a 500).
+    max_requests = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
+    max_input_tokens = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
 
 
 def _refused(errors: list[str]) -> Response:

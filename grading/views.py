@@ -280,7 +280,10 @@ def _paste(request: HttpRequest) -> HttpResponse:
 def launch(request: HttpRequest) -> HttpResponse:
     sample = cs.sample_default()
     if request.POST.get("sample"):
-        sample = Sample.objects.filter(pk=request.POST["sample"]).first()
+        raw_sample = request.POST["sample"]
+        # A non-number (or a number no database column holds) is an unknown sample, not a crash.
+        ok = raw_sample.isdecimal() and len(raw_sample) <= 18
+        sample = Sample.objects.filter(pk=int(raw_sample)).first() if ok else None
     errors = []
     limit = None
     if request.POST.get("limit"):
@@ -509,7 +512,8 @@ def _controls_context(request: HttpRequest, view: cs.View | None = None) -> dict
     return {
         "run_choices": run_choices,
         "matchers": MATCHERS,
-        "selected_runs": [r.pk for r in view.runs] if view else [int(x) for x in g.getlist("run") if x.isdigit()],
+        "selected_runs": [r.pk for r in view.runs] if view
+        else [int(x) for x in g.getlist("run") if x.isdecimal() and len(x) <= 18],
         "form": {
             "correct": g.get("correct", "0.7"),
             "partial": g.get("partial", "0.4"),

@@ -135,6 +135,8 @@ def _parse_json_lines(text: str) -> list:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             raise services.ReviewError(f"JSON: {error}") from None
+        except RecursionError:  # "[[[[..." deeper than the parser follows: a 500 before
+            raise services.ReviewError("JSON: nested too deeply") from None
         return data
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -144,6 +146,8 @@ def _parse_json_lines(text: str) -> list:
             rows.append(json.loads(line))
         except json.JSONDecodeError as error:
             raise services.ReviewError(f"line {number}: {error.msg}") from None
+        except RecursionError:
+            raise services.ReviewError(f"line {number}: JSON nested too deeply") from None
     return rows
 
 

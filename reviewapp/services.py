@@ -123,6 +123,10 @@ def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:
     return item
 
 
+# More would be no review design anyone runs; far more overflowed the column (a 500).
+MAX_REVIEWERS_PER_ITEM = 100
+
+
 @transaction.atomic
 def pool_create(
     *,
@@ -151,8 +155,8 @@ def pool_create(
         raise ReviewError("name: required")
     if not declared_rule.strip():
         raise ReviewError("declared_rule: required (say how the pool was chosen)")
-    if not isinstance(reviewers_per_item, int) or reviewers_per_item < 1:
-        raise ReviewError("reviewers_per_item: must be a positive integer")
+    if not isinstance(reviewers_per_item, int) or not 1 <= reviewers_per_item <= MAX_REVIEWERS_PER_ITEM:
+        raise ReviewError(f"reviewers_per_item: must be a whole number from 1 to {MAX_REVIEWERS_PER_ITEM}")
     if not items:
         raise ReviewError("items: a pool needs at least one item")
     cleaned = [_clean_item(i, raw) for i, raw in enumerate(items)]
