@@ -226,8 +226,8 @@ MATRIX: dict[str, Entry] = {
     "admin/": Entry("/admin/", {"anonymous": ADMIN_LOGIN, "reviewer": ADMIN_LOGIN, "stakeholder": ADMIN_LOGIN,
                                 "admin": 200}),
     "admin/login/": Entry("/admin/login/", {"anonymous": 200, "reviewer": 200, "stakeholder": 200, "admin": 302}),
-    "admin/logout/": Entry("/admin/logout/", {"anonymous": ADMIN_LOGIN, "reviewer": ADMIN_LOGIN,
-                                              "stakeholder": ADMIN_LOGIN, "admin": 405}),
+    "admin/logout/": Entry("/admin/logout/", {"anonymous": 302, "reviewer": 302, "stakeholder": 302, "admin": 405},
+                           note="non-staff are sent to /admin/, which sends them to its login"),
     "admin/password_change/": Entry("/admin/password_change/", {"anonymous": ADMIN_LOGIN, "reviewer": ADMIN_LOGIN,
                                                                 "stakeholder": ADMIN_LOGIN, "admin": 200}),
     "admin/password_change/done/": Entry("/admin/password_change/done/", {

@@ -146,3 +146,17 @@ def test_every_other_method_is_refused_or_not_allowed_for_roles_without_the_perm
             if _row_counts() != before:
                 failures.append(f"PUT/PATCH/DELETE {url} ({route}) as {role} wrote rows")
     assert not failures, "\n".join(failures)
+
+
+def test_the_admin_pages_of_every_pool_and_run_of_the_world_answer(world):
+    """The matrix visits one object per pattern; these are the others (a pool declared from a rerank run, the
+    CUAD audit's pool, the planted run), each of which once had its own way to fail."""
+    admin = client_for(world.users["admin"])
+    for pool_id in (world.pool_id, world.marker_pool_id, world.audit_pool_id):
+        for suffix in ("", "qrels.txt", "judgments.jsonl"):
+            url = f"/review/admin/pools/{pool_id}/{suffix}"
+            assert admin.get(url).status_code == 200, url
+    for pk in (world.rerank_pk, world.planted_rerank_pk):
+        for url in (f"/benchmarks/rerank/{pk}/", f"/benchmarks/rerank/{pk}/human-metrics/",
+                    f"/benchmarks/rerank/{pk}/calibration/", f"/benchmarks/rerank/{pk}/review-pool/"):
+            assert admin.get(url).status_code == 200, url
