@@ -19,7 +19,11 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
         f"grading: sample n={sample.n} seed={sample.seed} {'created' if created else 'present'}"
         f" (manifest sha256 {sample.manifest_sha256[:12]})\n"
     )
-    # The label audit of the local-extractor run (queues the console's local extraction job if absent).
+    # The console: a synthetic comparison run graded now, and the local heuristic extraction job queued.
+    from grading.console_demo import load_console_demo
+
+    load_console_demo(data_dir=data_dir, stdout=stdout)
+    # The label audit of the local-extractor run (launched when that extraction job has finished).
     from grading.audit_demo import load_audit_demo
 
     load_audit_demo(data_dir=data_dir, stdout=stdout)
