@@ -21,18 +21,16 @@ import numpy as np
 from grading import selectors
 from grading.console_models import ConsoleJob
 from grading.models import Category, Contract, CuadDataset, Extraction, ExtractionRun, Sample, Span
-from grading.scoring.bootstrap import DEFAULT_LEVEL, Interval, percentile_bounds
 from grading.scoring.cuad import (
-    COUNT_KEYS,
     DEFAULT_REPLICATES,
     OUTCOME_NAMES,
     Figures,
     Grade,
     PairTable,
     Thresholds,
-    bootstrap_draws,
     classify,
     contract_tallies,
+    grade,
     micro_ratios,
 )
 from grading.scoring.matching import MATCHERS
@@ -269,80 +267,9 @@ class RunCard:
         return self.card.overall.f1.estimate - self.other["f1"]
 
 
-def _bounds(reps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """95% percentile bounds of each column of a (replicates, k) matrix, as ``percentile_bounds`` per column.
-
-    Columns without NaN go through one vectorised ``np.percentile`` (the same
-    per-column arithmetic, so the same numbers); columns with NaN replicates
-    (a resample without extractions of that type) through ``percentile_bounds``.
-    """
-    reps = np.asarray(reps, dtype=float)
-    low = np.empty(reps.shape[1])
-    high = np.empty(reps.shape[1])
-    has_nan = np.isnan(reps).any(axis=0)
-    clean = ~has_nan
-    if clean.any():
-        tail = (1.0 - DEFAULT_LEVEL) / 2.0 * 100.0  # exactly as percentile_bounds computes it
-        low[clean], high[clean] = np.percentile(reps[:, clean], [tail, 100.0 - tail], axis=0)
-    for k in np.flatnonzero(has_nan):
-        low[k], high[k] = percentile_bounds(reps[:, k])
-    return low, high
-
-
 def grade_live(table: PairTable, thresholds: Thresholds, *, replicates: int, seed: int) -> Grade:
-    """``grading.scoring.cuad.grade``, vectorised for the live console: the same figures, in a fraction of the time.
-
-    Same classification, tallies, seeded contract draws and percentile rule;
-    two changes of computation only: replicate sums as ``counts @ tallies``
-    (credits are multiples of 0.5 and counts integers, so every sum is exact
-    in floating point) and all intervals from one percentile call per metric.
-    A test checks equality with ``grade`` at random settings.
-    """
-    classified = classify(table, thresholds)
-    tallies = contract_tallies(table, classified)  # (contracts, categories, 3)
-    nc, nk = table.n_contracts, table.n_categories
-    _, draw_counts = bootstrap_draws(nc, replicates, seed)
-    # Column 0..nk-1: per clause type; column nk: overall.
-    flat = np.concatenate([tallies, tallies.sum(axis=1, keepdims=True)], axis=1)  # (nc, nk+1, 3)
-    totals = flat.sum(axis=0)  # (nk+1, 3)
-    point = np.array(micro_ratios(totals))  # (3, nk+1)
-    reps = micro_ratios((draw_counts @ flat.reshape(nc, (nk + 1) * 3)).reshape(replicates, nk + 1, 3))
-    bounds = [_bounds(r) for r in reps]  # per metric: (low, high) arrays over columns
-
-    missed = classified.span_missed
-    outcome_counts = np.zeros((nk + 1, 4), dtype=np.int64)
-    np.add.at(outcome_counts, (table.ext_category, classified.outcome), 1)
-    outcome_counts[nk] = outcome_counts[:nk].sum(axis=0)
-    missed_by = np.bincount(table.span_category[missed], minlength=nk)
-    spans_by = np.bincount(table.span_category, minlength=nk)
-    ext_by = np.bincount(table.ext_category, minlength=nk)
-
-    def figures(col: int) -> Figures:
-        counts_row = dict(
-            zip(
-                COUNT_KEYS,
-                (
-                    *(int(x) for x in outcome_counts[col]),
-                    int(missed_by[col] if col < nk else missed.sum()),
-                    int(ext_by[col] if col < nk else len(classified.outcome)),
-                    int(spans_by[col] if col < nk else len(missed)),
-                ),
-                strict=True,
-            )
-        )
-        intervals = [
-            Interval(float(point[m, col]), float(bounds[m][0][col]), float(bounds[m][1][col])) for m in range(3)
-        ]
-        return Figures(*intervals, counts=counts_row, credit=float(totals[col, 0]))
-
-    return Grade(
-        overall=figures(nk),
-        per_category=tuple(figures(k) for k in range(nk)),
-        classified=classified,
-        thresholds=thresholds,
-        replicates=replicates,
-        seed=seed,
-    )
+    """The console's grade: ``grading.scoring.cuad.grade``, which is itself vectorised now (one code path)."""
+    return grade(table, thresholds, replicates=replicates, seed=seed)
 
 
 def _point(pairs: selectors.StoredPairs, thresholds: Thresholds) -> dict[str, float]:

@@ -8,7 +8,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from django.db import transaction
+from django.db import connection, transaction
 
 from grading import selectors
 from grading.cuad_file import read_cuad, read_source
@@ -191,7 +191,8 @@ def extraction_run_import(
     ):
         spans[contract_id].append((span_id, category_id, text))
 
-    rows: list[Extraction | None] = [None] * len(parsed.extractions)
+    # One tuple per extraction, in run order (so primary keys follow positions, as before).
+    rows: list[tuple | None] = [None] * len(parsed.extractions)
     for contract_id, positions in by_contract.items():
         gold = spans[contract_id]
         scores = score_contract(
@@ -199,24 +200,31 @@ def extraction_run_import(
             [(category_ids[parsed.extractions[p].category], parsed.extractions[p].text) for p in positions],
             [(category_id, text) for _, category_id, text in gold],
         )
-
-        def span_id(local: int, gold=gold) -> int | None:
-            return gold[local][0] if local >= 0 else None
-
-        for i, p in enumerate(positions):
+        gold_ids = [span_id for span_id, _, _ in gold]
+        columns = zip(
+            scores.grounding.tolist(),
+            scores.best_f1.tolist(),
+            scores.best_span.tolist(),
+            scores.matched_f1["hungarian"].tolist(),
+            scores.matched_span["hungarian"].tolist(),
+            scores.matched_f1["greedy"].tolist(),
+            scores.matched_span["greedy"].tolist(),
+            strict=True,
+        )
+        for p, (ground, best_f1, best, h_f1, h_span, g_f1, g_span) in zip(positions, columns, strict=True):
             e = parsed.extractions[p]
-            rows[p] = Extraction(
-                position=p,
-                contract_id=contract_id,
-                category_id=category_ids[e.category],
-                text=e.text,
-                grounding=float(scores.grounding[i]),
-                best_f1=float(scores.best_f1[i]),
-                best_span_id=span_id(int(scores.best_span[i])),
-                hungarian_f1=float(scores.matched_f1["hungarian"][i]),
-                hungarian_span_id=span_id(int(scores.matched_span["hungarian"][i])),
-                greedy_f1=float(scores.matched_f1["greedy"][i]),
-                greedy_span_id=span_id(int(scores.matched_span["greedy"][i])),
+            rows[p] = (
+                p,
+                contract_id,
+                category_ids[e.category],
+                e.text,
+                ground,
+                best_f1,
+                gold_ids[best] if best >= 0 else None,
+                h_f1,
+                gold_ids[h_span] if h_span >= 0 else None,
+                g_f1,
+                gold_ids[g_span] if g_span >= 0 else None,
             )
 
     with transaction.atomic():
@@ -228,7 +236,40 @@ def extraction_run_import(
             source_format=parsed.source_format,
             n_extractions=len(parsed.extractions),
         )
-        for row in rows:
-            row.run = run
-        Extraction.objects.bulk_create(rows, batch_size=BATCH)
+        _extractions_insert(run_id=run.pk, rows=rows)
     return run, True
+
+
+_EXTRACTION_FIELDS = (
+    "run",
+    "position",
+    "contract",
+    "category",
+    "text",
+    "grounding",
+    "best_f1",
+    "best_span",
+    "hungarian_f1",
+    "hungarian_span",
+    "greedy_f1",
+    "greedy_span",
+)
+
+
+def _extractions_insert(*, run_id: int, rows: list[tuple]) -> None:
+    """Insert a run's extraction rows ``(position, contract, category, text, grounding, ...)`` with one statement.
+
+    Why not ``bulk_create``: for a 10,000-extraction run it spent most of its
+    time building model instances and SQL (SQLite's variable limit cut it into
+    121 statements); one prepared INSERT run by the driver's executemany stores
+    the same values in a fraction of the time (issue 8: grading end to end < 2 s).
+    The caller holds the transaction.
+    """
+    meta = Extraction._meta
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(meta.get_field(name).column) for name in _EXTRACTION_FIELDS)
+    placeholders = ", ".join(["%s"] * len(_EXTRACTION_FIELDS))
+    sql = f"INSERT INTO {quote(meta.db_table)} ({columns}) VALUES ({placeholders})"  # noqa: S608 -- names only
+    with connection.cursor() as cursor:
+        if rows:
+            cursor.executemany(sql, [(run_id, *row) for row in rows])

@@ -57,6 +57,31 @@ def percentile_bounds(replicate_values: np.ndarray, *, level: float = DEFAULT_LE
     return (float(low), float(high))
 
 
+def percentile_bounds_columns(
+    replicate_values: np.ndarray, *, level: float = DEFAULT_LEVEL
+) -> tuple[np.ndarray, np.ndarray]:
+    """``percentile_bounds`` of every column of a (replicates, k) matrix, as two (k,) arrays (low, high).
+
+    Columns without NaN go through one ``np.percentile(..., axis=0)`` call (the
+    same per-column arithmetic, so the same numbers as ``percentile_bounds``);
+    a column with NaN replicates goes through ``percentile_bounds`` itself.
+    Dozens of intervals then cost one call instead of one call each.
+    """
+    values = np.asarray(replicate_values, dtype=float)
+    if values.ndim != 2:
+        raise ValueError(f"expected a (replicates, k) matrix, got shape {values.shape}")
+    low = np.empty(values.shape[1])
+    high = np.empty(values.shape[1])
+    has_nan = np.isnan(values).any(axis=0)
+    clean = ~has_nan
+    if clean.any():
+        tail = (1.0 - level) / 2.0 * 100.0  # exactly as percentile_bounds computes it
+        low[clean], high[clean] = np.percentile(values[:, clean], [tail, 100.0 - tail], axis=0)
+    for k in np.flatnonzero(has_nan):
+        low[k], high[k] = percentile_bounds(values[:, k], level=level)
+    return low, high
+
+
 def cluster_sums(values_per_cluster: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """Sum of per-cluster values over each replicate's drawn clusters.
 

@@ -27,7 +27,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from grading.scoring.bootstrap import Interval, cluster_sums, percentile_bounds, resample_indices
+from grading.scoring.bootstrap import Interval, percentile_bounds_columns, resample_indices
 from grading.scoring.matching import MATCHERS, match
 from grading.scoring.tokens import SourceIndex, grounding, tokenize
 
@@ -283,27 +283,6 @@ def bootstrap_draws(n_contracts: int, replicates: int, seed: int) -> tuple[np.nd
     return indices, counts
 
 
-def _intervals(point: np.ndarray, reps: tuple[np.ndarray, np.ndarray, np.ndarray]) -> list[Interval]:
-    out = []
-    for k in range(3):
-        low, high = percentile_bounds(reps[k])
-        out.append(Interval(float(point[k]), low, high))
-    return out
-
-
-def _counts(outcome: np.ndarray, missed: int, spans: int) -> dict[str, int]:
-    by_outcome = np.bincount(outcome, minlength=4) if len(outcome) else np.zeros(4, dtype=int)
-    return {
-        "correct": int(by_outcome[CORRECT]),
-        "partial": int(by_outcome[PARTIAL]),
-        "incorrect": int(by_outcome[INCORRECT]),
-        "hallucinated": int(by_outcome[HALLUCINATED]),
-        "missed": int(missed),
-        "extractions": len(outcome),
-        "spans": int(spans),
-    }
-
-
 def contract_tallies(table: PairTable, classified: Classified) -> np.ndarray:
     """Per (contract, category) tallies, shape (n_contracts, n_categories, 3): credit, extractions, spans."""
     nc, nk = table.n_contracts, table.n_categories
@@ -333,38 +312,50 @@ def grade(
     The population is the table's contracts: each replicate draws as many
     contracts as there are, with replacement, and recomputes the micro ratios
     from the drawn contracts' summed tallies.
+
+    Computed as array work over all clause types and the overall column at
+    once: replicate sums as ``draw counts @ tallies`` (credits are multiples of
+    0.5 and the other tallies integers, so every sum is exact and equals the
+    sum over the drawn contracts), and every interval of a metric from one
+    percentile call (``percentile_bounds_columns``, the same numbers as
+    ``percentile_bounds`` per column).
     """
     classified = classify(table, thresholds)
-    tallies = contract_tallies(table, classified)
-    per_contract = tallies.sum(axis=1)
-    indices, draw_counts = bootstrap_draws(table.n_contracts, replicates, seed)
+    tallies = contract_tallies(table, classified)  # (contracts, categories, 3)
+    nc, nk = table.n_contracts, table.n_categories
+    _, draw_counts = bootstrap_draws(nc, replicates, seed)
+    # Columns 0..nk-1: per clause type; column nk: overall.
+    flat = np.concatenate([tallies, tallies.sum(axis=1, keepdims=True)], axis=1)  # (nc, nk+1, 3)
+    totals = flat.sum(axis=0)  # (nk+1, 3)
+    point = np.array(micro_ratios(totals))  # (3, nk+1)
+    reps = micro_ratios((draw_counts @ flat.reshape(nc, (nk + 1) * 3)).reshape(replicates, nk + 1, 3))
+    bounds = [percentile_bounds_columns(r) for r in reps]  # per metric: (low, high) over columns
 
-    total = per_contract.sum(axis=0)
-    point = np.array(micro_ratios(total))
-    overall_reps = micro_ratios(cluster_sums(per_contract, indices))
     missed = classified.span_missed
-    overall = Figures(
-        *_intervals(point, overall_reps),
-        counts=_counts(classified.outcome, int(missed.sum()), len(missed)),
-        credit=float(total[0]),
-    )
+    outcome_counts = np.zeros((nk + 1, 4), dtype=np.int64)
+    np.add.at(outcome_counts, (table.ext_category, classified.outcome), 1)
+    outcome_counts[nk] = outcome_counts[:nk].sum(axis=0)
+    missed_by = np.bincount(table.span_category[missed], minlength=nk)
+    spans_by = np.bincount(table.span_category, minlength=nk)
+    ext_by = np.bincount(table.ext_category, minlength=nk)
 
-    nk = table.n_categories
-    cat_total = tallies.sum(axis=0)  # (nk, 3)
-    cat_point = np.array(micro_ratios(cat_total))  # (3, nk)
-    cat_reps = micro_ratios((draw_counts @ tallies.reshape(table.n_contracts, nk * 3)).reshape(replicates, nk, 3))
-    ext_by_cat = np.argsort(table.ext_category, kind="stable")
-    ext_bounds = np.searchsorted(table.ext_category[ext_by_cat], np.arange(nk + 1))
-    missed_by_cat = np.bincount(table.span_category[missed], minlength=nk)
-    spans_by_cat = np.bincount(table.span_category, minlength=nk)
-    per_category = []
-    for k in range(nk):
-        outcomes = classified.outcome[ext_by_cat[ext_bounds[k] : ext_bounds[k + 1]]]
-        per_category.append(
-            Figures(
-                *_intervals(cat_point[:, k], (cat_reps[0][:, k], cat_reps[1][:, k], cat_reps[2][:, k])),
-                counts=_counts(outcomes, int(missed_by_cat[k]), int(spans_by_cat[k])),
-                credit=float(cat_total[k, 0]),
+    def figures(col: int) -> Figures:
+        overall = col == nk
+        counts = dict(
+            zip(
+                COUNT_KEYS,
+                (
+                    *(int(x) for x in outcome_counts[col]),
+                    int(missed.sum() if overall else missed_by[col]),
+                    int(len(classified.outcome) if overall else ext_by[col]),
+                    int(len(missed) if overall else spans_by[col]),
+                ),
+                strict=True,
             )
         )
-    return Grade(overall, tuple(per_category), classified, thresholds, replicates, seed)
+        intervals = [
+            Interval(float(point[m, col]), float(bounds[m][0][col]), float(bounds[m][1][col])) for m in range(3)
+        ]
+        return Figures(*intervals, counts=counts, credit=float(totals[col, 0]))
+
+    return Grade(figures(nk), tuple(figures(k) for k in range(nk)), classified, thresholds, replicates, seed)

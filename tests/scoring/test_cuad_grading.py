@@ -220,3 +220,17 @@ def test_it_scores_a_contract_with_both_matchers_and_grounding():
     )
     assert scores.matched_span["greedy"].tolist() == [0, 1, -1, -1]
     assert scores.best_f1[3] == 1.0 and scores.best_span[3] == 0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_column_percentile_bounds_equal_percentile_bounds_of_each_column(seed):
+    from grading.scoring.bootstrap import percentile_bounds_columns
+
+    rng = np.random.default_rng(seed)
+    values = rng.random((int(rng.integers(1, 400)), int(rng.integers(1, 12))))
+    values[rng.random(values.shape) < 0.02] = np.nan  # some columns carry NaN replicates
+    values[:, 0] = np.nan  # and one has nothing else
+    low, high = percentile_bounds_columns(values)
+    for k in range(values.shape[1]):
+        expected = percentile_bounds(values[:, k])
+        assert (low[k], high[k]) == pytest.approx(expected, rel=0, abs=0, nan_ok=True)
