@@ -37,3 +37,8 @@ def test_compose_reads_provider_keys_from_the_environment_only():
         for key, value in (service.get("environment") or {}).items():
             if key.endswith("_API_KEY"):
                 assert str(value).startswith("${"), f"{key} must come from the host environment"
+
+
+def test_web_and_workers_are_restarted_when_they_exit():
+    for name in ("web", "worker"):
+        assert COMPOSE["services"][name]["restart"] == "unless-stopped"
