@@ -1,6 +1,9 @@
 from django.urls import path
 
 from benchmarks import api
+from benchmarks.api_human import CalibrationApi, HumanMetricsApi, ReviewPoolListApi
+from benchmarks.api_rerank import RerankRunApi
+from benchmarks.report_api import RerankReportApi, RetrievalReportApi
 
 app_name = "benchmarks-api"
 urlpatterns = [
@@ -14,12 +17,10 @@ urlpatterns = [
 ]
 
 # Rerank runs (issue 4).
-from benchmarks.api_rerank import RerankRunApi  # noqa: E402
 
 urlpatterns += [path("rerank-runs/<int:pk>/", RerankRunApi.as_view(), name="rerank-run")]
 
 # Benchmark reports (issue 5).
-from benchmarks.report_api import RerankReportApi, RetrievalReportApi  # noqa: E402
 
 urlpatterns += [
     path("reports/rerank/<int:pk>/", RerankReportApi.as_view(), name="report-rerank"),
@@ -27,7 +28,6 @@ urlpatterns += [
 ]
 
 # Human-label metrics, calibration and review pools of a rerank run (issue 7).
-from benchmarks.api_human import CalibrationApi, HumanMetricsApi, ReviewPoolListApi  # noqa: E402
 
 urlpatterns += [
     path("rerank-runs/<int:pk>/human-metrics/", HumanMetricsApi.as_view(), name="rerank-human-metrics"),

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from benchmarks import views
+from benchmarks import report_views, views, views_human
+from benchmarks.urls_rerank import urlpatterns as _rerank_urlpatterns
 
 app_name = "benchmarks"
 urlpatterns = [
@@ -14,12 +15,10 @@ urlpatterns = [
 ]
 
 # Rerank runs (issue 4): their own module, same namespace.
-from benchmarks.urls_rerank import urlpatterns as _rerank_urlpatterns  # noqa: E402
 
 urlpatterns += _rerank_urlpatterns
 
 # Benchmark reports (issue 5).
-from benchmarks import report_views  # noqa: E402
 
 urlpatterns += [
     path("reports/", report_views.report_index, name="reports"),
@@ -32,7 +31,6 @@ urlpatterns += [
 ]
 
 # Human-label metrics, calibration and review-pool declaration (issue 7).
-from benchmarks import views_human  # noqa: E402
 
 urlpatterns += [
     path("rerank/<int:pk>/human-metrics/", views_human.human_metrics_page, name="rerank-human-metrics"),
