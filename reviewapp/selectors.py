@@ -109,6 +109,9 @@ def reviewer_queues(*, reviewer: AbstractBaseUser) -> list[ReviewerPoolQueue]:
     rows = (
         Assignment.objects.filter(reviewer=reviewer)
         .select_related("pool", "item")
+        # A queue lists ids and states; the texts (whole sections) are read only on the item page.
+        .defer("item__query_text", "item__source_heading", "item__source_text", "item__passage_caption",
+               "item__passage_text", "item__external_ref")
         .order_by("pool__created_at", "pool_id", "sort_key")
     )
     judgments = {
