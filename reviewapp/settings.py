@@ -221,4 +221,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # httpx logs every request line at INFO; the receipt ledger already records each request.
+    "loggers": {"httpx": {"level": env_str("HTTPX_LOG_LEVEL", "WARNING")}},
 }
