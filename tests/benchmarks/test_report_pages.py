@@ -192,3 +192,11 @@ def test_the_example_suite_reports_30_ranking_queries_by_split(example_suite):
     assert len(report.exact_controls) == 6 and len(report.outside_controls) == 4
     assert all(c.resolved and c.matches_expected for c in report.exact_controls)
     assert "suite nrs_v1 v1 of 30 ranking queries (12 development, 18 held-out)" in report.population
+
+
+def test_a_sqlite_report_says_its_keyword_order_depends_on_what_else_is_indexed(stakeholder_client, stored):
+    html = stakeholder_client.get(_url(stored) + QS).content.decode()
+    caveat = "bm25 term statistics span every provision in the index"
+    # The caveat belongs to the engine that made the run: FTS5's bm25 uses collection statistics,
+    # PostgreSQL's ts_rank_cd does not.
+    assert (caveat in html) == (stored["run"].engine == "sqlite-fts5")
