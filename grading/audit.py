@@ -46,6 +46,7 @@ from django.utils import timezone
 from grading import audit_judges, selectors
 from grading.audit_judges import CandidateContext, JudgeChoice, Ruling
 from grading.audit_models import Audit, AuditCandidate, AuditJudge, AuditVerdict
+from grading.console import is_stale, not_stale_message, stale_filter
 from grading.console_models import ConsoleJob
 from grading.models import Category, Contract, Extraction, ExtractionRun, Sample, Span
 from grading.scoring.agreement import pair_agreement
@@ -315,21 +316,30 @@ def _flag(audit: Audit) -> None:
     audit.n_candidates, audit.flagged = len(candidates), True
 
 
-def audit_resume(*, audit: Audit, reattempt: bool = False, queue: bool = True, worker_lost: bool = False) -> Audit:
+def audit_resume(
+    *, audit: Audit, reattempt: bool = False, queue: bool = True, worker_lost: bool = False,
+    only_if_stale: bool = False,
+) -> Audit:
     """Queue a failed (or stopped) audit again; judged candidates are skipped. ``reattempt`` re-sends failures.
 
     ``worker_lost``: the person knows the worker died mid-audit, so an audit still marked running may be
     resumed too (requests left without an answer turn 'unknown'; one receipt per request and attempt means
     none is ever sent twice).
+
+    ``only_if_stale`` (the audit page's "worker seems to have stopped" action): a running audit is resumed only
+    when its heartbeat is older than ``grading.console.stale_after()``; otherwise AuditError says why not.
     """
     audit.refresh_from_db()
     resumable = [Audit.Status.FAILED] + ([Audit.Status.RUNNING] if worker_lost else [])
     if audit.status not in resumable:
         raise AuditError(f"audit {audit.pk} is {audit.status}; only a failed or stopped audit can be resumed")
+    if only_if_stale and audit.status == Audit.Status.RUNNING and not is_stale(audit):
+        raise AuditError(not_stale_message(f"audit {audit.pk}", audit))
     params = {**audit.params, "reattempt": bool(reattempt), "waits": 0}
-    changed = Audit.objects.filter(pk=audit.pk, status__in=resumable).update(
-        status=Audit.Status.QUEUED, params=params, stage="queued again (resume)", error=""
-    )
+    rows = Audit.objects.filter(pk=audit.pk, status__in=resumable)
+    if only_if_stale:  # the same test inside the UPDATE: a worker that beats meanwhile keeps its audit
+        rows = rows.filter(stale_filter(Audit.Status))
+    changed = rows.update(status=Audit.Status.QUEUED, params=params, stage="queued again (resume)", error="")
     if not changed:
         raise AuditError(f"audit {audit.pk} changed meanwhile; reload")
     audit.refresh_from_db()
@@ -344,8 +354,9 @@ def audit_execute(*, audit_id: int) -> Audit | None:
     Claimed by a conditional UPDATE (queued -> running): a second delivery, or
     a second worker, gets no row and stops. Safe to run again at any point.
     """
+    now = timezone.now()
     claimed = Audit.objects.filter(pk=audit_id, status=Audit.Status.QUEUED).update(
-        status=Audit.Status.RUNNING, started_at=timezone.now(), stage="starting"
+        status=Audit.Status.RUNNING, started_at=now, heartbeat_at=now, stage="starting"
     )
     if not claimed:
         return None
@@ -471,14 +482,17 @@ def _judge(audit: Audit, judge: AuditJudge) -> str:
                 candidate=candidate, judge=judge, ruling=ruling, key=result.key, receipt_id=result.receipt_id
             )
             state["done"] += 1
-            Audit.objects.filter(pk=audit.pk).update(stage=f"{label}: {state['done']} of {total} candidates")
+            Audit.objects.filter(pk=audit.pk).update(
+                stage=f"{label}: {state['done']} of {total} candidates", heartbeat_at=timezone.now()
+            )
         else:
             state["bad"] += 1
 
     reattempt = [r.key for r in requests] if audit.params.get("reattempt") else ()
     try:
         report = provider_services.ledger_execute(
-            ledger=ledger, client=client, requests=requests, reattempt_keys=reattempt, on_result=on_result
+            ledger=ledger, client=client, requests=requests, reattempt_keys=reattempt, on_result=on_result,
+            should_stop=lambda: _beat(audit.pk),
         )
     finally:
         client.close()
@@ -488,6 +502,12 @@ def _judge(audit: Audit, judge: AuditJudge) -> str:
     counts = ", ".join(f"{k} {v}" for k, v in sorted(report.counts.items()) if k != "answered")
     stop = f"; stopped: {report.stop_reason}" if report.stop_reason else ""
     return f"{label}: {missing} of {total} candidates have no verdict ({counts or 'unreadable answers'}){stop}."
+
+
+def _beat(audit_id: int) -> str:
+    """The executor is alive (called before every provider request); never asks it to stop."""
+    Audit.objects.filter(pk=audit_id, status=Audit.Status.RUNNING).update(heartbeat_at=timezone.now())
+    return ""
 
 
 def _fail(audit: Audit, message: str) -> Audit:

@@ -49,6 +49,9 @@ class Audit(models.Model):
     )
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
+    # Written at the claim and on every step of progress (before each request, after each answer), so a
+    # "running" row whose heartbeat is old has lost its worker (see grading.console.stale_after).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:

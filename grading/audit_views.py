@@ -16,6 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grading import audit as svc
 from grading import audit_judges
 from grading.audit_models import Audit
+from grading.console import is_stale, last_progress
 from grading.console_models import ConsoleJob
 from grading.models import ExtractionRun
 from grading.scoring.cuad import Thresholds
@@ -170,6 +171,8 @@ def audit_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "percent": report.percent,
         },
         "job": ConsoleJob.objects.filter(run=audit.run_id).order_by("created_at").first() if audit.run_id else None,
+        "stale": is_stale(audit),
+        "last_progress": last_progress(audit),
         "tab": "audit",
     }
     return render(request, "cuad/audit.html", context)
@@ -204,8 +207,15 @@ def audit_progress(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def audit_resume(request: HttpRequest, pk: int) -> HttpResponse:
     audit = get_object_or_404(Audit, pk=pk)
+    # worker_lost=1 comes from the "worker seems to have stopped" action: honoured only for a stale running audit.
+    worker_lost = request.POST.get("worker_lost") == "1"
     try:
-        svc.audit_resume(audit=audit, reattempt=request.POST.get("reattempt") == "1")
+        svc.audit_resume(
+            audit=audit,
+            reattempt=request.POST.get("reattempt") == "1",
+            worker_lost=worker_lost,
+            only_if_stale=worker_lost,
+        )
     except svc.AuditError as exc:
         messages.error(request, str(exc))
     else:

@@ -23,9 +23,11 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.db import transaction
-from django.db.models import F
+from django.db.models import F, Q
 from django.utils import timezone
 
 from grading import selectors, services
@@ -194,7 +196,8 @@ def extraction_job_create(
 
 
 def job_resume(
-    *, job: ConsoleJob, reattempt: bool = False, queue: bool = True, worker_lost: bool = False
+    *, job: ConsoleJob, reattempt: bool = False, queue: bool = True, worker_lost: bool = False,
+    only_if_stale: bool = False,
 ) -> ConsoleJob:
     """Queue a failed (or stopped) job again; done contracts are skipped. ``reattempt`` re-sends failed requests.
 
@@ -202,13 +205,21 @@ def job_resume(
     running may be resumed too. Its requests left without an answer turn 'unknown' and are not re-sent unless
     re-attempted; even if the worker were alive, a request is never sent twice: each (request, attempt) has
     one receipt, written before sending, and a second writer's insert fails.
+
+    ``only_if_stale`` (the console page's "worker seems to have stopped" action): a running job is resumed only
+    when its heartbeat is older than ``stale_after()``; otherwise JobError says since when it last progressed.
     """
     job.refresh_from_db()
     resumable = [ConsoleJob.Status.FAILED] + ([ConsoleJob.Status.RUNNING] if worker_lost else [])
     if job.status not in resumable:
         raise JobError(f"job {job.pk} is {job.status}; only a failed or stopped job can be resumed")
+    if only_if_stale and job.status == ConsoleJob.Status.RUNNING and not is_stale(job):
+        raise JobError(not_stale_message(f"job {job.pk}", job))
     params = {**job.params, "reattempt": bool(reattempt)}
-    changed = ConsoleJob.objects.filter(pk=job.pk, status__in=resumable).update(
+    rows = ConsoleJob.objects.filter(pk=job.pk, status__in=resumable)
+    if only_if_stale:  # the same test inside the UPDATE: a worker that beats meanwhile keeps its job
+        rows = rows.filter(stale_filter(ConsoleJob.Status))
+    changed = rows.update(
         status=ConsoleJob.Status.QUEUED, params=params, stage="queued again (resume)", error=""
     )
     if not changed:
@@ -255,7 +266,9 @@ def _extract_local(job: ConsoleJob) -> None:
         with transaction.atomic():
             jc.save(update_fields=["extractions", "passages", "embedded", "seconds", "done"])
             ConsoleJob.objects.filter(pk=job.pk).update(
-                done=F("done") + 1, stage=f"extracted {jc.position + 1} of {job.total}: {jc.contract.title[:80]}"
+                done=F("done") + 1,
+                stage=f"extracted {jc.position + 1} of {job.total}: {jc.contract.title[:80]}",
+                heartbeat_at=timezone.now(),
             )
 
 
@@ -324,16 +337,20 @@ def _extract_llm(job: ConsoleJob) -> str:
             member.extractions = [{"category": q["category"], "text": q["quote"]} for q in quotes]
             member.done, member.error = True, ""
             ConsoleJob.objects.filter(pk=job.pk).update(
-                done=F("done") + 1, stage=f"answered {member.position + 1} of {job.total}"
+                done=F("done") + 1, stage=f"answered {member.position + 1} of {job.total}", heartbeat_at=timezone.now()
             )
         else:
             member.error = f"{result.status}: {result.error}"[:2000]
         member.save(update_fields=["extractions", "done", "error"])
 
     reattempt = keys if job.params.get("reattempt") else ()
-    report = provider_services.ledger_execute(
-        ledger=ledger, client=client, requests=requests, reattempt_keys=reattempt, on_result=on_result
-    )
+    try:
+        report = provider_services.ledger_execute(
+            ledger=ledger, client=client, requests=requests, reattempt_keys=reattempt, on_result=on_result,
+            should_stop=lambda: _beat(job.pk),
+        )
+    finally:
+        client.close()  # its connection pool; the audit's judges close theirs the same way
     missing = [m for m in members if not m.done]
     if not missing:
         return ""
@@ -350,7 +367,7 @@ _transport_override = None  # tests point the HTTP clients at an httpx transport
 
 
 def _finish_extraction(job: ConsoleJob) -> ConsoleJob:
-    ConsoleJob.objects.filter(pk=job.pk).update(stage="grading: computing pair scores")
+    ConsoleJob.objects.filter(pk=job.pk).update(stage="grading: computing pair scores", heartbeat_at=timezone.now())
     titles = dict(Contract.objects.filter(pk__in=job.contracts.values("contract_id")).values_list("id", "title"))
     extractions = [
         {"contract": titles[jc.contract_id], "category": e["category"], "text": e["text"]}
@@ -374,10 +391,62 @@ def _finish_extraction(job: ConsoleJob) -> ConsoleJob:
 
 def _claim(job_id: int, stage: str) -> bool:
     """queued -> running, exactly once (another worker, or a second delivery, gets 0 rows and stops)."""
+    now = timezone.now()
     return bool(
         ConsoleJob.objects.filter(pk=job_id, status=ConsoleJob.Status.QUEUED).update(
-            status=ConsoleJob.Status.RUNNING, started_at=timezone.now(), stage=stage
+            status=ConsoleJob.Status.RUNNING, started_at=now, heartbeat_at=now, stage=stage
         )
+    )
+
+
+def _beat(job_id: int) -> str:
+    """The executor is alive (called before every provider request); never asks it to stop."""
+    ConsoleJob.objects.filter(pk=job_id, status=ConsoleJob.Status.RUNNING).update(heartbeat_at=timezone.now())
+    return ""
+
+
+# ---------------------------------------------------------------------------
+# Staleness: a "running" job or audit whose worker died (shared with grading.audit)
+
+
+def stale_after() -> timedelta:
+    """A running job or audit silent for longer than this has presumably lost its worker.
+
+    Its executor beats before every provider request and after every answer (or contract, for the local
+    extractor); a request lasts at most PROVIDER_TIMEOUT_SECONDS, so a live executor is never silent longer
+    than that. Default, as for rerank runs (benchmarks.rerank.stale_after): twice the timeout, at least 120 s;
+    settings.CUAD_STALE_SECONDS overrides it.
+    """
+    default = max(120, 2 * int(getattr(settings, "PROVIDER_TIMEOUT_SECONDS", 60)))
+    return timedelta(seconds=int(getattr(settings, "CUAD_STALE_SECONDS", default)))
+
+
+def last_progress(obj) -> datetime | None:
+    """When a job or audit last showed life: its heartbeat, else (rows from before heartbeats) its start."""
+    return obj.heartbeat_at or obj.started_at
+
+
+def is_stale(obj) -> bool:
+    """Running, and no progress for longer than ``stale_after()``."""
+    seen = last_progress(obj)
+    return obj.status == "running" and (seen is None or seen < timezone.now() - stale_after())
+
+
+def stale_filter(status) -> Q:
+    """The rows ``is_stale`` accepts, plus every non-running row (for a conditional UPDATE)."""
+    cutoff = timezone.now() - stale_after()
+    old = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff) | Q(
+        heartbeat_at__isnull=True, started_at__isnull=True
+    )
+    return ~Q(status=status.RUNNING) | old
+
+
+def not_stale_message(what: str, obj) -> str:
+    seen = last_progress(obj)
+    since = timezone.localtime(seen).strftime("%Y-%m-%d %H:%M:%S") if seen else "its start"
+    return (
+        f"{what} is still running and made progress at {since} (less than {int(stale_after().total_seconds())} s "
+        "ago): its worker looks alive, so it was not resumed. Try again if it stays silent."
     )
 
 

@@ -402,7 +402,14 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 for m in members
             ],
         )
-    return render(request, "cuad/job.html", {"job": job, "members": members, "tab": "runs"})
+    context = {
+        "job": job,
+        "members": members,
+        "stale": console.is_stale(job),
+        "last_progress": console.last_progress(job),
+        "tab": "runs",
+    }
+    return render(request, "cuad/job.html", context)
 
 
 def _job_json(job: ConsoleJob) -> dict:
@@ -439,8 +446,12 @@ def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def job_resume(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(ConsoleJob, pk=pk)
+    # worker_lost=1 comes from the "worker seems to have stopped" action: honoured only for a stale running job.
+    worker_lost = request.POST.get("worker_lost") == "1"
     try:
-        console.job_resume(job=job, reattempt=request.POST.get("reattempt") == "1")
+        console.job_resume(
+            job=job, reattempt=request.POST.get("reattempt") == "1", worker_lost=worker_lost, only_if_stale=worker_lost
+        )
     except console.JobError as exc:
         messages.error(request, str(exc))
     else:
