@@ -14,6 +14,7 @@ from typing import Any
 import yaml
 
 from benchmarks.citations import citation_parse
+from reviewapp.storable import contains_nul
 
 KINDS = ("ranking", "outside_corpus", "exact_citation")
 SPLITS = ("dev", "heldout")
@@ -50,20 +51,10 @@ def suite_load(raw: bytes, *, filename: str = "") -> dict[str, Any]:
         raise SuiteInvalid([SuiteProblem("suite", "file", f"cannot be read: {exc}")]) from exc
     if not isinstance(data, dict):
         raise SuiteInvalid([SuiteProblem("suite", "file", "top level must be an object")])
-    if _has_nul(data):
+    if contains_nul(data):
         raise SuiteInvalid([SuiteProblem("suite", "file", "contains a NUL character (\\u0000)")])
     return data
 
-
-def _has_nul(value: Any) -> bool:
-    """A NUL in any string or key (PostgreSQL cannot store one in a text column)."""
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
 
 
 def _text(value: Any) -> str:

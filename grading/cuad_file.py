@@ -13,6 +13,8 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from reviewapp.storable import contains_nul
+
 
 class CuadFileError(ValueError):
     """The file is not a CUAD v1 JSON (or a zip holding one); the message says where."""
@@ -92,15 +94,6 @@ def read_category_csv(path: Path) -> dict[str, CategoryInfo]:
     return out
 
 
-def _has_nul(value: object) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_has_nul(k) or _has_nul(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(_has_nul(v) for v in value)
-    return False
-
 
 def _question_details(question: str) -> str:
     marker = "Details:"
@@ -135,7 +128,7 @@ def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None) -> C
         title = entry.get("title") if isinstance(entry, dict) else None
         if not isinstance(title, str) or not title:
             raise CuadFileError(f"{source_name}: {where}.title missing or not a string")
-        if _has_nul(entry):  # PostgreSQL cannot store a NUL in a text column
+        if contains_nul(entry):  # PostgreSQL cannot store a NUL in a text column
             raise CuadFileError(f"{source_name}: {where} ({title[:80]!r}) contains a NUL character (\\u0000)")
         if len(title) > 255:  # the width of Contract.title
             raise CuadFileError(f"{source_name}: {where}.title is longer than 255 characters")
