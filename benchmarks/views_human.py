@@ -101,39 +101,33 @@ def _attachment(response: HttpResponse, run: RerankRun, page: str, export: str) 
     return response
 
 
-@perm_required(VIEW_REPORTS)
-def human_metrics_export(request: HttpRequest, pk: int, export: str) -> HttpResponse:
-    if export not in HUMAN_EXPORTS:
-        raise Http404(f"unknown export {export!r}; one of {', '.join(HUMAN_EXPORTS)}")
+def _export(request: HttpRequest, pk: int, export: str, *, page: str, exports: dict, build, as_json,
+            tables: dict) -> HttpResponse:
+    """One export of a human-label page: its JSON, or one of its tables as CSV."""
+    if export not in exports:
+        raise Http404(f"unknown export {export!r}; one of {', '.join(exports)}")
     run = _run(pk)
     try:
-        metrics, _ = human_metrics_build(run=run, params=request.GET)
+        figures, _ = build(run=run, params=request.GET)
     except reports.ReportParameterError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
     if export.endswith(".json"):
-        response = JsonResponse(hm.human_metrics_as_json(metrics), json_dumps_params={"ensure_ascii": False,
-                                                                                      "indent": 1})
+        response = JsonResponse(as_json(figures), json_dumps_params={"ensure_ascii": False, "indent": 1})
     else:
-        response = HttpResponse(hm.rows_csv(hm.HUMAN_TABLES[export](metrics)), content_type=HUMAN_EXPORTS[export])
-    return _attachment(response, run, "human-metrics", export)
+        response = HttpResponse(hm.rows_csv(tables[export](figures)), content_type=exports[export])
+    return _attachment(response, run, page, export)
+
+
+@perm_required(VIEW_REPORTS)
+def human_metrics_export(request: HttpRequest, pk: int, export: str) -> HttpResponse:
+    return _export(request, pk, export, page="human-metrics", exports=HUMAN_EXPORTS, build=human_metrics_build,
+                   as_json=hm.human_metrics_as_json, tables=hm.HUMAN_TABLES)
 
 
 @perm_required(VIEW_REPORTS)
 def calibration_export(request: HttpRequest, pk: int, export: str) -> HttpResponse:
-    if export not in CALIBRATION_EXPORTS:
-        raise Http404(f"unknown export {export!r}; one of {', '.join(CALIBRATION_EXPORTS)}")
-    run = _run(pk)
-    try:
-        calibration, _ = calibration_build(run=run, params=request.GET)
-    except reports.ReportParameterError as exc:
-        return JsonResponse({"error": str(exc)}, status=400)
-    if export.endswith(".json"):
-        response = JsonResponse(hm.calibration_as_json(calibration), json_dumps_params={"ensure_ascii": False,
-                                                                                        "indent": 1})
-    else:
-        response = HttpResponse(hm.rows_csv(hm.CALIBRATION_TABLES[export](calibration)),
-                                content_type=CALIBRATION_EXPORTS[export])
-    return _attachment(response, run, "calibration", export)
+    return _export(request, pk, export, page="calibration", exports=CALIBRATION_EXPORTS, build=calibration_build,
+                   as_json=hm.calibration_as_json, tables=hm.CALIBRATION_TABLES)
 
 
 # --------------------------------------------------------------------------- declaring a pool (admins)
