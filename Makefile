@@ -28,7 +28,7 @@ lint: install
 	$(PY) manage.py makemigrations --check --dry-run
 
 bench: install
-	@for bench in benchmarks/perf/bench_*.py; do \
+	@for bench in perf/bench_*.py; do \
 		echo "== $$bench"; $(PY) $$bench || exit 1; \
 	done
 

@@ -2,7 +2,9 @@
 
 from django.contrib import admin
 
-from benchmarks.models import Provision, RetrievalRun, SourceSnapshot, Suite
+from benchmarks.corpus.models import Provision, SourceSnapshot
+from benchmarks.retrieval.models import RetrievalRun
+from benchmarks.suites.models import Suite
 
 
 class ReadOnly(admin.ModelAdmin):

@@ -1,19 +1,21 @@
 from django.urls import path
 
-from benchmarks import api
-from benchmarks.api_human import CalibrationApi, HumanMetricsApi, ReviewPoolListApi
-from benchmarks.api_rerank import RerankRunApi
-from benchmarks.report_api import RerankReportApi, RetrievalReportApi
+from benchmarks.corpus.api import ProvisionDetail, ProvisionList, SnapshotList
+from benchmarks.labels.api import CalibrationApi, HumanMetricsApi, ReviewPoolListApi
+from benchmarks.reports.api import RerankReportApi, RetrievalReportApi
+from benchmarks.rerank.api import RerankRunApi
+from benchmarks.retrieval.api import RunDetail, RunList
+from benchmarks.suites.api import SuiteDetail, SuiteList
 
 app_name = "benchmarks-api"
 urlpatterns = [
-    path("snapshots/", api.SnapshotList.as_view(), name="snapshots"),
-    path("provisions/", api.ProvisionList.as_view(), name="provisions"),
-    path("provisions/<int:pk>/", api.ProvisionDetail.as_view(), name="provision"),
-    path("suites/", api.SuiteList.as_view(), name="suites"),
-    path("suites/<int:pk>/", api.SuiteDetail.as_view(), name="suite"),
-    path("retrieval-runs/", api.RunList.as_view(), name="retrieval-runs"),
-    path("retrieval-runs/<int:pk>/", api.RunDetail.as_view(), name="retrieval-run"),
+    path("snapshots/", SnapshotList.as_view(), name="snapshots"),
+    path("provisions/", ProvisionList.as_view(), name="provisions"),
+    path("provisions/<int:pk>/", ProvisionDetail.as_view(), name="provision"),
+    path("suites/", SuiteList.as_view(), name="suites"),
+    path("suites/<int:pk>/", SuiteDetail.as_view(), name="suite"),
+    path("retrieval-runs/", RunList.as_view(), name="retrieval-runs"),
+    path("retrieval-runs/<int:pk>/", RunDetail.as_view(), name="retrieval-run"),
 ]
 
 # Rerank runs (issue 4).

@@ -4,3 +4,21 @@ from django.apps import AppConfig
 class BenchmarksConfig(AppConfig):
     name = "benchmarks"
     verbose_name = "Statute relevance benchmark"
+    product_data = True
+
+    def ready(self) -> None:
+        from benchmarks.labels.kinds import PASSAGE_KIND
+        from reviewapp.review.kinds import kind_register
+
+        kind_register(PASSAGE_KIND)
+
+    def demo_load(self, *, data_dir, stdout) -> None:
+        from benchmarks.demo import load_demo
+
+        load_demo(data_dir=data_dir, stdout=stdout)
+
+    def after_restore(self) -> None:
+        # The interactive keyword index is derived from provisions, so a backup does not hold it.
+        from benchmarks.corpus.services import search_index_rebuild
+
+        search_index_rebuild()

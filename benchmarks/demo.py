@@ -5,10 +5,12 @@ from __future__ import annotations
 import pathlib
 import time
 
-from benchmarks.models import RetrievalRun, RunStatus
-from benchmarks.retrieval import DEFAULT_CONFIGURATION, engine_for_connection
-from benchmarks.selectors import suite_latest
-from benchmarks.services import retrieval_run_create, statutes_import, suite_import
+from benchmarks.corpus.services import statutes_import
+from benchmarks.retrieval.engines import DEFAULT_CONFIGURATION, engine_for_connection
+from benchmarks.retrieval.models import RetrievalRun, RunStatus
+from benchmarks.retrieval.services import retrieval_run_create
+from benchmarks.suites.selectors import suite_latest
+from benchmarks.suites.services import suite_import
 
 EXAMPLE_SUITE = pathlib.Path(__file__).resolve().parent / "suites" / "nrs_v1.json"
 
@@ -34,6 +36,6 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
         stdout.write(f"benchmarks: retrieval run #{run.pk} present on {engine}\n")
     # Issue 7: the local rerank run, its review pool and the calibration demo (benchmarks/demo_review.py).
     if run.status == RunStatus.DONE:
-        from benchmarks.demo_review import load_demo_review
+        from benchmarks.labels.demo import load_demo_review
 
         load_demo_review(retrieval_run=run, stdout=stdout)

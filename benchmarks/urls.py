@@ -1,17 +1,22 @@
 from django.urls import path
 
-from benchmarks import report_views, views, views_human
-from benchmarks.urls_rerank import urlpatterns as _rerank_urlpatterns
+from benchmarks import views
+from benchmarks.corpus import views as corpus_views
+from benchmarks.labels import views as views_human
+from benchmarks.reports import views as report_views
+from benchmarks.rerank.urls import urlpatterns as _rerank_urlpatterns
+from benchmarks.retrieval import views as retrieval_views
+from benchmarks.suites import views as suite_views
 
 app_name = "benchmarks"
 urlpatterns = [
     path("", views.index, name="index"),
-    path("corpus/<str:corpus>/", views.corpus_detail, name="corpus"),
-    path("corpus/<str:corpus>/chapter/<str:chapter>/", views.chapter_detail, name="chapter"),
-    path("provisions/<int:pk>/", views.provision_detail, name="provision"),
-    path("suites/<int:pk>/", views.suite_detail, name="suite"),
-    path("retrieval/new/", views.retrieval_run_new, name="retrieval-run-new"),
-    path("retrieval/<int:pk>/", views.retrieval_run_detail, name="retrieval-run"),
+    path("corpus/<str:corpus>/", corpus_views.corpus_detail, name="corpus"),
+    path("corpus/<str:corpus>/chapter/<str:chapter>/", corpus_views.chapter_detail, name="chapter"),
+    path("provisions/<int:pk>/", corpus_views.provision_detail, name="provision"),
+    path("suites/<int:pk>/", suite_views.suite_detail, name="suite"),
+    path("retrieval/new/", retrieval_views.retrieval_run_new, name="retrieval-run-new"),
+    path("retrieval/<int:pk>/", retrieval_views.retrieval_run_detail, name="retrieval-run"),
 ]
 
 # Rerank runs (issue 4): their own module, same namespace.

@@ -8,12 +8,13 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from grading import console, selectors
-from grading import console_selectors as cs
-from grading.console_models import ConsoleJob
-from grading.models import ExtractionRun, Sample
-from grading.run_format import RunFormatError
-from reviewapp.access import CanLaunchRuns, CanViewReports
+from grading import selectors
+from grading.dataset.models import Sample
+from grading.runs import jobs as console
+from grading.runs.models import ConsoleJob, ExtractionRun
+from grading.runs.run_format import RunFormatError
+from grading.scorecard import selectors as cs
+from reviewapp.core.access import CanLaunchRuns, CanViewReports
 
 # ---------------------------------------------------------------------------
 # Serializers (explicit fields)

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from grading import api, audit_api
+from grading import api
+from grading.audits import api as audit_api
 
 app_name = "cuad-api"
 urlpatterns = [

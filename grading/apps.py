@@ -4,7 +4,15 @@ from django.apps import AppConfig
 class GradingConfig(AppConfig):
     name = "grading"
     verbose_name = "CUAD clause-extraction grader"
+    product_data = True
 
     def ready(self) -> None:
-        # The console's job tables live in their own module (grading/models.py holds the grader's tables).
-        from grading import audit_models, console_models  # noqa: F401
+        from grading.audits.kinds import CLAUSE_KIND
+        from reviewapp.review.kinds import kind_register
+
+        kind_register(CLAUSE_KIND)
+
+    def demo_load(self, *, data_dir, stdout) -> None:
+        from grading.demo import load_demo
+
+        load_demo(data_dir=data_dir, stdout=stdout)

@@ -20,10 +20,10 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
         f" (manifest sha256 {sample.manifest_sha256[:12]})\n"
     )
     # The console: a synthetic comparison run graded now, and the local heuristic extraction job queued.
-    from grading.console_demo import load_console_demo
+    from grading.runs.demo import load_console_demo
 
     load_console_demo(data_dir=data_dir, stdout=stdout)
     # The label audit of the local-extractor run (launched when that extraction job has finished).
-    from grading.audit_demo import load_audit_demo
+    from grading.audits.demo import load_audit_demo
 
     load_audit_demo(data_dir=data_dir, stdout=stdout)

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grading.models import Category, Contract, CuadDataset, Extraction, ExtractionRun, Sample, Span
-from grading.scoring.cuad import (
+from grading.dataset.models import Category, Contract, CuadDataset, Sample, Span
+from grading.runs.models import Extraction, ExtractionRun
+from scoring.cuad.grading import (
     DEFAULT_REPLICATES,
     OUTCOME_NAMES,
     Figures,
@@ -18,8 +19,8 @@ from grading.scoring.cuad import (
     classify,
     grade,
 )
-from grading.scoring.matching import MATCHERS
-from grading.scoring.sampler import Candidate
+from scoring.cuad.matching import MATCHERS
+from scoring.cuad.sampler import Candidate
 
 
 class ScopeError(ValueError):

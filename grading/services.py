@@ -11,21 +11,13 @@ from pathlib import Path
 from django.db import connection, transaction
 
 from grading import selectors
-from grading.cuad_file import read_cuad, read_source
-from grading.models import (
-    Category,
-    Contract,
-    CuadDataset,
-    Extraction,
-    ExtractionRun,
-    Sample,
-    SampleContract,
-    Span,
-)
-from grading.run_format import ParsedRun, parse_run
-from grading.scoring.cuad import score_contract
-from grading.scoring.sampler import build_manifest, manifest_bytes, sample_contracts
-from reviewapp.hashing import sha256_hex, sha256_json
+from grading.dataset.cuad_file import read_cuad, read_source
+from grading.dataset.models import Category, Contract, CuadDataset, Sample, SampleContract, Span
+from grading.runs.models import Extraction, ExtractionRun
+from grading.runs.run_format import ParsedRun, parse_run
+from reviewapp.core.hashing import sha256_hex, sha256_json
+from scoring.cuad.grading import score_contract
+from scoring.cuad.sampler import build_manifest, manifest_bytes, sample_contracts
 
 BATCH = 2000
 

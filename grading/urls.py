@@ -2,7 +2,8 @@
 
 from django.urls import path
 
-from grading import audit_views, views
+from grading import views
+from grading.audits import views as audit_views
 
 app_name = "cuad"
 urlpatterns = [

@@ -15,14 +15,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from grading import console, selectors
-from grading import console_selectors as cs
-from grading.console_models import ConsoleJob
-from grading.models import Extraction, ExtractionRun, Sample
-from grading.run_format import RunFormatError
-from grading.scoring.cuad import Thresholds
-from grading.scoring.matching import MATCHERS
-from reviewapp.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from grading import selectors
+from grading.dataset.models import Sample
+from grading.runs import jobs as console
+from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
+from grading.runs.run_format import RunFormatError
+from grading.scorecard import selectors as cs
+from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from scoring.cuad.grading import Thresholds
+from scoring.cuad.matching import MATCHERS
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 PLAYGROUND_EXAMPLE = {

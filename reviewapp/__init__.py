@@ -1,4 +1,4 @@
-"""The Django project package and the blinded-review app."""
+"""The Django project: settings, URLs, Celery, WSGI/ASGI. Shared layers in core/, review/, providers/."""
 
 from reviewapp.celery import app as celery_app
 

@@ -3,8 +3,8 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from reviewapp import api, views
-from reviewapp.auth import RateLimitedLoginView
+from reviewapp.core import api, views
+from reviewapp.core.auth import RateLimitedLoginView
 
 api_patterns = [
     path("me/", api.MeApi.as_view(), name="api-me"),
@@ -12,7 +12,7 @@ api_patterns = [
     path("docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
     path("benchmarks/", include("benchmarks.api_urls")),
     path("cuad/", include("grading.api_urls")),
-    path("review/", include("reviewapp.review_api_urls")),
+    path("review/", include("reviewapp.review.api_urls")),
     path("providers/", include("reviewapp.providers.api_urls")),
 ]
 
@@ -25,6 +25,6 @@ urlpatterns = [
     path("api/", include(api_patterns)),
     path("benchmarks/", include("benchmarks.urls")),
     path("cuad/", include("grading.urls")),
-    path("review/", include("reviewapp.review_urls")),
+    path("review/", include("reviewapp.review.urls")),
     path("providers/", include("reviewapp.providers.urls")),
 ]

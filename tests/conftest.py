@@ -32,7 +32,7 @@ def pytest_configure(config):
 def _make_user(django_user_model, username: str, role: str, *, staff: bool = False):
     from django.contrib.auth.models import Group
 
-    from reviewapp.roles import ensure_role_groups
+    from reviewapp.core.roles import ensure_role_groups
 
     ensure_role_groups()
     user = django_user_model.objects.create_user(username=username, password="pw-" + username, is_staff=staff)

@@ -7,7 +7,7 @@ from rest_framework import serializers
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reviewapp.access import CanViewReports
+from reviewapp.core.access import CanViewReports
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.selectors import ledger_spend
 

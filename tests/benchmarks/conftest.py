@@ -14,14 +14,14 @@ EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "suites" / 
 
 @pytest.fixture
 def nrs_imported(db, data_dir):
-    from benchmarks.services import statutes_import
+    from benchmarks.corpus.services import statutes_import
 
     return statutes_import(fmt="nrs-html", paths=[data_dir / "statutes" / "nrs"])
 
 
 @pytest.fixture
 def example_suite(nrs_imported):
-    from benchmarks.services import suite_import
+    from benchmarks.suites.services import suite_import
 
     suite, _ = suite_import(raw=EXAMPLE_SUITE.read_bytes(), filename=str(EXAMPLE_SUITE), frozen_by="tests")
     return suite
@@ -46,7 +46,7 @@ def make_source(sections: list[tuple[str, str, str]], *, corpus: str = "nrs", ch
 
 
 def import_synthetic(sections: list[tuple[str, str, str]], *, key: str = "synthetic.html"):
-    from benchmarks.services import snapshot_import
+    from benchmarks.corpus.services import snapshot_import
 
     source = make_source(sections)
     raw = json.dumps(sections).encode()
@@ -55,7 +55,7 @@ def import_synthetic(sections: list[tuple[str, str, str]], *, key: str = "synthe
 
 
 def freeze_suite(queries: list[dict], *, name: str = "synthetic", version: int = 1, families=None):
-    from benchmarks.services import suite_import
+    from benchmarks.suites.services import suite_import
 
     data = {"name": name, "version": version, "corpus": "nrs",
             "families": families or [{"id": "fam-a", "split": "dev"}], "queries": queries}

@@ -17,9 +17,10 @@ FAMILIES = [{"id": "dev-a", "split": "dev"}, {"id": "dev-b", "split": "dev"}, {"
 
 def rerank_world(*, seed: int = 11, queries: int = 12, status: str = "done"):
     """Suite + retrieval run (k=30) + rerank run whose every candidate has a random P(0..3); some failed."""
-    from benchmarks.models import QueryKind, RetrievalCandidate
-    from benchmarks.models_rerank import RerankGrade, RerankRun
-    from benchmarks.services import retrieval_run_create
+    from benchmarks.rerank.models import RerankGrade, RerankRun
+    from benchmarks.retrieval.models import RetrievalCandidate
+    from benchmarks.retrieval.services import retrieval_run_create
+    from benchmarks.suites.models import QueryKind
     from reviewapp.providers.models import Ledger
 
     rng = random.Random(seed)
@@ -63,7 +64,7 @@ def rerank_world(*, seed: int = 11, queries: int = 12, status: str = "done"):
 
 def judge(pool, reviewers, grades: dict[tuple[str, str], object], *, complete: bool = True) -> None:
     """Every reviewer submits the given passage grade (and the same section grade) for each (qid, docid)."""
-    from reviewapp.services import judgment_submit
+    from reviewapp.review.services import judgment_submit
 
     items = {(i.query_id, i.doc_id): i for i in pool.items.all()}
     for key, grade in grades.items():

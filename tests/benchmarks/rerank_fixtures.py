@@ -14,7 +14,7 @@ WORDS = [
 
 def synthetic_retrieval_run(*, sections: int = 40, ranking: int = 3, seed: int = 5):
     """``ranking`` ranking queries + 1 outside-corpus + 1 exact-citation control, k=30, over a synthetic chapter."""
-    from benchmarks.services import retrieval_run_create
+    from benchmarks.retrieval.services import retrieval_run_create
 
     rng = random.Random(seed)
     rows = []

@@ -12,8 +12,8 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
 
-from benchmarks import human_metrics as hm
-from benchmarks import review_pools
+from benchmarks.labels import metrics as hm
+from benchmarks.labels import pools as review_pools
 from tests.benchmarks.human_fixtures import judge, random_grades, rerank_world
 
 
@@ -88,7 +88,7 @@ def test_an_unjudged_item_changes_excluded_never_the_value(world):
 
 
 def test_draft_and_stale_judgments_never_count(world):
-    from reviewapp.services import item_rebind
+    from reviewapp.review.services import item_rebind
 
     run, pool, reviewers = world
     grades = random_grades(pool, seed=4)

@@ -7,9 +7,9 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 
-from benchmarks import review_pools
-from benchmarks.demo_review import SYNTHETIC_ACCOUNTS, load_demo_review
-from reviewapp.models import Judgment
+from benchmarks.labels import pools as review_pools
+from benchmarks.labels.demo import SYNTHETIC_ACCOUNTS, load_demo_review
+from reviewapp.review.models import Judgment
 from tests.benchmarks.human_fixtures import rerank_world
 
 
@@ -17,7 +17,7 @@ from tests.benchmarks.human_fixtures import rerank_world
 def demo_reviewers(django_user_model, db):
     from django.contrib.auth.models import Group
 
-    from reviewapp.roles import ensure_role_groups
+    from reviewapp.core.roles import ensure_role_groups
 
     ensure_role_groups()
     for name in ("reviewer", "reviewer2"):

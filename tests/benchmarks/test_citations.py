@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.citations import citation_parse
+from benchmarks.suites.citations import citation_parse
 
 
 @pytest.mark.parametrize(("text", "expected"), [

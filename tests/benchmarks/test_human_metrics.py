@@ -2,7 +2,7 @@
 
 Every figure is computed end to end: pool declared from a rerank run, judgments
 submitted with the review services, labels read back by the review selectors,
-metrics from grading.scoring. The reference is ir_measures (pytrec_eval) on the
+metrics from scoring. The reference is ir_measures (pytrec_eval) on the
 labelled items only, so an unjudged item is simply absent from its qrels.
 """
 
@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 from ir_measures import P, nDCG
 
-from benchmarks import human_metrics as hm
-from benchmarks import review_pools
-from reviewapp.services import item_rebind
+from benchmarks.labels import metrics as hm
+from benchmarks.labels import pools as review_pools
+from reviewapp.review.services import item_rebind
 from tests.benchmarks.human_fixtures import judge, random_grades, rerank_world
 
 REPLICATES = 1000
@@ -169,7 +169,7 @@ def test_disagreement_and_unknown_leave_an_item_without_a_label(world):
 
 
 def test_an_adjudication_resolves_a_disagreement(world, admin_user_):
-    from reviewapp.services import adjudication_record
+    from reviewapp.review.services import adjudication_record
 
     run, pool, reviewers = world
     grades = random_grades(pool, seed=8)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
-from benchmarks.models import Provision, RetrievalRun
-from benchmarks.services import retrieval_run_create
+from benchmarks.corpus.models import Provision
+from benchmarks.retrieval.models import RetrievalRun
+from benchmarks.retrieval.services import retrieval_run_create
 
 
 @pytest.fixture

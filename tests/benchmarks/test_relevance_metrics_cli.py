@@ -16,7 +16,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from ir_measures import RR, Success
 
-from grading.scoring.family_bootstrap import family_bootstrap, paired_family_bootstrap
+from scoring.ir.family_bootstrap import family_bootstrap, paired_family_bootstrap
 
 MEASURES = {"Hit@1": Success @ 1, "Hit@5": Success @ 5, "Hit@10": Success @ 10, "RR": RR}
 

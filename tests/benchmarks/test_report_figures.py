@@ -2,7 +2,7 @@
 
 - Per-query Hit@k and RR of both systems equal ir_measures (Success@k, RR) run on
   the report's own exported TREC run and qrels files.
-- Every interval equals grading.scoring's paired family bootstrap fed with
+- Every interval equals scoring's paired family bootstrap fed with
   ir_measures' per-query values.
 - Failures and fallbacks stay in the population; every export parses.
 """
@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from ir_measures import RR, Success
 
-from benchmarks.report import (
+from benchmarks.reports.report import (
     METRICS,
     Candidate,
     QueryInput,
@@ -37,9 +37,9 @@ from benchmarks.report import (
     report_trec_run,
     reranked_order,
 )
-from grading.scoring.family_bootstrap import family_bootstrap, paired_family_bootstrap
-from grading.scoring.ranking import parse_qrels, parse_run
-from grading.scoring.trec_evaluation import parse_families
+from scoring.ir.family_bootstrap import family_bootstrap, paired_family_bootstrap
+from scoring.ir.ranking import parse_qrels, parse_run
+from scoring.ir.trec_evaluation import parse_families
 
 MEASURES = {"Hit@1": Success @ 1, "Hit@5": Success @ 5, "Hit@10": Success @ 10, "RR": RR}
 SUITE = SuiteMeta(1, "random", 1, "nrs", "a" * 64, "b" * 64, "2026-09-20T00:00:00+00:00", (("NRS-001.html", "c" * 64),))

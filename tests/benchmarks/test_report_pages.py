@@ -12,7 +12,7 @@ import pytest
 from django.utils.html import escape
 from ir_measures import RR, Success
 
-from benchmarks.report import CAVEATS, METRICS, report_build, rerank_scores_load, secondary_run_default
+from benchmarks.reports.report import CAVEATS, METRICS, report_build, rerank_scores_load, secondary_run_default
 from tests.benchmarks.conftest import freeze_suite, import_synthetic
 
 WORDS = ["tenant", "landlord", "deposit", "court", "guardian", "child", "notice", "hearing", "appeal", "fee",
@@ -26,9 +26,10 @@ def _stored_report_inputs():
     """A synthetic chapter, a two-split suite, keyword and heading retrieval runs, and a rerank run with failures."""
     import random
 
-    from benchmarks.models import QueryKind, RetrievalCandidate
-    from benchmarks.models_rerank import RerankGrade, RerankRun
-    from benchmarks.services import retrieval_run_create
+    from benchmarks.rerank.models import RerankGrade, RerankRun
+    from benchmarks.retrieval.models import RetrievalCandidate
+    from benchmarks.retrieval.services import retrieval_run_create
+    from benchmarks.suites.models import QueryKind
     from reviewapp.providers.models import Ledger
 
     rng = random.Random(3)
@@ -184,7 +185,7 @@ def test_a_retrieval_run_alone_reports_the_keyword_order_and_has_no_reranked_fil
 
 
 def test_the_example_suite_reports_30_ranking_queries_by_split(example_suite):
-    from benchmarks.services import retrieval_run_create
+    from benchmarks.retrieval.services import retrieval_run_create
 
     run = retrieval_run_create(suite=example_suite, k=30)
     report = report_build(run=run, replicates=1000, seed=20260920)

@@ -7,9 +7,10 @@ import json
 import pytest
 from django.core.management import call_command
 
-from benchmarks import rerank
-from benchmarks.models import QueryKind, RetrievalCandidate
-from benchmarks.models_rerank import RerankGrade, RerankRun
+from benchmarks.rerank import services as rerank
+from benchmarks.rerank.models import RerankGrade, RerankRun
+from benchmarks.retrieval.models import RetrievalCandidate
+from benchmarks.suites.models import QueryKind
 from reviewapp.providers.loopback import LoopbackServer, Reply, default_responder, grades_for
 from reviewapp.providers.models import Receipt
 from tests.benchmarks.rerank_fixtures import synthetic_retrieval_run
@@ -51,7 +52,7 @@ def test_the_plan_covers_exactly_the_candidates_of_ranking_queries_and_outside_c
 
 
 def test_the_example_nrs_suite_plans_272_requests_the_default_budget(example_suite):
-    from benchmarks.services import retrieval_run_create
+    from benchmarks.retrieval.services import retrieval_run_create
 
     retrieval_run = retrieval_run_create(suite=example_suite, k=30)
     run = rerank.rerank_run_create(retrieval_run=retrieval_run, provider="local", enqueue=False)

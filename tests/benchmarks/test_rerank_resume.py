@@ -14,10 +14,10 @@ import signal
 import subprocess
 import sys
 
-from benchmarks import rerank
-from benchmarks.models_rerank import RerankGrade, RerankRun
-from benchmarks.tasks import rerank_run_execute
-from reviewapp.hashing import canonical_json, sha256_hex
+from benchmarks.rerank import services as rerank
+from benchmarks.rerank.models import RerankGrade, RerankRun
+from benchmarks.rerank.tasks import rerank_run_execute
+from reviewapp.core.hashing import canonical_json, sha256_hex
 from reviewapp.providers.loopback import LoopbackServer
 from reviewapp.providers.models import Receipt
 from tests.benchmarks.rerank_fixtures import synthetic_retrieval_run

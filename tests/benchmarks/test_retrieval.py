@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 from django.db import DatabaseError, connection
 
-from benchmarks.models import RetrievalCandidate, RetrievalResult
-from benchmarks.retrieval import CONFIGURATIONS, engine_for_connection, keyword_search, query_terms
-from benchmarks.services import retrieval_run_create, search_index_rebuild
+from benchmarks.corpus.services import search_index_rebuild
+from benchmarks.retrieval.engines import CONFIGURATIONS, engine_for_connection, keyword_search, query_terms
+from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult
+from benchmarks.retrieval.services import retrieval_run_create
 from tests.benchmarks.conftest import freeze_suite, import_synthetic
 
 EXPECTED_ENGINE = {"sqlite": "sqlite-fts5", "postgresql": "postgresql-fts"}
@@ -56,7 +57,7 @@ def test_exact_citation_controls_are_resolved_by_the_parser_without_a_search(exa
         searched.append(kwargs["text"])
         return keyword_search(**kwargs)
 
-    monkeypatch.setattr("benchmarks.services.keyword_search", recording)
+    monkeypatch.setattr("benchmarks.retrieval.services.keyword_search", recording)
     run = retrieval_run_create(suite=example_suite, k=30)
     controls = list(example_suite.queries.filter(kind="exact_citation"))
     assert len(controls) == 6 and not {q.text for q in controls} & set(searched)
@@ -118,7 +119,7 @@ def test_a_failed_search_is_recorded_and_shown_not_dropped(example_suite, monkey
             raise DatabaseError("simulated engine failure")
         return keyword_search(**kwargs)
 
-    monkeypatch.setattr("benchmarks.services.keyword_search", broken)
+    monkeypatch.setattr("benchmarks.retrieval.services.keyword_search", broken)
     run = retrieval_run_create(suite=example_suite, k=30)
     assert run.status == "done"
     result, ranked = _ranked(run, "ho-10")

@@ -5,12 +5,13 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from benchmarks import review_pools
-from benchmarks.models import QueryKind, RetrievalCandidate
-from benchmarks.models_rerank import RerankGrade
-from reviewapp import selectors as review_selectors
-from reviewapp.models import LabelSource, ReviewItem
-from reviewapp.services import passage_hash_of, query_hash_of, source_hash_of
+from benchmarks.labels import pools as review_pools
+from benchmarks.rerank.models import RerankGrade
+from benchmarks.retrieval.models import RetrievalCandidate
+from benchmarks.suites.models import QueryKind
+from reviewapp.review import selectors as review_selectors
+from reviewapp.review.models import LabelSource, ReviewItem
+from reviewapp.review.services import passage_hash_of, query_hash_of, source_hash_of
 from tests.benchmarks.human_fixtures import judge, rerank_world
 
 
@@ -94,7 +95,7 @@ def test_a_run_that_is_not_finished_cannot_be_declared(db):
 
 def test_provisional_section_labels_are_their_own_source_and_never_passage_labels(run, reviewer_user,
                                                                                    reviewer2_user):
-    from benchmarks.human_metrics import human_inputs_load
+    from benchmarks.labels.metrics import human_inputs_load
 
     pool = review_pools.review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
     source, created = review_pools.provisional_labels_import(suite=run.suite)

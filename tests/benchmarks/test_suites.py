@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from benchmarks.models import NominatedTarget, QueryFamily, Suite, SuiteQuery
-from benchmarks.services import suite_import
-from benchmarks.suites import SuiteInvalid
+from benchmarks.suites.files import SuiteInvalid
+from benchmarks.suites.models import NominatedTarget, QueryFamily, Suite, SuiteQuery
+from benchmarks.suites.services import suite_import
 
 
 def _import(data: dict):

@@ -7,8 +7,8 @@ import json
 import pytest
 from django.contrib.auth.models import Group
 
-from grading.models import Contract
-from reviewapp.roles import ensure_role_groups
+from grading.dataset.models import Contract
+from reviewapp.core.roles import ensure_role_groups
 from tests.browser.conftest import login
 from tests.grading.console_support import FABRICATED, load
 
@@ -78,7 +78,7 @@ def test_clicking_a_quote_scrolls_the_contract_to_it_and_highlights_it(page, liv
 
 
 def test_pasting_an_invalid_run_shows_the_error_and_saves_nothing(page, live_server, django_user_model, loaded):
-    from grading.models import ExtractionRun
+    from grading.runs.models import ExtractionRun
 
     _user(django_user_model, "admin")
     login(page, live_server, "cuad_admin", PASSWORD)

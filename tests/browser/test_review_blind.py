@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from reviewapp import selectors
-from reviewapp.models import Judgment
+from reviewapp.review import selectors
+from reviewapp.review.models import Judgment
 from tests.browser.conftest import login
 from tests.review.conftest import assert_blind, make_items, make_pool
 

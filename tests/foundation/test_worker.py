@@ -4,8 +4,8 @@ import uuid
 
 from django.db import transaction
 
-from reviewapp.models import WorkerHeartbeat
-from reviewapp.tasks import worker_ping
+from reviewapp.core.models import WorkerHeartbeat
+from reviewapp.core.tasks import worker_ping
 from tests.helpers import wait_until
 
 

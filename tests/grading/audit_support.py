@@ -7,9 +7,9 @@ import json
 
 import numpy as np
 
-from grading import audit as svc
-from grading.audit_judges import JudgeChoice, parse_choice
-from grading.audit_models import Audit, AuditCandidate, AuditJudge, AuditVerdict
+from grading.audits import services as svc
+from grading.audits.judges import JudgeChoice, parse_choice
+from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdict
 from grading.services import extraction_run_import
 from reviewapp.providers.loopback import Reply
 from tests.grading.console_support import load, random_run

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from grading import console_selectors as cs
-from grading.models import CuadDataset, ExtractionRun, Sample
+from grading.dataset.models import CuadDataset, Sample
+from grading.runs.models import ExtractionRun
+from grading.scorecard import selectors as cs
 from grading.services import cuad_load, extraction_run_import, sample_create
 from tests.grading.cuad_fixture import CATEGORIES, contracts, cuad_bytes, gold_run
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
-from grading import audit as svc
-from grading.audit_judges import parse_choice
-from grading.audit_models import AuditVerdict
-from grading.console_models import ConsoleJob
+from grading.audits import services as svc
+from grading.audits.judges import parse_choice
+from grading.audits.models import AuditVerdict
+from grading.runs.models import ConsoleJob
 from reviewapp.providers.loopback import LoopbackServer, Reply
 from reviewapp.providers.models import Receipt
 from tests.grading.audit_support import audited_run

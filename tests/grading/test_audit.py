@@ -13,17 +13,17 @@ import pytest
 from django.core.management import call_command
 from sklearn.metrics import accuracy_score, cohen_kappa_score, confusion_matrix
 
-from grading import audit as svc
-from grading import audit_judges
-from grading.audit_models import Audit, AuditCandidate, AuditVerdict
-from grading.models import Contract
-from grading.scoring.agreement import landis_koch_band
-from grading.scoring.cuad import Thresholds
-from grading.scoring.tokens import SourceIndex, grounding
+from grading.audits import judges as audit_judges
+from grading.audits import services as svc
+from grading.audits.models import Audit, AuditCandidate, AuditVerdict
+from grading.dataset.models import Contract
 from grading.selectors import run_scorecard
 from grading.services import cuad_load, extraction_run_import
 from reviewapp.providers.loopback import LoopbackServer, Reply
 from reviewapp.providers.models import Receipt
+from scoring.cuad.grading import Thresholds
+from scoring.cuad.tokens import SourceIndex, grounding
+from scoring.stats.agreement import landis_koch_band
 from tests.grading.audit_support import (
     ABSENT_QUOTES,
     audited_run,

@@ -7,11 +7,11 @@ import io
 
 import pytest
 
-from grading import audit as svc
-from grading.audit_judges import parse_choice
-from grading.audit_models import Audit, AuditVerdict
-from reviewapp.models import ReviewItem
-from reviewapp.services import judgment_submit
+from grading.audits import services as svc
+from grading.audits.judges import parse_choice
+from grading.audits.models import Audit, AuditVerdict
+from reviewapp.review.models import ReviewItem
+from reviewapp.review.services import judgment_submit
 from tests.grading.audit_support import audited_run, local_audit, set_verdicts
 from tests.helpers import wait_until
 

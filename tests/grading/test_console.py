@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from grading import console
-from grading import console_selectors as cs
-from grading.console_models import ConsoleJob
-from grading.models import Contract, Extraction, ExtractionRun, Span
-from grading.scoring.cuad import PairTable, Thresholds, grade, score_contract
+from grading.dataset.models import Contract, Span
+from grading.runs import jobs as console
+from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
+from grading.scorecard import selectors as cs
+from scoring.cuad.grading import PairTable, Thresholds, grade, score_contract
 from tests.grading.console_support import FABRICATED, load, random_run
 
 PAGES = ["/cuad/", "/cuad/dataset/", "/cuad/runs/", "/cuad/scorecard/", "/cuad/explorer/", "/cuad/playground/"]
@@ -247,7 +247,7 @@ def test_the_regrade_reads_no_text_and_recomputes_no_pair_score(loaded, monkeypa
     def forbidden(*args, **kwargs):
         raise AssertionError("pair scores were recomputed")
 
-    import grading.scoring.cuad as scoring
+    import scoring.cuad.grading as scoring
 
     monkeypatch.setattr(scoring, "score_contract", forbidden)
     monkeypatch.setattr(scoring, "f1_matrix", forbidden)
@@ -382,7 +382,7 @@ def test_the_api_pastes_a_run_and_refuses_an_invalid_one_with_errors(loaded, adm
 
 @pytest.mark.parametrize("seed", range(6))
 def test_the_live_grade_equals_the_graders_grade_on_random_pair_tables(seed):
-    from grading.scoring.cuad import grade
+    from scoring.cuad.grading import grade
 
     rng = np.random.default_rng(seed)
     nc, nk = int(rng.integers(1, 30)), int(rng.integers(1, 8))

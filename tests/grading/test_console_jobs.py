@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from grading import console
-from grading import console_selectors as cs
-from grading.console_models import ConsoleJob
-from grading.local_extractor import LocalExtractor, prefilter, split_passages
-from grading.scoring.tokens import SourceIndex, grounding, token_f1, tokenize
+from grading.runs import jobs as console
+from grading.runs.local_extractor import LocalExtractor, prefilter, split_passages
+from grading.runs.models import ConsoleJob
+from grading.scorecard import selectors as cs
 from reviewapp.providers.loopback import LoopbackServer, Reply
 from reviewapp.providers.models import Receipt
+from scoring.cuad.tokens import SourceIndex, grounding, token_f1, tokenize
 from tests.grading.console_support import load
 
 
@@ -28,7 +28,7 @@ def loaded(db, tmp_path):
 @pytest.fixture
 def low_threshold(monkeypatch):
     """The fixture contracts are a few sentences with one-word type descriptions: any cosine passes."""
-    import grading.local_extractor as le
+    import grading.runs.local_extractor as le
 
     monkeypatch.setattr(le, "THRESHOLD", -1.0)
 
@@ -98,7 +98,7 @@ def test_a_local_extraction_job_runs_the_real_model_and_grades_the_run(
 def test_a_stopped_local_job_resumes_and_skips_contracts_already_done(loaded, monkeypatch, low_threshold):
     calls: list[str] = []
     crashed: list[bool] = []
-    import grading.local_extractor as le
+    import grading.runs.local_extractor as le
 
     original = le.LocalExtractor.extract
 

@@ -9,8 +9,9 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from grading import selectors
-from grading.models import Category, Contract, CuadDataset, Extraction, ExtractionRun, Sample, Span
-from grading.run_format import RunFormatError, parse_run
+from grading.dataset.models import Category, Contract, CuadDataset, Sample, Span
+from grading.runs.models import Extraction, ExtractionRun
+from grading.runs.run_format import RunFormatError, parse_run
 from tests.grading.cuad_fixture import CATEGORIES, contracts, cuad_bytes, gold_run, zip_of
 
 pytestmark = pytest.mark.django_db

@@ -8,7 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
-from grading.models import Category, Contract, CuadDataset, Span
+from grading.dataset.models import Category, Contract, CuadDataset, Span
 
 REAL_SHA256 = "2e022cbd8936aab9311beaa45eaaa3191989c07df9fd177510a3bb72bbba2d7b"
 
@@ -79,8 +79,8 @@ def test_the_self_test_flags_every_injected_error_on_the_real_cuad(real_cuad):
 def test_the_self_test_exits_non_zero_when_the_grader_misses_an_error(real_cuad, monkeypatch):
     from django.core.management import CommandError
 
-    from grading import selftest
-    from grading.scoring.cuad import Thresholds
+    from grading.scorecard import selftest
+    from scoring.cuad.grading import Thresholds
 
     # A grader that never calls anything hallucinated must fail the fabricated/paraphrase/other-contract rows.
     monkeypatch.setattr(selftest, "Thresholds", lambda: Thresholds(grounding=0.0))

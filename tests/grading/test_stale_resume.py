@@ -8,11 +8,11 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from grading import audit as audit_svc
-from grading import console
-from grading.audit_judges import parse_choice
-from grading.audit_models import Audit
-from grading.console_models import ConsoleJob
+from grading.audits import services as audit_svc
+from grading.audits.judges import parse_choice
+from grading.audits.models import Audit
+from grading.runs import jobs as console
+from grading.runs.models import ConsoleJob
 from reviewapp.providers.loopback import LoopbackServer
 from reviewapp.providers.models import Ledger, Receipt
 from tests.grading.audit_support import audited_run

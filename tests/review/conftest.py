@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from reviewapp import services
+from reviewapp.review import services
 
 # Planted in everything job-side (external_ref, ids, pool name); none may appear in anything a reviewer receives.
 MARKERS = (

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from reviewapp import selectors, services
-from reviewapp.models import Adjudication
+from reviewapp.review import selectors, services
+from reviewapp.review.models import Adjudication
 from tests.review.conftest import make_items
 
 

@@ -10,8 +10,8 @@ import pytest
 from django.contrib.auth.models import Group
 from sklearn.metrics import cohen_kappa_score
 
-from reviewapp import selectors, services
-from reviewapp.roles import ensure_role_groups
+from reviewapp.core.roles import ensure_role_groups
+from reviewapp.review import selectors, services
 from tests.review.conftest import make_items, make_pool
 
 

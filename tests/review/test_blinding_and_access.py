@@ -7,7 +7,7 @@ import json
 import pytest
 from django.test import Client
 
-from reviewapp import selectors, services
+from reviewapp.review import selectors, services
 from tests.review.conftest import assert_blind
 
 

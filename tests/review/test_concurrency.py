@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection, connections
 
-from reviewapp import services
-from reviewapp.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review import services
+from reviewapp.review.models import Judgment, JudgmentRevision, ReviewItem
 from tests.review.conftest import make_pool
 
 pytestmark = pytest.mark.django_db(transaction=True)

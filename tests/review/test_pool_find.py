@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from reviewapp import selectors
+from reviewapp.review import selectors
 
 
 def test_a_job_finds_its_pools_by_external_ref(db):
-    from reviewapp import services
+    from reviewapp.review import services
     from tests.review.conftest import make_items
 
     mine = services.pool_create(name="a", kind="passage", items=make_items(1, 1), declared_rule="x",

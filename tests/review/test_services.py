@@ -7,9 +7,9 @@ from collections import Counter
 import pytest
 from django.contrib.auth.models import Group
 
-from reviewapp import selectors, services
-from reviewapp.models import Assignment, Judgment, JudgmentRevision, ReviewItem
-from reviewapp.roles import ensure_role_groups
+from reviewapp.core.roles import ensure_role_groups
+from reviewapp.review import selectors, services
+from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewItem
 from tests.review.conftest import make_items, make_pool
 
 

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
-from grading.scoring.agreement import (
+from scoring.stats.agreement import (
     cohen_kappa,
     confusion_table,
     krippendorff_alpha_ordinal,

@@ -17,7 +17,7 @@ import pytest
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
 
-from grading.scoring.calibration import (
+from scoring.stats.calibration import (
     bin_index,
     brier_score,
     calibration_summary,

@@ -5,8 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from grading.scoring.bootstrap import cluster_sums, percentile_bounds, resample_indices
-from grading.scoring.cuad import (
+from scoring.cuad.grading import (
     CORRECT,
     HALLUCINATED,
     INCORRECT,
@@ -18,7 +17,8 @@ from grading.scoring.cuad import (
     grade,
     score_contract,
 )
-from grading.scoring.tokens import token_f1, tokenize
+from scoring.cuad.tokens import token_f1, tokenize
+from scoring.stats.bootstrap import cluster_sums, percentile_bounds, resample_indices
 
 
 def table_from(exts, spans, n_contracts, n_categories):
@@ -224,7 +224,7 @@ def test_it_scores_a_contract_with_both_matchers_and_grounding():
 
 @pytest.mark.parametrize("seed", range(4))
 def test_column_percentile_bounds_equal_percentile_bounds_of_each_column(seed):
-    from grading.scoring.bootstrap import percentile_bounds_columns
+    from scoring.stats.bootstrap import percentile_bounds_columns
 
     rng = np.random.default_rng(seed)
     values = rng.random((int(rng.integers(1, 400)), int(rng.integers(1, 12))))

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from grading.scoring.matching import assignment_total, greedy, hungarian, match
+from scoring.cuad.matching import assignment_total, greedy, hungarian, match
 
 
 def brute_force_best(scores: np.ndarray) -> float:

@@ -7,7 +7,7 @@ import random
 import numpy as np
 import pytest
 
-from grading.scoring.sampler import Candidate, build_manifest, manifest_bytes, sample_contracts
+from scoring.cuad.sampler import Candidate, build_manifest, manifest_bytes, sample_contracts
 
 
 def random_population(seed: int, size: int = 80, n_types: int = 8) -> list[Candidate]:

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from grading.scoring.tokens import SourceIndex, grounding, ngrams, token_f1, tokenize
+from scoring.cuad.tokens import SourceIndex, grounding, ngrams, token_f1, tokenize
 
 
 def reference_f1(a: str, b: str) -> float:
@@ -99,7 +99,7 @@ def test_it_lists_distinct_ngrams():
 
 
 def test_the_vectorised_f1_matrix_equals_pairwise_token_f1_on_random_texts():
-    from grading.scoring.cuad import f1_matrix
+    from scoring.cuad.grading import f1_matrix
 
     rng = random.Random(3)
     vocab = ["a", "b", "c", "d", "e", "f", "g"]

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from grading.scoring.bootstrap import resample_indices
-from grading.scoring.family_bootstrap import (
+from scoring.ir.family_bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
     family_bootstrap,
     paired_family_bootstrap,
 )
+from scoring.stats.bootstrap import resample_indices
 
 
 def _random_suite(rng: np.random.Generator):

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 from ir_measures import RR, P, Qrel, ScoredDoc, Success, nDCG
 
-from grading.scoring.ranking import (
+from scoring.ir.ranking import (
     RunRow,
     hit_at_k,
     judged_precision_at_5,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from ir_measures import RR, Success
 
-from grading.scoring.ranking import (
+from scoring.ir.ranking import (
     TrecFormatError,
     format_run,
     parse_qrels,

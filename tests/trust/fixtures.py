@@ -73,7 +73,7 @@ def _user(username: str, role: str, *, staff: bool = False):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from reviewapp.roles import ensure_role_groups
+    from reviewapp.core.roles import ensure_role_groups
 
     ensure_role_groups()
     user = get_user_model().objects.create_user(username=username, password=PASSWORD, is_staff=staff)
@@ -83,8 +83,9 @@ def _user(username: str, role: str, *, staff: bool = False):
 
 def _planted_rerank_run(retrieval_run):
     """A finished rerank run written directly, every candidate with the same unusual probabilities."""
-    from benchmarks.models import QueryKind, RetrievalCandidate
-    from benchmarks.models_rerank import RerankGrade, RerankRun
+    from benchmarks.rerank.models import RerankGrade, RerankRun
+    from benchmarks.retrieval.models import RetrievalCandidate
+    from benchmarks.suites.models import QueryKind
     from reviewapp.providers.models import Ledger
 
     ledger = Ledger.objects.create(purpose=f"trust test {PROVIDER_MARKER}", provider="openai_compatible",
@@ -130,13 +131,13 @@ def _marker_items() -> list[dict]:
 
 
 def build_world(tmp_path: Path) -> World:
-    from benchmarks import rerank
-    from benchmarks.models import Provision
-    from benchmarks.review_pools import review_pool_declare
-    from grading import audit as audit_svc
-    from grading import console
-    from grading.audit_models import AuditCandidate, AuditJudge, AuditVerdict
-    from reviewapp import services as review_services
+    from benchmarks.corpus.models import Provision
+    from benchmarks.labels.pools import review_pool_declare
+    from benchmarks.rerank import services as rerank
+    from grading.audits import services as audit_svc
+    from grading.audits.models import AuditCandidate, AuditJudge, AuditVerdict
+    from grading.runs import jobs as console
+    from reviewapp.review import services as review_services
     from tests.benchmarks.rerank_fixtures import synthetic_retrieval_run
     from tests.grading.audit_support import audited_run, local_audit
 
@@ -206,9 +207,9 @@ def build_world(tmp_path: Path) -> World:
 
 
 def _all_grades(pool) -> dict:
-    from reviewapp.models import POOL_KINDS
+    from reviewapp.review.kinds import kind_get
 
-    return dict.fromkeys(POOL_KINDS[pool.kind].grade_type_keys, 1)
+    return dict.fromkeys(kind_get(pool.kind).grade_type_keys, 1)
 
 
 def client_for(user):

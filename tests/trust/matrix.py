@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from reviewapp.access import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS
+from reviewapp.core.access import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS
 
 LOGIN = "login"  # 302 to /accounts/login/?next=...
 ADMIN_LOGIN = "admin-login"  # 302 to /admin/login/?next=...

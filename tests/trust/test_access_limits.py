@@ -9,7 +9,7 @@ import pytest
 from django.apps import apps
 from django.core.files.uploadedfile import SimpleUploadedFile
 
-from benchmarks.services import suite_import
+from benchmarks.suites.services import suite_import
 from tests.trust.fixtures import body_of, client_for
 
 pytestmark = pytest.mark.django_db

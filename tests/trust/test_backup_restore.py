@@ -18,7 +18,8 @@ from tests.trust.fuzz_support import row_counts
 def _world(tmp_path, reviewers, settings):
     """A finished rerank run with real receipts (loopback provider), a judged review pool of a second rerank
     run, the CUAD fixture with two graded runs. Returns the URLs whose bodies must survive a restore."""
-    from benchmarks import rerank, review_pools
+    from benchmarks.labels import pools as review_pools
+    from benchmarks.rerank import services as rerank
     from reviewapp.providers.loopback import LoopbackServer
     from tests.benchmarks.human_fixtures import judge, random_grades, rerank_world
     from tests.benchmarks.rerank_fixtures import synthetic_retrieval_run
@@ -103,8 +104,8 @@ def test_a_backup_restored_into_an_empty_database_gives_identical_hashes_exports
 
 
 def test_a_restore_refuses_a_database_that_is_not_empty(transactional_db, admin_user_, tmp_path):
-    from reviewapp.models import ReviewPool
-    from reviewapp.services import pool_create
+    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.services import pool_create
 
     pool_create(name="p", kind="passage", declared_rule="explicit",
                 items=[{"query_id": "q", "doc_id": "d", "query_text": "q?", "source_heading": "h",
@@ -118,7 +119,7 @@ def test_a_restore_refuses_a_database_that_is_not_empty(transactional_db, admin_
 
 @pytest.mark.parametrize("damage", ["cut", "edit", "header"])
 def test_a_cut_or_edited_backup_is_refused_with_nothing_written(transactional_db, admin_user_, tmp_path, damage):
-    from reviewapp.services import pool_create
+    from reviewapp.review.services import pool_create
 
     pool_create(name="p", kind="passage", declared_rule="explicit",
                 items=[{"query_id": f"q{i}", "doc_id": "d", "query_text": "q?", "source_heading": "h",

@@ -18,8 +18,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import pytest
 
-from reviewapp.models import Assignment, ReviewItem, ReviewPool
-from reviewapp.services import assignment_sort_key
+from reviewapp.review.models import Assignment, ReviewItem, ReviewPool
+from reviewapp.review.services import assignment_sort_key
 from tests.trust.fixtures import BLIND_MARKERS, OTHER_NOTE_MARKER, body_of, client_for
 
 pytestmark = pytest.mark.django_db

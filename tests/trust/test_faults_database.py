@@ -52,7 +52,7 @@ class DropAt:
 
 @pytest.fixture
 def item(transactional_db, reviewer_user):
-    from reviewapp import services
+    from reviewapp.review import services
 
     text = "The landlord shall return the deposit within thirty days."
     pool = services.pool_create(
@@ -66,7 +66,7 @@ def item(transactional_db, reviewer_user):
 
 
 def _state(item, reviewer) -> tuple:
-    from reviewapp.models import Judgment, JudgmentRevision
+    from reviewapp.review.models import Judgment, JudgmentRevision
 
     judgment = Judgment.objects.filter(item=item, reviewer=reviewer).first()
     revisions = list(JudgmentRevision.objects.filter(judgment__item=item).order_by("number")
@@ -77,8 +77,8 @@ def _state(item, reviewer) -> tuple:
 
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_a_dropped_connection_during_a_save_shows_an_error_and_saves_all_or_nothing(item, reviewer_user, when):
-    from reviewapp.models import JudgmentRevision
-    from reviewapp.services import judgment_submit
+    from reviewapp.review.models import JudgmentRevision
+    from reviewapp.review.services import judgment_submit
 
     judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1}, complete=False)
     before = _state(item, reviewer_user)

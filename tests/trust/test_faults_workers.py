@@ -23,12 +23,13 @@ import time
 
 import pytest
 
-from grading import audit as audit_svc
-from grading import console, tasks
-from grading.audit_judges import parse_choice
-from grading.audit_models import Audit, AuditVerdict
-from grading.console_models import ConsoleJob
-from reviewapp.hashing import canonical_json, sha256_hex
+from grading.audits import services as audit_svc
+from grading.audits.judges import parse_choice
+from grading.audits.models import Audit, AuditVerdict
+from grading.runs import jobs as console
+from grading.runs import tasks
+from grading.runs.models import ConsoleJob
+from reviewapp.core.hashing import canonical_json, sha256_hex
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.loopback import LoopbackServer, Reply
 from reviewapp.providers.models import Ledger, Receipt

@@ -71,7 +71,7 @@ def test_the_hrs_parser_refuses_bytes_that_are_not_json(raw):
 
 
 def _import(tmp_path, fmt: str, files: dict[str, bytes]):
-    from benchmarks.services import statutes_import
+    from benchmarks.corpus.services import statutes_import
 
     folder = tmp_path / fmt
     folder.mkdir(exist_ok=True)
@@ -83,8 +83,8 @@ def _import(tmp_path, fmt: str, files: dict[str, bytes]):
 
 
 def _import_is_whole_or_nothing(tmp_path, fmt: str, files: dict[str, bytes]) -> None:
-    from benchmarks.models import Provision
-    from benchmarks.services import ImportProblem
+    from benchmarks.corpus.models import Provision
+    from benchmarks.corpus.services import ImportProblem
 
     before = row_counts()
     try:
@@ -144,7 +144,7 @@ VALID_SUITE = {
 
 
 def test_the_seed_suite_is_valid(suite_corpus):
-    from benchmarks.services import suite_import
+    from benchmarks.suites.services import suite_import
 
     suite, created = suite_import(raw=json.dumps(VALID_SUITE).encode(), filename="s.json")
     assert created and suite.queries.count() == 4
@@ -153,8 +153,8 @@ def test_the_seed_suite_is_valid(suite_corpus):
 @FUZZ
 @given(data=mutated(VALID_SUITE, rounds=4) | json_values, version=st.integers(1, 10**6))
 def test_a_fuzzed_suite_is_frozen_whole_or_refused_naming_the_query_and_field(suite_corpus, data, version):
-    from benchmarks.services import suite_import
-    from benchmarks.suites import SuiteInvalid
+    from benchmarks.suites.files import SuiteInvalid
+    from benchmarks.suites.services import suite_import
 
     if isinstance(data, dict) and data.get("version") == 1:
         data["version"] = version  # distinct versions: each valid example freezes a new suite
@@ -172,8 +172,8 @@ def test_a_fuzzed_suite_is_frozen_whole_or_refused_naming_the_query_and_field(su
 @FUZZ
 @given(raw=st.binary(max_size=300), yaml=st.booleans())
 def test_suite_files_that_are_not_json_or_yaml_objects_are_refused_as_files(suite_corpus, raw, yaml):
-    from benchmarks.services import suite_import
-    from benchmarks.suites import SuiteInvalid
+    from benchmarks.suites.files import SuiteInvalid
+    from benchmarks.suites.services import suite_import
 
     before = row_counts()
     with pytest.raises(SuiteInvalid) as refused:
@@ -194,8 +194,8 @@ def _cuad_doc() -> dict:
 @FUZZ
 @given(doc=mutated(_cuad_doc(), rounds=3) | json_values | st.binary(max_size=200))
 def test_a_fuzzed_cuad_file_is_loaded_whole_or_refused_naming_where(db, tmp_path, doc):
-    from grading.cuad_file import CuadFileError
-    from grading.models import Contract, Span
+    from grading.dataset.cuad_file import CuadFileError
+    from grading.dataset.models import Contract, Span
     from grading.services import CuadLoadError, cuad_load
 
     path = tmp_path / "CUAD_v1.json"

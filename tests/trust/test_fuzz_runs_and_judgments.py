@@ -45,8 +45,8 @@ WHERE = re.compile(r"^(top level|extractions\[\d+\]|line \d+|field 'model'|byte 
 @FUZZ
 @given(doc=mutated(_gold(), rounds=3) | json_values, jsonl=st.booleans())
 def test_a_fuzzed_run_file_is_stored_whole_or_refused_naming_line_or_index_and_field(cuad, doc, jsonl):
-    from grading.models import Extraction
-    from grading.run_format import RunFormatError
+    from grading.runs.models import Extraction
+    from grading.runs.run_format import RunFormatError
     from grading.services import extraction_run_import
 
     raw = _as_text(doc, jsonl)
@@ -63,7 +63,7 @@ def test_a_fuzzed_run_file_is_stored_whole_or_refused_naming_line_or_index_and_f
 @FUZZ
 @given(raw=st.binary(max_size=300) | st.text(max_size=300))
 def test_run_bytes_that_are_not_a_run_are_refused_with_nothing_stored(cuad, raw):
-    from grading.run_format import RunFormatError
+    from grading.runs.run_format import RunFormatError
     from grading.services import extraction_run_import
 
     before = row_counts()
@@ -100,7 +100,7 @@ def test_a_fuzzed_pasted_run_answers_a_graded_run_or_a_400_listing_the_errors(cu
 
 @pytest.fixture
 def assigned(db, reviewer_user):
-    from reviewapp import services
+    from reviewapp.review import services
 
     text = "The landlord shall return the deposit within thirty days."
     pool = services.pool_create(
@@ -124,8 +124,8 @@ notes = st.text(max_size=50) | st.sampled_from(["", "ok", "a\x00b", "x" * 5000])
 @given(grades=grade_dicts, complete=st.booleans(), note=notes, which=st.integers(0, 1))
 def test_a_fuzzed_judgment_is_saved_as_one_revision_or_refused_naming_the_field(assigned, reviewer_user, grades,
                                                                                  complete, note, which):
-    from reviewapp import services
-    from reviewapp.models import JudgmentRevision
+    from reviewapp.review import services
+    from reviewapp.review.models import JudgmentRevision
 
     item = assigned[which]
     before = row_counts()

@@ -12,8 +12,8 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 import pytest
 from django.core.management import call_command
 
-from benchmarks import rerank
-from benchmarks.models import RetrievalRun
+from benchmarks.rerank import services as rerank
+from benchmarks.retrieval.models import RetrievalRun
 from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers.loopback import LoopbackServer, Reply, default_responder
 from reviewapp.providers.models import Ledger

@@ -13,8 +13,8 @@ from pathlib import Path
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks import review_pools
-from benchmarks.models_rerank import RerankRun
+from benchmarks.labels import pools as review_pools
+from benchmarks.rerank.models import RerankRun
 
 
 class Command(BaseCommand):

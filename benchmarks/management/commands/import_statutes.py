@@ -6,8 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks import services
-from benchmarks.corpus import ParseError
+from benchmarks.corpus import ParseError, services
 
 
 class Command(BaseCommand):

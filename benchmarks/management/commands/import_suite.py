@@ -6,8 +6,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks.services import suite_import
-from benchmarks.suites import SuiteInvalid
+from benchmarks.suites.files import SuiteInvalid
+from benchmarks.suites.services import suite_import
 
 
 class Command(BaseCommand):

@@ -1,6 +1,6 @@
 """Hit@1/5/10 and RR of TREC run files against a TREC qrels file, with family bootstrap intervals.
 
-Thin: parse the files, call grading.scoring.trec_evaluation, print. The
+Thin: parse the files, call scoring.ir.trec_evaluation, print. The
 conventions (which queries count, run order, families file format) are in that
 module's docstring and are printed with the results.
 """
@@ -11,9 +11,9 @@ import json
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.scoring.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
-from grading.scoring.ranking import TrecFormatError, read_qrels, read_run
-from grading.scoring.trec_evaluation import METRICS, TrecEvaluation, evaluate_trec_runs, read_families
+from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
+from scoring.ir.ranking import TrecFormatError, read_qrels, read_run
+from scoring.ir.trec_evaluation import METRICS, TrecEvaluation, evaluate_trec_runs, read_families
 
 RUN_ORDER_NOTE = "runs ordered by score descending, ties by docid descending (trec_eval); rank column ignored"
 POPULATION_NOTE = "mean over every qrels query; a query the run does not answer, or with no relevant document, scores 0"

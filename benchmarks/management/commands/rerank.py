@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks import rerank
-from benchmarks.models import RetrievalRun, RunStatus
-from benchmarks.models_rerank import RerankRun
-from benchmarks.questions import DEFAULT_VERSION
+from benchmarks.rerank import services as rerank
+from benchmarks.rerank.models import RerankRun
+from benchmarks.rerank.questions import DEFAULT_VERSION
+from benchmarks.retrieval.models import RetrievalRun, RunStatus
 
 
 class Command(BaseCommand):

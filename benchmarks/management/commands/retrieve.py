@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks.retrieval import CONFIGURATIONS, DEFAULT_CONFIGURATION
-from benchmarks.selectors import retrieval_run_summary, suite_latest
-from benchmarks.services import retrieval_run_create
+from benchmarks.retrieval.engines import CONFIGURATIONS, DEFAULT_CONFIGURATION
+from benchmarks.retrieval.selectors import retrieval_run_summary
+from benchmarks.retrieval.services import retrieval_run_create
+from benchmarks.suites.selectors import suite_latest
 
 
 class Command(BaseCommand):

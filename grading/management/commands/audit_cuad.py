@@ -7,11 +7,12 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading import audit as svc
-from grading import audit_judges
-from grading.audit_models import Audit
-from grading.models import ExtractionRun, Sample
-from grading.scoring.cuad import Thresholds
+from grading.audits import judges as audit_judges
+from grading.audits import services as svc
+from grading.audits.models import Audit
+from grading.dataset.models import Sample
+from grading.runs.models import ExtractionRun
+from scoring.cuad.grading import Thresholds
 
 
 class Command(BaseCommand):

@@ -5,7 +5,7 @@ from pathlib import Path
 from django.conf import settings
 from django.core.management.base import BaseCommand
 
-from grading.bench import run_benchmark
+from grading.scorecard.bench import run_benchmark
 
 
 class Command(BaseCommand):

@@ -18,14 +18,14 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.test import Client
 
-from grading import console_selectors as cs
 from grading import selectors
-from grading.console_demo import synthetic_run
-from grading.local_extractor import LocalExtractor
-from grading.models import Contract
-from grading.scoring.cuad import Thresholds
+from grading.dataset.models import Contract
+from grading.runs.demo import synthetic_run
+from grading.runs.local_extractor import LocalExtractor
+from grading.scorecard import selectors as cs
 from grading.services import cuad_load, extraction_run_import, sample_create
-from reviewapp.roles import ensure_role_groups
+from reviewapp.core.roles import ensure_role_groups
+from scoring.cuad.grading import Thresholds
 
 
 def _ms(values: list[float]) -> str:

@@ -3,8 +3,8 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from grading import selectors
-from grading.scoring.matching import MATCHERS
-from grading.selftest import cuad_selftest
+from grading.scorecard.selftest import cuad_selftest
+from scoring.cuad.matching import MATCHERS
 
 
 class Command(BaseCommand):

@@ -6,9 +6,10 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading import console, selectors
-from grading.console_models import ConsoleJob
-from grading.models import Sample
+from grading import selectors
+from grading.dataset.models import Sample
+from grading.runs import jobs as console
+from grading.runs.models import ConsoleJob
 
 
 class Command(BaseCommand):

@@ -6,10 +6,10 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from grading import selectors
-from grading.run_format import RunFormatError
-from grading.scoring.cuad import Thresholds
-from grading.scoring.matching import MATCHERS
+from grading.runs.run_format import RunFormatError
 from grading.services import extraction_run_import
+from scoring.cuad.grading import Thresholds
+from scoring.cuad.matching import MATCHERS
 
 
 class Command(BaseCommand):

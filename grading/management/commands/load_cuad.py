@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.cuad_file import CuadFileError
+from grading.dataset.cuad_file import CuadFileError
 from grading.services import CuadLoadError, cuad_load
 
 

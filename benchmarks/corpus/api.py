@@ -1,0 +1,57 @@
+"""Read-only API of snapshots and provisions, with explicit serializers (no ``__all__``)."""
+
+from __future__ import annotations
+
+from rest_framework import generics, serializers
+
+from benchmarks.corpus.models import Provision, SourceSnapshot
+from reviewapp.core.access import CanViewReports
+
+
+class SnapshotOut(serializers.ModelSerializer):
+    class Meta:
+        model = SourceSnapshot
+        fields = ["id", "corpus", "source_key", "title", "official_url", "retrieved_at", "byte_size", "sha256",
+                  "parser_name", "parser_version", "provision_count"]
+
+
+class ProvisionOut(serializers.ModelSerializer):
+    class Meta:
+        model = Provision
+        fields = ["id", "snapshot", "corpus", "citation", "variant", "docid", "chapter", "chapter_title", "heading",
+                  "repealed", "official_url", "content_sha256"]
+
+
+class ProvisionDetailOut(ProvisionOut):
+    passages = serializers.SerializerMethodField()
+
+    class Meta(ProvisionOut.Meta):
+        fields = [*ProvisionOut.Meta.fields, "body", "history", "notes", "passages"]
+
+    def get_passages(self, obj: Provision) -> list[dict]:
+        return [{"rule": p.rule, "caption": p.caption, "text": p.text, "word_count": p.word_count,
+                 "truncated": p.truncated, "sha256": p.sha256} for p in obj.passages.all()]
+
+
+class SnapshotList(generics.ListAPIView):
+    permission_classes = [CanViewReports]
+    serializer_class = SnapshotOut
+    queryset = SourceSnapshot.objects.order_by("id")
+
+
+class ProvisionList(generics.ListAPIView):
+    permission_classes = [CanViewReports]
+    serializer_class = ProvisionOut
+
+    def get_queryset(self):
+        qs = Provision.objects.order_by("snapshot_id", "position")
+        for field in ("corpus", "chapter", "citation", "snapshot"):
+            if value := self.request.query_params.get(field):
+                qs = qs.filter(**{field: value})
+        return qs
+
+
+class ProvisionDetail(generics.RetrieveAPIView):
+    permission_classes = [CanViewReports]
+    serializer_class = ProvisionDetailOut
+    queryset = Provision.objects.prefetch_related("passages")

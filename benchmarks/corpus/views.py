@@ -1,0 +1,44 @@
+"""Corpus browser pages: a corpus, a chapter, a provision. Thin: selectors do the work."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from benchmarks.corpus import selectors
+from benchmarks.corpus.models import Corpus
+from reviewapp.core.access import VIEW_REPORTS, perm_required
+
+
+@perm_required(VIEW_REPORTS)
+def corpus_detail(request: HttpRequest, corpus: str) -> HttpResponse:
+    if corpus not in Corpus.values:
+        raise Http404("unknown corpus")
+    return render(request, "benchmarks/corpus.html", {
+        "corpus": corpus, "label": Corpus(corpus).label,
+        "snapshots": selectors.corpus_current_snapshots(corpus=corpus),
+        "chapters": selectors.corpus_chapters(corpus=corpus),
+    })
+
+
+@perm_required(VIEW_REPORTS)
+def chapter_detail(request: HttpRequest, corpus: str, chapter: str) -> HttpResponse:
+    if corpus not in Corpus.values:
+        raise Http404("unknown corpus")
+    provisions = list(selectors.chapter_provisions(corpus=corpus, chapter=chapter))
+    if not provisions:
+        raise Http404("no such chapter")
+    return render(request, "benchmarks/chapter.html", {
+        "corpus": corpus, "label": Corpus(corpus).label, "chapter": chapter,
+        "chapter_title": provisions[0].chapter_title, "provisions": provisions,
+    })
+
+
+@perm_required(VIEW_REPORTS)
+def provision_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        provision = selectors.provision_get(pk=pk)
+    except Exception as exc:
+        raise Http404("no such provision") from exc
+    return render(request, "benchmarks/provision.html", {"provision": provision,
+                                                          "passages": provision.passages.all()})

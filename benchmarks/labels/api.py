@@ -1,0 +1,216 @@
+"""Read-only API of human-label metrics, calibration and review pools of a rerank run (``CanViewReports``).
+
+The same figures as the pages and their JSON exports; explicit serializers.
+"""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from benchmarks.labels import metrics as hm
+from benchmarks.labels import pools as review_pools
+from benchmarks.labels.views import calibration_build, human_metrics_build
+from benchmarks.reports import report as reports
+from benchmarks.rerank.models import RerankRun
+from reviewapp.core.access import CanViewReports
+
+
+class IntervalOut(serializers.Serializer):
+    estimate = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+
+
+class PoolOut(serializers.Serializer):
+    public_id = serializers.CharField()
+    name = serializers.CharField()
+    declared_rule = serializers.CharField()
+    declared_params = serializers.JSONField()
+    reviewers_per_item = serializers.IntegerField()
+    items_declared = serializers.IntegerField()
+    items_labelled = serializers.IntegerField()
+    label_states = serializers.DictField(child=serializers.IntegerField())
+    complete_judgments = serializers.IntegerField()
+    stale_judgments = serializers.IntegerField()
+    selected = serializers.BooleanField()
+    complete = serializers.BooleanField()
+    synthetic = serializers.BooleanField()
+    label_rule = serializers.CharField()
+
+
+class HumanSummaryRowOut(serializers.Serializer):
+    split = serializers.CharField()
+    metric = serializers.CharField()
+    system = serializers.CharField()
+    estimate = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    included = serializers.IntegerField()
+    excluded = serializers.IntegerField()
+    families = serializers.IntegerField(allow_null=True)
+
+
+class HumanQueryRowOut(serializers.Serializer):
+    qid = serializers.CharField()
+    split = serializers.CharField()
+    family = serializers.CharField()
+    keyword_P_at_5 = serializers.FloatField(allow_null=True, source="keyword_P@5")
+    reranked_P_at_5 = serializers.FloatField(allow_null=True, source="reranked_P@5")
+    keyword_nDCG_at_5 = serializers.FloatField(allow_null=True, source="keyword_nDCG@5")
+    reranked_nDCG_at_5 = serializers.FloatField(allow_null=True, source="reranked_nDCG@5")
+    keyword_top5_labelled = serializers.IntegerField()
+    reranked_top5_labelled = serializers.IntegerField()
+    pool_members = serializers.IntegerField()
+    pool_labelled = serializers.IntegerField()
+
+
+class BootstrapOut(serializers.Serializer):
+    replicates = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    level = serializers.FloatField()
+    unit = serializers.CharField()
+    method = serializers.CharField()
+
+
+class HumanMetricsOut(serializers.Serializer):
+    schema = serializers.CharField()
+    run = serializers.CharField()
+    pool = PoolOut(allow_null=True)
+    notes = serializers.ListField(child=serializers.CharField())
+    bootstrap = BootstrapOut()
+    summary = HumanSummaryRowOut(many=True)
+    queries = HumanQueryRowOut(many=True)
+
+
+class CalibrationSummaryRowOut(serializers.Serializer):
+    split = serializers.CharField()
+    declared = serializers.IntegerField()
+    included = serializers.IntegerField()
+    excluded_no_label = serializers.IntegerField()
+    excluded_no_model_probability = serializers.IntegerField()
+    brier = serializers.FloatField(allow_null=True)
+    ece = serializers.FloatField(allow_null=True)
+    diagnostic_threshold = serializers.FloatField()
+    at_or_above_threshold = serializers.IntegerField()
+    at_or_above_judged_useful = serializers.IntegerField()
+
+
+class ReliabilityRowOut(serializers.Serializer):
+    split = serializers.CharField()
+    bin = serializers.IntegerField()
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+    count = serializers.IntegerField()
+    mean_predicted = serializers.FloatField(allow_null=True)
+    observed_rate = serializers.FloatField(allow_null=True)
+
+
+class AgreementRowOut(serializers.Serializer):
+    split = serializers.CharField()
+    bin = serializers.IntegerField()
+    low = serializers.FloatField()
+    high = serializers.FloatField()
+    count = serializers.IntegerField()
+    mean_confidence = serializers.FloatField(allow_null=True)
+    exact_agreement = serializers.FloatField(allow_null=True)
+
+
+class CalibrationItemOut(serializers.Serializer):
+    qid = serializers.CharField()
+    docid = serializers.CharField()
+    split = serializers.CharField()
+    p0 = serializers.FloatField(allow_null=True)
+    p1 = serializers.FloatField(allow_null=True)
+    p2 = serializers.FloatField(allow_null=True)
+    p3 = serializers.FloatField(allow_null=True)
+    p_useful = serializers.FloatField(allow_null=True)
+    confidence = serializers.FloatField(allow_null=True)
+    human_grade = serializers.IntegerField(allow_null=True)
+
+
+class CalibrationOut(serializers.Serializer):
+    schema = serializers.CharField()
+    run = serializers.CharField()
+    pool = PoolOut(allow_null=True)
+    caveats = serializers.ListField(child=serializers.CharField())
+    notes = serializers.ListField(child=serializers.CharField())
+    definitions = serializers.DictField(child=serializers.CharField())
+    summary = CalibrationSummaryRowOut(many=True)
+    reliability = ReliabilityRowOut(many=True)
+    agreement = AgreementRowOut(many=True)
+    items = CalibrationItemOut(many=True)
+
+
+class ErrorOut(serializers.Serializer):
+    error = serializers.CharField()
+
+
+class ReviewPoolOut(serializers.Serializer):
+    public_id = serializers.CharField()
+    name = serializers.CharField()
+    declared_rule = serializers.CharField()
+    declared_params = serializers.JSONField()
+    reviewers_per_item = serializers.IntegerField()
+    synthetic = serializers.BooleanField()
+    created_at = serializers.DateTimeField()
+
+
+POOL_PARAMETER = OpenApiParameter("pool", str, description="review pool public id (default: the newest pool of "
+                                  "people's judgments declared from this run)")
+BOOTSTRAP_PARAMETERS = [
+    OpenApiParameter("replicates", int, description=f"bootstrap replicates, {reports.MIN_REPLICATES}-"
+                     f"{reports.MAX_REPLICATES} (default {hm.DEFAULT_REPLICATES})"),
+    OpenApiParameter("seed", int, description=f"bootstrap seed (default {hm.DEFAULT_SEED})"),
+]
+
+
+def _run(pk: int) -> RerankRun:
+    return get_object_or_404(RerankRun.objects.select_related("suite", "retrieval_run", "ledger"), pk=pk)
+
+
+class HumanMetricsApi(APIView):
+    """Judged P@5 and pooled nDCG@5 per split of a rerank run's keyword and reranked orders."""
+
+    permission_classes = [CanViewReports]
+
+    @extend_schema(parameters=[POOL_PARAMETER, *BOOTSTRAP_PARAMETERS], responses={200: HumanMetricsOut, 400: ErrorOut})
+    def get(self, request: Request, pk: int) -> Response:
+        try:
+            metrics, _ = human_metrics_build(run=_run(pk), params=request.query_params)
+        except reports.ReportParameterError as exc:
+            return Response(ErrorOut({"error": str(exc)}).data, status=400)
+        return Response(HumanMetricsOut(hm.human_metrics_as_json(metrics)).data)
+
+
+class CalibrationApi(APIView):
+    """Brier, reliability bins, ECE, confidence vs agreement and the 0.8 diagnostic per split."""
+
+    permission_classes = [CanViewReports]
+
+    @extend_schema(parameters=[POOL_PARAMETER], responses={200: CalibrationOut, 400: ErrorOut})
+    def get(self, request: Request, pk: int) -> Response:
+        try:
+            calibration, _ = calibration_build(run=_run(pk), params=request.query_params)
+        except reports.ReportParameterError as exc:
+            return Response(ErrorOut({"error": str(exc)}).data, status=400)
+        return Response(CalibrationOut(hm.calibration_as_json(calibration)).data)
+
+
+class ReviewPoolListApi(APIView):
+    """Review pools declared from a rerank run, newest first."""
+
+    permission_classes = [CanViewReports]
+
+    @extend_schema(responses={200: ReviewPoolOut(many=True)})
+    def get(self, request: Request, pk: int) -> Response:
+        pools = review_pools.run_pools(rerank_run=_run(pk))
+        return Response(ReviewPoolOut([
+            {"public_id": p.public_id, "name": p.name, "declared_rule": p.declared_rule,
+             "declared_params": p.declared_params, "reviewers_per_item": p.reviewers_per_item,
+             "synthetic": review_pools.is_synthetic(p), "created_at": p.created_at} for p in pools
+        ], many=True).data)

@@ -1,0 +1,123 @@
+"""Server-rendered SVG forest plot of a benchmark report: means with intervals, and the paired difference.
+
+Black on white, markers told apart by shape (open circle keyword, filled square
+reranked, diamond difference) so it reads in print and without colour.
+"""
+
+from __future__ import annotations
+
+import math
+from html import escape
+
+from benchmarks.reports.report import PRIMARY_METRIC, PRIMARY_SPLIT, Report
+from scoring.stats.bootstrap import Interval
+
+WIDTH = 760
+LABEL_W = 190
+MEAN_X0, MEAN_X1 = 200, 460  # mean panel, scale 0..1
+DIFF_X0, DIFF_X1 = 510, 740  # difference panel, scale -1..1
+ROW_H = 34
+HEADER_H = 64
+
+
+def _x_mean(v: float) -> float:
+    return MEAN_X0 + (MEAN_X1 - MEAN_X0) * min(max(v, 0.0), 1.0)
+
+
+def _x_diff(v: float) -> float:
+    return DIFF_X0 + (DIFF_X1 - DIFF_X0) * (min(max(v, -1.0), 1.0) + 1.0) / 2.0
+
+
+def _defined(interval: Interval | None) -> bool:
+    return interval is not None and not any(math.isnan(x) for x in (interval.estimate, interval.low, interval.high))
+
+
+def _marker(shape: str, x: float, y: float) -> str:
+    if shape == "circle":
+        return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="4" fill="#fff" stroke="#000" stroke-width="1.5"/>'
+    if shape == "square":
+        return f'<rect x="{x - 4:.1f}" y="{y - 4:.1f}" width="8" height="8" fill="#000"/>'
+    return (f'<path d="M{x:.1f} {y - 5:.1f} L{x + 5:.1f} {y:.1f} L{x:.1f} {y + 5:.1f} L{x - 5:.1f} {y:.1f} Z" '
+            'fill="#000"/>')
+
+
+def _whisker(interval: Interval, y: float, scale, shape: str, label: str) -> str:
+    x_low, x_high, x_est = scale(interval.low), scale(interval.high), scale(interval.estimate)
+    title = f"{label}: {interval.estimate:.3f} [{interval.low:.3f}, {interval.high:.3f}]"
+    return (
+        f'<g><title>{escape(title)}</title>'
+        f'<line x1="{x_low:.1f}" y1="{y:.1f}" x2="{x_high:.1f}" y2="{y:.1f}" stroke="#000" stroke-width="1.5"/>'
+        f'<line x1="{x_low:.1f}" y1="{y - 4:.1f}" x2="{x_low:.1f}" y2="{y + 4:.1f}" stroke="#000"/>'
+        f'<line x1="{x_high:.1f}" y1="{y - 4:.1f}" x2="{x_high:.1f}" y2="{y + 4:.1f}" stroke="#000"/>'
+        f'{_marker(shape, x_est, y)}</g>'
+    )
+
+
+def _axis(x0: float, x1: float, y_top: float, y_bottom: float, ticks: list[float], scale, title: str) -> list[str]:
+    out = [f'<text x="{(x0 + x1) / 2:.1f}" y="{y_top - 22:.1f}" text-anchor="middle" font-weight="bold">'
+           f'{escape(title)}</text>']
+    for t in ticks:
+        x = scale(t)
+        dash = "" if t == 0 and x0 == DIFF_X0 else ' stroke-dasharray="2 3"'
+        out.append(f'<line x1="{x:.1f}" y1="{y_top - 8:.1f}" x2="{x:.1f}" y2="{y_bottom:.1f}" stroke="#777"{dash}/>')
+        out.append(f'<text x="{x:.1f}" y="{y_top - 10:.1f}" text-anchor="middle" font-size="10">{t:g}</text>')
+        out.append(f'<text x="{x:.1f}" y="{y_bottom + 12:.1f}" text-anchor="middle" font-size="10">{t:g}</text>')
+    return out
+
+
+def forest_plot_svg(report: Report) -> str:
+    """The forest plot of a report as an inline SVG string (means per split and metric, and differences)."""
+    rows: list[tuple[str, object]] = []
+    for split in report.splits:
+        if not split.queries:
+            continue
+        rows.append(("header", f"{split.label.capitalize()} ({split.queries} queries, {split.families} families)"))
+        for row in split.rows:
+            rows.append(("metric", (split, row)))
+    height = HEADER_H + ROW_H * len(rows) + 54
+    y_top, y_bottom = HEADER_H, HEADER_H + ROW_H * len(rows)
+    title = "Forest plot: means with 95% paired family-bootstrap intervals, and reranked - keyword"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {WIDTH} {height}" width="{WIDTH}" height="{height}" '
+        f'role="img" aria-labelledby="forest-title" font-family="sans-serif" font-size="12" class="forest-plot">',
+        f'<title id="forest-title">{escape(title)}</title>',
+        f'<rect x="0" y="0" width="{WIDTH}" height="{height}" fill="#fff"/>',
+    ]
+    parts += _axis(MEAN_X0, MEAN_X1, y_top, y_bottom, [0, 0.25, 0.5, 0.75, 1], _x_mean, "Mean (0 to 1)")
+    if report.has_rerank:
+        parts += _axis(DIFF_X0, DIFF_X1, y_top, y_bottom, [-1, -0.5, 0, 0.5, 1], _x_diff,
+                       "Difference, reranked - keyword")
+    y = y_top
+    for kind, payload in rows:
+        if kind == "header":
+            parts.append(f'<text x="6" y="{y + 22:.1f}" font-weight="bold">{escape(str(payload))}</text>')
+            y += ROW_H
+            continue
+        split, row = payload
+        primary = split.split == PRIMARY_SPLIT and row.metric == PRIMARY_METRIC
+        label = f"{row.metric}{' (primary endpoint)' if primary else ''}"
+        weight = ' font-weight="bold"' if primary else ""
+        if primary:
+            parts.append(f'<rect x="2" y="{y + 2:.1f}" width="{WIDTH - 4}" height="{ROW_H - 4}" fill="none" '
+                         'stroke="#000" stroke-dasharray="4 2"/>')
+        parts.append(f'<text x="16" y="{y + ROW_H / 2 + 4:.1f}"{weight}>{escape(label)}</text>')
+        mid = y + ROW_H / 2
+        if _defined(row.keyword):
+            offset = -6 if row.reranked is not None else 0
+            parts.append(_whisker(row.keyword, mid + offset, _x_mean, "circle", f"{split.label} {row.metric} keyword"))
+        if _defined(row.reranked):
+            parts.append(_whisker(row.reranked, mid + 6, _x_mean, "square", f"{split.label} {row.metric} reranked"))
+        if _defined(row.difference):
+            parts.append(_whisker(row.difference, mid, _x_diff, "diamond",
+                                  f"{split.label} {row.metric} reranked - keyword"))
+        y += ROW_H
+    legend_y = y_bottom + 34
+    parts.append(_marker("circle", 20, legend_y - 4) + f'<text x="30" y="{legend_y:.1f}">keyword order</text>')
+    if report.has_rerank:
+        parts.append(_marker("square", 150, legend_y - 4) + f'<text x="160" y="{legend_y:.1f}">reranked order</text>')
+        parts.append(_marker("diamond", 290, legend_y - 4)
+                     + f'<text x="300" y="{legend_y:.1f}">paired difference (reranked - keyword)</text>')
+    parts.append(f'<text x="{WIDTH - 6}" y="{legend_y:.1f}" text-anchor="end" font-size="10">'
+                 f'{report.replicates:,} replicates, seed {report.seed}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

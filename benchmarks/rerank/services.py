@@ -1,0 +1,354 @@
+"""Rerank runs: services (writes) and selectors (reads).
+
+A run grades exactly the keyword candidates of one retrieval run for every ranking
+query and outside-corpus control (exact-citation controls make no provider call),
+in a deterministic order: queries by suite position, candidates by keyword rank,
+``candidates_per_request`` per request. Every request goes through the provider
+ledger (budget preflight, receipts, no automatic retries, resume).
+
+Execution claims the run with a conditional UPDATE (queued -> running, with a
+fresh claim token); a second delivery of the same task finds nothing to claim and
+returns. A killed execution leaves the run ``running`` with a stale heartbeat;
+``rerank_run_resume`` re-queues it, and the ledger then discloses requests that were
+sent without a recorded answer as ``unknown`` instead of sending them again.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any
+
+import httpx
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Count, F
+from django.db.models.functions import Coalesce, Now
+from django.utils import timezone
+
+from benchmarks.rerank.models import FINISHED, RerankGrade, RerankRun, RerankStatus
+from benchmarks.rerank.questions import DEFAULT_VERSION, Candidate, question_get
+from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
+from benchmarks.suites.models import QueryKind
+from reviewapp.providers import selectors as provider_selectors
+from reviewapp.providers import services as provider_services
+from reviewapp.providers.clients import client_for_ledger
+from reviewapp.providers.distributions import concentration, p_useful
+from reviewapp.providers.services import RequestResult
+from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED, GradeSpec
+
+logger = logging.getLogger(__name__)
+
+RERANKED_KINDS = (QueryKind.RANKING, QueryKind.OUTSIDE_CORPUS)
+DEFAULT_MAX_REQUESTS = 272  # the NRS v1 budget: 34 non-citation queries x 8 requests of 4 candidates
+DEFAULT_MAX_INPUT_TOKENS = 2_000_000
+DEFAULT_CANDIDATES_PER_REQUEST = 4
+DEFAULT_METHOD = {"local": METHOD_LOCAL, "openai_compatible": METHOD_LOGPROBS, "anthropic": METHOD_STRUCTURED}
+# Requests in flight at once, per provider: the local model is CPU-bound (its ONNX
+# session already uses the cores), remote APIs are latency-bound.
+DEFAULT_CONCURRENCY = {"local": 1, "openai_compatible": 8, "anthropic": 4}
+DEFAULT_MODEL = {"local": "all-MiniLM-L6-v2-onnx-int8"}
+
+
+class RerankError(ValueError):
+    """A run cannot be created or changed as asked; the message names the problem."""
+
+
+def stale_after() -> timedelta:
+    """A running run whose heartbeat is older than this may be resumed (its worker is presumed dead).
+
+    The executor beats before every request; a request lasts at most PROVIDER_TIMEOUT_SECONDS,
+    so a live executor is never silent for longer than that. Default: twice the timeout, at least 120 s.
+    """
+    default = max(120, 2 * int(getattr(settings, "PROVIDER_TIMEOUT_SECONDS", 60)))
+    return timedelta(seconds=getattr(settings, "RERANK_STALE_SECONDS", default))
+
+
+# --------------------------------------------------------------------------- plan
+
+
+@dataclass(frozen=True)
+class PlannedRequest:
+    index: int
+    query_id: int
+    qid: str
+    candidate_ids: tuple[int, ...]
+    spec: GradeSpec
+
+
+def rerank_plan(*, retrieval_run: RetrievalRun, question_version: str, question_sha256: str | None = None,
+                candidates_per_request: int) -> list[PlannedRequest]:
+    """The run's requests in their fixed order (no database writes)."""
+    if candidates_per_request < 1:
+        raise RerankError("candidates per request must be at least 1")
+    question = question_get(question_version, sha256=question_sha256)
+    candidates = (
+        RetrievalCandidate.objects.filter(result__run=retrieval_run, result__query__kind__in=RERANKED_KINDS)
+        .select_related("result__query", "passage")
+        .order_by("result__query__position", "rank")
+    )
+    by_query: dict[int, list[RetrievalCandidate]] = {}
+    for candidate in candidates:
+        by_query.setdefault(candidate.result.query_id, []).append(candidate)
+    plan: list[PlannedRequest] = []
+    for group in by_query.values():
+        query = group[0].result.query
+        for start in range(0, len(group), candidates_per_request):
+            batch = group[start:start + candidates_per_request]
+            spec = question.render(query=query.text, candidates=[Candidate(c.passage.caption, c.passage.text)
+                                                                  for c in batch])
+            plan.append(PlannedRequest(index=len(plan), query_id=query.pk, qid=query.qid,
+                                       candidate_ids=tuple(c.pk for c in batch), spec=spec))
+    return plan
+
+
+# --------------------------------------------------------------------------- writes
+
+
+def rerank_run_create(
+    *, retrieval_run: RetrievalRun, provider: str, model_id: str = "", method: str = "",
+    question_version: str = DEFAULT_VERSION, candidates_per_request: int = DEFAULT_CANDIDATES_PER_REQUEST,
+    max_requests: int | None = None, max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS,
+    concurrency: int | None = None, base_url: str = "", user: Any = None, enqueue: bool = True,
+) -> RerankRun:
+    """Create a queued run with its own ledger and queue it (after commit). Budget defaults: 272 requests, 2M tokens."""
+    if retrieval_run.status != RunStatus.DONE:
+        raise RerankError(f"retrieval run #{retrieval_run.pk} is {retrieval_run.status}, not done")
+    if provider not in DEFAULT_METHOD:
+        raise RerankError(f"unknown provider {provider!r}; use {', '.join(DEFAULT_METHOD)}")
+    model_id = model_id or DEFAULT_MODEL.get(provider, "")
+    if not model_id:
+        raise RerankError("a pinned model id is required for this provider")
+    method = method or DEFAULT_METHOD[provider]
+    allowed = {"local": {METHOD_LOCAL}, "openai_compatible": {METHOD_LOGPROBS, METHOD_STRUCTURED},
+               "anthropic": {METHOD_STRUCTURED}}[provider]
+    if method not in allowed:
+        raise RerankError(f"{provider} grades by {' or '.join(sorted(allowed))}, not {method!r}")
+    question = question_get(question_version)
+    plan = rerank_plan(retrieval_run=retrieval_run, question_version=question_version,
+                       candidates_per_request=candidates_per_request)
+    if not plan:
+        raise RerankError(f"retrieval run #{retrieval_run.pk} has no candidates for ranking or outside-corpus queries")
+    with transaction.atomic():
+        ledger = provider_services.ledger_create(
+            purpose=f"benchmarks rerank of retrieval run #{retrieval_run.pk}", provider=provider, model_id=model_id,
+            base_url=base_url, max_requests=max_requests or DEFAULT_MAX_REQUESTS, max_input_tokens=max_input_tokens,
+            concurrency=concurrency or DEFAULT_CONCURRENCY[provider],
+        )
+        run = RerankRun.objects.create(
+            suite=retrieval_run.suite, retrieval_run=retrieval_run, ledger=ledger, provider=provider,
+            model_id=model_id, method=method, question_version=question.version, question_sha256=question.sha256,
+            candidates_per_request=candidates_per_request, requests_planned=len(plan),
+            candidates_planned=sum(len(p.candidate_ids) for p in plan),
+            created_by=user if getattr(user, "is_authenticated", False) else None,
+        )
+        if enqueue:
+            _enqueue(run.pk)
+    return run
+
+
+def _enqueue(run_id: int) -> None:
+    from benchmarks.rerank.tasks import rerank_run_execute
+
+    transaction.on_commit(lambda: rerank_run_execute.delay(run_id))
+
+
+def rerank_run_cancel(*, run: RerankRun) -> RerankRun:
+    """Ask a running run to stop (in-flight requests finish and are recorded); a queued run stops at once."""
+    RerankRun.objects.filter(pk=run.pk, status=RerankStatus.QUEUED).update(
+        status=RerankStatus.CANCELLED, stop_reason="cancelled before it started", finished_at=Now(),
+        cancel_requested=True)
+    RerankRun.objects.filter(pk=run.pk, status=RerankStatus.RUNNING).update(cancel_requested=True)
+    run.refresh_from_db()
+    return run
+
+
+def rerank_run_resume(*, run: RerankRun, reattempt_failures: bool = False) -> RerankRun:
+    """Re-queue a run that stopped, was cancelled, failed, or whose worker died (stale heartbeat).
+
+    Answered requests are never sent again. With ``reattempt_failures`` the failed and
+    unknown requests are sent once more (each attempt counts against the budget).
+    """
+    stale = timezone.now() - stale_after()
+    with transaction.atomic():
+        changed = (
+            RerankRun.objects.filter(pk=run.pk)
+            .filter(status__in=[*FINISHED, RerankStatus.RUNNING])
+            .exclude(status=RerankStatus.RUNNING, heartbeat_at__gt=stale)
+            .update(status=RerankStatus.QUEUED, claim_token="", cancel_requested=False, stop_reason="", error="",
+                    reattempt_requested=reattempt_failures, finished_at=None)
+        )
+        if not changed:
+            run.refresh_from_db()
+            raise RerankError(f"run #{run.pk} is {run.status} and its worker is alive; nothing to resume")
+        _enqueue(run.pk)
+    run.refresh_from_db()
+    return run
+
+
+def _grade_rows(run: RerankRun, planned: PlannedRequest, result: RequestResult) -> list[RerankGrade]:
+    rows = []
+    for position, candidate_id in enumerate(planned.candidate_ids, start=1):
+        common = {"run": run, "query_id": planned.query_id, "candidate_id": candidate_id,
+                  "attempt": max(1, result.attempt), "request_index": planned.index,
+                  "position_in_request": position, "request_key": result.key, "receipt_id": result.receipt_id}
+        if result.status == "answered" and result.parse is not None:
+            grade = result.parse.grades[position - 1]
+            probs = grade.probs
+            rows.append(RerankGrade(
+                **common, status=RerankGrade.Status.GRADED, method=result.parse.method,
+                p0=probs[0], p1=probs[1], p2=probs[2], p3=probs[3], p_useful=p_useful(probs),
+                confidence=concentration(probs), captured_mass=grade.captured_mass, grade=grade.grade,
+            ))
+        else:
+            status = RerankGrade.Status.UNKNOWN if result.status == "unknown" else RerankGrade.Status.FAILED
+            rows.append(RerankGrade(**common, status=status, error=result.error[:2000]))
+    return rows
+
+
+def rerank_run_execute(
+    *, run_id: int, transport: httpx.BaseTransport | None = None,
+    before_send: Callable[[], None] | None = None,
+) -> str:
+    """Claim the run and send what still needs sending. Returns the final status ('' if not claimed).
+
+    ``before_send`` is a test hook called before each request (used to simulate a crash).
+    """
+    token = uuid.uuid4().hex
+    claimed = RerankRun.objects.filter(pk=run_id, status=RerankStatus.QUEUED).update(
+        status=RerankStatus.RUNNING, claim_token=token, heartbeat_at=Now(), started_at=Coalesce(F("started_at"), Now()),
+        executions=F("executions") + 1,
+    )
+    if not claimed:
+        logger.info("rerank run %s: nothing to claim (already running, finished or unknown)", run_id)
+        return ""
+    run = RerankRun.objects.select_related("ledger", "retrieval_run").get(pk=run_id)
+    mine = RerankRun.objects.filter(pk=run_id, claim_token=token)
+    try:
+        plan = rerank_plan(retrieval_run=run.retrieval_run, question_version=run.question_version,
+                           question_sha256=run.question_sha256, candidates_per_request=run.candidates_per_request)
+        client = client_for_ledger(run.ledger, transport=transport)
+        try:
+            requests = [client.prepare_grades(p.spec, method=run.method) for p in plan]
+            reattempt: set[str] = set()
+            if run.reattempt_requested:
+                reattempt = {
+                    g.request_key for g in _current_grades(run) if g.status != RerankGrade.Status.GRADED
+                }
+
+            def should_stop() -> str:
+                if before_send is not None:
+                    before_send()
+                if not mine.update(heartbeat_at=Now()):
+                    return "claim lost: another execution holds this run"
+                if RerankRun.objects.filter(pk=run_id, cancel_requested=True).exists():
+                    return "cancelled"
+                return ""
+
+            def on_result(result: RequestResult) -> None:
+                if result.status == "not_sent":
+                    return
+                RerankGrade.objects.bulk_create(_grade_rows(run, plan[result.index], result), ignore_conflicts=True)
+
+            report = provider_services.ledger_execute(
+                ledger=run.ledger, client=client, requests=requests, reattempt_keys=reattempt,
+                should_stop=should_stop, on_result=on_result,
+            )
+        finally:
+            client.close()
+    except Exception as error:
+        logger.exception("rerank run %s failed", run_id)
+        mine.update(status=RerankStatus.FAILED, error=f"{type(error).__name__}: {error}", finished_at=Now())
+        return RerankStatus.FAILED
+    reason = report.stop_reason
+    if reason.startswith("claim lost"):
+        return ""
+    status = RerankStatus.CANCELLED if reason == "cancelled" else RerankStatus.STOPPED if reason else RerankStatus.DONE
+    mine.update(status=status, stop_reason=reason, finished_at=Now(), reattempt_requested=False)
+    return status
+
+
+# --------------------------------------------------------------------------- reads
+
+
+def _current_grades(run: RerankRun) -> list[RerankGrade]:
+    """The latest attempt of every graded/failed candidate."""
+    latest: dict[int, RerankGrade] = {}
+    for grade in RerankGrade.objects.filter(run=run).select_related("query").order_by("attempt", "id"):
+        latest[grade.candidate_id] = grade
+    return sorted(latest.values(), key=lambda g: (g.request_index, g.position_in_request))
+
+
+def rerank_run_grades(*, run: RerankRun) -> list[RerankGrade]:
+    return _current_grades(run)
+
+
+@dataclass
+class RerankProgress:
+    run: RerankRun
+    candidates_planned: int
+    graded: int
+    failed: int
+    unknown: int
+    requests_planned: int
+    spend: provider_selectors.LedgerSpend
+    failures: list[RerankGrade] = field(default_factory=list)
+    exact_citation_controls: int = 0
+    stale: bool = False
+
+    @property
+    def pending(self) -> int:
+        return self.candidates_planned - self.graded - self.failed - self.unknown
+
+    @property
+    def percent(self) -> int:
+        done = self.graded + self.failed + self.unknown
+        return math.floor(100 * done / self.candidates_planned) if self.candidates_planned else 100
+
+
+def rerank_run_progress(*, run: RerankRun) -> RerankProgress:
+    run.refresh_from_db()
+    grades = _current_grades(run)
+    counts = dict.fromkeys(RerankGrade.Status.values, 0)
+    for grade in grades:
+        counts[grade.status] += 1
+    exact = run.retrieval_run.results.filter(query__kind=QueryKind.EXACT_CITATION).count()
+    stale = run.status == RerankStatus.RUNNING and (
+        run.heartbeat_at is None or run.heartbeat_at < timezone.now() - stale_after())
+    return RerankProgress(
+        run=run, candidates_planned=run.candidates_planned, graded=counts["graded"], failed=counts["failed"],
+        unknown=counts["unknown"], requests_planned=run.requests_planned,
+        spend=provider_selectors.ledger_spend(ledger=run.ledger),
+        failures=[g for g in grades if g.status != RerankGrade.Status.GRADED][:60],
+        exact_citation_controls=exact, stale=stale,
+    )
+
+
+def rerank_run_list(*, retrieval_run: RetrievalRun | None = None) -> list[RerankRun]:
+    runs = RerankRun.objects.select_related("suite", "retrieval_run").annotate(
+        n_graded=Count("grades", distinct=True))
+    if retrieval_run is not None:
+        runs = runs.filter(retrieval_run=retrieval_run)
+    return list(runs.order_by("-id")[:100])
+
+
+def rerank_run_ranking(*, run: RerankRun) -> dict[str, list[tuple[int, float | None]]]:
+    """Per query id: (candidate id, P(useful)) in reranked order; ungraded candidates keep keyword order last.
+
+    Ties in P(useful) keep the keyword order (stable sort on keyword rank).
+    """
+    grades = {g.candidate_id: g for g in _current_grades(run)}
+    out: dict[str, list[tuple[int, float | None]]] = {}
+    candidates = (
+        RetrievalCandidate.objects.filter(result__run=run.retrieval_run, result__query__kind__in=RERANKED_KINDS)
+        .select_related("result__query").order_by("result__query__position", "rank")
+    )
+    for candidate in candidates:
+        grade = grades.get(candidate.pk)
+        score = grade.p_useful if grade is not None and grade.status == RerankGrade.Status.GRADED else None
+        out.setdefault(candidate.result.query.qid, []).append((candidate.pk, score))
+    return {qid: sorted(rows, key=lambda r: (r[1] is None, -(r[1] or 0.0))) for qid, rows in out.items()}

@@ -1,0 +1,12 @@
+"""Celery tasks of the statute benchmark: thin, take ids, safe to deliver twice."""
+
+from __future__ import annotations
+
+from celery import shared_task
+
+
+@shared_task(name="benchmarks.rerank_run_execute", acks_late=True)
+def rerank_run_execute(run_id: int) -> str:
+    from benchmarks.rerank.services import rerank_run_execute as execute
+
+    return execute(run_id=run_id)

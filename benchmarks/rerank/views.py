@@ -1,0 +1,121 @@
+"""Rerank run pages: launch form, live run page (htmx polling, 286 when finished), cancel, resume, receipts.
+
+Admins (``reviewapp.launch_runs``) launch, cancel and resume; stakeholders may watch;
+reviewers get 403 on all of it.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from benchmarks.rerank import services as rerank
+from benchmarks.rerank.models import RerankRun
+from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
+from benchmarks.retrieval.models import RetrievalRun, RunStatus
+from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.providers.selectors import receipts_jsonl
+from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED
+
+HTMX_STOP_POLLING = 286
+
+
+class RerankRunForm(forms.Form):
+    retrieval_run = forms.ModelChoiceField(
+        queryset=RetrievalRun.objects.filter(status=RunStatus.DONE).select_related("suite").order_by("-id"),
+        help_text="the suite comes with the retrieval run",
+    )
+    provider = forms.ChoiceField(choices=[
+        ("local", "local heuristic (MiniLM ONNX, offline; not an LLM)"),
+        ("openai_compatible", "OpenAI-compatible (OpenRouter, vLLM, llama.cpp, Ollama)"),
+        ("anthropic", "Anthropic"),
+    ], initial="local")
+    model_id = forms.CharField(required=False, max_length=200, help_text="pinned model id (blank = local model)")
+    method = forms.ChoiceField(required=False, choices=[
+        ("", "provider default"), (METHOD_LOGPROBS, "logprobs"), (METHOD_STRUCTURED, "structured JSON answer"),
+        (METHOD_LOCAL, "local heuristic"),
+    ])
+    question_version = forms.ChoiceField(initial=DEFAULT_VERSION)
+    candidates_per_request = forms.IntegerField(min_value=1, max_value=30, initial=4)
+    # Upper bounds: what the ledger's columns hold (beyond them the database refused with a 500).
+    max_requests = forms.IntegerField(min_value=1, max_value=2**31 - 1, initial=rerank.DEFAULT_MAX_REQUESTS,
+                                      help_text="attempted requests, re-attempts included")
+    max_input_tokens = forms.IntegerField(min_value=1, max_value=2**63 - 1, initial=rerank.DEFAULT_MAX_INPUT_TOKENS)
+    concurrency = forms.IntegerField(min_value=1, max_value=64, required=False, help_text="blank = provider default")
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["question_version"].choices = [(v, f"{v} ({d.sha256[:12]})")
+                                                   for v, d in question_definitions().items()]
+
+
+@perm_required(VIEW_REPORTS)
+def rerank_run_list(request: HttpRequest) -> HttpResponse:
+    return render(request, "benchmarks/rerank_list.html", {"runs": rerank.rerank_run_list()})
+
+
+@perm_required(LAUNCH_RUNS)
+@require_http_methods(["GET", "POST"])
+def rerank_run_new(request: HttpRequest) -> HttpResponse:
+    form = RerankRunForm(request.POST or None, initial={"retrieval_run": request.GET.get("retrieval_run")})
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            run = rerank.rerank_run_create(
+                retrieval_run=data["retrieval_run"], provider=data["provider"], model_id=data["model_id"],
+                method=data["method"], question_version=data["question_version"],
+                candidates_per_request=data["candidates_per_request"], max_requests=data["max_requests"],
+                max_input_tokens=data["max_input_tokens"], concurrency=data["concurrency"], user=request.user,
+            )
+        except (rerank.RerankError, ValueError) as error:
+            form.add_error(None, str(error))
+        else:
+            messages.success(request, f"Rerank run #{run.pk} queued: {run.requests_planned} requests planned.")
+            return redirect("benchmarks:rerank-run", pk=run.pk)
+    return render(request, "benchmarks/rerank_new.html", {"form": form})
+
+
+@perm_required(VIEW_REPORTS)
+def rerank_run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(RerankRun.objects.select_related("suite", "retrieval_run", "ledger"), pk=pk)
+    progress = rerank.rerank_run_progress(run=run)
+    context = {"run": run, "progress": progress}
+    if request.htmx:
+        response = render(request, "benchmarks/rerank_run.html#progress", context)
+        if run.is_finished:
+            response.status_code = HTMX_STOP_POLLING
+        return response
+    context["grades"] = rerank.rerank_run_grades(run=run) if run.is_finished else []
+    return render(request, "benchmarks/rerank_run.html", context)
+
+
+@perm_required(LAUNCH_RUNS)
+@require_POST
+def rerank_run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
+    run = rerank.rerank_run_cancel(run=get_object_or_404(RerankRun, pk=pk))
+    messages.info(request, f"Cancel requested for run #{run.pk}; requests in flight finish and are recorded.")
+    return redirect("benchmarks:rerank-run", pk=pk)
+
+
+@perm_required(LAUNCH_RUNS)
+@require_POST
+def rerank_run_resume(request: HttpRequest, pk: int) -> HttpResponse:
+    run = get_object_or_404(RerankRun, pk=pk)
+    try:
+        rerank.rerank_run_resume(run=run, reattempt_failures=request.POST.get("reattempt") == "1")
+    except rerank.RerankError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"Run #{run.pk} queued again; answered requests will not be re-sent.")
+    return redirect("benchmarks:rerank-run", pk=pk)
+
+
+@perm_required(VIEW_REPORTS)
+def rerank_run_receipts(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+    run = get_object_or_404(RerankRun.objects.select_related("ledger"), pk=pk)
+    response = StreamingHttpResponse(receipts_jsonl(ledger=run.ledger), content_type="application/x-ndjson")
+    response["Content-Disposition"] = f'attachment; filename="rerank-{run.pk}-receipts.jsonl"'
+    return response

@@ -1,0 +1,223 @@
+"""Suite files: parse, validate and normalise (schema in benchmarks/suites/README.md).
+
+Pure except for the lookup of target citations, which the caller passes in as
+a set. Every problem is reported with the query id (or "suite") and the field,
+and all problems are reported at once; nothing is written unless there are none.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+import yaml
+
+from benchmarks.suites.citations import citation_parse
+from reviewapp.core.storable import contains_nul
+
+KINDS = ("ranking", "outside_corpus", "exact_citation")
+SPLITS = ("dev", "heldout")
+CORPORA = ("nrs", "hrs", "usc")
+DEFAULT_NOMINATOR = "assistant (not a lawyer)"
+MAX_VERSION = 2_147_483_647  # the largest value every supported database stores in Suite.version
+
+
+@dataclass(frozen=True)
+class SuiteProblem:
+    where: str  # a query id, a family id, or "suite"
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.where}: {self.field}: {self.message}"
+
+
+class SuiteInvalid(ValueError):
+    def __init__(self, problems: list[SuiteProblem]):
+        self.problems = problems
+        super().__init__("suite rejected:\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def suite_load(raw: bytes, *, filename: str = "") -> dict[str, Any]:
+    """JSON, or YAML for .yaml/.yml files."""
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise SuiteInvalid([SuiteProblem("suite", "file", f"not UTF-8 ({exc})")]) from exc
+    try:
+        data = yaml.safe_load(text) if filename.endswith((".yaml", ".yml")) else json.loads(text)
+    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        raise SuiteInvalid([SuiteProblem("suite", "file", f"cannot be read: {exc}")]) from exc
+    if not isinstance(data, dict):
+        raise SuiteInvalid([SuiteProblem("suite", "file", "top level must be an object")])
+    if contains_nul(data):
+        raise SuiteInvalid([SuiteProblem("suite", "file", "contains a NUL character (\\u0000)")])
+    return data
+
+
+
+def _text(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -> dict[str, Any]:
+    """Validated canonical form of a suite file; raises SuiteInvalid listing every problem.
+
+    ``known_citations`` is the set of citations in the pinned corpus snapshots
+    (None skips that check, e.g. to lint a file without a database).
+    """
+    problems: list[SuiteProblem] = []
+
+    def bad(where: str, field: str, message: str) -> None:
+        problems.append(SuiteProblem(where, field, message))
+
+    name = _text(data.get("name"))
+    if not name:
+        bad("suite", "name", "required (a non-empty string)")
+    elif len(name) > 100:
+        bad("suite", "name", "at most 100 characters")
+    version = data.get("version")
+    if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= MAX_VERSION:
+        bad("suite", "version", f"required (a positive integer up to {MAX_VERSION})")
+    corpus = data.get("corpus")
+    if corpus not in CORPORA:
+        bad("suite", "corpus", f"must be one of {', '.join(CORPORA)}, got {corpus!r}")
+    default_nominator = _text(data.get("nominated_by")) or DEFAULT_NOMINATOR
+    if len(default_nominator) > 150:
+        bad("suite", "nominated_by", "at most 150 characters")
+
+    families: dict[str, dict[str, Any]] = {}
+    raw_families = data.get("families", [])
+    if not isinstance(raw_families, list):
+        bad("suite", "families", "must be a list")
+        raw_families = []
+    for index, fam in enumerate(raw_families):
+        fid = _text(fam.get("id")) if isinstance(fam, dict) else ""
+        where = fid or f"families[{index}]"
+        if not fid:
+            bad(where, "id", "required")
+            continue
+        if fid in families:
+            bad(where, "id", "duplicate family id")
+            continue
+        if len(fid) > 100:
+            bad(where, "id", "at most 100 characters")
+        split = fam.get("split", "")
+        if split and split not in SPLITS:
+            bad(where, "split", f"must be one of {', '.join(SPLITS)}, got {split!r}")
+        families[fid] = {"id": fid, "split": split or "", "description": _text(fam.get("description"))}
+
+    queries: list[dict[str, Any]] = []
+    seen_ids: set[str] = set()
+    family_split: dict[str, tuple[str, str]] = {}  # family -> (split, first query id)
+    raw_queries = data.get("queries")
+    if not isinstance(raw_queries, list) or not raw_queries:
+        bad("suite", "queries", "required (a non-empty list)")
+        raw_queries = []
+    for index, q in enumerate(raw_queries):
+        if not isinstance(q, dict):
+            bad(f"queries[{index}]", "query", "must be an object")
+            continue
+        qid = _text(q.get("id"))
+        where = qid or f"queries[{index}]"
+        if not qid:
+            bad(where, "id", "required")
+        elif qid in seen_ids:
+            bad(where, "id", "duplicate query id")
+        elif len(qid) > 60:
+            bad(where, "id", "at most 60 characters")
+        seen_ids.add(qid)
+        text = _text(q.get("text"))
+        if not text:
+            bad(where, "text", "required")
+        kind = q.get("kind")
+        if kind not in KINDS:
+            bad(where, "kind", f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+        split = q.get("split") or ""
+        if split and split not in SPLITS:
+            bad(where, "split", f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+        if kind == "ranking" and not split:
+            bad(where, "split", "required for a ranking query")
+        family = _text(q.get("family"))
+        if family:
+            if family not in families:
+                bad(where, "family", f"unknown family {family!r} (declare it under 'families')")
+            else:
+                declared = families[family]["split"]
+                if declared and split and declared != split:
+                    bad(where, "family", f"family {family!r} is declared {declared} but this query is {split}")
+                if split:
+                    first = family_split.setdefault(family, (split, qid))
+                    if first[0] != split:
+                        bad(where, "family",
+                            f"family {family!r} used in both {first[0]} ({first[1]}) and {split}; "
+                            "topic families must not cross splits")
+        elif kind == "ranking":
+            bad(where, "family", "required for a ranking query")
+
+        targets: list[dict[str, Any]] = []
+        raw_targets = q.get("targets", [])
+        if not isinstance(raw_targets, list):
+            bad(where, "targets", "must be a list")
+            raw_targets = []
+        if kind == "ranking" and not raw_targets:
+            bad(where, "targets", "a ranking query needs at least one nominated target")
+        if kind != "ranking" and raw_targets:
+            bad(where, "targets", f"only ranking queries carry nominated targets (kind is {kind!r})")
+        seen_targets: set[str] = set()
+        for t_index, target in enumerate(raw_targets):
+            if isinstance(target, str):
+                target = {"citation": target}
+            citation = _text(target.get("citation")) if isinstance(target, dict) else ""
+            field = f"targets[{t_index}].citation"
+            if not citation:
+                bad(where, field, "required")
+                continue
+            if citation in seen_targets:
+                bad(where, field, f"{citation} nominated twice")
+                continue
+            seen_targets.add(citation)
+            if known_citations is not None and citation not in known_citations:
+                bad(where, field, f"{citation} is not in the {corpus} corpus snapshot")
+            provisional = target.get("provisional", True)
+            if not isinstance(provisional, bool):
+                bad(where, f"targets[{t_index}].provisional", "must be true or false")
+            if len(_text(target.get("nominated_by"))) > 150:
+                bad(where, f"targets[{t_index}].nominated_by", "at most 150 characters")
+            targets.append({
+                "citation": citation,
+                "provisional": provisional is not False,
+                "nominated_by": _text(target.get("nominated_by")) or default_nominator,
+                "note": _text(target.get("note")),
+            })
+
+        expected = _text(q.get("expected_citation"))
+        if kind == "exact_citation":
+            if not expected:
+                bad(where, "expected_citation", "required for an exact-citation control")
+            else:
+                if known_citations is not None and expected not in known_citations:
+                    bad(where, "expected_citation", f"{expected} is not in the {corpus} corpus snapshot")
+                parsed = citation_parse(text)
+                if parsed is None:
+                    bad(where, "text", "an exact-citation control must contain a citation the parser reads")
+        elif expected:
+            bad(where, "expected_citation", f"only exact-citation controls carry one (kind is {kind!r})")
+
+        queries.append({
+            "id": qid, "text": text, "kind": kind, "split": split, "family": family,
+            "targets": targets, "expected_citation": expected,
+        })
+
+    if problems:
+        raise SuiteInvalid(problems)
+    return {
+        "name": name,
+        "version": version,
+        "corpus": corpus,
+        "description": _text(data.get("description")),
+        "nominated_by": default_nominator,
+        "families": [families[f] for f in families],
+        "queries": queries,
+    }

@@ -1,0 +1,97 @@
+"""Frozen suites: queries, topic families with their split, nominated targets. A changed suite is a new version.
+"""
+
+from __future__ import annotations
+
+from django.db import models
+
+from benchmarks.corpus.models import AppendOnly, Corpus, Provision, SourceSnapshot
+
+
+class Split(models.TextChoices):
+    DEV = "dev", "development"
+    HELDOUT = "heldout", "held-out"
+
+
+class QueryKind(models.TextChoices):
+    RANKING = "ranking", "ranking"
+    OUTSIDE_CORPUS = "outside_corpus", "outside-corpus control"
+    EXACT_CITATION = "exact_citation", "exact-citation control"
+
+
+class Suite(AppendOnly):
+    """A frozen benchmark suite. Never edited: a change is a new version."""
+
+    name = models.CharField(max_length=100)
+    version = models.PositiveIntegerField()
+    corpus = models.CharField(max_length=8, choices=Corpus.choices)
+    description = models.TextField(blank=True)
+    definition = models.TextField(help_text="canonical JSON of the suite file as frozen")
+    sha256 = models.CharField(max_length=64, help_text="sha256 of the canonical definition")
+    # The corpus snapshots the targets were checked against, pinned at freeze time.
+    snapshots = models.ManyToManyField(SourceSnapshot, related_name="suites")
+    sources_sha256 = models.CharField(max_length=64, help_text="sha256 of the sorted pinned snapshot hashes")
+    source_filename = models.CharField(max_length=300, blank=True)
+    frozen_at = models.DateTimeField()
+    frozen_by = models.CharField(max_length=150, blank=True)
+
+    class Meta:
+        ordering = ["name", "-version"]
+        constraints = [models.UniqueConstraint(fields=["name", "version"], name="suite_unique_version")]
+
+    def __str__(self) -> str:
+        return f"{self.name} v{self.version}"
+
+
+class QueryFamily(AppendOnly):
+    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="families")
+    name = models.CharField(max_length=100)
+    split = models.CharField(max_length=10, choices=Split.choices, blank=True)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["suite_id", "split", "name"]
+        constraints = [models.UniqueConstraint(fields=["suite", "name"], name="family_unique_in_suite")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SuiteQuery(AppendOnly):
+    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="queries")
+    qid = models.CharField(max_length=60)
+    text = models.TextField()
+    kind = models.CharField(max_length=20, choices=QueryKind.choices)
+    split = models.CharField(max_length=10, choices=Split.choices, blank=True, help_text="blank for controls")
+    family = models.ForeignKey(QueryFamily, null=True, blank=True, on_delete=models.PROTECT, related_name="queries")
+    expected_citation = models.CharField(max_length=120, blank=True)
+    expected_provision = models.ForeignKey(
+        Provision, null=True, blank=True, on_delete=models.PROTECT, related_name="+"
+    )
+    position = models.PositiveIntegerField()
+    text_sha256 = models.CharField(max_length=64, help_text="sha256 of canonical {id, text}")
+
+    class Meta:
+        ordering = ["suite_id", "position"]
+        constraints = [models.UniqueConstraint(fields=["suite", "qid"], name="query_unique_in_suite")]
+
+    def __str__(self) -> str:
+        return self.qid
+
+
+class NominatedTarget(AppendOnly):
+    """A provision nominated as a known relevant target: provisional, incomplete, with its nominator."""
+
+    query = models.ForeignKey(SuiteQuery, on_delete=models.PROTECT, related_name="targets")
+    citation = models.CharField(max_length=120)
+    provision = models.ForeignKey(Provision, on_delete=models.PROTECT, related_name="+")
+    provisional = models.BooleanField(default=True)
+    nominated_by = models.CharField(max_length=150)
+    note = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["query_id", "id"]
+        constraints = [models.UniqueConstraint(fields=["query", "citation"], name="target_unique_per_query")]
+
+    def __str__(self) -> str:
+        return f"{self.query.qid} -> {self.citation}"

@@ -1,0 +1,240 @@
+"""CUAD label audit pages under /cuad/audits/ (thin: parse, call grading.audits.services, render).
+
+Reading needs view_reports (stakeholders, admins); launching and resuming need
+launch_runs; sending candidates to the blinded review needs manage_reviews.
+Reviewers get 403 everywhere here.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from grading.audits import judges as audit_judges
+from grading.audits import services as svc
+from grading.audits.models import Audit
+from grading.runs.jobs import is_stale, last_progress
+from grading.runs.models import ConsoleJob, ExtractionRun
+from grading.views import _csv_response, _export_format, _json_response
+from reviewapp.core.access import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from scoring.cuad.grading import Thresholds
+
+FILTERS = {
+    "all": "all candidates",
+    "both": "both judges yes",
+    "disagree": "judges disagree",
+    "neither": "both judges no",
+    "human": "with a human verdict",
+}
+PAGE_ROWS = 200
+LIST_FIELDS = ("id", "run", "model", "status", "candidates", "grounding", "judge_a", "judge_b", "created_at")
+
+
+def _list_rows(audits: list[Audit]) -> list[dict]:
+    rows = []
+    for a in audits:
+        judges = a.params.get("judges", {})
+        rows.append(
+            {
+                "id": a.pk,
+                "run": a.run_id,
+                "model": a.run.model if a.run_id else "",
+                "status": a.status,
+                "candidates": a.n_candidates,
+                "grounding": a.grounding,
+                "judge_a": _judge_text(judges.get("a")),
+                "judge_b": _judge_text(judges.get("b")),
+                "created_at": a.created_at.isoformat(),
+            }
+        )
+    return rows
+
+
+def _judge_text(spec: dict | None) -> str:
+    if not spec:
+        return ""
+    if spec["method"] == audit_judges.LLM:
+        return f"{spec['provider']}:{spec['model_id']}"
+    return f"{spec['method']} (heuristic)"
+
+
+def _launch_context(request: HttpRequest, **extra) -> dict:
+    return {
+        "audits": svc.audit_list(),
+        "runs": ExtractionRun.objects.order_by("-created_at", "-id")[:50],
+        "judge_presets": [audit_judges.DESCRIPTION, audit_judges.EXEMPLARS_METHOD],
+        "form": {
+            "judge_a": request.POST.get("judge_a", audit_judges.DESCRIPTION),
+            "judge_b": request.POST.get("judge_b", audit_judges.EXEMPLARS_METHOD),
+            "grounding": request.POST.get("grounding", str(Thresholds().grounding)),
+            "run": request.POST.get("run", request.GET.get("run", "")),
+        },
+        "tab": "audit",
+        **extra,
+    }
+
+
+@perm_required(VIEW_REPORTS)
+@require_http_methods(["GET", "POST"])
+def audits(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        return _launch(request)
+    fmt = _export_format(request)
+    if fmt:
+        rows = _list_rows(svc.audit_list())
+        if fmt == "json":
+            return _json_response({"audits": rows})
+        return _csv_response("cuad-audits", LIST_FIELDS, rows)
+    return render(request, "cuad/audits.html", _launch_context(request))
+
+
+def _launch(request: HttpRequest) -> HttpResponse:
+    if not request.user.has_perm(LAUNCH_RUNS):
+        raise PermissionDenied
+    errors: list[str] = []
+    run = None
+    try:
+        run = ExtractionRun.objects.get(pk=int(request.POST.get("run", "")))
+    except (ValueError, ExtractionRun.DoesNotExist):
+        errors.append(f"run: no run {request.POST.get('run', '')!r}")
+    choices = {}
+    for slot in ("a", "b"):
+        try:
+            choices[slot] = audit_judges.parse_choice(request.POST.get(f"judge_{slot}", ""))
+        except audit_judges.JudgeChoiceError as exc:
+            errors.append(f"judge {slot.upper()}: {exc}")
+    thresholds = None
+    try:
+        thresholds = Thresholds(grounding=float(request.POST.get("grounding", Thresholds().grounding)))
+    except ValueError as exc:
+        errors.append(f"grounding: {exc}")
+    if not errors:
+        try:
+            audit, created = svc.audit_create(
+                run=run, thresholds=thresholds, judge_a=choices["a"], judge_b=choices["b"], user=request.user
+            )
+        except svc.AuditError as exc:
+            errors.append(str(exc))
+        else:
+            if created:
+                messages.success(request, f"Audit {audit.pk} queued ({audit.n_candidates} candidates).")
+            else:
+                messages.info(request, f"The same audit exists already (#{audit.pk}); nothing new is asked.")
+            return redirect("cuad:audit", pk=audit.pk)
+    return render(request, "cuad/audits.html", _launch_context(request, errors=errors), status=400)
+
+
+def _filtered(rows: list[svc.CandidateRow], name: str) -> list[svc.CandidateRow]:
+    def verdicts(r):
+        return [v.verdict if v is not None else None for v in r.verdicts.values()]
+
+    if name == "both":
+        return [r for r in rows if r.both_yes]
+    if name == "disagree":
+        return [r for r in rows if None not in verdicts(r) and len(set(verdicts(r))) > 1]
+    if name == "neither":
+        return [r for r in rows if verdicts(r) and all(v is False for v in verdicts(r))]
+    if name == "human":
+        return [r for r in rows if r.human is not None and r.human.completed]
+    return rows
+
+
+@perm_required(VIEW_REPORTS)
+def audit_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    audit = get_object_or_404(Audit.objects.select_related("run", "sample", "job"), pk=pk)
+    fmt = _export_format(request)
+    report = svc.audit_report(audit=audit, with_impact=fmt != "csv")
+    if fmt == "json":
+        return _json_response(svc.audit_json(report))
+    if fmt == "csv":
+        return _csv_response(f"cuad-audit-{audit.pk}-candidates", svc.CSV_FIELDS, svc.audit_csv_rows(report))
+    show = request.GET.get("show", "all")
+    if show not in FILTERS:
+        raise Http404(f"unknown filter {show!r}")
+    shown = _filtered(report.rows, show)
+    context = {
+        "audit": audit,
+        "r": report,
+        "shown": shown[:PAGE_ROWS],
+        "n_shown": len(shown),
+        "page_rows": PAGE_ROWS,
+        "show": show,
+        "filters": FILTERS,
+        "progress": {
+            "ruled": report.ruled,
+            "done": report.done_rulings,
+            "total": report.total_rulings,
+            "percent": report.percent,
+        },
+        "job": ConsoleJob.objects.filter(run=audit.run_id).order_by("created_at").first() if audit.run_id else None,
+        "stale": is_stale(audit),
+        "last_progress": last_progress(audit),
+        "tab": "audit",
+    }
+    return render(request, "cuad/audit.html", context)
+
+
+@perm_required(VIEW_REPORTS)
+def audit_progress(request: HttpRequest, pk: int) -> HttpResponse:
+    """The polled fragment; 286 once the audit is finished so htmx stops polling."""
+    audit = get_object_or_404(Audit, pk=pk)
+    ruled = svc.audit_progress(audit=audit)
+    total = 2 * audit.n_candidates
+    done = sum(ruled.values())
+    response = render(
+        request,
+        "cuad/audit.html#progress",
+        {
+            "audit": audit,
+            "progress": {
+                "ruled": ruled,
+                "done": done,
+                "total": total,
+                "percent": int(100 * done / total) if total else 0,
+            },
+        },
+    )
+    if audit.finished:
+        response.status_code = 286
+    return response
+
+
+@perm_required(LAUNCH_RUNS)
+@require_POST
+def audit_resume(request: HttpRequest, pk: int) -> HttpResponse:
+    audit = get_object_or_404(Audit, pk=pk)
+    # worker_lost=1 comes from the "worker seems to have stopped" action: honoured only for a stale running audit.
+    worker_lost = request.POST.get("worker_lost") == "1"
+    try:
+        svc.audit_resume(
+            audit=audit,
+            reattempt=request.POST.get("reattempt") == "1",
+            worker_lost=worker_lost,
+            only_if_stale=worker_lost,
+        )
+    except svc.AuditError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Audit {audit.pk} queued again; candidates already judged are skipped.")
+    return redirect("cuad:audit", pk=audit.pk)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def audit_review(request: HttpRequest, pk: int) -> HttpResponse:
+    """Declare the blinded review pool of the candidates (once) and assign it to every reviewer."""
+    from reviewapp.review.selectors import reviewer_candidates
+
+    audit = get_object_or_404(Audit, pk=pk)
+    try:
+        pool, created = svc.audit_review_send(audit=audit, user=request.user, reviewers=reviewer_candidates())
+    except svc.AuditError as exc:
+        messages.error(request, str(exc))
+    else:
+        verb = "declared and assigned" if created else "already declared; assignments completed"
+        messages.success(request, f"Review pool {verb} ({audit.n_candidates} items, blind).")
+        return redirect("review:admin-pool", pool_id=pool.public_id)
+    return redirect("cuad:audit", pk=audit.pk)

@@ -1,0 +1,137 @@
+"""Extraction runs and their stored pair scores; launched extraction and grading jobs.
+
+Outcomes (Correct / Partial / Incorrect / Hallucinated / Missed) are not
+stored: they depend on thresholds a person moves. What is stored is what they
+are computed from, once per run: each extraction's grounding and, for each
+matcher, the span it was assigned to and that pair's token F1.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from grading.dataset.models import Category, Contract, CuadDataset, Span
+
+
+class ExtractionRun(models.Model):
+    """A model's extractions, imported once; ``content_sha256`` is over the canonical JSON of model + extractions."""
+
+    dataset = models.ForeignKey(CuadDataset, on_delete=models.CASCADE, related_name="runs")
+    model = models.CharField(max_length=200)
+    content_sha256 = models.CharField(max_length=64)
+    source_name = models.CharField(max_length=255, blank=True)
+    source_format = models.CharField(max_length=8)  # "json" or "jsonl"
+    n_extractions = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["dataset", "content_sha256"], name="grading_run_unique_content"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.model} ({self.n_extractions} extractions)"
+
+
+class Extraction(models.Model):
+    """One extracted clause with its stored pair scores (computed at import, never recomputed)."""
+
+    run = models.ForeignKey(ExtractionRun, on_delete=models.CASCADE, related_name="extractions")
+    position = models.PositiveIntegerField()  # index in the run as submitted
+    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="+")
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField()
+    grounding = models.FloatField()
+    best_f1 = models.FloatField()
+    best_span = models.ForeignKey(Span, null=True, on_delete=models.SET_NULL, related_name="+")
+    hungarian_span = models.ForeignKey(Span, null=True, on_delete=models.SET_NULL, related_name="+")
+    hungarian_f1 = models.FloatField()
+    greedy_span = models.ForeignKey(Span, null=True, on_delete=models.SET_NULL, related_name="+")
+    greedy_f1 = models.FloatField()
+
+    class Meta:
+        ordering = ["run_id", "position"]
+        constraints = [models.UniqueConstraint(fields=["run", "position"], name="grading_extraction_unique_position")]
+        indexes = [models.Index(fields=["run", "contract", "category"], name="grading_ext_run_cell")]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}:{self.position}"
+
+
+# A job is claimed by a conditional UPDATE on ``status`` (queued -> running), so two workers never run it
+# together; a job stopped half-way is resumed by queueing it again: contracts already extracted
+# (``JobContract.done``) are skipped.
+class ConsoleJob(models.Model):
+    class Kind(models.TextChoices):
+        EXTRACT = "extract", "extraction run"
+        GRADE = "grade", "grade a pasted run"
+
+    class Status(models.TextChoices):
+        QUEUED = "queued", "queued"
+        RUNNING = "running", "running"
+        DONE = "done", "done"
+        FAILED = "failed", "failed"
+
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
+    dataset = models.ForeignKey("grading.CuadDataset", on_delete=models.CASCADE, related_name="+")
+    sample = models.ForeignKey("grading.Sample", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    provider = models.CharField(max_length=32, blank=True, help_text="local / openai_compatible / anthropic")
+    model_id = models.CharField(max_length=200, blank=True)
+    params = models.JSONField(default=dict, blank=True, help_text="extractor parameters, as used")
+    raw_run = models.TextField(blank=True, help_text="the pasted run, kept until it is graded")
+    source_name = models.CharField(max_length=255, blank=True)
+    ledger_id = models.PositiveIntegerField(null=True, blank=True, help_text="providers.Ledger of the requests")
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    stage = models.CharField(max_length=200, blank=True)
+    error = models.TextField(blank=True)
+    run = models.ForeignKey("grading.ExtractionRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    # Written at the claim and on every step of progress (before each request, after each answer), so a
+    # "running" row whose heartbeat is old has lost its worker (see grading.runs.jobs.stale_after).
+    heartbeat_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        app_label = "grading"
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"job {self.pk} {self.kind} {self.status}"
+
+    @property
+    def finished(self) -> bool:
+        return self.status in (self.Status.DONE, self.Status.FAILED)
+
+    @property
+    def percent(self) -> int:
+        return int(100 * self.done / self.total) if self.total else 0
+
+
+class JobContract(models.Model):
+    """One contract of an extraction job: its extractions once done (verbatim quotes with offsets)."""
+
+    job = models.ForeignKey(ConsoleJob, on_delete=models.CASCADE, related_name="contracts")
+    contract = models.ForeignKey("grading.Contract", on_delete=models.CASCADE, related_name="+")
+    position = models.PositiveIntegerField()
+    done = models.BooleanField(default=False)
+    extractions = models.JSONField(default=list, blank=True)  # [{"category", "text", "start", "end", "score"}]
+    passages = models.PositiveIntegerField(default=0)
+    embedded = models.PositiveIntegerField(default=0)
+    seconds = models.FloatField(default=0.0)
+    error = models.TextField(blank=True)
+
+    class Meta:
+        app_label = "grading"
+        ordering = ["job_id", "position"]
+        constraints = [models.UniqueConstraint(fields=["job", "contract"], name="grading_jobcontract_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.job_id}:{self.position}"

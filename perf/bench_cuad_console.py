@@ -1,0 +1,56 @@
+"""CUAD console speed on the real CUAD: live regrade, page update, and the local extractor.
+
+Targets (issue 9): regrade server time under 50 ms for 100 contracts; page update
+under 200 ms. Prints figures; never asserts them. The measuring code is the
+``cuad_console_bench`` command (grading/), so this script imports no job code.
+
+- Regrade: the seed-42, 100-contract sample and the console's demo run (CUAD gold
+  with injected errors, ~4,600 extractions); ``console_selectors.run_card`` at
+  random thresholds and both matchers (outcomes, micro P/R/F1 overall and per
+  clause type, B = 1000 contract bootstrap, plus the other matcher's point
+  figures for the delta), from stored pair scores. "cold" includes reading the
+  pair scores from the database; "warm" is every later change.
+- Server response: the htmx scorecard fragment through Django's test client
+  (parse, regrade, sort, render).
+- Page update: headless chromium against a live server, time from a threshold
+  change to the new scorecard painted (the page's own "page updated in" figure).
+- Local extractor: seconds per contract on the first contracts of the sample
+  (BENCH_EXTRACTOR_CONTRACTS, default 10), extrapolated to 100.
+
+Uses a throwaway SQLite database (or BENCH_DATABASE_URL).
+"""
+
+from __future__ import annotations
+
+import os
+import pathlib
+import sys
+import tempfile
+
+REPO = pathlib.Path(__file__).resolve().parents[1]
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["DATABASE_URL"] = os.environ.get("BENCH_DATABASE_URL", f"sqlite:///{tmp}/bench_console.sqlite3")
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
+        os.environ.setdefault("DJANGO_ALLOW_ASYNC_UNSAFE", "true")  # playwright's event loop runs in this thread
+        sys.path.insert(0, str(REPO))
+        import django
+
+        django.setup()
+        from django.core.management import call_command
+
+        call_command("migrate", verbosity=0)
+        data_dir = pathlib.Path(os.environ.get("DATA_DIR", REPO.parent / "shared" / "data"))
+        call_command(
+            "cuad_console_bench",
+            "--data-dir",
+            str(data_dir),
+            "--extractor-contracts",
+            os.environ.get("BENCH_EXTRACTOR_CONTRACTS", "10"),
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,276 @@
+"""Blinded review under load: 50 concurrent reviewers against gunicorn on PostgreSQL.
+
+What it does (bounded; about a minute in all):
+1. Recreates its own database ``bench_review`` (override with BENCH_REVIEW_DATABASE_URL), migrates,
+   creates 50 reviewers, a 300-item pool, 2 reviewers per item (12 items each), and a logged-in
+   session per reviewer (no password hashing in the measured path).
+2. Starts gunicorn on 127.0.0.1 (gthread workers) with that database.
+3. After a 5 s warm-up that is not measured (connections, template compilation), phase
+   "reviewers": 50 concurrent reviewers, each loads an item page then saves a draft through
+   the htmx form post, with a think time of 2-6 s between actions (still many times quicker than a
+   lawyer reading a statute section; BENCH_REVIEW_THINK="lo,hi" changes it).
+   Phase "saturation": the same with no think time at all, to show the ceiling.
+   Every tenth save is sent twice with the same content (a double click).
+4. Counts revisions in the database against what the clients saw: every save that changed the
+   grades must be exactly one revision (none lost), every repeated save none (no duplicate).
+Prints p50/p95/p99 of page load and save, throughput, and the integrity counts. No assertions
+on timings; it exits non-zero only if a judgment was lost or duplicated or a request failed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import re
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DATABASE_URL = os.environ.get("BENCH_REVIEW_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench_review")
+REVIEWERS = int(os.environ.get("BENCH_REVIEW_REVIEWERS", "50"))
+ITEMS = int(os.environ.get("BENCH_REVIEW_ITEMS", "300"))
+PHASE_SECONDS = float(os.environ.get("BENCH_REVIEW_SECONDS", "20"))
+WORKERS = int(os.environ.get("BENCH_REVIEW_WORKERS", str(2 * (os.cpu_count() or 1) + 1)))
+THREADS = int(os.environ.get("BENCH_REVIEW_THREADS", "4"))
+THINK = tuple(float(x) for x in os.environ.get("BENCH_REVIEW_THINK", "2,6").split(","))
+
+
+def _recreate_database() -> None:
+    import psycopg
+
+    name = DATABASE_URL.rsplit("/", 1)[1]
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+        raise SystemExit(f"refusing odd database name {name!r}")
+    admin_url = DATABASE_URL.rsplit("/", 1)[0] + "/postgres"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
+
+
+def _setup() -> tuple[dict[str, str], list[str]]:
+    """Returns session cookie per reviewer and the pool's item ids."""
+    os.environ["DATABASE_URL"] = DATABASE_URL
+    os.environ.pop("REDIS_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
+    sys.path.insert(0, str(REPO))
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth.models import Group
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+
+    from reviewapp.core.roles import ensure_role_groups
+    from reviewapp.review import services
+
+    call_command("migrate", verbosity=0)
+    ensure_role_groups()
+    User = get_user_model()
+    group = Group.objects.get(name="reviewer")
+    users = []
+    for i in range(REVIEWERS):
+        user = User.objects.create_user(username=f"bench_reviewer_{i:02d}", password=None)
+        user.groups.add(group)
+        users.append(user)
+    text = " ".join(["The landlord shall return the deposit within thirty days of the end of the tenancy."] * 12)
+    items = [
+        {
+            "query_id": f"q{i // 10:03d}",
+            "doc_id": f"doc-{i:04d}",
+            "query_text": f"Question {i // 10}: when must a deposit be returned?",
+            "source_heading": f"Sec. {i}  Deposits",
+            "source_text": text,
+            "passage_caption": f"Sec. {i}  Deposits",
+            "passage_text": text[:400],
+        }
+        for i in range(ITEMS)
+    ]
+    pool = services.pool_create(name="bench", kind="passage", items=items, declared_rule="bench: explicit list")
+    services.pool_assign(pool=pool, reviewers=users, per_item=2)
+    cookies = {}
+    for user in users:
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.save()
+        cookies[user.username] = session.session_key
+    return cookies, list(pool.items.values_list("public_id", flat=True))
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start_gunicorn(port: int) -> subprocess.Popen:
+    env = {**os.environ, "DATABASE_URL": DATABASE_URL, "DEBUG": "0", "LOG_LEVEL": "WARNING"}
+    env.pop("REDIS_URL", None)
+    return subprocess.Popen(
+        [str(REPO / ".venv" / "bin" / "gunicorn"), "reviewapp.wsgi:application", "--bind", f"127.0.0.1:{port}",
+         "--workers", str(WORKERS), "--worker-class", "gthread", "--threads", str(THREADS),
+         "--log-level", "warning", "--timeout", "60"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )
+
+
+def _wait_up(port: int, process: subprocess.Popen) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit("gunicorn exited: " + process.stderr.read().decode()[-2000:])
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/accounts/login/", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit("gunicorn did not answer within 30 s")
+
+
+REVISION = re.compile(r'data-revision="(\d+)"')
+
+
+async def _reviewer(base: str, username: str, session_key: str, deadline: float, think: tuple[float, float],
+                    stats: dict, expected: Counter, seed: int) -> None:
+    import httpx
+
+    rng = random.Random(seed)
+    if think[1]:
+        # Reviewers do not all click in the same millisecond: stagger the start over one think time.
+        await asyncio.sleep(rng.uniform(0, think[1]))
+    async with httpx.AsyncClient(base_url=base, cookies={"sessionid": session_key}, timeout=30) as client:
+        queue = (await client.get("/api/review/queue/")).json()
+        item_ids = [entry["item"] for q in queue for entry in q["items"]]
+        step = 0
+        while time.monotonic() < deadline:
+            item_id = item_ids[step % len(item_ids)]
+            started = time.perf_counter()
+            page = await client.get(f"/review/items/{item_id}/")
+            stats["page"].append(time.perf_counter() - started)
+            if page.status_code != 200:
+                stats["errors"].append(f"GET {page.status_code}")
+                continue
+            revision = int(REVISION.search(page.text).group(1))
+            # A grade pair that differs from the last one saved on this item, so the save is a change.
+            grades = {"section": str((revision + 1) % 4), "passage": str((revision // 4 + 1) % 4)}
+            if think[1]:
+                await asyncio.sleep(rng.uniform(*think))
+            body = {**grades, "action": "save", "csrfmiddlewaretoken": client.cookies.get("csrftoken", "")}
+            headers = {"HX-Request": "true", "X-CSRFToken": client.cookies.get("csrftoken", "")}
+            repeats = 2 if step % 10 == 9 else 1
+            for attempt in range(repeats):
+                started = time.perf_counter()
+                saved = await client.post(f"/review/items/{item_id}/", data=body, headers=headers)
+                stats["save"].append(time.perf_counter() - started)
+                if saved.status_code != 200 or (attempt == 0 and "saved (revision" not in saved.text):
+                    stats["errors"].append(f"POST {saved.status_code}: {saved.text[:200]}")
+                    break
+                if attempt == 0:
+                    expected[(username, item_id)] += 1
+                else:
+                    stats["double_submits"] += 1
+                    if "Nothing changed" not in saved.text:
+                        stats["errors"].append("a repeated save was not recognised as unchanged")
+            step += 1
+            if think[1]:
+                await asyncio.sleep(rng.uniform(*think))
+
+
+async def _phase(base: str, cookies: dict[str, str], seconds: float, think: tuple[float, float],
+                 expected: Counter) -> dict:
+    stats: dict = {"page": [], "save": [], "errors": [], "double_submits": 0}
+    deadline = time.monotonic() + seconds
+    started = time.monotonic()
+    await asyncio.gather(*[
+        _reviewer(base, name, key, deadline, think, stats, expected, seed)
+        for seed, (name, key) in enumerate(sorted(cookies.items()))
+    ])
+    stats["elapsed"] = time.monotonic() - started
+    return stats
+
+
+def _pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    if len(values) == 1:
+        return values[0] * 1000
+    return statistics.quantiles(values, n=100, method="inclusive")[q - 1] * 1000
+
+
+def _report(name: str, stats: dict) -> None:
+    requests = len(stats["page"]) + len(stats["save"])
+    print(f"  phase {name}: {len(stats['page'])} page loads, {len(stats['save'])} saves "
+          f"({stats['double_submits']} double submits) in {stats['elapsed']:.1f} s, "
+          f"{requests / stats['elapsed']:.0f} requests/s, errors {len(stats['errors'])}")
+    for kind in ("page", "save"):
+        values = stats[kind]
+        print(f"    {kind:<5} p50 {_pct(values, 50):7.1f} ms   p95 {_pct(values, 95):7.1f} ms   "
+              f"p99 {_pct(values, 99):7.1f} ms   max {max(values) * 1000 if values else float('nan'):7.1f} ms")
+    for error in stats["errors"][:5]:
+        print(f"    error: {error}")
+
+
+def main() -> int:
+    print(f"bench_review: {REVIEWERS} reviewers, {ITEMS} items x 2 reviewers, gunicorn {WORKERS} workers x "
+          f"{THREADS} threads, PostgreSQL {DATABASE_URL.rsplit('/', 1)[1]}, {PHASE_SECONDS:.0f} s per phase, "
+          f"{os.cpu_count()} CPUs; load average before {os.getloadavg()[0]:.1f} (the load generator shares the CPUs)")
+    _recreate_database()
+    cookies, _ = _setup()
+    import logging
+
+    logging.getLogger("httpx").setLevel(logging.WARNING)
+    port = _free_port()
+    process = _start_gunicorn(port)
+    failed = False
+    try:
+        _wait_up(port, process)
+        base = f"http://127.0.0.1:{port}"
+        expected: Counter = Counter()
+        # Warm-up, not measured: gunicorn threads open their database connections, templates compile.
+        warmup = asyncio.run(_phase(base, cookies, 5.0, THINK, expected))
+        reviewers = asyncio.run(_phase(base, cookies, PHASE_SECONDS, THINK, expected))
+        _report(f"reviewers (think time {THINK[0]:g}-{THINK[1]:g} s between actions)", reviewers)
+        saturation = asyncio.run(_phase(base, cookies, PHASE_SECONDS, (0.0, 0.0), expected))
+        _report("saturation (no think time)", saturation)
+        failed = bool(warmup["errors"] or reviewers["errors"] or saturation["errors"])
+    finally:
+        os.killpg(process.pid, signal.SIGTERM)
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+
+    from django.db.models import Count, Max
+
+    from reviewapp.review.models import Judgment, JudgmentRevision
+
+    actual = Counter()
+    gaps = 0
+    for row in (Judgment.objects.values("reviewer__username", "item__public_id", "revision_count")
+                .annotate(n=Count("revisions"), top=Max("revisions__number"))):
+        actual[(row["reviewer__username"], row["item__public_id"])] = row["n"]
+        gaps += row["n"] != row["top"] or row["n"] != row["revision_count"]
+    lost = sum(max(0, expected[k] - actual[k]) for k in set(expected) | set(actual))
+    duplicated = sum(max(0, actual[k] - expected[k]) for k in set(expected) | set(actual))
+    print(f"  load average after: {os.getloadavg()[0]:.1f}")
+    print(f"  integrity: {sum(expected.values())} changing saves acknowledged, "
+          f"{JudgmentRevision.objects.count()} revisions stored; lost {lost}, duplicated {duplicated}, "
+          f"numbering gaps {gaps}")
+    return 1 if failed or lost or duplicated or gaps else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,96 @@
+"""Statute benchmark performance: full HRS import time and keyword retrieval latency.
+
+Targets (issue 3): HRS import (5,473 sections) under 30 s; keyword retrieval
+median under 20 ms per query over the HRS corpus, on the engine of the
+database in use. Runs in a throw-away test database (Django's test database
+machinery), so it never touches real data: SQLite by default, PostgreSQL when
+DATABASE_URL points at it. Prints the figures; asserts nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
+
+QUESTIONS = [
+    "When must a landlord return a tenant's security deposit and what may be deducted?",
+    "How much notice must a landlord give before terminating a month-to-month tenancy?",
+    "Can a tenant withhold rent when the landlord fails to make repairs?",
+    "What is the limitation period for a personal injury action?",
+    "When does the statute of limitations for breach of contract begin to run?",
+    "Is the limitations period tolled while the plaintiff is a minor?",
+    "What are the grounds for granting a divorce?",
+    "How does the court divide marital property and debts in a divorce?",
+    "When may a court award spousal support or alimony?",
+    "Is it unlawful for an employer to discriminate because of arrest and court record?",
+    "Can an employer retaliate against an employee who reports a violation of law?",
+    "When must an employer pay final wages to a discharged employee?",
+    "May an employer deduct amounts from an employee's wages?",
+    "What warranties arise in a sale of goods and how may they be disclaimed?",
+    "When is a security interest perfected by filing a financing statement?",
+    "What is a holder in due course of a negotiable instrument?",
+    "How are jurors selected and who is disqualified from jury service?",
+    "What remedies does a consumer have for unfair or deceptive trade practices?",
+    "Who may bring a wrongful death action and what damages are recoverable?",
+    "When is a contractor entitled to a mechanic's lien on real property?",
+]
+REPEATS = 5
+
+
+def main() -> None:
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.db import connection
+
+    from benchmarks.corpus.selectors import corpus_current_snapshots
+    from benchmarks.corpus.services import statutes_import
+    from benchmarks.retrieval.engines import CONFIGURATIONS, engine_for_connection, keyword_search
+
+    hrs_dir = Path(settings.DATA_DIR) / "statutes" / "hrs"
+    old_name = connection.settings_dict["NAME"]
+    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
+    try:
+        engine = engine_for_connection()
+        started = time.perf_counter()
+        outcomes = statutes_import(fmt="hrs-json", paths=[hrs_dir])
+        import_seconds = time.perf_counter() - started
+        sections = sum(o.snapshot.provision_count for o in outcomes)
+        snapshot_ids = [s.pk for s in corpus_current_snapshots(corpus="hrs")]
+
+        started = time.perf_counter()
+        statutes_import(fmt="hrs-json", paths=[hrs_dir])
+        noop_seconds = time.perf_counter() - started
+
+        for name in ("keyword-v1", "heading-v1"):
+            config = CONFIGURATIONS[name]
+            for question in QUESTIONS:  # warm caches once, as a server would be
+                keyword_search(text=question, snapshot_ids=snapshot_ids, k=30, configuration=config)
+            per_query, fallbacks = [], 0
+            for question in QUESTIONS:
+                times = []
+                for _ in range(REPEATS):
+                    t0 = time.perf_counter()
+                    outcome = keyword_search(text=question, snapshot_ids=snapshot_ids, k=30, configuration=config)
+                    times.append((time.perf_counter() - t0) * 1000)
+                fallbacks += outcome.fallback_used
+                per_query.append(statistics.median(times))
+            print(f"{engine.name} {name}: retrieval median {statistics.median(per_query):.2f} ms/query, "
+                  f"p90 {sorted(per_query)[int(0.9 * len(per_query)) - 1]:.2f} ms, max {max(per_query):.2f} ms "
+                  f"over {len(QUESTIONS)} questions x {REPEATS} (k=30; {fallbacks} used the fallback) "
+                  f"[target < 20 ms median]")
+        print(f"{engine.name}: HRS import {sections} sections in {import_seconds:.2f} s [target < 30 s]; "
+              f"re-import of identical bytes (no-op) {noop_seconds:.2f} s")
+    finally:
+        connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=False)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,388 @@
+"""API of the blinded review (/api/review/). Thin; explicit serializers with explicit fields.
+
+Reviewer endpoints (``CanGrade``) answer only about the caller's own
+assignments and judgments; an item not assigned to the caller is a 404.
+Reviewer serializers are built from the reviewer dataclasses, which carry no
+rank, score, system, external reference or other reviewer's grade.
+Admin endpoints (``CanManageReviews``): pools, assignment, progress,
+agreement, exports.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from django.contrib.auth import get_user_model
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpResponse
+from drf_spectacular.utils import extend_schema, extend_schema_field
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from reviewapp.core.access import CanGrade, CanManageReviews
+from reviewapp.review import selectors, services
+from reviewapp.review.models import ReviewItem, ReviewPool
+
+# ---------------------------------------------------------------------------
+# Reviewer
+# ---------------------------------------------------------------------------
+
+
+@extend_schema_field({"oneOf": [{"type": "integer"}, {"type": "string", "enum": ["unknown"]}]})
+class GradeValueField(serializers.Field):
+    """A grade on the pool's scale (an integer) or the string "unknown"."""
+
+    def to_representation(self, value):
+        return value
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool) or not isinstance(data, int | str):
+            raise serializers.ValidationError("a grade (integer) or \"unknown\"")
+        return data
+
+
+class QueueEntryOut(serializers.Serializer):
+    item = serializers.CharField(source="item_id")
+    position = serializers.IntegerField()
+    status = serializers.CharField()
+    needs_regrade = serializers.BooleanField()
+
+
+class QueueOut(serializers.Serializer):
+    pool = serializers.CharField(source="pool_id")
+    title = serializers.CharField()
+    instructions = serializers.CharField()
+    kind = serializers.CharField()
+    completed = serializers.IntegerField()
+    total = serializers.IntegerField()
+    items = QueueEntryOut(source="entries", many=True)
+
+
+class RevisionOut(serializers.Serializer):
+    number = serializers.IntegerField()
+    status = serializers.CharField()
+    grades = serializers.DictField(child=GradeValueField())
+    note = serializers.CharField()
+    created_at = serializers.DateTimeField()
+
+
+class ScaleOut(serializers.Serializer):
+    value = serializers.IntegerField()
+    key = serializers.CharField()
+    meaning = serializers.CharField()
+
+
+class GradeTypeOut(serializers.Serializer):
+    key = serializers.CharField()
+    label = serializers.CharField()
+    help_text = serializers.CharField()
+
+
+class ReviewerItemOut(serializers.Serializer):
+    item = serializers.CharField(source="item_id")
+    pool = serializers.CharField(source="pool_id")
+    position = serializers.IntegerField()
+    total = serializers.IntegerField()
+    previous = serializers.CharField(source="previous_id", allow_null=True)
+    next = serializers.CharField(source="next_id", allow_null=True)
+    query_text = serializers.CharField()
+    source_heading = serializers.CharField()
+    source_text = serializers.CharField()
+    passage_caption = serializers.CharField()
+    passage_text = serializers.CharField()
+    grade_types = serializers.SerializerMethodField()
+    scale = serializers.SerializerMethodField()
+    current = RevisionOut(allow_null=True)
+    needs_regrade = serializers.BooleanField()
+
+    def get_grade_types(self, obj) -> list[dict]:
+        return GradeTypeOut(obj.kind.grade_types, many=True).data
+
+    def get_scale(self, obj) -> list[dict]:
+        return ScaleOut([{"value": v, "key": k, "meaning": m} for v, k, m in obj.kind.scale], many=True).data
+
+
+def _assigned_or_404(request: Request, item_id: str) -> selectors.ReviewerItem:
+    try:
+        return selectors.reviewer_item(reviewer=request.user, item_id=item_id)
+    except services.NotAssigned:
+        raise Http404 from None
+
+
+class QueueApi(APIView):
+    permission_classes = [CanGrade]
+
+    @extend_schema(responses=QueueOut(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(QueueOut(selectors.reviewer_queues(reviewer=request.user), many=True).data)
+
+
+class ItemApi(APIView):
+    permission_classes = [CanGrade]
+
+    @extend_schema(responses=ReviewerItemOut)
+    def get(self, request: Request, item_id: str) -> Response:
+        return Response(ReviewerItemOut(_assigned_or_404(request, item_id)).data)
+
+
+class JudgmentApi(APIView):
+    permission_classes = [CanGrade]
+
+    class JudgmentIn(serializers.Serializer):
+        grades = serializers.DictField(child=GradeValueField(allow_null=True), allow_empty=True)
+        complete = serializers.BooleanField(default=False)
+        note = serializers.CharField(allow_blank=True, default="", max_length=5000)
+
+    class JudgmentSaved(serializers.Serializer):
+        item = serializers.CharField()
+        created = serializers.BooleanField()
+        revision = RevisionOut()
+
+    @extend_schema(request=JudgmentIn, responses=JudgmentSaved)
+    def post(self, request: Request, item_id: str) -> Response:
+        view = _assigned_or_404(request, item_id)
+        data = self.JudgmentIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        item = ReviewItem.objects.select_related("pool").get(public_id=view.item_id)
+        try:
+            result = services.judgment_submit(
+                item=item, reviewer=request.user, grades=data.validated_data["grades"],
+                complete=data.validated_data["complete"], note=data.validated_data["note"],
+            )
+        except services.ReviewError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        revision = selectors.reviewer_history(reviewer=request.user, item_id=item_id)[result.revision.number - 1]
+        body = {"item": view.item_id, "created": result.created, "revision": revision}
+        return Response(self.JudgmentSaved(body).data, status=201 if result.created else 200)
+
+
+class HistoryApi(APIView):
+    permission_classes = [CanGrade]
+
+    @extend_schema(responses=RevisionOut(many=True))
+    def get(self, request: Request, item_id: str) -> Response:
+        try:
+            revisions = selectors.reviewer_history(reviewer=request.user, item_id=item_id)
+        except services.NotAssigned:
+            raise Http404 from None
+        return Response(RevisionOut(revisions, many=True).data)
+
+
+# ---------------------------------------------------------------------------
+# Admin
+# ---------------------------------------------------------------------------
+
+
+def _pool_or_404(pool_id: str) -> ReviewPool:
+    try:
+        return selectors.pool_get(public_id=pool_id)
+    except ObjectDoesNotExist:
+        raise Http404 from None
+
+
+class PoolOut(serializers.Serializer):
+    id = serializers.CharField(source="public_id")
+    name = serializers.CharField()
+    kind = serializers.CharField()
+    declared_rule = serializers.CharField()
+    reviewers_per_item = serializers.IntegerField()
+    items = serializers.IntegerField()
+    assignments = serializers.IntegerField()
+    completed = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+
+
+class ItemIn(serializers.Serializer):
+    query_id = serializers.CharField(max_length=200)
+    doc_id = serializers.CharField(max_length=500)
+    query_text = serializers.CharField()
+    source_heading = serializers.CharField(allow_blank=True, default="")
+    source_text = serializers.CharField(allow_blank=True, default="")
+    passage_caption = serializers.CharField(allow_blank=True, default="")
+    passage_text = serializers.CharField(allow_blank=True, default="")
+    query_hash = serializers.CharField(required=False, max_length=64)
+    source_hash = serializers.CharField(required=False, max_length=64)
+    passage_hash = serializers.CharField(required=False, max_length=64)
+    external_ref = serializers.DictField(required=False, default=dict)
+
+
+class PoolsApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    class PoolCreateIn(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        kind = serializers.CharField()
+        declared_rule = serializers.CharField()
+        declared_params = serializers.DictField(required=False, default=dict)
+        reviewers_per_item = serializers.IntegerField(min_value=1, default=2)
+        reviewer_title = serializers.CharField(allow_blank=True, default="", max_length=200)
+        instructions = serializers.CharField(allow_blank=True, default="")
+        items = ItemIn(many=True, allow_empty=False)
+
+    @extend_schema(responses=PoolOut(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(PoolOut(selectors.pool_list(), many=True).data)
+
+    @extend_schema(request=PoolCreateIn, responses=PoolOut)
+    def post(self, request: Request) -> Response:
+        data = self.PoolCreateIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            pool = services.pool_create(created_by=request.user, **data.validated_data)
+        except services.ReviewError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        summary = next(p for p in selectors.pool_list() if p.pk == pool.pk)
+        return Response(PoolOut(summary).data, status=status.HTTP_201_CREATED)
+
+
+class AssignApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    class AssignIn(serializers.Serializer):
+        reviewers = serializers.ListField(child=serializers.CharField(), allow_empty=False)
+        per_item = serializers.IntegerField(min_value=1, required=False)
+
+    @extend_schema(request=AssignIn, responses={200: dict})
+    def post(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        data = self.AssignIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        User = get_user_model()
+        names = data.validated_data["reviewers"]
+        users = list(User.objects.filter(**{f"{User.USERNAME_FIELD}__in": names}))
+        missing = sorted(set(names) - {u.get_username() for u in users})
+        if missing:
+            return Response({"detail": f"unknown reviewer(s): {missing}"}, status=status.HTTP_400_BAD_REQUEST)
+        try:
+            added = services.pool_assign(pool=pool, reviewers=users, per_item=data.validated_data.get("per_item"))
+        except services.ReviewError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        return Response({"added": added})
+
+
+class ReviewerProgressOut(serializers.Serializer):
+    username = serializers.CharField()
+    assigned = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    draft = serializers.IntegerField()
+    not_started = serializers.IntegerField()
+    stale = serializers.IntegerField()
+
+
+class QueryProgressOut(serializers.Serializer):
+    query_id = serializers.CharField()
+    items = serializers.IntegerField()
+    assignments = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    labelled = serializers.IntegerField()
+
+
+class ProgressOut(serializers.Serializer):
+    items = serializers.IntegerField()
+    assignments = serializers.IntegerField()
+    complete = serializers.IntegerField()
+    stale = serializers.IntegerField()
+    per_reviewer = ReviewerProgressOut(many=True)
+    per_query = QueryProgressOut(many=True)
+
+
+class ProgressApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    @extend_schema(responses=ProgressOut)
+    def get(self, request: Request, pool_id: str) -> Response:
+        return Response(ProgressOut(selectors.pool_progress(pool=_pool_or_404(pool_id))).data)
+
+
+class PairOut(serializers.Serializer):
+    reviewer_a = serializers.CharField()
+    reviewer_b = serializers.CharField()
+    n = serializers.IntegerField()
+    excluded = serializers.IntegerField()
+    raw_agreement = serializers.FloatField(allow_null=True)
+    kappa_quadratic = serializers.FloatField(allow_null=True)
+    band = serializers.CharField(allow_null=True)
+
+
+class AgreementOut(serializers.Serializer):
+    grade_type = serializers.CharField()
+    pairs = PairOut(many=True)
+    alpha = serializers.FloatField(allow_null=True)
+    alpha_items = serializers.IntegerField()
+    alpha_values = serializers.IntegerField()
+    reviewers = serializers.IntegerField()
+
+
+class AgreementApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    @extend_schema(responses=AgreementOut(many=True))
+    def get(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        return Response(
+            {"label_rule": selectors.LABEL_RULE,
+             "grade_types": AgreementOut(selectors.pool_agreement(pool=pool), many=True).data}
+        )
+
+
+class QrelsApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    @extend_schema(responses={(200, "text/plain"): str})
+    def get(self, request: Request, pool_id: str) -> HttpResponse:
+        pool = _pool_or_404(pool_id)
+        try:
+            body = selectors.pool_qrels(pool=pool, grade_type=request.query_params.get("grade_type") or None)
+        except ValueError as error:
+            return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
+        return HttpResponse(body, content_type="text/plain; charset=utf-8")
+
+
+class JudgmentsExportApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    @extend_schema(responses={200: dict})
+    def get(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        lines = selectors.pool_jsonl(
+            pool=pool,
+            pseudonymise=request.query_params.get("pseudonymise") in ("1", "true"),
+            include_drafts=request.query_params.get("drafts") in ("1", "true"),
+        )
+        return Response([json.loads(line) for line in lines])
+
+
+class LabelSourcesApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    class LabelSourceIn(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        description = serializers.CharField(allow_blank=True, default="")
+        provisional = serializers.BooleanField(default=True)
+        labels = serializers.ListField(child=serializers.DictField(), allow_empty=False)
+
+    class LabelSourceOut(serializers.Serializer):
+        name = serializers.CharField()
+        description = serializers.CharField()
+        provisional = serializers.BooleanField()
+        labels = serializers.IntegerField()
+        grade_types = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(responses=LabelSourceOut(many=True))
+    def get(self, request: Request) -> Response:
+        return Response(self.LabelSourceOut([dataclasses.asdict(s) for s in selectors.label_source_list()],
+                                              many=True).data)
+
+    @extend_schema(request=LabelSourceIn, responses=LabelSourceOut)
+    def post(self, request: Request) -> Response:
+        data = self.LabelSourceIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            source = services.label_source_import(created_by=request.user, **data.validated_data)
+        except services.ReviewError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        summary = next(s for s in selectors.label_source_list() if s.pk == source.pk)
+        return Response(self.LabelSourceOut(dataclasses.asdict(summary)).data, status=status.HTTP_201_CREATED)

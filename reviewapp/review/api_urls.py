@@ -1,0 +1,24 @@
+"""API of the blinded review, under /api/review/.
+
+Reviewer: queue/, items/<id>/, items/<id>/judgment/, items/<id>/history/ (own only).
+Admin: pools/, pools/<id>/assign|progress|agreement|qrels|judgments/, label-sources/.
+"""
+
+from django.urls import path
+
+from reviewapp.review import api as api
+
+app_name = "review-api"
+urlpatterns = [
+    path("queue/", api.QueueApi.as_view(), name="queue"),
+    path("items/<str:item_id>/", api.ItemApi.as_view(), name="item"),
+    path("items/<str:item_id>/judgment/", api.JudgmentApi.as_view(), name="judgment"),
+    path("items/<str:item_id>/history/", api.HistoryApi.as_view(), name="history"),
+    path("pools/", api.PoolsApi.as_view(), name="pools"),
+    path("pools/<str:pool_id>/assign/", api.AssignApi.as_view(), name="assign"),
+    path("pools/<str:pool_id>/progress/", api.ProgressApi.as_view(), name="progress"),
+    path("pools/<str:pool_id>/agreement/", api.AgreementApi.as_view(), name="agreement"),
+    path("pools/<str:pool_id>/qrels/", api.QrelsApi.as_view(), name="qrels"),
+    path("pools/<str:pool_id>/judgments/", api.JudgmentsExportApi.as_view(), name="judgments"),
+    path("label-sources/", api.LabelSourcesApi.as_view(), name="label-sources"),
+]

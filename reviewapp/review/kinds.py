@@ -1,0 +1,103 @@
+"""The registry of item kinds: what a reviewer grades, on which scale, and how a grade is parsed.
+
+The engine defines no kind. Each job defines its kinds and registers them when its app is ready
+(``AppConfig.ready``), so a new kind never touches this package. A pool stores its kind's key; a key
+that is not registered is refused when a pool is declared.
+"""
+
+from __future__ import annotations
+
+UNKNOWN = "unknown"
+
+
+class GradeType:
+    def __init__(self, key: str, label: str, help_text: str) -> None:
+        self.key = key
+        self.label = label
+        self.help_text = help_text
+
+
+class PoolKind:
+    def __init__(
+        self,
+        *,
+        key: str,
+        label: str,
+        grade_types: list[GradeType],
+        scale: list[tuple[int, str, str]],
+        query_label: str,
+        source_label: str,
+        passage_label: str,
+        qrels_grade_type: str,
+    ) -> None:
+        self.key = key
+        self.label = label
+        self.grade_types = grade_types
+        # (value, shortcut key, meaning), in ordinal order
+        self.scale = scale
+        self.query_label = query_label
+        self.source_label = source_label
+        self.passage_label = passage_label
+        self.qrels_grade_type = qrels_grade_type
+
+    @property
+    def grade_type_keys(self) -> list[str]:
+        return [grade_type.key for grade_type in self.grade_types]
+
+    @property
+    def values(self) -> list[int]:
+        return [value for value, _, _ in self.scale]
+
+    def parse_grade(self, raw: object) -> int | str | None:
+        """'' / None -> not answered; 'u'/'unknown' -> unknown (never 0); a scale value or its key."""
+        if raw is None or raw == "":
+            return None
+        if isinstance(raw, str):
+            text = raw.strip().lower()
+            if text in ("u", UNKNOWN):
+                return UNKNOWN
+            for value, key, _ in self.scale:
+                if text in (key, str(value)):
+                    return value
+            raise ValueError(f"{raw!r} is not on the scale ({', '.join(str(v) for v in self.values)} or unknown)")
+        if isinstance(raw, bool):
+            raise ValueError(f"{raw!r} is not on the scale")
+        if isinstance(raw, int) and raw in self.values:
+            return raw
+        raise ValueError(f"{raw!r} is not on the scale ({', '.join(str(v) for v in self.values)} or unknown)")
+
+
+class UnknownKind(LookupError):
+    pass
+
+
+_REGISTRY: dict[str, PoolKind] = {}
+
+
+def kind_register(kind: PoolKind) -> None:
+    """Register a kind (idempotent for the same object: ``ready()`` may run more than once in tests)."""
+    existing = _REGISTRY.get(kind.key)
+    if existing is not None and existing is not kind and vars(existing) != vars(kind):
+        raise ValueError(f"item kind {kind.key!r} is registered already with another definition")
+    _REGISTRY[kind.key] = kind
+
+
+def kind_get(key: str) -> PoolKind:
+    try:
+        return _REGISTRY[key]
+    except KeyError:
+        raise UnknownKind(f"kind {key!r} is not one of {sorted(_REGISTRY)}") from None
+
+
+def kinds_all() -> dict[str, PoolKind]:
+    """Every registered kind by key, in registration order (a copy: callers cannot change the registry)."""
+    return dict(_REGISTRY)
+
+
+def kind_for_grade_type(grade_type: str) -> PoolKind:
+    """The registered kind that grades ``grade_type`` (grade type keys are unique across kinds)."""
+    for kind in _REGISTRY.values():
+        if grade_type in kind.grade_type_keys:
+            return kind
+    known = sorted(key for kind in _REGISTRY.values() for key in kind.grade_type_keys)
+    raise UnknownKind(f"grade_type {grade_type!r} is not one of {known}")

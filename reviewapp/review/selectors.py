@@ -1,0 +1,788 @@
+"""Reads of the blinded review, as plain dataclasses.
+
+Two audiences:
+- reviewers (``reviewer_*``): only their own assignments and judgments, only
+  the texts needed to grade; nothing about rank, scores, systems or others.
+- admins and jobs (``pool_*``): progress, agreement, labels, exports.
+
+Only COMPLETE, NON-STALE judgments count anywhere a label is read. A stale
+judgment is one whose stored query/source/passage hashes differ from the
+item's current hashes; admins see those separately.
+
+The rule that turns judgments into one label per item and grade type
+(``LABEL_RULE``): adjudicated, else agreed, else unresolved.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import json
+from collections import defaultdict
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Q
+
+from reviewapp.core.hashing import sha256_hex
+from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
+from reviewapp.review.models import (
+    Adjudication,
+    Assignment,
+    ImportedLabel,
+    Judgment,
+    JudgmentRevision,
+    LabelSource,
+    ReviewItem,
+    ReviewPool,
+)
+from reviewapp.review.services import NotAssigned
+from scoring.stats.agreement import krippendorff_alpha_ordinal, pair_agreement
+
+LABEL_RULE = (
+    "Adjudicated, else agreed, else unresolved. One label per item and grade: the latest adjudication "
+    "if an admin adjudicated it; otherwise the "
+    "grade all reviewers agreed on, when at least the pool's required number of reviewers completed it "
+    "with a grade (not unknown) and all those grades are equal; otherwise unresolved. Only complete "
+    "judgments whose query, source and passage hashes still match the item count. A missing or unknown "
+    "grade is never read as 0."
+)
+
+
+def _hashes_match(obj: Any, item: Any) -> bool:
+    return (
+        obj.query_hash == item.query_hash
+        and obj.source_hash == item.source_hash
+        and obj.passage_hash == item.passage_hash
+    )
+
+
+# ---------------------------------------------------------------------------
+# Reviewer side
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class QueueEntry:
+    item_id: str  # the item's opaque public id
+    position: int  # 1-based, in this reviewer's own shuffled order
+    status: str  # "new" | "draft" | "complete"
+    needs_regrade: bool  # the texts changed since this reviewer saved
+
+
+@dataclass(frozen=True)
+class ReviewerPoolQueue:
+    pool_id: str  # the pool's opaque public id
+    title: str
+    instructions: str
+    kind: str
+    entries: list[QueueEntry]
+
+    @property
+    def total(self) -> int:
+        return len(self.entries)
+
+    @property
+    def completed(self) -> int:
+        return sum(1 for entry in self.entries if entry.status == "complete" and not entry.needs_regrade)
+
+    @property
+    def next_open(self) -> QueueEntry | None:
+        for entry in self.entries:
+            if entry.status != "complete" or entry.needs_regrade:
+                return entry
+        return None
+
+
+def _reviewer_title(pool: ReviewPool) -> str:
+    return pool.reviewer_title or f"Review set {pool.public_id[:6]}"
+
+
+def reviewer_queues(*, reviewer: AbstractBaseUser) -> list[ReviewerPoolQueue]:
+    """The reviewer's queues, one per pool, each in the reviewer's own deterministic shuffled order."""
+    rows = (
+        Assignment.objects.filter(reviewer=reviewer)
+        .select_related("pool", "item")
+        # A queue lists ids and states; the texts (whole sections) are read only on the item page.
+        .defer("item__query_text", "item__source_heading", "item__source_text", "item__passage_caption",
+               "item__passage_text", "item__external_ref")
+        .order_by("pool__created_at", "pool_id", "sort_key")
+    )
+    judgments = {
+        j.item_id: j
+        for j in Judgment.objects.filter(reviewer=reviewer).select_related("current")
+    }
+    queues: list[ReviewerPoolQueue] = []
+    for pool, assignments in itertools.groupby(rows, key=lambda a: a.pool):
+        entries = []
+        for position, assignment in enumerate(assignments, start=1):
+            judgment = judgments.get(assignment.item_id)
+            current = judgment.current if judgment else None
+            status = current.status if current else "new"
+            needs_regrade = bool(current) and not _hashes_match(current, assignment.item)
+            entries.append(
+                QueueEntry(item_id=assignment.item.public_id, position=position, status=status,
+                           needs_regrade=needs_regrade)
+            )
+        queues.append(
+            ReviewerPoolQueue(
+                pool_id=pool.public_id, title=_reviewer_title(pool), instructions=pool.instructions,
+                kind=pool.kind, entries=entries,
+            )
+        )
+    return queues
+
+
+@dataclass(frozen=True)
+class OwnRevision:
+    number: int
+    status: str
+    grades: dict[str, Any]
+    note: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class ReviewerItem:
+    """Everything a reviewer sees of an item; nothing else."""
+
+    item_id: str
+    pool_id: str
+    pool_title: str
+    instructions: str
+    kind: PoolKind
+    query_text: str
+    source_heading: str
+    source_text: str
+    passage_caption: str
+    passage_text: str
+    position: int
+    total: int
+    previous_id: str | None
+    next_id: str | None
+    current: OwnRevision | None
+    needs_regrade: bool
+    revision_count: int
+
+
+def reviewer_item_after_save(*, view: ReviewerItem, revision: JudgmentRevision) -> ReviewerItem:
+    """The same view with the revision just saved as its current state (saves re-reading the queue)."""
+    return dataclasses.replace(
+        view, current=_own_revision(revision), needs_regrade=False,
+        revision_count=max(view.revision_count, revision.number),
+    )
+
+
+def _own_revision(revision: JudgmentRevision) -> OwnRevision:
+    return OwnRevision(
+        number=revision.number, status=revision.status, grades=dict(revision.grades), note=revision.note,
+        created_at=revision.created_at,
+    )
+
+
+def reviewer_assignment(*, reviewer: AbstractBaseUser, item_id: str) -> Assignment:
+    """The reviewer's assignment for an item id, or NotAssigned (callers answer 404)."""
+    assignment = (
+        Assignment.objects.filter(reviewer=reviewer, item__public_id=item_id).select_related("item", "pool").first()
+    )
+    if assignment is None:
+        raise NotAssigned(item_id)
+    return assignment
+
+
+def reviewer_item(*, reviewer: AbstractBaseUser, item_id: str) -> ReviewerItem:
+    return reviewer_item_view(assignment=reviewer_assignment(reviewer=reviewer, item_id=item_id))
+
+
+def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
+    """The blind view of an assignment's item (the caller has checked that it is the user's own)."""
+    reviewer = assignment.reviewer_id
+    item, pool = assignment.item, assignment.pool
+    order = list(
+        Assignment.objects.filter(reviewer=reviewer, pool=pool).order_by("sort_key").values_list(
+            "item__public_id", flat=True
+        )
+    )
+    index = order.index(item.public_id)
+    judgment = Judgment.objects.filter(item=item, reviewer=reviewer).select_related("current").first()
+    current = judgment.current if judgment else None
+    return ReviewerItem(
+        item_id=item.public_id,
+        pool_id=pool.public_id,
+        pool_title=_reviewer_title(pool),
+        instructions=pool.instructions,
+        kind=kind_get(pool.kind),
+        query_text=item.query_text,
+        source_heading=item.source_heading,
+        source_text=item.source_text,
+        passage_caption=item.passage_caption,
+        passage_text=item.passage_text,
+        position=index + 1,
+        total=len(order),
+        previous_id=order[index - 1] if index > 0 else None,
+        next_id=order[index + 1] if index + 1 < len(order) else None,
+        current=_own_revision(current) if current else None,
+        needs_regrade=bool(current) and not _hashes_match(current, item),
+        revision_count=judgment.revision_count if judgment else 0,
+    )
+
+
+def reviewer_history(*, reviewer: AbstractBaseUser, item_id: str) -> list[OwnRevision]:
+    """The reviewer's own revisions of one item, oldest first."""
+    assignment = reviewer_assignment(reviewer=reviewer, item_id=item_id)
+    revisions = JudgmentRevision.objects.filter(
+        judgment__item=assignment.item, judgment__reviewer=reviewer
+    ).order_by("number")
+    return [_own_revision(revision) for revision in revisions]
+
+
+# ---------------------------------------------------------------------------
+# Admin and job side
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PoolSummary:
+    pk: int
+    public_id: str
+    name: str
+    kind: str
+    declared_rule: str
+    reviewers_per_item: int
+    items: int
+    assignments: int
+    completed: int
+    created_at: datetime
+
+
+def pool_list() -> list[PoolSummary]:
+    pools = ReviewPool.objects.annotate(
+        n_items=Count("items", distinct=True), n_assignments=Count("assignments", distinct=True)
+    )
+    completed = dict(
+        Judgment.objects.filter(current__status=JudgmentRevision.COMPLETE)
+        .values_list("item__pool_id")
+        .annotate(n=Count("id"))
+        .values_list("item__pool_id", "n")
+    )
+    return [
+        PoolSummary(
+            pk=pool.pk, public_id=pool.public_id, name=pool.name, kind=pool.kind, declared_rule=pool.declared_rule,
+            reviewers_per_item=pool.reviewers_per_item, items=pool.n_items, assignments=pool.n_assignments,
+            completed=completed.get(pool.pk, 0), created_at=pool.created_at,
+        )
+        for pool in pools
+    ]
+
+
+def pool_get(*, public_id: str) -> ReviewPool:
+    return ReviewPool.objects.get(public_id=public_id)
+
+
+def pool_find(*, external_ref: dict[str, Any], kind: str | None = None) -> list[ReviewPool]:
+    """Pools whose ``external_ref`` contains every key/value given (a job finding its own pools), newest first."""
+    pools = ReviewPool.objects.all() if kind is None else ReviewPool.objects.filter(kind=kind)
+    return [
+        pool for pool in pools
+        if all(pool.external_ref.get(key) == value for key, value in external_ref.items())
+    ]
+
+
+@dataclass(frozen=True)
+class JudgmentRecord:
+    """A reviewer's current judgment of an item (admin/job view)."""
+
+    item_id: str
+    query_id: str
+    doc_id: str
+    external_ref: dict[str, Any]
+    reviewer_id: int
+    reviewer_username: str
+    status: str
+    grades: dict[str, Any]
+    revision: int
+    saved_at: datetime
+    query_hash: str
+    source_hash: str
+    passage_hash: str
+    stale: bool
+
+
+def _pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
+    judgments = (
+        Judgment.objects.filter(item__pool=pool, current__isnull=False)
+        .select_related("current", "item", "reviewer")
+        .order_by("item__query_id", "item__doc_id", "reviewer_id")
+    )
+    records = []
+    for judgment in judgments:
+        revision, item = judgment.current, judgment.item
+        records.append(
+            JudgmentRecord(
+                item_id=item.public_id, query_id=item.query_id, doc_id=item.doc_id,
+                external_ref=dict(item.external_ref), reviewer_id=judgment.reviewer_id,
+                reviewer_username=judgment.reviewer.get_username(), status=revision.status,
+                grades=dict(revision.grades), revision=revision.number, saved_at=revision.created_at,
+                query_hash=revision.query_hash, source_hash=revision.source_hash,
+                passage_hash=revision.passage_hash, stale=not _hashes_match(revision, item),
+            )
+        )
+    return records
+
+
+def pool_completed_judgments(*, pool: ReviewPool, include_stale: bool = False) -> list[JudgmentRecord]:
+    """Current, complete judgments of a pool (non-stale unless asked). What metrics read, per reviewer."""
+    return [
+        record
+        for record in _pool_judgments(pool)
+        if record.status == JudgmentRevision.COMPLETE and (include_stale or not record.stale)
+    ]
+
+
+def pool_stale_judgments(*, pool: ReviewPool) -> list[JudgmentRecord]:
+    """Judgments made on texts that have changed since: excluded from every metric, shown to admins."""
+    return [record for record in _pool_judgments(pool) if record.stale]
+
+
+@dataclass(frozen=True)
+class ResolvedLabel:
+    item_id: str
+    query_id: str
+    doc_id: str
+    external_ref: dict[str, Any]
+    grade_type: str
+    state: str  # "adjudicated" | "agreed" | "unresolved"
+    value: int | str | None  # a grade, "unknown" (adjudicated as unknown), or None when unresolved
+    reason: str  # for unresolved: why
+    grades: tuple[Any, ...]  # the counted (complete, non-stale) reviewers' grades, sorted by reviewer id
+    query_hash: str
+    source_hash: str
+    passage_hash: str
+
+    @property
+    def is_grade(self) -> bool:
+        """True when the label is a usable grade (not unresolved, not unknown)."""
+        return self.state != "unresolved" and isinstance(self.value, int)
+
+
+def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[ResolvedLabel]:
+    """One label per item (and grade type) by ``LABEL_RULE``. Default grade type: the kind's qrels grade."""
+    kind = kind_get(pool.kind)
+    grade_type = grade_type or kind.qrels_grade_type
+    if grade_type not in kind.grade_type_keys:
+        raise ValueError(f"grade_type {grade_type!r} is not one of {kind.grade_type_keys}")
+    counted: dict[str, list[JudgmentRecord]] = defaultdict(list)
+    for record in pool_completed_judgments(pool=pool):
+        counted[record.item_id].append(record)
+    rulings: dict[int, Adjudication] = {}
+    for ruling in Adjudication.objects.filter(item__pool=pool, grade_type=grade_type).order_by("id"):
+        rulings[ruling.item_id] = ruling  # the latest wins
+    labels = []
+    for item in pool.items.order_by("query_id", "doc_id"):
+        records = counted.get(item.public_id, [])
+        grades = tuple(r.grades.get(grade_type) for r in records)
+        ruling = rulings.get(item.pk)
+        if ruling is not None and _hashes_match(ruling, item):
+            state, value, reason = "adjudicated", ruling.value, ""
+        else:
+            known = [g for g in grades if isinstance(g, int)]
+            if len(known) >= pool.reviewers_per_item and len(set(known)) == 1:
+                state, value, reason = "agreed", known[0], ""
+            else:
+                state, value = "unresolved", None
+                if len(set(known)) > 1:
+                    reason = "reviewers disagree"
+                elif any(g == UNKNOWN for g in grades):
+                    reason = "a reviewer answered unknown"
+                else:
+                    reason = f"{len(known)} of {pool.reviewers_per_item} complete judgments"
+        labels.append(
+            ResolvedLabel(
+                item_id=item.public_id, query_id=item.query_id, doc_id=item.doc_id,
+                external_ref=dict(item.external_ref), grade_type=grade_type, state=state, value=value,
+                reason=reason, grades=grades, query_hash=item.query_hash, source_hash=item.source_hash,
+                passage_hash=item.passage_hash,
+            )
+        )
+    return labels
+
+
+# --- progress ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewerProgress:
+    reviewer_id: int
+    username: str
+    assigned: int
+    complete: int
+    draft: int
+    not_started: int
+    stale: int
+
+
+@dataclass(frozen=True)
+class QueryProgress:
+    query_id: str
+    query_text: str
+    items: int
+    assignments: int
+    complete: int
+    labelled: int  # items whose label (qrels grade type) is adjudicated or agreed
+
+
+@dataclass(frozen=True)
+class PoolProgress:
+    items: int
+    assignments: int
+    complete: int
+    stale: int
+    per_reviewer: list[ReviewerProgress]
+    per_query: list[QueryProgress]
+
+
+def pool_progress(*, pool: ReviewPool) -> PoolProgress:
+    records = _pool_judgments(pool)
+    by_reviewer_item = {(r.reviewer_id, r.item_id): r for r in records}
+    User = get_user_model()
+    per_reviewer: dict[int, dict[str, int]] = {}
+    per_query: dict[str, dict[str, Any]] = {}
+    for item in pool.items.all():
+        query = per_query.setdefault(
+            item.query_id, {"query_text": item.query_text, "items": 0, "assignments": 0, "complete": 0}
+        )
+        query["items"] += 1
+    for assignment in Assignment.objects.filter(pool=pool).select_related("item"):
+        counts = per_reviewer.setdefault(
+            assignment.reviewer_id, {"assigned": 0, "complete": 0, "draft": 0, "not_started": 0, "stale": 0}
+        )
+        counts["assigned"] += 1
+        query = per_query[assignment.item.query_id]
+        query["assignments"] += 1
+        record = by_reviewer_item.get((assignment.reviewer_id, assignment.item.public_id))
+        if record is None:
+            counts["not_started"] += 1
+        elif record.stale:
+            counts["stale"] += 1
+        elif record.status == JudgmentRevision.COMPLETE:
+            counts["complete"] += 1
+            query["complete"] += 1
+        else:
+            counts["draft"] += 1
+    labelled: dict[str, int] = defaultdict(int)
+    for label in pool_labels(pool=pool):
+        if label.state != "unresolved":
+            labelled[label.query_id] += 1
+    names = dict(User.objects.filter(pk__in=per_reviewer).values_list("pk", User.USERNAME_FIELD))
+    return PoolProgress(
+        items=sum(q["items"] for q in per_query.values()),
+        assignments=sum(c["assigned"] for c in per_reviewer.values()),
+        complete=sum(c["complete"] for c in per_reviewer.values()),
+        stale=sum(1 for r in records if r.stale),
+        per_reviewer=[
+            ReviewerProgress(reviewer_id=pk, username=names.get(pk, str(pk)), **counts)
+            for pk, counts in sorted(per_reviewer.items(), key=lambda kv: names.get(kv[0], ""))
+        ],
+        per_query=[
+            QueryProgress(query_id=qid, labelled=labelled.get(qid, 0), **values)
+            for qid, values in sorted(per_query.items())
+        ],
+    )
+
+
+# --- agreement --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PairRow:
+    reviewer_a: str
+    reviewer_b: str
+    n: int  # items both completed with a grade
+    excluded: int  # items both completed where one or both answered unknown
+    raw_agreement: float | None
+    kappa_quadratic: float | None
+    band: str | None
+
+
+@dataclass(frozen=True)
+class GradeTypeAgreement:
+    grade_type: str
+    label: str
+    pairs: list[PairRow]
+    alpha: float | None  # Krippendorff's alpha, ordinal
+    alpha_items: int  # items with at least two grades (pairable)
+    alpha_values: int  # grades in those items
+    reviewers: int
+
+
+@dataclass(frozen=True)
+class ReliabilityData:
+    """Reviewers x items matrix of counted grades (None = not graded or unknown), for one grade type."""
+
+    reviewer_names: list[str]
+    item_ids: list[str]
+    matrix: list[list[int | None]]
+
+
+def pool_reliability_data(*, pool: ReviewPool, grade_type: str) -> ReliabilityData:
+    records = pool_completed_judgments(pool=pool)
+    reviewers = sorted({(r.reviewer_username, r.reviewer_id) for r in records})
+    items = sorted({r.item_id for r in records})
+    row_of = {pk: i for i, (_, pk) in enumerate(reviewers)}
+    col_of = {item_id: j for j, item_id in enumerate(items)}
+    matrix: list[list[int | None]] = [[None] * len(items) for _ in reviewers]
+    for r in records:
+        value = r.grades.get(grade_type)
+        matrix[row_of[r.reviewer_id]][col_of[r.item_id]] = value if isinstance(value, int) else None
+    return ReliabilityData(reviewer_names=[name for name, _ in reviewers], item_ids=items, matrix=matrix)
+
+
+def pool_agreement(*, pool: ReviewPool) -> list[GradeTypeAgreement]:
+    """Per grade type: quadratic-weighted Cohen's kappa for each reviewer pair, Krippendorff's alpha (ordinal)."""
+    kind = kind_get(pool.kind)
+    records = pool_completed_judgments(pool=pool)
+    completed_by: dict[int, set[str]] = defaultdict(set)
+    for r in records:
+        completed_by[r.reviewer_id].add(r.item_id)
+    results = []
+    for grade_type in kind.grade_types:
+        data = pool_reliability_data(pool=pool, grade_type=grade_type.key)
+        ids = sorted({(r.reviewer_username, r.reviewer_id) for r in records})
+        pairs = []
+        for (i, (name_a, pk_a)), (j, (name_b, pk_b)) in itertools.combinations(enumerate(ids), 2):
+            shared = completed_by[pk_a] & completed_by[pk_b]
+            if not shared:
+                continue
+            columns = [data.item_ids.index(item_id) for item_id in sorted(shared)]
+            a = [data.matrix[i][c] for c in columns]
+            b = [data.matrix[j][c] for c in columns]
+            result = pair_agreement(a, b, categories=kind.values)
+            pairs.append(
+                PairRow(
+                    reviewer_a=name_a, reviewer_b=name_b, n=result.n, excluded=result.excluded,
+                    raw_agreement=result.raw_agreement, kappa_quadratic=result.kappa_quadratic,
+                    band=result.band_quadratic,
+                )
+            )
+        per_item = [sum(1 for row in data.matrix if row[c] is not None) for c in range(len(data.item_ids))]
+        pairable = [n for n in per_item if n >= 2]
+        results.append(
+            GradeTypeAgreement(
+                grade_type=grade_type.key, label=grade_type.label, pairs=pairs,
+                alpha=krippendorff_alpha_ordinal(data.matrix) if data.matrix else None,
+                alpha_items=len(pairable), alpha_values=sum(pairable), reviewers=len(ids),
+            )
+        )
+    return results
+
+
+# --- disagreements ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReviewerGrade:
+    username: str
+    value: Any
+    note: str
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    item_id: str
+    query_id: str
+    doc_id: str
+    grade_type: str
+    grades: list[ReviewerGrade]
+    adjudicated: Any  # the current ruling's value, or None
+    state: str
+
+
+def pool_disagreements(*, pool: ReviewPool) -> list[Disagreement]:
+    """Items where the counted reviewers' grades (unknown included) are not all equal, per grade type."""
+    kind = kind_get(pool.kind)
+    records = pool_completed_judgments(pool=pool)
+    notes = {
+        (j.item.public_id, j.reviewer_id): j.current.note
+        for j in Judgment.objects.filter(item__pool=pool, current__isnull=False).select_related("item", "current")
+    }
+    by_item: dict[str, list[JudgmentRecord]] = defaultdict(list)
+    for r in records:
+        by_item[r.item_id].append(r)
+    out = []
+    for grade_type in kind.grade_type_keys:
+        labels = {label.item_id: label for label in pool_labels(pool=pool, grade_type=grade_type)}
+        for item_id, rows in by_item.items():
+            values = [r.grades.get(grade_type) for r in rows]
+            if len(rows) < 2 or len({json.dumps(v) for v in values}) == 1:
+                continue
+            label = labels[item_id]
+            out.append(
+                Disagreement(
+                    item_id=item_id, query_id=rows[0].query_id, doc_id=rows[0].doc_id, grade_type=grade_type,
+                    grades=[
+                        ReviewerGrade(username=r.reviewer_username, value=r.grades.get(grade_type),
+                                      note=notes.get((item_id, r.reviewer_id), ""))
+                        for r in rows
+                    ],
+                    adjudicated=label.value if label.state == "adjudicated" else None,
+                    state=label.state,
+                )
+            )
+    out.sort(key=lambda d: (d.state == "adjudicated", d.query_id, d.doc_id, d.grade_type))
+    return out
+
+
+@dataclass(frozen=True)
+class AdjudicationItem:
+    """What an adjudicator sees: the texts and the reviewers' grades; no model information."""
+
+    item_id: str
+    kind: PoolKind
+    query_text: str
+    source_heading: str
+    source_text: str
+    passage_caption: str
+    passage_text: str
+    reviewer_grades: list[tuple[str, str, dict[str, Any], str, bool]]  # username, status, grades, note, stale
+    rulings: dict[str, Any]  # grade_type -> latest ruling value
+
+
+def pool_adjudication_item(*, pool: ReviewPool, item_id: str) -> AdjudicationItem:
+    item = ReviewItem.objects.get(pool=pool, public_id=item_id)
+    rows = []
+    for judgment in Judgment.objects.filter(item=item, current__isnull=False).select_related("current", "reviewer"):
+        revision = judgment.current
+        rows.append(
+            (judgment.reviewer.get_username(), revision.status, dict(revision.grades), revision.note,
+             not _hashes_match(revision, item))
+        )
+    rulings = {}
+    for ruling in Adjudication.objects.filter(item=item).order_by("id"):
+        if _hashes_match(ruling, item):
+            rulings[ruling.grade_type] = ruling.value
+    return AdjudicationItem(
+        item_id=item.public_id, kind=kind_get(pool.kind), query_text=item.query_text,
+        source_heading=item.source_heading, source_text=item.source_text, passage_caption=item.passage_caption,
+        passage_text=item.passage_text, reviewer_grades=sorted(rows), rulings=rulings,
+    )
+
+
+# --- exports --------------------------------------------------------------------
+
+
+def pool_qrels(*, pool: ReviewPool, grade_type: str | None = None) -> str:
+    """TREC qrels ("qid 0 docid grade"), resolved labels only.
+
+    An item without a resolved grade (unjudged, incomplete, stale, disagreeing,
+    unknown) is left out, never written as 0.
+    """
+    lines = [
+        f"{label.query_id} 0 {label.doc_id} {label.value}"
+        for label in pool_labels(pool=pool, grade_type=grade_type)
+        if label.is_grade
+    ]
+    for line in lines:
+        if len(line.split()) != 4:
+            raise ValueError(f"query or doc id contains white space, cannot write qrels: {line!r}")
+    return "".join(line + "\n" for line in lines)
+
+
+def reviewer_pseudonym(*, pool: ReviewPool, reviewer_id: int) -> str:
+    """Stable within a pool, unlinkable across pools without the pool's random id."""
+    return "reviewer-" + sha256_hex(f"pseudonym:{pool.public_id}:{reviewer_id}")[:10]
+
+
+def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: bool = False) -> Iterator[str]:
+    """One JSON line per reviewer judgment (current revision), with hashes and stale flag.
+
+    Complete judgments only unless ``include_drafts``. Reviewer ids are
+    usernames, or per-pool pseudonyms on request.
+    """
+    for record in _pool_judgments(pool):
+        if record.status != JudgmentRevision.COMPLETE and not include_drafts:
+            continue
+        reviewer = (
+            reviewer_pseudonym(pool=pool, reviewer_id=record.reviewer_id) if pseudonymise else record.reviewer_username
+        )
+        yield json.dumps(
+            {
+                "pool": pool.public_id,
+                "item": record.item_id,
+                "query_id": record.query_id,
+                "doc_id": record.doc_id,
+                "reviewer": reviewer,
+                "status": record.status,
+                "grades": record.grades,
+                "revision": record.revision,
+                "saved_at": record.saved_at.isoformat(),
+                "query_hash": record.query_hash,
+                "source_hash": record.source_hash,
+                "passage_hash": record.passage_hash,
+                "stale": record.stale,
+            },
+            sort_keys=True,
+            ensure_ascii=False,
+        ) + "\n"
+
+
+# --- imported label sources -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LabelSourceSummary:
+    pk: int
+    name: str
+    description: str
+    provisional: bool
+    labels: int
+    grade_types: list[str] = field(default_factory=list)
+
+
+def label_source_list() -> list[LabelSourceSummary]:
+    out = []
+    for source in LabelSource.objects.annotate(n=Count("labels")).order_by("name"):
+        grade_types = sorted(set(source.labels.values_list("grade_type", flat=True)))
+        out.append(
+            LabelSourceSummary(
+                pk=source.pk, name=source.name, description=source.description, provisional=source.provisional,
+                labels=source.n, grade_types=grade_types,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class SourceLabel:
+    source: str
+    provisional: bool  # provisional labels are never passage labels
+    query_id: str
+    doc_id: str
+    grade_type: str
+    value: int | str
+    query_hash: str
+    source_hash: str
+    external_ref: dict[str, Any]
+
+
+def label_source_labels(*, name: str) -> list[SourceLabel]:
+    source = LabelSource.objects.get(name=name)
+    return [
+        SourceLabel(
+            source=source.name, provisional=source.provisional, query_id=label.query_id, doc_id=label.doc_id,
+            grade_type=label.grade_type, value=label.value, query_hash=label.query_hash,
+            source_hash=label.source_hash, external_ref=dict(label.external_ref),
+        )
+        for label in ImportedLabel.objects.filter(source=source).order_by("query_id", "doc_id", "grade_type")
+    ]
+
+
+def reviewer_candidates() -> list[AbstractBaseUser]:
+    """Users who hold the reviewer permission (directly or through a group)."""
+    User = get_user_model()
+    perm = Q(groups__permissions__codename="grade_passages", groups__permissions__content_type__app_label="reviewapp")
+    direct = Q(user_permissions__codename="grade_passages", user_permissions__content_type__app_label="reviewapp")
+    return list(User.objects.filter(is_active=True).filter(perm | direct).distinct().order_by(User.USERNAME_FIELD))

@@ -1,0 +1,469 @@
+"""Writes of the blinded review: pools, assignments, judgments, adjudications, label sources.
+
+Jobs (benchmarks, grading) push items in with ``pool_create`` and read labels
+back through ``reviewapp.review.selectors``. The review core never learns what a
+pool's items mean: it stores texts, hashes and an opaque ``external_ref``.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import Count
+
+from reviewapp.core.hashing import sha256_hex, sha256_json
+from reviewapp.review.kinds import PoolKind, UnknownKind, kind_for_grade_type, kind_get
+from reviewapp.review.models import (
+    Adjudication,
+    Assignment,
+    ImportedLabel,
+    Judgment,
+    JudgmentRevision,
+    LabelSource,
+    ReviewItem,
+    ReviewPool,
+)
+
+
+class ReviewError(ValueError):
+    """Bad input to a review service; the message names the problem and where."""
+
+
+class NotAssigned(LookupError):
+    """The reviewer has no assignment for this item (callers answer 404, never reveal the item)."""
+
+
+# ---------------------------------------------------------------------------
+# Hashes (what a judgment binds to)
+# ---------------------------------------------------------------------------
+
+
+def query_hash_of(text: str) -> str:
+    return sha256_hex(text)
+
+
+def source_hash_of(heading: str, text: str) -> str:
+    return sha256_json({"heading": heading, "text": text})
+
+
+def passage_hash_of(caption: str, text: str) -> str:
+    return sha256_json({"caption": caption, "text": text})
+
+
+def pool_kind(kind: str) -> PoolKind:
+    try:
+        return kind_get(kind)
+    except UnknownKind as error:
+        raise ReviewError(str(error)) from None
+
+
+def assignment_sort_key(*, pool_public_id: str, reviewer_id: int, item_public_id: str) -> str:
+    """The reviewer's own deterministic shuffle: seeded by pool and reviewer, blind to rank and insertion order."""
+    return sha256_hex(f"{pool_public_id}:{reviewer_id}:{item_public_id}")
+
+
+# ---------------------------------------------------------------------------
+# Pools
+# ---------------------------------------------------------------------------
+
+_ITEM_TEXT_FIELDS = ("query_text", "source_heading", "source_text", "passage_caption", "passage_text")
+_ITEM_KNOWN_FIELDS = {
+    "query_id",
+    "doc_id",
+    *_ITEM_TEXT_FIELDS,
+    "query_hash",
+    "source_hash",
+    "passage_hash",
+    "external_ref",
+}
+
+
+def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:
+    where = f"items[{index}]"
+    if not isinstance(raw, Mapping):
+        raise ReviewError(f"{where}: expected an object, got {type(raw).__name__}")
+    unknown = set(raw) - _ITEM_KNOWN_FIELDS
+    if unknown:
+        raise ReviewError(f"{where}: unknown field(s) {sorted(unknown)}")
+    item: dict[str, Any] = {}
+    for field in ("query_id", "doc_id"):
+        value = raw.get(field)
+        if value is None or str(value).strip() == "":
+            raise ReviewError(f"{where}.{field}: required")
+        item[field] = str(value)
+    for field in _ITEM_TEXT_FIELDS:
+        value = raw.get(field, "")
+        if not isinstance(value, str):
+            raise ReviewError(f"{where}.{field}: must be text")
+        item[field] = value
+    if not item["query_text"].strip():
+        raise ReviewError(f"{where}.query_text: required")
+    if not (item["passage_text"].strip() or item["source_text"].strip()):
+        raise ReviewError(f"{where}: needs source_text or passage_text")
+    computed = {
+        "query_hash": query_hash_of(item["query_text"]),
+        "source_hash": source_hash_of(item["source_heading"], item["source_text"]),
+        "passage_hash": passage_hash_of(item["passage_caption"], item["passage_text"]),
+    }
+    for field, default in computed.items():
+        value = raw.get(field) or default
+        if not isinstance(value, str) or len(value) > 64:
+            raise ReviewError(f"{where}.{field}: must be a hex digest of at most 64 characters")
+        item[field] = value
+    external_ref = raw.get("external_ref", {})
+    if not isinstance(external_ref, dict):
+        raise ReviewError(f"{where}.external_ref: must be an object")
+    item["external_ref"] = external_ref
+    return item
+
+
+# More would be no review design anyone runs; far more overflowed the column (a 500).
+MAX_REVIEWERS_PER_ITEM = 100
+
+
+@transaction.atomic
+def pool_create(
+    *,
+    name: str,
+    kind: str,
+    items: Sequence[Mapping[str, Any]],
+    declared_rule: str,
+    declared_params: Mapping[str, Any] | None = None,
+    reviewers_per_item: int = 2,
+    reviewer_title: str = "",
+    instructions: str = "",
+    external_ref: Mapping[str, Any] | None = None,
+    created_by: AbstractBaseUser | None = None,
+) -> ReviewPool:
+    """Declare a pool with its items, all or nothing.
+
+    ``items``: objects with ``query_id``, ``doc_id`` (the job's ids; qrels use
+    them), ``query_text``, ``source_heading``, ``source_text``,
+    ``passage_caption``, ``passage_text``, optional ``query_hash`` /
+    ``source_hash`` / ``passage_hash`` (computed from the texts when absent)
+    and an opaque ``external_ref`` (never shown to reviewers). The order of
+    ``items`` is not kept: ids are random and each reviewer gets a shuffle.
+    """
+    pool_kind(kind)
+    if not name.strip():
+        raise ReviewError("name: required")
+    if not declared_rule.strip():
+        raise ReviewError("declared_rule: required (say how the pool was chosen)")
+    if not isinstance(reviewers_per_item, int) or not 1 <= reviewers_per_item <= MAX_REVIEWERS_PER_ITEM:
+        raise ReviewError(f"reviewers_per_item: must be a whole number from 1 to {MAX_REVIEWERS_PER_ITEM}")
+    if not items:
+        raise ReviewError("items: a pool needs at least one item")
+    cleaned = [_clean_item(i, raw) for i, raw in enumerate(items)]
+    seen: dict[tuple[str, str], int] = {}
+    for i, item in enumerate(cleaned):
+        key = (item["query_id"], item["doc_id"])
+        if key in seen:
+            raise ReviewError(f"items[{i}]: query_id {key[0]!r} with doc_id {key[1]!r} repeats items[{seen[key]}]")
+        seen[key] = i
+    pool = ReviewPool.objects.create(
+        name=name.strip(),
+        kind=kind,
+        declared_rule=declared_rule.strip(),
+        declared_params=dict(declared_params or {}),
+        reviewers_per_item=reviewers_per_item,
+        reviewer_title=reviewer_title.strip(),
+        instructions=instructions.strip(),
+        external_ref=dict(external_ref or {}),
+        created_by=created_by,
+    )
+    # Shuffle before inserting so that even primary keys carry no trace of the job's order.
+    random.SystemRandom().shuffle(cleaned)
+    ReviewItem.objects.bulk_create([ReviewItem(pool=pool, **item) for item in cleaned])
+    return pool
+
+
+@transaction.atomic
+def item_rebind(
+    *,
+    item: ReviewItem,
+    query_text: str | None = None,
+    source_heading: str | None = None,
+    source_text: str | None = None,
+    passage_caption: str | None = None,
+    passage_text: str | None = None,
+    query_hash: str | None = None,
+    source_hash: str | None = None,
+    passage_hash: str | None = None,
+) -> ReviewItem:
+    """A job's texts changed (new source snapshot, new passage): update the item and its hashes.
+
+    Judgments are not touched; those made on the old hashes become stale.
+    """
+    item = ReviewItem.objects.select_for_update().get(pk=item.pk)
+    for field, value in (
+        ("query_text", query_text),
+        ("source_heading", source_heading),
+        ("source_text", source_text),
+        ("passage_caption", passage_caption),
+        ("passage_text", passage_text),
+    ):
+        if value is not None:
+            setattr(item, field, value)
+    item.query_hash = query_hash or query_hash_of(item.query_text)
+    item.source_hash = source_hash or source_hash_of(item.source_heading, item.source_text)
+    item.passage_hash = passage_hash or passage_hash_of(item.passage_caption, item.passage_text)
+    item.save()
+    return item
+
+
+def _tiebreak(pool: ReviewPool, reviewer_id: int, item: ReviewItem) -> str:
+    return sha256_hex(f"assign:{pool.public_id}:{item.public_id}:{reviewer_id}")
+
+
+@transaction.atomic
+def pool_assign(
+    *,
+    pool: ReviewPool,
+    reviewers: Iterable[AbstractBaseUser],
+    per_item: int | None = None,
+) -> int:
+    """Give each item to ``per_item`` (default: the pool's N) distinct reviewers, balanced.
+
+    Each item goes to the reviewers with the fewest assignments in this pool so
+    far (ties broken by a hash, not by name). Safe to run again: only missing
+    assignments are added. Returns how many were added.
+    """
+    per_item = pool.reviewers_per_item if per_item is None else per_item
+    people = {user.pk: user for user in reviewers}
+    if per_item < 1:
+        raise ReviewError("per_item: must be at least 1")
+    if per_item > len(people):
+        raise ReviewError(f"per_item {per_item} needs at least {per_item} reviewers; {len(people)} given")
+    for user in people.values():
+        if not user.has_perm("reviewapp.grade_passages"):
+            raise ReviewError(f"reviewer {user.get_username()!r} does not hold the reviewer role")
+    # Lock the pool row so two concurrent assign runs cannot over-assign.
+    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
+    load = dict.fromkeys(people, 0)
+    counts = Assignment.objects.filter(pool=pool, reviewer_id__in=people).values("reviewer_id").annotate(n=Count("id"))
+    for row in counts:
+        load[row["reviewer_id"]] = row["n"]
+    existing: dict[int, set[int]] = {}
+    for item_id, reviewer_id in Assignment.objects.filter(pool=pool).values_list("item_id", "reviewer_id"):
+        existing.setdefault(item_id, set()).add(reviewer_id)
+    new: list[Assignment] = []
+    for item in pool.items.order_by("public_id"):
+        have = existing.get(item.pk, set())
+        need = per_item - len(have)
+        if need <= 0:
+            continue
+        candidates = sorted(
+            (pk for pk in people if pk not in have), key=lambda pk: (load[pk], _tiebreak(pool, pk, item))
+        )
+        for pk in candidates[:need]:
+            load[pk] += 1
+            new.append(
+                Assignment(
+                    item=item,
+                    pool=pool,
+                    reviewer_id=pk,
+                    sort_key=assignment_sort_key(
+                        pool_public_id=pool.public_id, reviewer_id=pk, item_public_id=item.public_id
+                    ),
+                )
+            )
+    Assignment.objects.bulk_create(new)
+    return len(new)
+
+
+# ---------------------------------------------------------------------------
+# Judgments
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SubmitResult:
+    revision: JudgmentRevision
+    created: bool
+
+
+def _clean_grades(kind: PoolKind, grades: Mapping[str, Any]) -> dict[str, int | str]:
+    unknown = set(grades) - set(kind.grade_type_keys)
+    if unknown:
+        raise ReviewError(f"grades: unknown grade type(s) {sorted(unknown)}; expected {kind.grade_type_keys}")
+    cleaned: dict[str, int | str] = {}
+    for grade_type in kind.grade_type_keys:
+        try:
+            value = kind.parse_grade(grades.get(grade_type))
+        except ValueError as error:
+            raise ReviewError(f"grades.{grade_type}: {error}") from None
+        if value is not None:
+            cleaned[grade_type] = value
+    return cleaned
+
+
+def judgment_submit(
+    *,
+    item: ReviewItem,
+    reviewer: AbstractBaseUser,
+    grades: Mapping[str, Any],
+    complete: bool,
+    note: str = "",
+) -> SubmitResult:
+    """Save a reviewer's grades as a new revision (draft, or complete).
+
+    Append-only: each change inserts a revision; the judgment's current state
+    is its latest revision. Saving exactly the current state again (a double
+    click, a retried request) inserts nothing. Reopening a completed judgment
+    is a draft save after it; the completed revision stays in the history.
+    "unknown" is kept as unknown. A complete judgment needs every grade
+    answered (a grade or unknown).
+    """
+    kind = pool_kind(item.pool.kind)
+    cleaned = _clean_grades(kind, grades)
+    if complete:
+        missing = [grade_type for grade_type in kind.grade_type_keys if grade_type not in cleaned]
+        if missing:
+            raise ReviewError(f"cannot mark complete: no answer for {', '.join(missing)} (a grade or unknown)")
+    status = JudgmentRevision.COMPLETE if complete else JudgmentRevision.DRAFT
+    note = (note or "").strip()
+    if "\x00" in note:
+        raise ReviewError("note: contains a NUL character")
+    if not Assignment.objects.filter(item=item, reviewer=reviewer).exists():
+        raise NotAssigned(item.public_id)
+    for _attempt in range(3):
+        try:
+            return _judgment_submit_once(item=item, reviewer=reviewer, grades=cleaned, status=status, note=note)
+        except IntegrityError:
+            # Another request of this same reviewer created the head or the same revision number first.
+            continue
+    raise ReviewError("the judgment could not be saved after three attempts; try again")
+
+
+@transaction.atomic
+def _judgment_submit_once(
+    *, item: ReviewItem, reviewer: AbstractBaseUser, grades: dict, status: str, note: str
+) -> SubmitResult:
+    # Serialise saves of the same reviewer on the same item; only the judgment row is locked
+    # (``of=("self",)``), so another reviewer saving the same item is never blocked.
+    locked = Judgment.objects.select_for_update(of=("self",)).select_related("current", "item")
+    judgment = locked.filter(item=item, reviewer=reviewer).first()
+    if judgment is None:
+        Judgment.objects.get_or_create(item=item, reviewer=reviewer)
+        judgment = locked.get(item=item, reviewer=reviewer)
+    fresh = judgment.item
+    hashes = {"query_hash": fresh.query_hash, "source_hash": fresh.source_hash, "passage_hash": fresh.passage_hash}
+    current = judgment.current
+    if (
+        current is not None
+        and current.status == status
+        and current.grades == grades
+        and current.note == note
+        and all(getattr(current, field) == value for field, value in hashes.items())
+    ):
+        return SubmitResult(revision=current, created=False)
+    revision = JudgmentRevision.objects.create(
+        judgment=judgment, number=judgment.revision_count + 1, status=status, grades=grades, note=note, **hashes
+    )
+    Judgment.objects.filter(pk=judgment.pk).update(current=revision, revision_count=revision.number)
+    return SubmitResult(revision=revision, created=True)
+
+
+# ---------------------------------------------------------------------------
+# Adjudication
+# ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def adjudication_record(
+    *, item: ReviewItem, grade_type: str, value: Any, adjudicator: AbstractBaseUser, note: str = ""
+) -> Adjudication:
+    """Record an admin's ruling on one grade of one item (append-only; the latest ruling counts)."""
+    kind = pool_kind(item.pool.kind)
+    if grade_type not in kind.grade_type_keys:
+        raise ReviewError(f"grade_type {grade_type!r} is not one of {kind.grade_type_keys}")
+    try:
+        parsed = kind.parse_grade(value)
+    except ValueError as error:
+        raise ReviewError(f"value: {error}") from None
+    if parsed is None:
+        raise ReviewError("value: required (a grade or unknown)")
+    if not adjudicator.has_perm("reviewapp.manage_reviews"):
+        raise ReviewError(f"{adjudicator.get_username()!r} may not adjudicate")
+    return Adjudication.objects.create(
+        item=item,
+        grade_type=grade_type,
+        value=parsed,
+        note=(note or "").strip(),
+        adjudicator=adjudicator,
+        query_hash=item.query_hash,
+        source_hash=item.source_hash,
+        passage_hash=item.passage_hash,
+    )
+
+
+# ---------------------------------------------------------------------------
+# Imported label sources (provisional labels are never passage labels)
+# ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def label_source_import(
+    *,
+    name: str,
+    labels: Sequence[Mapping[str, Any]],
+    provisional: bool = True,
+    description: str = "",
+    created_by: AbstractBaseUser | None = None,
+) -> LabelSource:
+    """Import labels from outside the review (e.g. 60 source-derived section labels) as their own source.
+
+    Each label: ``query_id``, ``doc_id``, ``grade_type`` (e.g. "section"),
+    ``value`` (0..3 or "unknown"), optional ``query_hash``, ``source_hash``,
+    ``external_ref``. Importing the same name twice is refused (sources are
+    append-only; import a new name).
+    """
+    if not name.strip():
+        raise ReviewError("name: required")
+    if LabelSource.objects.filter(name=name.strip()).exists():
+        raise ReviewError(f"label source {name.strip()!r} exists already; import under a new name")
+    source = LabelSource.objects.create(
+        name=name.strip(), description=description.strip(), provisional=provisional, created_by=created_by
+    )
+    rows: list[ImportedLabel] = []
+    seen: set[tuple[str, str, str]] = set()
+    for i, raw in enumerate(labels):
+        where = f"labels[{i}]"
+        if not isinstance(raw, Mapping):
+            raise ReviewError(f"{where}: expected an object")
+        for field in ("query_id", "doc_id", "grade_type"):
+            if not str(raw.get(field) or "").strip():
+                raise ReviewError(f"{where}.{field}: required")
+        try:
+            scale = kind_for_grade_type(str(raw["grade_type"]))
+        except UnknownKind as error:
+            raise ReviewError(f"{where}.grade_type: {error}") from None
+        try:
+            value = scale.parse_grade(raw.get("value"))
+        except ValueError as error:
+            raise ReviewError(f"{where}.value: {error}") from None
+        if value is None:
+            raise ReviewError(f"{where}.value: required (0-3 or unknown)")
+        key = (str(raw["query_id"]), str(raw["doc_id"]), str(raw["grade_type"]))
+        if key in seen:
+            raise ReviewError(f"{where}: repeats query_id/doc_id/grade_type {key}")
+        seen.add(key)
+        rows.append(
+            ImportedLabel(
+                source=source,
+                query_id=key[0],
+                doc_id=key[1],
+                grade_type=key[2],
+                value=value,
+                query_hash=str(raw.get("query_hash") or ""),
+                source_hash=str(raw.get("source_hash") or ""),
+                external_ref=dict(raw.get("external_ref") or {}),
+            )
+        )
+    ImportedLabel.objects.bulk_create(rows)
+    return source

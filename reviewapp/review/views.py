@@ -1,0 +1,296 @@
+"""Pages of the blinded review (/review/): the reviewer's queue and item pages, and the admin's pool pages.
+
+Thin: parse, call a service or selector, render. Reviewer templates get only
+the ``ReviewerItem`` / ``ReviewerPoolQueue`` dataclasses, never a model row,
+so a field that is not listed there cannot reach a reviewer.
+"""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from reviewapp.core.access import GRADE, MANAGE_REVIEWS, perm_required
+from reviewapp.review import selectors, services
+from reviewapp.review.kinds import kind_get, kinds_all
+from reviewapp.review.models import ReviewItem, ReviewPool
+
+# ---------------------------------------------------------------------------
+# Reviewer pages
+# ---------------------------------------------------------------------------
+
+
+@perm_required(GRADE)
+def queue(request: HttpRequest) -> HttpResponse:
+    return render(request, "review/queue.html", {"queues": selectors.reviewer_queues(reviewer=request.user)})
+
+
+def _grades_from_post(request: HttpRequest, view: selectors.ReviewerItem) -> dict[str, str]:
+    return {grade_type: request.POST.get(grade_type, "") for grade_type in view.kind.grade_type_keys}
+
+
+def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = None, error: str = "",
+                  saved: str = "") -> dict:
+    grades = form_grades if form_grades is not None else (view.current.grades if view.current else {})
+    rows = []
+    for grade_type in view.kind.grade_types:
+        chosen = grades.get(grade_type.key)
+        chosen = "" if chosen is None else str(chosen)
+        options = [
+            {"value": str(value), "key": key, "meaning": meaning, "checked": chosen == str(value)}
+            for value, key, meaning in view.kind.scale
+        ]
+        options.append({"value": "unknown", "key": "u", "meaning": "unknown", "checked": chosen in ("unknown", "u")})
+        rows.append({"key": grade_type.key, "label": grade_type.label, "help": grade_type.help_text,
+                     "options": options})
+    return {"view": view, "grade_rows": rows, "error": error, "saved": saved}
+
+
+@perm_required(GRADE)
+@require_http_methods(["GET", "POST"])
+def item(request: HttpRequest, item_id: str) -> HttpResponse:
+    try:
+        assignment = selectors.reviewer_assignment(reviewer=request.user, item_id=item_id)
+    except services.NotAssigned:
+        raise Http404("no such item in your queue") from None
+    view = selectors.reviewer_item_view(assignment=assignment)
+    if request.method == "GET":
+        return render(request, "review/item.html", _item_context(view))
+
+    action = request.POST.get("action", "save")
+    grades = _grades_from_post(request, view)
+    note = request.POST.get("note", "")
+    if action == "reopen" and view.current is not None:
+        grades = dict(view.current.grades)
+        note = view.current.note
+    try:
+        result = services.judgment_submit(
+            item=assignment.item, reviewer=request.user, grades=grades, complete=action == "complete", note=note
+        )
+    except services.ReviewError as error:
+        context = _item_context(view, form_grades=grades, error=str(error))
+        if request.htmx:
+            return render(request, "review/item.html#judgment", context)
+        return render(request, "review/item.html", context, status=400)
+    view = selectors.reviewer_item_after_save(view=view, revision=result.revision)
+    if action == "complete":
+        saved = f"Marked complete (revision {result.revision.number})."
+    elif action == "reopen":
+        saved = f"Reopened as a draft (revision {result.revision.number}); the completed one stays in the history."
+    else:
+        saved = f"Draft saved (revision {result.revision.number})."
+    if not result.created:
+        saved = f"Nothing changed since revision {result.revision.number}."
+    if request.htmx:
+        return render(request, "review/item.html#judgment", _item_context(view, saved=saved))
+    messages.success(request, saved)
+    if action == "complete" and view.next_id:
+        return redirect("review:item", item_id=view.next_id)
+    return redirect("review:item", item_id=item_id)
+
+
+@perm_required(GRADE)
+def history(request: HttpRequest, item_id: str) -> HttpResponse:
+    try:
+        view = selectors.reviewer_item(reviewer=request.user, item_id=item_id)
+        revisions = selectors.reviewer_history(reviewer=request.user, item_id=item_id)
+    except services.NotAssigned:
+        raise Http404("no such item in your queue") from None
+    return render(request, "review/history.html", {"view": view, "revisions": revisions})
+
+
+# ---------------------------------------------------------------------------
+# Admin pages
+# ---------------------------------------------------------------------------
+
+
+def _pool_or_404(pool_id: str) -> ReviewPool:
+    try:
+        return selectors.pool_get(public_id=pool_id)
+    except ObjectDoesNotExist:
+        raise Http404("no such pool") from None
+
+
+@perm_required(MANAGE_REVIEWS)
+def admin_pools(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "review/admin/pools.html",
+        {"pools": selectors.pool_list(), "label_sources": selectors.label_source_list(), "kinds": kinds_all()},
+    )
+
+
+def _parse_json_lines(text: str) -> list:
+    """A JSON array, or one JSON object per line; errors name the line."""
+    text = text.strip()
+    if not text:
+        return []
+    if text.startswith("["):
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise services.ReviewError(f"JSON: {error}") from None
+        except RecursionError:  # "[[[[..." deeper than the parser follows: a 500 before
+            raise services.ReviewError("JSON: nested too deeply") from None
+        return data
+    rows = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as error:
+            raise services.ReviewError(f"line {number}: {error.msg}") from None
+        except RecursionError:
+            raise services.ReviewError(f"line {number}: JSON nested too deeply") from None
+    return rows
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_http_methods(["GET", "POST"])
+def admin_pool_new(request: HttpRequest) -> HttpResponse:
+    form = {"kind": next(iter(kinds_all()), ""), "reviewers_per_item": "2"}
+    if request.method == "POST":
+        form = request.POST.dict()
+        try:
+            items = _parse_json_lines(form.get("items", ""))
+            pool = services.pool_create(
+                name=form.get("name", ""),
+                kind=form.get("kind", ""),
+                items=items,
+                declared_rule=form.get("declared_rule", ""),
+                reviewers_per_item=int(form.get("reviewers_per_item") or 2),
+                reviewer_title=form.get("reviewer_title", ""),
+                instructions=form.get("instructions", ""),
+                created_by=request.user,
+            )
+        except (services.ReviewError, ValueError) as error:
+            return render(request, "review/admin/pool_new.html", {"form": form, "error": str(error),
+                                                                  "kinds": kinds_all()}, status=400)
+        messages.success(request, f"Pool declared with {pool.items.count()} items. Assign reviewers next.")
+        return redirect("review:admin-pool", pool_id=pool.public_id)
+    return render(request, "review/admin/pool_new.html", {"form": form, "kinds": kinds_all()})
+
+
+@perm_required(MANAGE_REVIEWS)
+def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    kind = kind_get(pool.kind)
+    context = {
+        "pool": pool,
+        "kind": kind,
+        "progress": selectors.pool_progress(pool=pool),
+        "agreement": selectors.pool_agreement(pool=pool),
+        "disagreements": selectors.pool_disagreements(pool=pool),
+        "stale": selectors.pool_stale_judgments(pool=pool),
+        "label_rule": selectors.LABEL_RULE,
+        "candidates": selectors.reviewer_candidates(),
+        "labels": selectors.pool_labels(pool=pool),
+        # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
+        # pool declared from a rerank run has one (its item count), which made this page a 500.
+        "declared_params": sorted((pool.declared_params or {}).items()),
+    }
+    context["label_counts"] = {
+        state: sum(1 for label in context["labels"] if label.state == state)
+        for state in ("adjudicated", "agreed", "unresolved")
+    }
+    return render(request, "review/admin/pool_detail.html", context)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_pool_assign(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    wanted = set(request.POST.getlist("reviewers"))
+    reviewers = [user for user in selectors.reviewer_candidates() if str(user.pk) in wanted]
+    try:
+        added = services.pool_assign(pool=pool, reviewers=reviewers, per_item=int(request.POST.get("per_item") or
+                                                                                  pool.reviewers_per_item))
+    except (services.ReviewError, ValueError) as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"{added} assignment{'s' if added != 1 else ''} added.")
+    return redirect("review:admin-pool", pool_id=pool.public_id)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_http_methods(["GET", "POST"])
+def admin_adjudicate(request: HttpRequest, pool_id: str, item_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    try:
+        view = selectors.pool_adjudication_item(pool=pool, item_id=item_id)
+    except ObjectDoesNotExist:
+        raise Http404("no such item in this pool") from None
+    error = ""
+    if request.method == "POST":
+        item_row = ReviewItem.objects.select_related("pool").get(pool=pool, public_id=item_id)
+        try:
+            recorded = 0
+            for grade_type in view.kind.grade_type_keys:
+                value = request.POST.get(grade_type, "")
+                if value:
+                    services.adjudication_record(item=item_row, grade_type=grade_type, value=value,
+                                                 adjudicator=request.user, note=request.POST.get("note", ""))
+                    recorded += 1
+            if not recorded:
+                raise services.ReviewError("choose a grade (or unknown) for at least one grade type")
+        except services.ReviewError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, "Adjudication recorded.")
+            return redirect(reverse("review:admin-pool", kwargs={"pool_id": pool.public_id}) + "#disagreements")
+    return render(request, "review/admin/adjudicate.html", {"pool": pool, "view": view, "error": error},
+                  status=400 if error else 200)
+
+
+@perm_required(MANAGE_REVIEWS)
+def admin_qrels(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    grade_type = request.GET.get("grade_type") or None
+    try:
+        body = selectors.pool_qrels(pool=pool, grade_type=grade_type)
+    except ValueError as error:
+        return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
+    response = HttpResponse(body, content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="pool-{pool.public_id}-{grade_type or "labels"}.qrels"'
+    return response
+
+
+@perm_required(MANAGE_REVIEWS)
+def admin_jsonl(request: HttpRequest, pool_id: str) -> StreamingHttpResponse:
+    pool = _pool_or_404(pool_id)
+    response = StreamingHttpResponse(
+        selectors.pool_jsonl(
+            pool=pool,
+            pseudonymise=request.GET.get("pseudonymise") in ("1", "true", "on"),
+            include_drafts=request.GET.get("drafts") in ("1", "true", "on"),
+        ),
+        content_type="application/x-ndjson; charset=utf-8",
+    )
+    response["Content-Disposition"] = f'attachment; filename="pool-{pool.public_id}-judgments.jsonl"'
+    return response
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_label_import(request: HttpRequest) -> HttpResponse:
+    try:
+        labels = _parse_json_lines(request.POST.get("labels", ""))
+        source = services.label_source_import(
+            name=request.POST.get("name", ""),
+            labels=labels,
+            provisional=request.POST.get("provisional", "on") in ("on", "1", "true"),
+            description=request.POST.get("description", ""),
+            created_by=request.user,
+        )
+    except services.ReviewError as error:
+        messages.error(request, f"Label import refused: {error}")
+    else:
+        messages.success(request, f"Imported {source.labels.count()} labels as {source.name!r}.")
+    return redirect("review:admin-pools")

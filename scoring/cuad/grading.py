@@ -1,0 +1,361 @@
+"""CUAD clause-extraction grading: pair scores once, then outcomes and figures as array work.
+
+Two stages, so that a threshold change never recomputes text similarity:
+
+1. ``score_contract`` (slow part, once per run): for each extraction, its
+   grounding in the contract and, for each matcher, the CUAD span it is
+   assigned to within its (contract, category) cell and that pair's token F1.
+2. ``classify`` / ``grade`` (fast part, every threshold change): a flat
+   ``PairTable`` of those stored numbers -> Correct / Partial / Incorrect /
+   Hallucinated per extraction, Missed per span, per-contract tallies, micro
+   precision / recall / F1 and contract-bootstrap intervals, overall and per
+   clause type.
+
+Outcome rules (issue 8): grounding below the grounding threshold ->
+Hallucinated (no credit, whatever its F1); else matched F1 >= correct ->
+Correct (credit 1); else matched F1 >= partial floor -> Partial (credit 0.5);
+else Incorrect. Only an extraction that has a matched span can earn credit, so
+credit never exceeds the spans it is set against. A CUAD span whose assigned
+extraction earned no credit, or that has none, is Missed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+from scoring.cuad.matching import MATCHERS, match
+from scoring.cuad.tokens import SourceIndex, grounding, tokenize
+from scoring.stats.bootstrap import Interval, percentile_bounds_columns, resample_indices
+
+DEFAULT_REPLICATES = 1000
+
+CORRECT, PARTIAL, INCORRECT, HALLUCINATED = 0, 1, 2, 3
+OUTCOME_NAMES = ("correct", "partial", "incorrect", "hallucinated")
+COUNT_KEYS = ("correct", "partial", "incorrect", "hallucinated", "missed", "extractions", "spans")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    correct: float = 0.70
+    partial: float = 0.40
+    grounding: float = 0.80
+
+    def __post_init__(self) -> None:
+        for name in ("correct", "partial", "grounding"):
+            value = getattr(self, name)
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"threshold {name} must lie in [0, 1], got {value}")
+        if self.partial > self.correct:
+            raise ValueError(f"partial floor {self.partial} is above the correct threshold {self.correct}")
+
+    def as_dict(self) -> dict[str, float]:
+        return {"correct": self.correct, "partial": self.partial, "grounding": self.grounding}
+
+
+# ---------------------------------------------------------------------------
+# Stage 1: pair scores of one contract
+
+
+@dataclass(frozen=True)
+class ContractScores:
+    """Per-extraction pair scores for one contract (indices into its own span list; -1 = none)."""
+
+    grounding: np.ndarray  # (E,) float
+    best_f1: np.ndarray  # (E,) float, best F1 against any span of the same category
+    best_span: np.ndarray  # (E,) int
+    matched_span: dict[str, np.ndarray]  # matcher -> (E,) int
+    matched_f1: dict[str, np.ndarray]  # matcher -> (E,) float
+    cell_f1: dict[int, np.ndarray] = field(repr=False)  # category -> F1 matrix (extractions x spans of the cell)
+
+
+def f1_matrix(claims: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> np.ndarray:
+    """Token F1 of every claim (rows) against every reference (columns); same numbers as ``token_f1`` per pair.
+
+    Vectorised over a cell's vocabulary: multiset overlap = sum of elementwise
+    minima of the two count vectors, F1 = 2·overlap/(|A|+|B|).
+    """
+    k, m = len(claims), len(references)
+    if k == 0 or m == 0:
+        return np.zeros((k, m), dtype=float)
+    vocab: dict[str, int] = {}
+    claim_ids = [[vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in claims]
+    ref_ids = [[vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in references]
+    size = max(len(vocab), 1)
+    a = np.array([np.bincount(ids, minlength=size) for ids in claim_ids], dtype=float).reshape(k, size)
+    b = np.array([np.bincount(ids, minlength=size) for ids in ref_ids], dtype=float).reshape(m, size)
+    overlap = np.empty((k, m))
+    # Bound the k x m x vocabulary temporary to a few million cells.
+    step = max(1, 4_000_000 // (m * size))
+    for lo in range(0, k, step):
+        overlap[lo : lo + step] = np.minimum(a[lo : lo + step, None, :], b[None, :, :]).sum(axis=2)
+    len_a, len_b = a.sum(axis=1), b.sum(axis=1)
+    denom = len_a[:, None] + len_b[None, :]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        matrix = np.where(overlap > 0, 2.0 * overlap / denom, 0.0)
+    matrix[(len_a[:, None] == 0) & (len_b[None, :] == 0)] = 1.0
+    return matrix
+
+
+def score_contract(
+    text: str,
+    extractions: Sequence[tuple[int, str]],
+    spans: Sequence[tuple[int, str]],
+    *,
+    matchers: Sequence[str] = MATCHERS,
+    source: SourceIndex | None = None,
+) -> ContractScores:
+    """Pair scores of a contract's extractions ``(category, text)`` against its CUAD spans ``(category, text)``.
+
+    Matching is one-to-one within each (contract, category) cell; grounding is
+    against the whole contract text.
+    """
+    source = source or SourceIndex(text)
+    n = len(extractions)
+    ext_tokens = [tokenize(t) for _, t in extractions]
+    span_tokens = [tokenize(t) for _, t in spans]
+    ground = np.array(
+        [grounding(t, source, claim_tokens=tok) for (_, t), tok in zip(extractions, ext_tokens, strict=True)],
+        dtype=float,
+    )
+    best_f1 = np.zeros(n)
+    best_span = np.full(n, -1, dtype=np.int64)
+    matched_span = {m: np.full(n, -1, dtype=np.int64) for m in matchers}
+    matched_f1 = {m: np.zeros(n) for m in matchers}
+
+    ext_by_cat: dict[int, list[int]] = {}
+    for i, (cat, _) in enumerate(extractions):
+        ext_by_cat.setdefault(cat, []).append(i)
+    span_by_cat: dict[int, list[int]] = {}
+    for j, (cat, _) in enumerate(spans):
+        span_by_cat.setdefault(cat, []).append(j)
+
+    cells: dict[int, np.ndarray] = {}
+    for cat, rows in ext_by_cat.items():
+        cols = span_by_cat.get(cat, [])
+        if not cols:
+            continue
+        matrix = f1_matrix([ext_tokens[i] for i in rows], [span_tokens[j] for j in cols])
+        cells[cat] = matrix
+        rows_arr = np.asarray(rows)
+        cols_arr = np.asarray(cols)
+        arg = matrix.argmax(axis=1)
+        best = matrix[np.arange(len(rows)), arg]
+        best_f1[rows_arr] = best
+        best_span[rows_arr] = np.where(best > 0, cols_arr[arg], -1)
+        for m in matchers:
+            r, c = match(matrix, matcher=m)
+            matched_span[m][rows_arr[r]] = cols_arr[c]
+            matched_f1[m][rows_arr[r]] = matrix[r, c]
+    return ContractScores(ground, best_f1, best_span, matched_span, matched_f1, cells)
+
+
+# ---------------------------------------------------------------------------
+# Stage 2: outcomes and figures from stored pair scores
+
+
+@dataclass(frozen=True)
+class PairTable:
+    """Stored pair scores for one matcher as flat arrays; spans are the gold of the graded contracts.
+
+    ``ext_span`` indexes into the span arrays (-1 = unmatched); contracts and
+    categories are dense indices ``0..n_contracts-1`` and ``0..n_categories-1``.
+    """
+
+    ext_contract: np.ndarray
+    ext_category: np.ndarray
+    ext_f1: np.ndarray
+    ext_grounding: np.ndarray
+    ext_span: np.ndarray
+    span_contract: np.ndarray
+    span_category: np.ndarray
+    n_contracts: int
+    n_categories: int
+
+    def __post_init__(self) -> None:
+        e = len(self.ext_contract)
+        for name in ("ext_category", "ext_f1", "ext_grounding", "ext_span"):
+            if len(getattr(self, name)) != e:
+                raise ValueError(f"{name} has {len(getattr(self, name))} entries, expected {e}")
+        if len(self.span_category) != len(self.span_contract):
+            raise ValueError("span_category and span_contract differ in length")
+        if self.n_contracts <= 0:
+            raise ValueError("a grade needs at least one contract")
+        matched = self.ext_span[self.ext_span >= 0]
+        if len(np.unique(matched)) != len(matched):
+            raise ValueError("a span is matched to more than one extraction; matching must be one-to-one")
+
+
+@dataclass(frozen=True)
+class Classified:
+    outcome: np.ndarray  # (E,) int8, codes CORRECT..HALLUCINATED
+    credit: np.ndarray  # (E,) float: 1, 0.5 or 0
+    span_missed: np.ndarray  # (S,) bool
+
+
+def classify(table: PairTable, thresholds: Thresholds) -> Classified:
+    """Outcome of every extraction and Missed flag of every span at ``thresholds``."""
+    matched = table.ext_span >= 0
+    hallucinated = table.ext_grounding < thresholds.grounding
+    correct = ~hallucinated & matched & (table.ext_f1 >= thresholds.correct)
+    partial = ~hallucinated & matched & ~correct & (table.ext_f1 >= thresholds.partial)
+    outcome = np.full(len(matched), INCORRECT, dtype=np.int8)
+    outcome[partial] = PARTIAL
+    outcome[correct] = CORRECT
+    outcome[hallucinated] = HALLUCINATED
+    credit = correct * 1.0 + partial * 0.5
+    credited = np.zeros(len(table.span_contract), dtype=bool)
+    credited[table.ext_span[credit > 0]] = True
+    return Classified(outcome, credit, ~credited)
+
+
+@dataclass(frozen=True)
+class Figures:
+    """Micro precision / recall / F1 with 95% contract-bootstrap intervals, and outcome counts.
+
+    Estimates are NaN when undefined (no extractions for precision, no spans
+    for recall, neither for F1).
+    """
+
+    precision: Interval
+    recall: Interval
+    f1: Interval
+    counts: dict[str, int]
+    credit: float
+
+    def as_dict(self) -> dict:
+        def num(x: float) -> float | None:
+            return None if np.isnan(x) else float(x)
+
+        return {
+            "precision": num(self.precision.estimate),
+            "recall": num(self.recall.estimate),
+            "f1": num(self.f1.estimate),
+            "ci": {
+                name: [num(i.low), num(i.high)]
+                for name, i in (("precision", self.precision), ("recall", self.recall), ("f1", self.f1))
+            },
+            "counts": dict(self.counts),
+        }
+
+
+@dataclass(frozen=True)
+class Grade:
+    overall: Figures
+    per_category: tuple[Figures, ...]  # indexed by category index
+    classified: Classified
+    thresholds: Thresholds
+    replicates: int
+    seed: int
+
+
+def micro_ratios(sums: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Precision, recall, F1 from ``[..., (credit, extractions, spans)]`` sums; NaN where undefined.
+
+    F1 = 2·credit/(extractions+spans), which equals 2PR/(P+R) whenever both are
+    defined and is 0 (not undefined) when there is no credit.
+    """
+    credit, ext, spans = sums[..., 0], sums[..., 1], sums[..., 2]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        precision = np.where(ext > 0, credit / ext, np.nan)
+        recall = np.where(spans > 0, credit / spans, np.nan)
+        f1 = np.where(ext + spans > 0, 2.0 * credit / (ext + spans), np.nan)
+    return precision, recall, f1
+
+
+@lru_cache(maxsize=16)
+def bootstrap_draws(n_contracts: int, replicates: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The seeded contract resample and its count form (replicates x contracts: times each contract drawn).
+
+    ``counts @ values`` equals ``cluster_sums(values, indices)``; the product
+    is used for the per-category tallies, where ``cluster_sums`` would build a
+    replicates x contracts x (categories·3) array. Cached: a threshold change
+    reuses the same draws, which also keeps intervals paired across settings.
+    """
+    indices = resample_indices(n_contracts, replicates=replicates, seed=seed)
+    counts = np.zeros((replicates, n_contracts), dtype=float)
+    np.add.at(counts, (np.repeat(np.arange(replicates), n_contracts), indices.ravel()), 1.0)
+    indices.setflags(write=False)
+    counts.setflags(write=False)
+    return indices, counts
+
+
+def contract_tallies(table: PairTable, classified: Classified) -> np.ndarray:
+    """Per (contract, category) tallies, shape (n_contracts, n_categories, 3): credit, extractions, spans."""
+    nc, nk = table.n_contracts, table.n_categories
+    ext_cell = table.ext_contract * nk + table.ext_category
+    span_cell = table.span_contract * nk + table.span_category
+    size = nc * nk
+    tallies = np.stack(
+        [
+            np.bincount(ext_cell, weights=classified.credit, minlength=size),
+            np.bincount(ext_cell, minlength=size).astype(float),
+            np.bincount(span_cell, minlength=size).astype(float),
+        ],
+        axis=-1,
+    )
+    return tallies.reshape(nc, nk, 3)
+
+
+def grade(
+    table: PairTable,
+    thresholds: Thresholds,
+    *,
+    replicates: int = DEFAULT_REPLICATES,
+    seed: int = 0,
+) -> Grade:
+    """Outcomes, micro figures and 95% percentile intervals resampling contracts (B = ``replicates``, seeded).
+
+    The population is the table's contracts: each replicate draws as many
+    contracts as there are, with replacement, and recomputes the micro ratios
+    from the drawn contracts' summed tallies.
+
+    Computed as array work over all clause types and the overall column at
+    once: replicate sums as ``draw counts @ tallies`` (credits are multiples of
+    0.5 and the other tallies integers, so every sum is exact and equals the
+    sum over the drawn contracts), and every interval of a metric from one
+    percentile call (``percentile_bounds_columns``, the same numbers as
+    ``percentile_bounds`` per column).
+    """
+    classified = classify(table, thresholds)
+    tallies = contract_tallies(table, classified)  # (contracts, categories, 3)
+    nc, nk = table.n_contracts, table.n_categories
+    _, draw_counts = bootstrap_draws(nc, replicates, seed)
+    # Columns 0..nk-1: per clause type; column nk: overall.
+    flat = np.concatenate([tallies, tallies.sum(axis=1, keepdims=True)], axis=1)  # (nc, nk+1, 3)
+    totals = flat.sum(axis=0)  # (nk+1, 3)
+    point = np.array(micro_ratios(totals))  # (3, nk+1)
+    reps = micro_ratios((draw_counts @ flat.reshape(nc, (nk + 1) * 3)).reshape(replicates, nk + 1, 3))
+    bounds = [percentile_bounds_columns(r) for r in reps]  # per metric: (low, high) over columns
+
+    missed = classified.span_missed
+    outcome_counts = np.zeros((nk + 1, 4), dtype=np.int64)
+    np.add.at(outcome_counts, (table.ext_category, classified.outcome), 1)
+    outcome_counts[nk] = outcome_counts[:nk].sum(axis=0)
+    missed_by = np.bincount(table.span_category[missed], minlength=nk)
+    spans_by = np.bincount(table.span_category, minlength=nk)
+    ext_by = np.bincount(table.ext_category, minlength=nk)
+
+    def figures(col: int) -> Figures:
+        overall = col == nk
+        counts = dict(
+            zip(
+                COUNT_KEYS,
+                (
+                    *(int(x) for x in outcome_counts[col]),
+                    int(missed.sum() if overall else missed_by[col]),
+                    int(len(classified.outcome) if overall else ext_by[col]),
+                    int(len(missed) if overall else spans_by[col]),
+                ),
+                strict=True,
+            )
+        )
+        intervals = [
+            Interval(float(point[m, col]), float(bounds[m][0][col]), float(bounds[m][1][col])) for m in range(3)
+        ]
+        return Figures(*intervals, counts=counts, credit=float(totals[col, 0]))
+
+    return Grade(figures(nk), tuple(figures(k) for k in range(nk)), classified, thresholds, replicates, seed)
