@@ -20,7 +20,7 @@ demo: install
 	bash scripts/demo.sh
 
 test: install
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n 2 $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .

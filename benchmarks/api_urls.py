@@ -18,18 +18,18 @@ urlpatterns = [
     path("retrieval-runs/<int:pk>/", RunDetail.as_view(), name="retrieval-run"),
 ]
 
-# Rerank runs (issue 4).
+# Rerank runs.
 
 urlpatterns += [path("rerank-runs/<int:pk>/", RerankRunApi.as_view(), name="rerank-run")]
 
-# Benchmark reports (issue 5).
+# Benchmark reports of a retrieval or rerank run.
 
 urlpatterns += [
     path("reports/rerank/<int:pk>/", RerankReportApi.as_view(), name="report-rerank"),
     path("reports/retrieval/<int:pk>/", RetrievalReportApi.as_view(), name="report-retrieval"),
 ]
 
-# Human-label metrics, calibration and review pools of a rerank run (issue 7).
+# Human labels of a rerank run: label metrics, calibration, its review pools.
 
 urlpatterns += [
     path("rerank-runs/<int:pk>/human-metrics/", HumanMetricsApi.as_view(), name="rerank-human-metrics"),

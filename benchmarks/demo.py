@@ -6,9 +6,10 @@ import pathlib
 import time
 
 from benchmarks.corpus.services import statutes_import
-from benchmarks.retrieval.engines import DEFAULT_CONFIGURATION, engine_for_connection
+from benchmarks.retrieval.engines import CONFIGURATIONS, DEFAULT_CONFIGURATION, engine_for_connection
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from benchmarks.retrieval.services import retrieval_run_create
+from benchmarks.retrieval.suite_index import ENGINE as BM25_ENGINE
 from benchmarks.suites.selectors import suite_latest
 from benchmarks.suites.services import suite_import
 
@@ -26,7 +27,8 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
                      f"({new} new snapshots, {time.perf_counter() - started:.1f} s)\n")
     suite, created = suite_import(raw=EXAMPLE_SUITE.read_bytes(), filename=str(EXAMPLE_SUITE), frozen_by="demo")
     stdout.write(f"benchmarks: suite {suite} {'frozen' if created else 'present'} (sha256 {suite.sha256[:12]})\n")
-    engine = engine_for_connection().name
+    # bm25-v1 (the default) is the same on every database; the other configurations are per engine.
+    engine = BM25_ENGINE if CONFIGURATIONS[DEFAULT_CONFIGURATION].engine_independent else engine_for_connection().name
     run = RetrievalRun.objects.filter(suite=suite, engine=engine, configuration=DEFAULT_CONFIGURATION,
                                       status=RunStatus.DONE).order_by("id").first()
     if run is None:
@@ -34,7 +36,7 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
         stdout.write(f"benchmarks: retrieval run #{run.pk} {run.status} on {engine}\n")
     else:
         stdout.write(f"benchmarks: retrieval run #{run.pk} present on {engine}\n")
-    # Issue 7: the local rerank run, its review pool and the calibration demo (benchmarks/demo_review.py).
+    # On a finished run: the local rerank run, its review pool and the calibration demo (benchmarks/labels/demo.py).
     if run.status == RunStatus.DONE:
         from benchmarks.labels.demo import load_demo_review
 

@@ -19,11 +19,11 @@ urlpatterns = [
     path("retrieval/<int:pk>/", retrieval_views.retrieval_run_detail, name="retrieval-run"),
 ]
 
-# Rerank runs (issue 4): their own module, same namespace.
+# Rerank runs: their own URL module (benchmarks.rerank.urls), same namespace.
 
 urlpatterns += _rerank_urlpatterns
 
-# Benchmark reports (issue 5).
+# Benchmark reports of a retrieval or rerank run: the index, the page and its exports.
 
 urlpatterns += [
     path("reports/", report_views.report_index, name="reports"),
@@ -35,7 +35,7 @@ urlpatterns += [
          name="report-retrieval-export"),
 ]
 
-# Human-label metrics, calibration and review-pool declaration (issue 7).
+# Human labels of a rerank run: label metrics, calibration, and declaring a review pool.
 
 urlpatterns += [
     path("rerank/<int:pk>/human-metrics/", views_human.human_metrics_page, name="rerank-human-metrics"),

@@ -1,18 +1,22 @@
+"""The CUAD console's JSON API under /api/cuad/ (reviewers get 403)."""
+
 from django.urls import path
 
-from grading import api
-from grading.audits import api as audit_api
+from grading.audits import api as audits_api
+from grading.dataset import api as dataset_api
+from grading.runs import api as runs_api
+from grading.scorecard import api as scorecard_api
 
 app_name = "cuad-api"
 urlpatterns = [
-    path("dataset/", api.DatasetApi.as_view(), name="dataset"),
-    path("runs/", api.RunsApi.as_view(), name="runs"),
-    path("runs/<int:pk>/", api.RunApi.as_view(), name="run"),
-    path("jobs/", api.JobsApi.as_view(), name="jobs"),
-    path("jobs/<int:pk>/", api.JobApi.as_view(), name="job"),
-    path("scorecard/", api.ScorecardApi.as_view(), name="scorecard"),
-    path("explorer/", api.ExplorerApi.as_view(), name="explorer"),
-    path("playground/", api.PlaygroundApi.as_view(), name="playground"),
-    path("audits/", audit_api.AuditsApi.as_view(), name="audits"),
-    path("audits/<int:pk>/", audit_api.AuditApi.as_view(), name="audit"),
+    path("dataset/", dataset_api.DatasetApi.as_view(), name="dataset"),
+    path("runs/", runs_api.RunsApi.as_view(), name="runs"),
+    path("runs/<int:pk>/", runs_api.RunApi.as_view(), name="run"),
+    path("jobs/", runs_api.JobsApi.as_view(), name="jobs"),
+    path("jobs/<int:pk>/", runs_api.JobApi.as_view(), name="job"),
+    path("scorecard/", scorecard_api.ScorecardApi.as_view(), name="scorecard"),
+    path("explorer/", scorecard_api.ExplorerApi.as_view(), name="explorer"),
+    path("playground/", scorecard_api.PlaygroundApi.as_view(), name="playground"),
+    path("audits/", audits_api.AuditsApi.as_view(), name="audits"),
+    path("audits/<int:pk>/", audits_api.AuditApi.as_view(), name="audit"),
 ]

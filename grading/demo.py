@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pathlib
 
-from grading.services import cuad_load, sample_create
+from grading.dataset.services import cuad_load, sample_create
 
 DEMO_SAMPLE = {"n": 100, "min_per_type": 30, "seed": 42}
 

@@ -3,24 +3,27 @@
 from django.urls import path
 
 from grading import views
-from grading.audits import views as audit_views
+from grading.audits import views as audits_views
+from grading.dataset import views as dataset_views
+from grading.runs import views as runs_views
+from grading.scorecard import views as scorecard_views
 
 app_name = "cuad"
 urlpatterns = [
     path("", views.home, name="home"),
-    path("dataset/", views.dataset, name="dataset"),
-    path("runs/", views.runs, name="runs"),
-    path("runs/launch/", views.launch, name="launch"),
-    path("runs/<int:pk>/", views.run_detail, name="run"),
-    path("jobs/<int:pk>/", views.job_detail, name="job"),
-    path("jobs/<int:pk>/progress/", views.job_progress, name="job-progress"),
-    path("jobs/<int:pk>/resume/", views.job_resume, name="job-resume"),
-    path("scorecard/", views.scorecard, name="scorecard"),
-    path("explorer/", views.explorer, name="explorer"),
-    path("playground/", views.playground, name="playground"),
-    path("audits/", audit_views.audits, name="audits"),
-    path("audits/<int:pk>/", audit_views.audit_detail, name="audit"),
-    path("audits/<int:pk>/progress/", audit_views.audit_progress, name="audit-progress"),
-    path("audits/<int:pk>/resume/", audit_views.audit_resume, name="audit-resume"),
-    path("audits/<int:pk>/review/", audit_views.audit_review, name="audit-review"),
+    path("dataset/", dataset_views.dataset, name="dataset"),
+    path("runs/", runs_views.runs, name="runs"),
+    path("runs/launch/", runs_views.launch, name="launch"),
+    path("runs/<int:pk>/", runs_views.run_detail, name="run"),
+    path("jobs/<int:pk>/", runs_views.job_detail, name="job"),
+    path("jobs/<int:pk>/progress/", runs_views.job_progress, name="job-progress"),
+    path("jobs/<int:pk>/resume/", runs_views.job_resume, name="job-resume"),
+    path("scorecard/", scorecard_views.scorecard, name="scorecard"),
+    path("explorer/", scorecard_views.explorer, name="explorer"),
+    path("playground/", scorecard_views.playground, name="playground"),
+    path("audits/", audits_views.audits, name="audits"),
+    path("audits/<int:pk>/", audits_views.audit_detail, name="audit"),
+    path("audits/<int:pk>/progress/", audits_views.audit_progress, name="audit-progress"),
+    path("audits/<int:pk>/resume/", audits_views.audit_resume, name="audit-resume"),
+    path("audits/<int:pk>/review/", audits_views.audit_review, name="audit-review"),
 ]

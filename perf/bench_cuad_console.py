@@ -1,6 +1,6 @@
 """CUAD console speed on the real CUAD: live regrade, page update, and the local extractor.
 
-Targets (issue 9): regrade server time under 50 ms for 100 contracts; page update
+Targets: regrade server time under 50 ms for 100 contracts; page update
 under 200 ms. Prints figures; never asserts them. The measuring code is the
 ``cuad_console_bench`` command (grading/), so this script imports no job code.
 

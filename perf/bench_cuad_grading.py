@@ -1,6 +1,6 @@
 """CUAD grading speed on the real CUAD: one 100-contract, 41-category run end to end, then re-classification.
 
-Targets (issue 8): grading end to end under 2 s; re-classifying at new
+Targets: grading end to end under 2 s; re-classifying at new
 thresholds from stored pair scores under 50 ms including the bootstrap
 (B = 1000, overall and per clause type). Prints figures; never asserts them.
 

@@ -97,8 +97,9 @@ def _setup(opts: argparse.Namespace, loopback_url: str, tmp: Path) -> dict:
     from benchmarks.corpus.services import snapshot_import
     from benchmarks.retrieval.services import retrieval_run_create
     from benchmarks.suites.services import suite_import
-    from grading.services import cuad_load, extraction_run_import, sample_create
-    from reviewapp.core.roles import ensure_role_groups
+    from grading.dataset.services import cuad_load, sample_create
+    from grading.runs.services import extraction_run_import
+    from reviewapp.core.access import ensure_role_groups
     from reviewapp.review import services
 
     call_command("migrate", verbosity=0)

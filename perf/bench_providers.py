@@ -1,6 +1,6 @@
 """Provider layer performance: local model rerank time, per-request overhead, a 272-request loopback run.
 
-Targets (issue 4):
+Targets:
 - local model: 30 candidates reranked (8 requests of up to 4, as a run sends them) in under 1.5 s on 2 cores;
 - provider layer overhead under 5 ms per request against a loopback server (full path: prepare, preflight,
   receipt insert, send, validate, receipt completion; minus a bare httpx POST of the same bytes);

@@ -1,6 +1,6 @@
 """Time of the full relevance metric set: 30 queries, two systems, 10,000 paired family replicates.
 
-Target (issue 5): under 300 ms. Pure scoring, no Django. Prints figures;
+Target: under 300 ms. Pure scoring, no Django. Prints figures;
 never asserts them.
 
 What one "full metric set" is here: per-query Hit@1/5/10, RR and coverage for

@@ -1,6 +1,6 @@
 """Time of the full benchmark report: 30 ranking queries x 30 candidates, 10,000 paired family replicates.
 
-Target (issue 5): under 300 ms. "Full report" = every figure (per-query Hit@1/5/10,
+Target: under 300 ms. "Full report" = every figure (per-query Hit@1/5/10,
 RR and coverage for the keyword and reranked orders and the secondary baseline;
 paired intervals per split and metric; controls; failures), then every artifact
 the page serves (JSON, CSV, three TREC runs, qrels, the forest plot SVG).
@@ -29,7 +29,10 @@ django.setup()
 
 import numpy as np  # noqa: E402
 
-from benchmarks.reports import report as reports  # noqa: E402
+from benchmarks.reports.exports import report_as_json, report_csv, report_trec_qrels, report_trec_run  # noqa: E402
+from benchmarks.reports.figures import Report, report_compute, report_systems  # noqa: E402
+from benchmarks.reports.inputs import Candidate, QueryInput, ReportInputs, RerankMeta, RetrievalMeta, SuiteMeta  # noqa: E402
+from benchmarks.reports.selectors import report_build, rerank_scores_load, secondary_run_default  # noqa: E402
 from benchmarks.reports.svg import forest_plot_svg  # noqa: E402
 
 REPLICATES = 10_000
@@ -37,17 +40,17 @@ SEED = 20260920
 REPEATS = 7
 
 
-def synthetic_inputs(seed: int = 1) -> reports.ReportInputs:
+def synthetic_inputs(seed: int = 1) -> ReportInputs:
     rng = np.random.default_rng(seed)
-    suite = reports.SuiteMeta(None, "bench", 1, "nrs", "0" * 64, "0" * 64, "2026-09-20T00:00:00+00:00",
+    suite = SuiteMeta(None, "bench", 1, "nrs", "0" * 64, "0" * 64, "2026-09-20T00:00:00+00:00",
                               (("NRS-432B.html", "0" * 64),))
-    retrieval = reports.RetrievalMeta(1, "sqlite-fts5", "keyword-v1", "", 30, "p1", 300, "done", "", "0" * 64)
-    secondary = reports.RetrievalMeta(2, "sqlite-fts5", "heading-v1", "", 30, "p1", 300, "done", "", "0" * 64)
-    rerank = reports.RerankMeta(1, "local", "local heuristic", "minilm", "v1", "0" * 64, "done")
+    retrieval = RetrievalMeta(1, "sqlite-fts5", "keyword-v1", "", 30, "p1", 300, "done", "", "0" * 64)
+    secondary = RetrievalMeta(2, "sqlite-fts5", "heading-v1", "", 30, "p1", 300, "done", "", "0" * 64)
+    rerank = RerankMeta(1, "local", "local heuristic", "minilm", "v1", "0" * 64, "done")
 
-    def candidates(q: int, graded: bool) -> tuple[reports.Candidate, ...]:
+    def candidates(q: int, graded: bool) -> tuple[Candidate, ...]:
         docs = rng.choice(300, size=30, replace=False)
-        return tuple(reports.Candidate(f"NRS_{d}", int(d), f"NRS {d}", "heading", rank, float(31 - rank), rank > 25,
+        return tuple(Candidate(f"NRS_{d}", int(d), f"NRS {d}", "heading", rank, float(31 - rank), rank > 25,
                                        "0" * 64, float(rng.random()) if graded else None)
                      for rank, d in enumerate(docs, start=1))
 
@@ -57,26 +60,26 @@ def synthetic_inputs(seed: int = 1) -> reports.ReportInputs:
         family = f"{split}-{q % (5 if split == 'dev' else 6)}"
         cands = candidates(q, graded=True)
         targets = tuple(c.docid for c in rng.choice(cands, size=2, replace=False))
-        query = reports.QueryInput(f"q{q:02d}", "question", "ranking", split, family, targets,
+        query = QueryInput(f"q{q:02d}", "question", "ranking", split, family, targets,
                                    tuple(t.replace("_", " ") for t in targets), cands, rerank_status="ok")
         queries.append(query)
-        secondary_queries.append(reports.QueryInput(query.qid, "question", "ranking", split, family, targets,
+        secondary_queries.append(QueryInput(query.qid, "question", "ranking", split, family, targets,
                                                     query.target_citations, candidates(q, graded=False)))
     for c in range(4):
-        queries.append(reports.QueryInput(f"oc{c}", "outside", "outside_corpus", "", f"oc{c}", (), (),
+        queries.append(QueryInput(f"oc{c}", "outside", "outside_corpus", "", f"oc{c}", (), (),
                                           candidates(100 + c, graded=True), rerank_status="ok"))
-    return reports.ReportInputs(suite, retrieval, tuple(queries), rerank, secondary, tuple(secondary_queries))
+    return ReportInputs(suite, retrieval, tuple(queries), rerank, secondary, tuple(secondary_queries))
 
 
 def full_report(make_report) -> dict[str, float]:
     started = time.perf_counter()
     report = make_report()
     computed = time.perf_counter()
-    reports.report_as_json(report)
-    reports.report_csv(report)
-    for system in reports.report_systems(report):
-        reports.report_trec_run(report, system=system)
-    reports.report_trec_qrels(report)
+    report_as_json(report)
+    report_csv(report)
+    for system in report_systems(report):
+        report_trec_run(report, system=system)
+    report_trec_qrels(report)
     forest_plot_svg(report)
     done = time.perf_counter()
     return {"figures": (computed - started) * 1000, "total": (done - started) * 1000}
@@ -95,8 +98,8 @@ def main() -> None:
     ranking = sum(q.kind == "ranking" for q in inputs.queries)
     print(f"bench_report: {ranking} ranking queries x 30 candidates, keyword + reranked + secondary, "
           f"{REPLICATES:,} paired family replicates, seed {SEED}")
-    full_report(lambda: reports.report_compute(inputs, replicates=REPLICATES, seed=SEED))  # warm-up
-    _print("from plain inputs", [full_report(lambda: reports.report_compute(inputs, replicates=REPLICATES, seed=SEED))
+    full_report(lambda: report_compute(inputs, replicates=REPLICATES, seed=SEED))  # warm-up
+    _print("from plain inputs", [full_report(lambda: report_compute(inputs, replicates=REPLICATES, seed=SEED))
                                  for _ in range(REPEATS)])
     try:
         from benchmarks.rerank.models import RerankRun
@@ -109,10 +112,10 @@ def main() -> None:
         print("from the database: no finished rerank run in the configured database (run `make demo` first)")
         return
 
-    def from_db() -> reports.Report:
-        scores, run = reports.rerank_scores_load(pk=stored.pk)
-        return reports.report_build(run=run, rerank=scores, secondary=reports.secondary_run_default(run=run),
-                                    replicates=REPLICATES, seed=SEED)
+    def from_db() -> Report:
+        scores, run = rerank_scores_load(pk=stored.pk)
+        return report_build(run=run, rerank=scores, secondary=secondary_run_default(run=run),
+                            replicates=REPLICATES, seed=SEED)
 
     full_report(from_db)
     _print(f"from the database (rerank run #{stored.pk}, loader included)", [full_report(from_db)

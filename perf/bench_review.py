@@ -69,7 +69,7 @@ def _setup() -> tuple[dict[str, str], list[str]]:
     from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
 
-    from reviewapp.core.roles import ensure_role_groups
+    from reviewapp.core.access import ensure_role_groups
     from reviewapp.review import services
 
     call_command("migrate", verbosity=0)

@@ -1,6 +1,6 @@
 """Statute benchmark performance: full HRS import time and keyword retrieval latency.
 
-Targets (issue 3): HRS import (5,473 sections) under 30 s; keyword retrieval
+Targets: HRS import (5,473 sections) under 30 s; keyword retrieval
 median under 20 ms per query over the HRS corpus, on the engine of the
 database in use. Runs in a throw-away test database (Django's test database
 machinery), so it never touches real data: SQLite by default, PostgreSQL when

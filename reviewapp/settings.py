@@ -172,7 +172,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # The schema and its docs page map every endpoint: signed-in users only (tests/trust matrix).
     "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
-    # Schema completeness is tested by tests/foundation (the schema must generate); the deploy
+    # Schema completeness is tested by tests/reviewapp/core (the schema must generate); the deploy
     # check stays about deployment settings.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
 }
@@ -196,6 +196,8 @@ else:
     for _folder in ("queue", "processed", "control"):
         (CELERY_BROKER_DIR / _folder).mkdir(parents=True, exist_ok=True)
 CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
+# One queue name for the web process and its workers; parallel test processes each use their own.
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True

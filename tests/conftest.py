@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.factories import client_for, make_user
+
 REAL_WORKER = os.environ.get("TEST_REAL_WORKER") == "1"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,60 +29,62 @@ def pytest_configure(config):
 
     app.conf.task_always_eager = not REAL_WORKER
     app.conf.task_eager_propagates = True
+    # Parallel test processes (pytest-xdist) each have their own test database, so each gets its own
+    # queue: a worker started by one process must never take a task queued by another. Worker
+    # processes started by tests inherit the variable and so consume the same queue.
+    xdist_worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if xdist_worker:
+        queue = f"test-{xdist_worker}"
+        os.environ["CELERY_QUEUE"] = queue
+        settings.CELERY_TASK_DEFAULT_QUEUE = queue
+        app.conf.task_default_queue = queue
 
 
-def _make_user(django_user_model, username: str, role: str, *, staff: bool = False):
-    from django.contrib.auth.models import Group
+# Tests that start real processes (a browser, gunicorn, Celery workers, servers to kill): seconds each.
+# `make test PYTEST_ARGS="-m 'not slow'"` leaves them out while working; CI runs everything.
+SLOW_PATHS = ("tests/browser/", "tests/trust/test_faults_", "tests/trust/test_load_")
 
-    from reviewapp.core.roles import ensure_role_groups
 
-    ensure_role_groups()
-    user = django_user_model.objects.create_user(username=username, password="pw-" + username, is_staff=staff)
-    user.groups.add(Group.objects.get(name=role))
-    return user
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        path = Path(str(item.fspath)).resolve().relative_to(REPO_ROOT).as_posix()
+        if path.startswith(SLOW_PATHS) or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture
 def admin_user_(django_user_model, db):
-    return _make_user(django_user_model, "alice_admin", "admin", staff=True)
+    return make_user(django_user_model, "alice_admin", "admin", staff=True)
 
 
 @pytest.fixture
 def reviewer_user(django_user_model, db):
-    return _make_user(django_user_model, "rita_reviewer", "reviewer")
+    return make_user(django_user_model, "rita_reviewer", "reviewer")
 
 
 @pytest.fixture
 def reviewer2_user(django_user_model, db):
-    return _make_user(django_user_model, "rob_reviewer", "reviewer")
+    return make_user(django_user_model, "rob_reviewer", "reviewer")
 
 
 @pytest.fixture
 def stakeholder_user(django_user_model, db):
-    return _make_user(django_user_model, "sam_stakeholder", "stakeholder")
-
-
-def _client_for(user):
-    from django.test import Client
-
-    client = Client()
-    client.force_login(user)
-    return client
+    return make_user(django_user_model, "sam_stakeholder", "stakeholder")
 
 
 @pytest.fixture
 def admin_client_(admin_user_):
-    return _client_for(admin_user_)
+    return client_for(admin_user_)
 
 
 @pytest.fixture
 def reviewer_client(reviewer_user):
-    return _client_for(reviewer_user)
+    return client_for(reviewer_user)
 
 
 @pytest.fixture
 def stakeholder_client(stakeholder_user):
-    return _client_for(stakeholder_user)
+    return client_for(stakeholder_user)
 
 
 @pytest.fixture(scope="session")

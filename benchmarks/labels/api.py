@@ -12,10 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from benchmarks.labels import metrics as hm
-from benchmarks.labels import pools as review_pools
+from benchmarks.labels.metrics import DEFAULT_REPLICATES, DEFAULT_SEED, calibration_as_json, human_metrics_as_json
+from benchmarks.labels.pools import is_synthetic, run_pools
 from benchmarks.labels.views import calibration_build, human_metrics_build
-from benchmarks.reports import report as reports
+from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.access import CanViewReports
 
@@ -163,9 +163,10 @@ class ReviewPoolOut(serializers.Serializer):
 POOL_PARAMETER = OpenApiParameter("pool", str, description="review pool public id (default: the newest pool of "
                                   "people's judgments declared from this run)")
 BOOTSTRAP_PARAMETERS = [
-    OpenApiParameter("replicates", int, description=f"bootstrap replicates, {reports.MIN_REPLICATES}-"
-                     f"{reports.MAX_REPLICATES} (default {hm.DEFAULT_REPLICATES})"),
-    OpenApiParameter("seed", int, description=f"bootstrap seed (default {hm.DEFAULT_SEED})"),
+    OpenApiParameter(
+        "replicates", int,
+        description=f"bootstrap replicates, {MIN_REPLICATES}-{MAX_REPLICATES} (default {DEFAULT_REPLICATES})"),
+    OpenApiParameter("seed", int, description=f"bootstrap seed (default {DEFAULT_SEED})"),
 ]
 
 
@@ -182,9 +183,9 @@ class HumanMetricsApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         try:
             metrics, _ = human_metrics_build(run=_run(pk), params=request.query_params)
-        except reports.ReportParameterError as exc:
+        except ReportParameterError as exc:
             return Response(ErrorOut({"error": str(exc)}).data, status=400)
-        return Response(HumanMetricsOut(hm.human_metrics_as_json(metrics)).data)
+        return Response(HumanMetricsOut(human_metrics_as_json(metrics)).data)
 
 
 class CalibrationApi(APIView):
@@ -196,9 +197,9 @@ class CalibrationApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         try:
             calibration, _ = calibration_build(run=_run(pk), params=request.query_params)
-        except reports.ReportParameterError as exc:
+        except ReportParameterError as exc:
             return Response(ErrorOut({"error": str(exc)}).data, status=400)
-        return Response(CalibrationOut(hm.calibration_as_json(calibration)).data)
+        return Response(CalibrationOut(calibration_as_json(calibration)).data)
 
 
 class ReviewPoolListApi(APIView):
@@ -208,9 +209,9 @@ class ReviewPoolListApi(APIView):
 
     @extend_schema(responses={200: ReviewPoolOut(many=True)})
     def get(self, request: Request, pk: int) -> Response:
-        pools = review_pools.run_pools(rerank_run=_run(pk))
+        pools = run_pools(rerank_run=_run(pk))
         return Response(ReviewPoolOut([
             {"public_id": p.public_id, "name": p.name, "declared_rule": p.declared_rule,
              "declared_params": p.declared_params, "reviewers_per_item": p.reviewers_per_item,
-             "synthetic": review_pools.is_synthetic(p), "created_at": p.created_at} for p in pools
+             "synthetic": is_synthetic(p), "created_at": p.created_at} for p in pools
         ], many=True).data)

@@ -22,12 +22,12 @@ import random
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 
-from benchmarks.labels import pools as review_pools
+from benchmarks.labels.pools import DECLARABLE, provisional_labels_import, review_pool_declare
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.rerank.services import rerank_run_create, rerank_run_execute
 from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import NominatedTarget
-from reviewapp.core.roles import ensure_role_groups
+from reviewapp.core.access import ensure_role_groups
 from reviewapp.review.services import judgment_submit
 
 DEMO_REVIEWERS = ("reviewer", "reviewer2")
@@ -81,24 +81,24 @@ def synthetic_grades(pool, *, targets: set[tuple[str, str]]) -> dict[tuple[str, 
 
 def load_demo_review(*, retrieval_run: RetrievalRun, stdout) -> None:
     run = demo_rerank_run(retrieval_run=retrieval_run, stdout=stdout)
-    if run.status not in review_pools.DECLARABLE:
+    if run.status not in DECLARABLE:
         stdout.write(f"benchmarks: rerank run #{run.pk} is {run.status}; no review pool declared\n")
         return
     User = get_user_model()
     reviewers = [u for u in User.objects.filter(username__in=DEMO_REVIEWERS) if u.has_perm("reviewapp.grade_passages")]
-    honest = review_pools.review_pool_declare(rerank_run=run, reviewers=reviewers if len(reviewers) >= 2 else ())
+    honest = review_pool_declare(rerank_run=run, reviewers=reviewers if len(reviewers) >= 2 else ())
     pool = honest.pool
     stdout.write(f"benchmarks: review pool {pool.public_id} {'declared' if honest.created else 'present'} "
                  f"({pool.items.count()} items, unjudged until people grade it; {honest.assigned} assignments "
                  "added)\n")
-    source, created = review_pools.provisional_labels_import(suite=run.suite)
+    source, created = provisional_labels_import(suite=run.suite)
     if created:
         stdout.write(f"benchmarks: {source.labels.count()} provisional section labels imported as their own "
                      "source (never passage labels)\n")
     if os.environ.get("DEMO_SYNTHETIC_LABELS", "1") == "0":
         return
     accounts = _synthetic_accounts()
-    fake = review_pools.review_pool_declare(
+    fake = review_pool_declare(
         rerank_run=run, reviewers=accounts, extra_params=SYNTHETIC_PARAMS,
         name=f"DEMO SYNTHETIC LABELS (not human): rerank run #{run.pk}, top-5 keyword ∪ reranked").pool
     targets = {(t.query.qid, t.provision.docid)

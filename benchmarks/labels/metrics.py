@@ -5,7 +5,7 @@ agreed, else unresolved; ``reviewapp.review.selectors.LABEL_RULE``), from COMPLE
 NON-STALE judgments only, passage grade only. An item without such a label
 (unjudged, draft, stale, reviewers disagree, "unknown") is missing: never read
 as 0, never replaced by the model's probability. Provisional section labels
-(``review_pools.provisional_labels_import``) are never read here.
+(``benchmarks.labels.pools.provisional_labels_import``) are never read here.
 
 Human-label metrics, per split (dev, held-out, never pooled), for the keyword
 order and the reranked order of the same candidates:
@@ -41,17 +41,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.labels.pools import QueryRanking, is_synthetic, run_pools, run_rankings
-from benchmarks.reports import report as reports
+from benchmarks.reports.figures import SPLITS
+from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
-from reviewapp.review import selectors as review_selectors
 from reviewapp.review.kinds import UNKNOWN
 from reviewapp.review.models import ReviewPool
+from reviewapp.review.selectors import (
+    LABEL_RULE,
+    ResolvedLabel,
+    pool_completed_judgments,
+    pool_labels,
+    pool_stale_judgments,
+)
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, family_bootstrap, paired_family_bootstrap
 from scoring.ir.ranking import judged_precision_at_5, pooled_ndcg_at_5
-from scoring.stats import calibration as cal
 from scoring.stats.bootstrap import Interval
+from scoring.stats.calibration import (
+    DIAGNOSTIC_THRESHOLD,
+    CalibrationSummary,
+    calibration_summary,
+    distribution_confidence,
+    p_useful,
+)
 
-SPLITS = reports.SPLITS
 SYSTEMS = ("keyword", "reranked")
 METRICS = ("P@5", "nDCG@5")
 GRADE_TYPE = "passage"
@@ -77,7 +89,7 @@ CONFIDENCE_NOTE = (
     "concentration measure)."
 )
 THRESHOLD_NOTE = (
-    f"P(useful) >= {cal.DIAGNOSTIC_THRESHOLD} is a diagnostic, not a production cutoff: it shows how many labelled "
+    f"P(useful) >= {DIAGNOSTIC_THRESHOLD} is a diagnostic, not a production cutoff: it shows how many labelled "
     "items reach it and how many of those people judged useful."
 )
 SELECTED_NOTE = (
@@ -133,7 +145,7 @@ class HumanInputs:
     distributions: dict[tuple[str, str], tuple[float, float, float, float]]  # graded candidates only
 
 
-def _label_state(label: review_selectors.ResolvedLabel) -> str:
+def _label_state(label: ResolvedLabel) -> str:
     if label.is_grade:
         return "labelled"
     if label.value == UNKNOWN or any(g == UNKNOWN for g in label.grades):
@@ -145,7 +157,7 @@ def _label_state(label: review_selectors.ResolvedLabel) -> str:
 
 def pool_info_load(*, pool: ReviewPool) -> tuple[PoolInfo, dict[tuple[str, str], int], dict[str, frozenset[str]]]:
     """The pool's description, its labels (grades only) and its members per query."""
-    resolved = review_selectors.pool_labels(pool=pool, grade_type=GRADE_TYPE)
+    resolved = pool_labels(pool=pool, grade_type=GRADE_TYPE)
     labels = {(x.query_id, x.doc_id): int(x.value) for x in resolved if x.is_grade}
     members: dict[str, set[str]] = {}
     for x in resolved:
@@ -156,8 +168,8 @@ def pool_info_load(*, pool: ReviewPool) -> tuple[PoolInfo, dict[tuple[str, str],
         declared_params=dict(pool.declared_params or {}), reviewers_per_item=pool.reviewers_per_item,
         items=len(resolved), labelled=len(labels),
         label_states={s: states.get(s, 0) for s in ("labelled", "unjudged", "incomplete", "disagree", "unknown")},
-        stale_judgments=len(review_selectors.pool_stale_judgments(pool=pool)),
-        complete_judgments=len(review_selectors.pool_completed_judgments(pool=pool)),
+        stale_judgments=len(pool_stale_judgments(pool=pool)),
+        complete_judgments=len(pool_completed_judgments(pool=pool)),
         synthetic=is_synthetic(pool), created_at=pool.created_at.isoformat(),
     )
     return info, labels, {qid: frozenset(d) for qid, d in members.items()}
@@ -199,8 +211,7 @@ def pool_choose(*, rerank_run: RerankRun, public_id: str | None) -> tuple[Review
     if public_id:
         chosen = next((p for p in pools if p.public_id == public_id), None)
         if chosen is None:
-            raise reports.ReportParameterError(f"pool={public_id!r} is not a review pool of rerank run "
-                                               f"#{rerank_run.pk}")
+            raise ReportParameterError(f"pool={public_id!r} is not a review pool of rerank run #{rerank_run.pk}")
         return chosen, pools
     real = [p for p in pools if not is_synthetic(p)]
     return (real[0] if real else (pools[0] if pools else None)), pools
@@ -269,7 +280,7 @@ def query_values(ranking: QueryRanking, labels: dict[str, int], pool: frozenset[
 
 def human_metrics_compute(inputs: HumanInputs, *, replicates: int = DEFAULT_REPLICATES,
                           seed: int = DEFAULT_SEED) -> HumanMetrics:
-    replicates, seed = reports.report_parameters(replicates=replicates, seed=seed)
+    replicates, seed = report_parameters(replicates=replicates, seed=seed)
     rows = []
     for r in inputs.rankings:
         labels = {docid: grade for (qid, docid), grade in inputs.labels.items() if qid == r.qid}
@@ -318,7 +329,7 @@ class CalibrationSplit:
     declared: int  # pool items of this split
     no_label: int  # pool items without a completed, non-stale label
     no_probability: int  # labelled items the model did not grade
-    summary: cal.CalibrationSummary
+    summary: CalibrationSummary
 
 
 @dataclass(frozen=True)
@@ -357,7 +368,7 @@ def calibration_compute(inputs: HumanInputs) -> Calibration:
     for split, label in SPLITS:
         in_split = [i for i in items if i.split == split]
         usable = [i for i in in_split if i.distribution is not None]
-        summary = cal.calibration_summary([i.distribution for i in usable], [i.label for i in usable])
+        summary = calibration_summary([i.distribution for i in usable], [i.label for i in usable])
         splits.append(CalibrationSplit(
             split=split, label=label, declared=len(in_split), no_label=sum(i.label is None for i in in_split),
             no_probability=sum(i.distribution is None and i.label is not None for i in in_split), summary=summary,
@@ -384,7 +395,7 @@ def pool_json(pool: PoolInfo | None) -> dict[str, Any] | None:
             "items_declared": pool.items, "items_labelled": pool.labelled, "label_states": pool.label_states,
             "complete_judgments": pool.complete_judgments, "stale_judgments": pool.stale_judgments,
             "selected": pool.selected, "complete": pool.complete, "synthetic": pool.synthetic,
-            "label_rule": review_selectors.LABEL_RULE}
+            "label_rule": LABEL_RULE}
 
 
 def human_summary_rows(metrics: HumanMetrics) -> list[dict[str, Any]]:
@@ -451,8 +462,8 @@ def item_rows(calibration: Calibration) -> list[dict[str, Any]]:
         out.append({"qid": i.qid, "docid": i.docid, "split": i.split,
                     "p0": dist[0] if dist else None, "p1": dist[1] if dist else None,
                     "p2": dist[2] if dist else None, "p3": dist[3] if dist else None,
-                    "p_useful": _clean(cal.p_useful(dist)) if dist else None,
-                    "confidence": _clean(cal.distribution_confidence(dist)) if dist else None,
+                    "p_useful": _clean(p_useful(dist)) if dist else None,
+                    "confidence": _clean(distribution_confidence(dist)) if dist else None,
                     "human_grade": i.label})
     return out
 

@@ -3,7 +3,7 @@
 A pool is the set of (query, passage) items lawyers grade blind. For each
 ranking query of a rerank run it is, by default, the union of the top k
 (default 5) of the keyword order and the top k of the reranked order (the
-same two orders the benchmark report compares; see ``benchmarks.reports.report``), or
+same two orders the benchmark report compares; see ``benchmarks.reports.inputs``), or
 an explicit list of (query id, doc id) pairs. The pool records the rule as
 declared, because pooled nDCG@5 is defined against that pool and nothing else.
 
@@ -33,14 +33,23 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from benchmarks.reports import report as reports
+from benchmarks.reports.inputs import rerank_apply, reranked_order
+from benchmarks.reports.selectors import rerank_scores_from_run, retrieval_queries_load
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import NominatedTarget, QueryKind, Suite
 from reviewapp.core.hashing import sha256_json
-from reviewapp.review import selectors as review_selectors
-from reviewapp.review import services as review_services
 from reviewapp.review.models import LabelSource, ReviewPool
+from reviewapp.review.selectors import pool_find
+from reviewapp.review.services import (
+    ReviewError,
+    label_source_import,
+    passage_hash_of,
+    pool_assign,
+    pool_create,
+    query_hash_of,
+    source_hash_of,
+)
 
 DEFAULT_K = 5
 MAX_K = 30
@@ -82,8 +91,8 @@ class QueryRanking:
 
 def run_rankings(*, rerank_run: RerankRun) -> list[QueryRanking]:
     """Keyword and reranked orders of every ranking query, through the report's own adapter (one definition)."""
-    scores = reports.rerank_scores_from_run(run=rerank_run)
-    queries = reports.rerank_apply(reports.retrieval_queries_load(run=rerank_run.retrieval_run), scores)
+    scores = rerank_scores_from_run(run=rerank_run)
+    queries = rerank_apply(retrieval_queries_load(run=rerank_run.retrieval_run), scores)
     out = []
     for q in queries:
         if q.kind != QueryKind.RANKING:
@@ -92,7 +101,7 @@ def run_rankings(*, rerank_run: RerankRun) -> list[QueryRanking]:
         out.append(QueryRanking(
             qid=q.qid, text=q.text, split=q.split, family=q.family,
             keyword=tuple(c.docid for c in keyword),
-            reranked=tuple(c.docid for c in reports.reranked_order(keyword)),
+            reranked=tuple(c.docid for c in reranked_order(keyword)),
             rerank_status=q.rerank_status,
             provision_of={c.docid: c.provision_id for c in q.candidates},
         ))
@@ -186,9 +195,9 @@ def review_pool_plan(
                 "provision_sha256": provision.content_sha256, "passage_sha256": passage.sha256,
             },
         }
-        item["query_hash"] = review_services.query_hash_of(item["query_text"])
-        item["source_hash"] = review_services.source_hash_of(heading, provision.body)
-        item["passage_hash"] = review_services.passage_hash_of(passage.caption, passage.text)
+        item["query_hash"] = query_hash_of(item["query_text"])
+        item["source_hash"] = source_hash_of(heading, provision.body)
+        item["passage_hash"] = passage_hash_of(passage.caption, passage.text)
         items.append(item)
 
     suite = rerank_run.suite
@@ -258,14 +267,14 @@ def review_pool_declare(
     digest = plan.declaration_sha256
     if extra_params:
         digest = sha256_json({"declaration": digest, "extra": extra_params})
-    existing = review_selectors.pool_find(
+    existing = pool_find(
         external_ref={"job": JOB, "rerank_run": rerank_run.pk, "declaration_sha256": digest}, kind=POOL_KIND)
     if existing:
         pool, created = existing[0], False
     else:
         label = f"top-{plan.k} keyword ∪ reranked" if plan.rule == RULE_UNION else "explicit list"
         try:
-            pool = review_services.pool_create(
+            pool = pool_create(
                 name=name or f"Rerank run #{rerank_run.pk} ({rerank_run.suite}): {label}",
                 kind=POOL_KIND, items=plan.items, declared_rule=plan.declared_rule,
                 declared_params={**plan.params, **(extra_params or {}), "declaration_sha256": digest},
@@ -274,21 +283,21 @@ def review_pool_declare(
                               "suite": rerank_run.suite_id, "declaration_sha256": digest},
                 created_by=created_by,
             )
-        except review_services.ReviewError as error:
+        except ReviewError as error:
             raise ReviewPoolError(str(error)) from None
         created = True
     assigned = 0
     if reviewers:
         try:
-            assigned = review_services.pool_assign(pool=pool, reviewers=reviewers)
-        except review_services.ReviewError as error:
+            assigned = pool_assign(pool=pool, reviewers=reviewers)
+        except ReviewError as error:
             raise ReviewPoolError(str(error)) from None
     return DeclareResult(pool=pool, created=created, assigned=assigned)
 
 
 def run_pools(*, rerank_run: RerankRun) -> list[ReviewPool]:
     """Review pools declared from this rerank run, newest first."""
-    return review_selectors.pool_find(external_ref={"job": JOB, "rerank_run": rerank_run.pk}, kind=POOL_KIND)
+    return pool_find(external_ref={"job": JOB, "rerank_run": rerank_run.pk}, kind=POOL_KIND)
 
 
 def is_synthetic(pool: ReviewPool) -> bool:
@@ -319,16 +328,15 @@ def provisional_labels_import(*, suite: Suite, created_by: AbstractBaseUser | No
                .order_by("query__position", "id"))
     labels = [
         {"query_id": t.query.qid, "doc_id": t.provision.docid, "grade_type": "section", "value": PROVISIONAL_GRADE,
-         "query_hash": review_services.query_hash_of(t.query.text),
-         "source_hash": review_services.source_hash_of(f"{t.provision.citation}. {t.provision.heading}".strip(),
-                                                       t.provision.body),
+         "query_hash": query_hash_of(t.query.text),
+         "source_hash": source_hash_of(f"{t.provision.citation}. {t.provision.heading}".strip(), t.provision.body),
          "external_ref": {"job": JOB, "suite": suite.pk, "query": t.query_id, "provision": t.provision_id,
                           "nominated_by": t.nominated_by}}
         for t in targets
     ]
     if not labels:
         raise ReviewPoolError(f"suite {suite} has no nominated targets to import")
-    source = review_services.label_source_import(
+    source = label_source_import(
         name=name, labels=labels, provisional=True, created_by=created_by,
         description=(f"{len(labels)} nominated targets of suite {suite} (nominated by "
                      f"{', '.join(sorted({t.nominated_by for t in targets}))}), recorded as section grade "

@@ -12,18 +12,48 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
-from benchmarks.labels import metrics as hm
-from benchmarks.labels import pools as review_pools
+from benchmarks.labels.metrics import (
+    CALIBRATION_TABLES,
+    CONFIDENCE_NOTE,
+    DEFAULT_REPLICATES,
+    DEFAULT_SEED,
+    HUMAN_TABLES,
+    MISSING_NOTE,
+    NDCG_NOTE,
+    P5_NOTE,
+    SYNTHETIC_NOTE,
+    THRESHOLD_NOTE,
+    Calibration,
+    HumanMetrics,
+    calibration_as_json,
+    calibration_compute,
+    human_inputs_load,
+    human_metrics_as_json,
+    human_metrics_compute,
+    pool_choose,
+    rows_csv,
+)
+from benchmarks.labels.pools import (
+    DEFAULT_K,
+    DEFAULT_REVIEWERS,
+    MAX_K,
+    ReviewPoolError,
+    is_synthetic,
+    provisional_labels_import,
+    review_pool_declare,
+    review_pool_plan,
+    run_pools,
+)
 from benchmarks.labels.svg import reliability_svg
-from benchmarks.reports import report as reports
+from benchmarks.reports.params import ReportParameterError
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
-from reviewapp.review import selectors as review_selectors
+from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 
 CSV = "text/csv; charset=utf-8"
-HUMAN_EXPORTS = {"human-metrics.json": "application/json", **dict.fromkeys(hm.HUMAN_TABLES, CSV)}
-CALIBRATION_EXPORTS = {"calibration.json": "application/json", **dict.fromkeys(hm.CALIBRATION_TABLES, CSV)}
+HUMAN_EXPORTS = {"human-metrics.json": "application/json", **dict.fromkeys(HUMAN_TABLES, CSV)}
+CALIBRATION_EXPORTS = {"calibration.json": "application/json", **dict.fromkeys(CALIBRATION_TABLES, CSV)}
 
 
 def _run(pk: int) -> RerankRun:
@@ -31,7 +61,7 @@ def _run(pk: int) -> RerankRun:
 
 
 def _pool_links(pools, chosen) -> list[dict]:
-    return [{"public_id": p.public_id, "name": p.name, "synthetic": review_pools.is_synthetic(p),
+    return [{"public_id": p.public_id, "name": p.name, "synthetic": is_synthetic(p),
              "chosen": chosen is not None and p.pk == chosen.pk, "created_at": p.created_at} for p in pools]
 
 
@@ -40,21 +70,21 @@ def _query(request: HttpRequest, *names: str) -> str:
     return "&".join(parts)
 
 
-def human_metrics_build(*, run: RerankRun, params) -> tuple[hm.HumanMetrics, list]:
-    pool, pools = hm.pool_choose(rerank_run=run, public_id=params.get("pool") or None)
-    metrics = hm.human_metrics_compute(hm.human_inputs_load(rerank_run=run, pool=pool),
-                                       replicates=params.get("replicates") or hm.DEFAULT_REPLICATES,
-                                       seed=params.get("seed") or hm.DEFAULT_SEED)
+def human_metrics_build(*, run: RerankRun, params) -> tuple[HumanMetrics, list]:
+    pool, pools = pool_choose(rerank_run=run, public_id=params.get("pool") or None)
+    metrics = human_metrics_compute(human_inputs_load(rerank_run=run, pool=pool),
+                                    replicates=params.get("replicates") or DEFAULT_REPLICATES,
+                                    seed=params.get("seed") or DEFAULT_SEED)
     return metrics, _pool_links(pools, pool)
 
 
-def calibration_build(*, run: RerankRun, params) -> tuple[hm.Calibration, list]:
-    pool, pools = hm.pool_choose(rerank_run=run, public_id=params.get("pool") or None)
-    return hm.calibration_compute(hm.human_inputs_load(rerank_run=run, pool=pool)), _pool_links(pools, pool)
+def calibration_build(*, run: RerankRun, params) -> tuple[Calibration, list]:
+    pool, pools = pool_choose(rerank_run=run, public_id=params.get("pool") or None)
+    return calibration_compute(human_inputs_load(rerank_run=run, pool=pool)), _pool_links(pools, pool)
 
 
 def _common(run: RerankRun, request: HttpRequest) -> dict:
-    return {"run": run, "can_declare": request.user.has_perm(MANAGE_REVIEWS), "label_rule": review_selectors.LABEL_RULE}
+    return {"run": run, "can_declare": request.user.has_perm(MANAGE_REVIEWS), "label_rule": LABEL_RULE}
 
 
 @perm_required(VIEW_REPORTS)
@@ -62,12 +92,12 @@ def human_metrics_page(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(pk)
     try:
         metrics, pools = human_metrics_build(run=run, params=request.GET)
-    except reports.ReportParameterError as exc:
+    except ReportParameterError as exc:
         return render(request, "benchmarks/human_metrics.html", {**_common(run, request), "error": str(exc)},
                       status=400)
     return render(request, "benchmarks/human_metrics.html", {
         **_common(run, request), "metrics": metrics, "pool": metrics.inputs.pool, "pools": pools,
-        "notes": {"p5": hm.P5_NOTE, "ndcg": hm.NDCG_NOTE, "missing": hm.MISSING_NOTE, "synthetic": hm.SYNTHETIC_NOTE},
+        "notes": {"p5": P5_NOTE, "ndcg": NDCG_NOTE, "missing": MISSING_NOTE, "synthetic": SYNTHETIC_NOTE},
         "exports": list(HUMAN_EXPORTS), "query_string": _query(request, "pool", "replicates", "seed"),
         "pool_query": _query(request, "pool"),
     })
@@ -78,7 +108,7 @@ def calibration_page(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(pk)
     try:
         calibration, pools = calibration_build(run=run, params=request.GET)
-    except reports.ReportParameterError as exc:
+    except ReportParameterError as exc:
         return render(request, "benchmarks/calibration.html", {**_common(run, request), "error": str(exc)},
                       status=400)
     diagrams = {
@@ -89,8 +119,8 @@ def calibration_page(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "benchmarks/calibration.html", {
         **_common(run, request), "calibration": calibration, "pool": calibration.inputs.pool, "pools": pools,
         "splits": [(s, diagrams[s.split]) for s in calibration.splits],
-        "notes": {"missing": hm.MISSING_NOTE, "confidence": hm.CONFIDENCE_NOTE, "threshold": hm.THRESHOLD_NOTE,
-                  "synthetic": hm.SYNTHETIC_NOTE},
+        "notes": {"missing": MISSING_NOTE, "confidence": CONFIDENCE_NOTE, "threshold": THRESHOLD_NOTE,
+                  "synthetic": SYNTHETIC_NOTE},
         "threshold": DIAGNOSTIC_THRESHOLD, "exports": list(CALIBRATION_EXPORTS),
         "query_string": _query(request, "pool"),
     })
@@ -109,34 +139,34 @@ def _export(request: HttpRequest, pk: int, export: str, *, page: str, exports: d
     run = _run(pk)
     try:
         figures, _ = build(run=run, params=request.GET)
-    except reports.ReportParameterError as exc:
+    except ReportParameterError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
     if export.endswith(".json"):
         response = JsonResponse(as_json(figures), json_dumps_params={"ensure_ascii": False, "indent": 1})
     else:
-        response = HttpResponse(hm.rows_csv(tables[export](figures)), content_type=exports[export])
+        response = HttpResponse(rows_csv(tables[export](figures)), content_type=exports[export])
     return _attachment(response, run, page, export)
 
 
 @perm_required(VIEW_REPORTS)
 def human_metrics_export(request: HttpRequest, pk: int, export: str) -> HttpResponse:
     return _export(request, pk, export, page="human-metrics", exports=HUMAN_EXPORTS, build=human_metrics_build,
-                   as_json=hm.human_metrics_as_json, tables=hm.HUMAN_TABLES)
+                   as_json=human_metrics_as_json, tables=HUMAN_TABLES)
 
 
 @perm_required(VIEW_REPORTS)
 def calibration_export(request: HttpRequest, pk: int, export: str) -> HttpResponse:
     return _export(request, pk, export, page="calibration", exports=CALIBRATION_EXPORTS, build=calibration_build,
-                   as_json=hm.calibration_as_json, tables=hm.CALIBRATION_TABLES)
+                   as_json=calibration_as_json, tables=CALIBRATION_TABLES)
 
 
 # --------------------------------------------------------------------------- declaring a pool (admins)
 
 
 class DeclarePoolForm(forms.Form):
-    k = forms.IntegerField(min_value=1, max_value=review_pools.MAX_K, initial=review_pools.DEFAULT_K,
+    k = forms.IntegerField(min_value=1, max_value=MAX_K, initial=DEFAULT_K,
                            help_text="Top k of the keyword order and of the reranked order, per query.")
-    reviewers_per_item = forms.IntegerField(min_value=1, max_value=10, initial=review_pools.DEFAULT_REVIEWERS)
+    reviewers_per_item = forms.IntegerField(min_value=1, max_value=10, initial=DEFAULT_REVIEWERS)
     explicit = forms.CharField(
         required=False, widget=forms.Textarea(attrs={"rows": 4}),
         help_text="Optional: an explicit list instead of the top-k union, one 'query_id doc_id' per line.")
@@ -147,7 +177,7 @@ class DeclarePoolForm(forms.Form):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        self.people = {str(u.pk): u for u in review_selectors.reviewer_candidates()}
+        self.people = {str(u.pk): u for u in reviewer_candidates()}
         self.fields["reviewers"].choices = [(pk, u.get_username()) for pk, u in self.people.items()]
 
     def clean_explicit(self) -> list[tuple[str, str]] | None:
@@ -171,15 +201,15 @@ def review_pool_declare_view(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            result = review_pools.review_pool_declare(
+            result = review_pool_declare(
                 rerank_run=run, k=data["k"], explicit=data["explicit"],
                 reviewers_per_item=data["reviewers_per_item"],
                 reviewers=[form.people[pk] for pk in data["reviewers"]], created_by=request.user)
             note = ""
             if data["import_provisional"]:
-                _source, created = review_pools.provisional_labels_import(suite=run.suite, created_by=request.user)
+                _source, created = provisional_labels_import(suite=run.suite, created_by=request.user)
                 note = " Provisional section labels imported." if created else " Provisional labels already present."
-        except review_pools.ReviewPoolError as exc:
+        except ReviewPoolError as exc:
             error = str(exc)
         else:
             verb = "Declared" if result.created else "This declaration exists already:"
@@ -189,10 +219,10 @@ def review_pool_declare_view(request: HttpRequest, pk: int) -> HttpResponse:
     preview = None
     if not error:
         try:
-            preview = review_pools.review_pool_plan(rerank_run=run, k=review_pools.DEFAULT_K)
-        except review_pools.ReviewPoolError as exc:
+            preview = review_pool_plan(rerank_run=run, k=DEFAULT_K)
+        except ReviewPoolError as exc:
             error = str(exc)
     return render(request, "benchmarks/review_pool_declare.html", {
         "run": run, "form": form, "error": error, "preview": preview,
-        "pools": _pool_links(review_pools.run_pools(rerank_run=run), None),
+        "pools": _pool_links(run_pools(rerank_run=run), None),
     }, status=400 if error and request.method == "POST" else 200)

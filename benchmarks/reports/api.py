@@ -8,13 +8,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from benchmarks.reports import report as reports
-from benchmarks.reports.views import report_request_parse
+from benchmarks.reports.exports import report_as_json
+from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
+from benchmarks.reports.selectors import report_build, report_request_parse
 from reviewapp.core.access import CanViewReports
+from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 
 class ReportOut(serializers.Serializer):
-    """The report, section by section; each section's structure is documented in benchmarks/report.py."""
+    """The report, section by section; each section's structure is documented in benchmarks/reports/exports.py."""
 
     schema = serializers.CharField()
     population = serializers.CharField()
@@ -37,9 +39,10 @@ class ReportError(serializers.Serializer):
 
 
 PARAMETERS = [
-    OpenApiParameter("replicates", int, description=f"bootstrap replicates, {reports.MIN_REPLICATES}-"
-                     f"{reports.MAX_REPLICATES} (default {reports.DEFAULT_REPLICATES})"),
-    OpenApiParameter("seed", int, description=f"bootstrap seed (default {reports.DEFAULT_SEED})"),
+    OpenApiParameter(
+        "replicates", int,
+        description=f"bootstrap replicates, {MIN_REPLICATES}-{MAX_REPLICATES} (default {DEFAULT_REPLICATES})"),
+    OpenApiParameter("seed", int, description=f"bootstrap seed (default {DEFAULT_SEED})"),
     OpenApiParameter("secondary", str, description="'auto' (default), 'none' or a retrieval run id"),
 ]
 
@@ -52,11 +55,11 @@ class _ReportApi(APIView):
     def get(self, request: Request, pk: int) -> Response:
         try:
             parsed = report_request_parse(source=self.source, pk=pk, params=request.query_params)
-            report = reports.report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
-                                          replicates=parsed.replicates, seed=parsed.seed)
-        except reports.ReportParameterError as exc:
+            report = report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
+                                  replicates=parsed.replicates, seed=parsed.seed)
+        except ReportParameterError as exc:
             return Response(ReportError({"error": str(exc)}).data, status=400)
-        return Response(ReportOut(reports.report_as_json(report)).data)
+        return Response(ReportOut(report_as_json(report)).data)
 
 
 class RerankReportApi(_ReportApi):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from html import escape
 
-from benchmarks.reports.report import PRIMARY_METRIC, PRIMARY_SPLIT, Report
+from benchmarks.reports.figures import PRIMARY_METRIC, PRIMARY_SPLIT, Report
 from scoring.stats.bootstrap import Interval
 
 WIDTH = 760

@@ -13,6 +13,7 @@ from django.db import models
 
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun
 from benchmarks.suites.models import Suite, SuiteQuery
+from reviewapp.core.jobs import TrackedJob
 
 
 class RerankStatus(models.TextChoices):
@@ -27,7 +28,9 @@ class RerankStatus(models.TextChoices):
 FINISHED = (RerankStatus.DONE, RerankStatus.STOPPED, RerankStatus.CANCELLED, RerankStatus.FAILED)
 
 
-class RerankRun(models.Model):
+class RerankRun(TrackedJob):
+    FINISHED = FINISHED
+
     suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="rerank_runs")
     retrieval_run = models.ForeignKey(RetrievalRun, on_delete=models.PROTECT, related_name="rerank_runs")
     ledger = models.OneToOneField("providers.Ledger", on_delete=models.PROTECT, related_name="rerank_run")
@@ -41,27 +44,17 @@ class RerankRun(models.Model):
     candidates_planned = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=12, choices=RerankStatus.choices, default=RerankStatus.QUEUED, db_index=True)
     stop_reason = models.TextField(blank=True)
-    error = models.TextField(blank=True)
     cancel_requested = models.BooleanField(default=False)
     reattempt_requested = models.BooleanField(default=False, help_text="re-send failed/unknown requests once")
-    claim_token = models.CharField(max_length=32, blank=True, help_text="which execution holds the run")
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    executions = models.PositiveIntegerField(default=0, help_text="how many times a worker claimed the run")
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-id"]
 
     def __str__(self) -> str:
         return f"rerank #{self.pk} {self.provider}:{self.model_id} on retrieval #{self.retrieval_run_id}"
-
-    @property
-    def is_finished(self) -> bool:
-        return self.status in FINISHED
 
     @property
     def method_label(self) -> str:

@@ -17,23 +17,20 @@ from __future__ import annotations
 
 import logging
 import math
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import timedelta
 from typing import Any
 
 import httpx
-from django.conf import settings
 from django.db import transaction
-from django.db.models import Count, F
-from django.db.models.functions import Coalesce, Now
-from django.utils import timezone
+from django.db.models import Count
+from django.db.models.functions import Now
 
 from benchmarks.rerank.models import FINISHED, RerankGrade, RerankRun, RerankStatus
 from benchmarks.rerank.questions import DEFAULT_VERSION, Candidate, question_get
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from benchmarks.suites.models import QueryKind
+from reviewapp.core.jobs import is_stale, job_beat, job_claim, job_fail, job_finish, job_requeue
 from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.clients import client_for_ledger
@@ -56,16 +53,6 @@ DEFAULT_MODEL = {"local": "all-MiniLM-L6-v2-onnx-int8"}
 
 class RerankError(ValueError):
     """A run cannot be created or changed as asked; the message names the problem."""
-
-
-def stale_after() -> timedelta:
-    """A running run whose heartbeat is older than this may be resumed (its worker is presumed dead).
-
-    The executor beats before every request; a request lasts at most PROVIDER_TIMEOUT_SECONDS,
-    so a live executor is never silent for longer than that. Default: twice the timeout, at least 120 s.
-    """
-    default = max(120, 2 * int(getattr(settings, "PROVIDER_TIMEOUT_SECONDS", 60)))
-    return timedelta(seconds=getattr(settings, "RERANK_STALE_SECONDS", default))
 
 
 # --------------------------------------------------------------------------- plan
@@ -173,14 +160,10 @@ def rerank_run_resume(*, run: RerankRun, reattempt_failures: bool = False) -> Re
     Answered requests are never sent again. With ``reattempt_failures`` the failed and
     unknown requests are sent once more (each attempt counts against the budget).
     """
-    stale = timezone.now() - stale_after()
     with transaction.atomic():
-        changed = (
-            RerankRun.objects.filter(pk=run.pk)
-            .filter(status__in=[*FINISHED, RerankStatus.RUNNING])
-            .exclude(status=RerankStatus.RUNNING, heartbeat_at__gt=stale)
-            .update(status=RerankStatus.QUEUED, claim_token="", cancel_requested=False, stop_reason="", error="",
-                    reattempt_requested=reattempt_failures, finished_at=None)
+        changed = job_requeue(
+            RerankRun, pk=run.pk, from_statuses=[*FINISHED, RerankStatus.RUNNING], only_if_stale=True,
+            cancel_requested=False, stop_reason="", error="", reattempt_requested=reattempt_failures,
         )
         if not changed:
             run.refresh_from_db()
@@ -218,16 +201,11 @@ def rerank_run_execute(
 
     ``before_send`` is a test hook called before each request (used to simulate a crash).
     """
-    token = uuid.uuid4().hex
-    claimed = RerankRun.objects.filter(pk=run_id, status=RerankStatus.QUEUED).update(
-        status=RerankStatus.RUNNING, claim_token=token, heartbeat_at=Now(), started_at=Coalesce(F("started_at"), Now()),
-        executions=F("executions") + 1,
-    )
-    if not claimed:
+    token = job_claim(RerankRun, pk=run_id)
+    if not token:
         logger.info("rerank run %s: nothing to claim (already running, finished or unknown)", run_id)
         return ""
     run = RerankRun.objects.select_related("ledger", "retrieval_run").get(pk=run_id)
-    mine = RerankRun.objects.filter(pk=run_id, claim_token=token)
     try:
         plan = rerank_plan(retrieval_run=run.retrieval_run, question_version=run.question_version,
                            question_sha256=run.question_sha256, candidates_per_request=run.candidates_per_request)
@@ -243,7 +221,7 @@ def rerank_run_execute(
             def should_stop() -> str:
                 if before_send is not None:
                     before_send()
-                if not mine.update(heartbeat_at=Now()):
+                if not job_beat(RerankRun, pk=run_id, token=token):
                     return "claim lost: another execution holds this run"
                 if RerankRun.objects.filter(pk=run_id, cancel_requested=True).exists():
                     return "cancelled"
@@ -262,13 +240,15 @@ def rerank_run_execute(
             client.close()
     except Exception as error:
         logger.exception("rerank run %s failed", run_id)
-        mine.update(status=RerankStatus.FAILED, error=f"{type(error).__name__}: {error}", finished_at=Now())
-        return RerankStatus.FAILED
+        failed = job_fail(RerankRun, pk=run_id, token=token, message=f"{type(error).__name__}: {error}")
+        return RerankStatus.FAILED if failed else ""
     reason = report.stop_reason
     if reason.startswith("claim lost"):
         return ""
     status = RerankStatus.CANCELLED if reason == "cancelled" else RerankStatus.STOPPED if reason else RerankStatus.DONE
-    mine.update(status=status, stop_reason=reason, finished_at=Now(), reattempt_requested=False)
+    if not job_finish(RerankRun, pk=run_id, token=token, status=status, stop_reason=reason,
+                      reattempt_requested=False):
+        return ""
     return status
 
 
@@ -317,8 +297,7 @@ def rerank_run_progress(*, run: RerankRun) -> RerankProgress:
     for grade in grades:
         counts[grade.status] += 1
     exact = run.retrieval_run.results.filter(query__kind=QueryKind.EXACT_CITATION).count()
-    stale = run.status == RerankStatus.RUNNING and (
-        run.heartbeat_at is None or run.heartbeat_at < timezone.now() - stale_after())
+    stale = is_stale(run)
     return RerankProgress(
         run=run, candidates_planned=run.candidates_planned, graded=counts["graded"], failed=counts["failed"],
         unknown=counts["unknown"], requests_planned=run.requests_planned,

@@ -1,4 +1,10 @@
-"""Keyword retrieval: one interface, two engines, chosen by the database in use.
+"""Keyword retrieval configurations, and the two database engines of the engine-dependent ones.
+
+The default configuration, ``bm25-v1``, is engine-independent: BM25 over exactly the
+provisions of the suite's pinned snapshots (``bm25.py``, ``suite_index.py``), the same
+candidates and scores on any database. ``keyword-v1`` and ``heading-v1`` are secondary
+baselines whose candidates depend on the database engine and on every provision imported
+(their term statistics are the whole table's):
 
 - SQLite: FTS5 ``bm25()`` over (heading, body) with the heading weighted 10x.
 - PostgreSQL: weighted tsvector (heading 'A', body 'B') and ``ts_rank_cd``.
@@ -46,8 +52,9 @@ def query_terms(text: str) -> list[str]:
 class Configuration:
     name: str
     description: str
-    primary: str  # "all_terms" or "heading_any_term"
-    fallback: str  # "any_term"
+    primary: str  # "all_terms", "heading_any_term", or "bm25" (engine-independent, suite_index.py)
+    fallback: str  # "any_term", or "none"
+    engine_independent: bool = False
 
     def detail(self, engine: Engine) -> dict:
         return {
@@ -62,23 +69,37 @@ class Configuration:
         }
 
 
+BM25_CONFIGURATION = "bm25-v1"
 CONFIGURATIONS: dict[str, Configuration] = {
+    BM25_CONFIGURATION: Configuration(
+        name=BM25_CONFIGURATION,
+        description="Default, engine-independent: BM25 (Lucene variant, k1 1.2, b 0.75, Lucene English stop "
+        "words, Snowball stemmer, heading counted twice) over exactly the suite's pinned snapshots; any query "
+        "word matches; ties by citation. Same candidates and scores on SQLite and PostgreSQL, whatever else is "
+        "imported. No fallback.",
+        primary="bm25",
+        fallback="none",
+        engine_independent=True,
+    ),
     "keyword-v1": Configuration(
         name="keyword-v1",
-        description="Production keyword retrieval: every content word must match (heading or body), heading "
-        "weighted above body; OR of the words fills the pool when that finds fewer than k.",
+        description="Engine-dependent baseline (SQLite FTS5 or PostgreSQL full text; its term statistics cover "
+        "every imported provision, so candidates change with the database and with other corpora): every "
+        "content word must match (heading or body), heading weighted above body; OR of the words fills the "
+        "pool when that finds fewer than k.",
         primary="all_terms",
         fallback="any_term",
     ),
     "heading-v1": Configuration(
         name="heading-v1",
-        description="Secondary baseline (different rules): any content word in the section heading, ranked by "
-        "the engine; OR of the words over heading and body fills the pool when that finds fewer than k.",
+        description="Engine-dependent secondary baseline (different rules; ranked by the database's engine over "
+        "every imported provision): any content word in the section heading; OR of the words over heading and "
+        "body fills the pool when that finds fewer than k.",
         primary="heading_any_term",
         fallback="any_term",
     ),
 }
-DEFAULT_CONFIGURATION = "keyword-v1"
+DEFAULT_CONFIGURATION = BM25_CONFIGURATION
 
 
 @dataclass(frozen=True)
@@ -223,6 +244,8 @@ def engine_for_connection() -> Engine:
 def keyword_search(*, text: str, snapshot_ids: list[int], k: int, configuration: Configuration,
                    engine: Engine | None = None) -> SearchOutcome:
     """Top-k provisions for a question: primary search, then the recorded fallback if short."""
+    if configuration.engine_independent:
+        raise ValueError(f"{configuration.name} does not search the database; see benchmarks.retrieval.suite_index")
     engine = engine or engine_for_connection()
     terms = query_terms(text)
     outcome = SearchOutcome()

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from django.db.models import QuerySet
 
+from benchmarks.corpus.models import Provision
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, RetrievalRun
-from benchmarks.suites.models import QueryKind, Suite, SuiteQuery
+from benchmarks.suites.models import NominatedTarget, QueryKind, Suite, SuiteQuery
 
 
 def retrieval_run_list(*, suite: Suite | None = None) -> QuerySet[RetrievalRun]:
@@ -85,3 +86,51 @@ def retrieval_run_summary(*, run: RetrievalRun) -> RunSummary:
         targets_total=total,
         targets_found=found,
     )
+
+
+# --------------------------------------------------------------------------- TREC files
+
+
+def retrieval_run_trec(*, run: RetrievalRun, tag: str = "", scores: str = "rank") -> str:
+    """TREC run text of the run's keyword order: ``qid Q0 docid rank score tag``, every query of the suite
+    with candidates (controls included), in suite order then rank.
+
+    ``scores="rank"`` writes list length - rank + 1, so trec_eval (score descending, ties by docid)
+    evaluates exactly the stored order; ``scores="engine"`` writes the stored scores as Python's
+    shortest round-trip text (two runs give the same bytes only if every score is the same float).
+    The tag defaults to ``<configuration>-r<run id>``.
+    """
+    if scores not in ("rank", "engine"):
+        raise ValueError("scores must be 'rank' or 'engine'")
+    tag = tag or f"{run.configuration}-r{run.pk}"
+    if not tag or any(ch.isspace() for ch in tag):
+        raise ValueError(f"run tag {tag!r} must be non-empty without whitespace")
+    ranked: dict[str, list[tuple[str, float]]] = {}
+    rows = (RetrievalCandidate.objects.filter(result__run=run)
+            .order_by("result__query__position", "rank")
+            .values_list("result__query__qid", "provision__citation", "provision__variant", "score"))
+    for qid, citation, variant, score in rows:
+        ranked.setdefault(qid, []).append((Provision(citation=citation, variant=variant).docid, score))
+    out = []
+    for qid, docs in ranked.items():
+        for rank, (docid, score) in enumerate(docs, start=1):
+            value = float(len(docs) - rank + 1) if scores == "rank" else float(score)
+            out.append(f"{qid} Q0 {docid} {rank} {value!r} {tag}\n")
+    return "".join(out)
+
+
+def retrieval_run_qrels(*, run: RetrievalRun) -> str:
+    """TREC qrels of the suite's nominated targets (relevance 1; provisional known positives, the rest unjudged).
+
+    A target citation counts in every version of its section in the suite's snapshots
+    (``NRS 1.510`` and ``NRS 1.510~v2``). Controls carry no targets and no lines.
+    """
+    snapshot_ids = list(run.suite.snapshots.values_list("id", flat=True))
+    targets = list(NominatedTarget.objects.filter(query__suite=run.suite)
+                   .order_by("query__position", "id").values_list("query__qid", "citation"))
+    versions: dict[str, list[str]] = {}
+    for citation, variant in (Provision.objects.filter(snapshot_id__in=snapshot_ids,
+                                                       citation__in={c for _, c in targets})
+                              .order_by("citation", "variant").values_list("citation", "variant")):
+        versions.setdefault(citation, []).append(Provision(citation=citation, variant=variant).docid)
+    return "".join(f"{qid} 0 {docid} 1\n" for qid, citation in targets for docid in versions.get(citation, []))

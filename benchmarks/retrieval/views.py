@@ -44,5 +44,6 @@ def retrieval_run_new(request: HttpRequest) -> HttpResponse:
         else:
             messages.success(request, f"Retrieval run #{run.pk} finished on {run.engine}.")
         return redirect("benchmarks:retrieval-run", pk=run.pk)
-    return render(request, "benchmarks/retrieval_run_new.html", {"form": form,
-                                                                 "engine": engine_for_connection().name})
+    engine = (f"{engine_for_connection().name} for the engine-dependent baselines; "
+              f"{DEFAULT_CONFIGURATION} (the default) is the same on every database")
+    return render(request, "benchmarks/retrieval_run_new.html", {"form": form, "engine": engine})

@@ -34,9 +34,15 @@ class SuiteProblem:
 
 
 class SuiteInvalid(ValueError):
-    def __init__(self, problems: list[SuiteProblem]):
+    def __init__(self, problems: list[SuiteProblem], *, filename: str = ""):
         self.problems = problems
-        super().__init__("suite rejected:\n" + "\n".join(f"  - {p}" for p in problems))
+        self.filename = filename
+        head = f"suite {filename} rejected" if filename else "suite rejected"
+        super().__init__(head + ":\n" + "\n".join(f"  - {p}" for p in problems))
+
+    def with_filename(self, filename: str) -> SuiteInvalid:
+        """The same problems, naming the file they were found in."""
+        return SuiteInvalid(self.problems, filename=filename) if filename and not self.filename else self
 
 
 def suite_load(raw: bytes, *, filename: str = "") -> dict[str, Any]:
@@ -61,11 +67,30 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def _canonical(citation: str, *, corpus: Any, known: set[str] | None) -> str:
+    """``citation`` as given when it is already known (or nothing is known); else the
+    corpus form the citation parser reads in it, when that is a citation of the suite's corpus."""
+    if known is not None and citation in known:
+        return citation
+    parsed = citation_parse(citation, default_corpus=corpus if isinstance(corpus, str) else "")
+    if parsed is None or parsed.corpus != corpus:
+        return citation
+    if known is None or parsed.citation in known:
+        return parsed.citation
+    return citation
+
+
 def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -> dict[str, Any]:
     """Validated canonical form of a suite file; raises SuiteInvalid listing every problem.
 
     ``known_citations`` is the set of citations in the pinned corpus snapshots
-    (None skips that check, e.g. to lint a file without a database).
+    (None skips that check, e.g. to lint a file without a database). A target or expected
+    citation written as lawyers do ("N.R.S. 432B.220(4)", "Nev. Rev. Stat. § 432B.220") is
+    stored in the corpus's own form when the citation parser reads it.
+
+    An exact-citation control whose text the parser cannot read is kept: the retrieval run
+    reports it as an unresolved (failed) control with the reason. A target or expected
+    citation that cannot be read, or is not in the snapshots, refuses the file.
     """
     problems: list[SuiteProblem] = []
 
@@ -174,6 +199,7 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
             if not citation:
                 bad(where, field, "required")
                 continue
+            citation = _canonical(citation, corpus=corpus, known=known_citations)
             if citation in seen_targets:
                 bad(where, field, f"{citation} nominated twice")
                 continue
@@ -197,11 +223,11 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
             if not expected:
                 bad(where, "expected_citation", "required for an exact-citation control")
             else:
+                expected = _canonical(expected, corpus=corpus, known=known_citations)
                 if known_citations is not None and expected not in known_citations:
                     bad(where, "expected_citation", f"{expected} is not in the {corpus} corpus snapshot")
-                parsed = citation_parse(text)
-                if parsed is None:
-                    bad(where, "text", "an exact-citation control must contain a citation the parser reads")
+            # A text the parser cannot read is not refused: the control is what measures the
+            # parser, so its failure is reported by the retrieval run (status unresolved).
         elif expected:
             bad(where, "expected_citation", f"only exact-citation controls carry one (kind is {kind!r})")
 

@@ -19,7 +19,16 @@ from reviewapp.core.hashing import canonical_json, sha256_hex, sha256_json
 
 def suite_import(*, raw: bytes, filename: str = "", frozen_by: str = "") -> tuple[Suite, bool]:
     """Validate and freeze a suite file. The same definition again is a no-op; a different one
-    under an existing name and version is refused (make a new version)."""
+    under an existing name and version is refused (make a new version).
+
+    A refusal names the file, each query and the reason (SuiteInvalid)."""
+    try:
+        return _suite_import(raw=raw, filename=filename, frozen_by=frozen_by)
+    except SuiteInvalid as exc:
+        raise exc.with_filename(Path(filename).name if filename else "") from None
+
+
+def _suite_import(*, raw: bytes, filename: str, frozen_by: str) -> tuple[Suite, bool]:
     data = suite_load(raw, filename=filename)
     corpus = data.get("corpus")
     snapshots = corpus_current_snapshots(corpus=corpus) if isinstance(corpus, str) else []

@@ -8,8 +8,9 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from grading.audits import services as svc
+from grading.audits.exports import audit_json, audit_summary_json
 from grading.audits.models import Audit
+from grading.audits.selectors import audit_list, audit_report
 from reviewapp.core.access import CanViewReports
 
 
@@ -111,7 +112,7 @@ class AuditsApi(APIView):
     serializer_class = AuditSummarySerializer
 
     def get(self, request):
-        data = [svc.audit_summary_json(a) for a in svc.audit_list()]
+        data = [audit_summary_json(a) for a in audit_list()]
         return Response(AuditSummarySerializer(data, many=True).data)
 
 
@@ -123,4 +124,4 @@ class AuditApi(APIView):
 
     def get(self, request, pk: int):
         audit = get_object_or_404(Audit.objects.select_related("run", "sample"), pk=pk)
-        return Response(AuditReportSerializer(svc.audit_json(svc.audit_report(audit=audit))).data)
+        return Response(AuditReportSerializer(audit_json(audit_report(audit=audit))).data)

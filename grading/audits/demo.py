@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import pathlib
 
-from grading.audits import services as svc
 from grading.audits.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_choice
+from grading.audits.services import audit_create
 from grading.dataset.models import Sample
+from grading.dataset.selectors import dataset_current
 from grading.runs.models import ConsoleJob
-from grading.selectors import dataset_current
 
 
 def _local_job(sample: Sample) -> ConsoleJob | None:
@@ -44,7 +44,7 @@ def load_audit_demo(*, data_dir: pathlib.Path, stdout) -> None:
     if job is None:
         stdout.write("grading audit: no local extraction job to audit\n")
         return
-    audit, created = svc.audit_create(
+    audit, created = audit_create(
         run=job.run if job.run_id else None,
         job=None if job.run_id else job,
         sample=sample,

@@ -14,8 +14,10 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from reviewapp.core.jobs import TrackedJob
 
-class Audit(models.Model):
+
+class Audit(TrackedJob):
     class Status(models.TextChoices):
         WAITING = "waiting", "waiting for the run's extraction job"
         QUEUED = "queued", "queued"
@@ -38,7 +40,6 @@ class Audit(models.Model):
     signature = models.CharField(max_length=64, db_index=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
     stage = models.CharField(max_length=300, blank=True)
-    error = models.TextField(blank=True)
     n_candidates = models.PositiveIntegerField(default=0)
     flagged = models.BooleanField(default=False, help_text="candidates have been flagged (once, from the run)")
     params = models.JSONField(default=dict, blank=True, help_text="e.g. reattempt failed requests on resume")
@@ -46,11 +47,6 @@ class Audit(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    # Written at the claim and on every step of progress (before each request, after each answer), so a
-    # "running" row whose heartbeat is old has lost its worker (see grading.runs.jobs.stale_after).
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         app_label = "grading"
@@ -61,7 +57,7 @@ class Audit(models.Model):
 
     @property
     def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
+        return self.is_finished
 
 
 class AuditJudge(models.Model):

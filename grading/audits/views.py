@@ -1,4 +1,4 @@
-"""CUAD label audit pages under /cuad/audits/ (thin: parse, call grading.audits.services, render).
+"""CUAD label audit pages under /cuad/audits/ (thin: parse, call the audit's services and selectors, render).
 
 Reading needs view_reports (stakeholders, admins); launching and resuming need
 launch_runs; sending candidates to the blinded review needs manage_reviews.
@@ -13,13 +13,17 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from grading.audits import judges as audit_judges
-from grading.audits import services as svc
+from grading.audits import selectors, services
+from grading.audits.exports import CSV_FIELDS, audit_csv_rows, audit_json
+from grading.audits.judges import DESCRIPTION, EXEMPLARS_METHOD, LLM, JudgeChoiceError, parse_choice
 from grading.audits.models import Audit
-from grading.runs.jobs import is_stale, last_progress
+from grading.audits.review import audit_review_send
+from grading.audits.selectors import CandidateRow, audit_list, audit_report
+from grading.audits.services import AuditError, audit_create
+from grading.responses import csv_response, export_format, json_response
 from grading.runs.models import ConsoleJob, ExtractionRun
-from grading.views import _csv_response, _export_format, _json_response
 from reviewapp.core.access import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.jobs import is_stale, last_progress
 from scoring.cuad.grading import Thresholds
 
 FILTERS = {
@@ -56,19 +60,19 @@ def _list_rows(audits: list[Audit]) -> list[dict]:
 def _judge_text(spec: dict | None) -> str:
     if not spec:
         return ""
-    if spec["method"] == audit_judges.LLM:
+    if spec["method"] == LLM:
         return f"{spec['provider']}:{spec['model_id']}"
     return f"{spec['method']} (heuristic)"
 
 
 def _launch_context(request: HttpRequest, **extra) -> dict:
     return {
-        "audits": svc.audit_list(),
+        "audits": audit_list(),
         "runs": ExtractionRun.objects.order_by("-created_at", "-id")[:50],
-        "judge_presets": [audit_judges.DESCRIPTION, audit_judges.EXEMPLARS_METHOD],
+        "judge_presets": [DESCRIPTION, EXEMPLARS_METHOD],
         "form": {
-            "judge_a": request.POST.get("judge_a", audit_judges.DESCRIPTION),
-            "judge_b": request.POST.get("judge_b", audit_judges.EXEMPLARS_METHOD),
+            "judge_a": request.POST.get("judge_a", DESCRIPTION),
+            "judge_b": request.POST.get("judge_b", EXEMPLARS_METHOD),
             "grounding": request.POST.get("grounding", str(Thresholds().grounding)),
             "run": request.POST.get("run", request.GET.get("run", "")),
         },
@@ -82,12 +86,12 @@ def _launch_context(request: HttpRequest, **extra) -> dict:
 def audits(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         return _launch(request)
-    fmt = _export_format(request)
+    fmt = export_format(request)
     if fmt:
-        rows = _list_rows(svc.audit_list())
+        rows = _list_rows(audit_list())
         if fmt == "json":
-            return _json_response({"audits": rows})
-        return _csv_response("cuad-audits", LIST_FIELDS, rows)
+            return json_response({"audits": rows})
+        return csv_response("cuad-audits", LIST_FIELDS, rows)
     return render(request, "cuad/audits.html", _launch_context(request))
 
 
@@ -103,8 +107,8 @@ def _launch(request: HttpRequest) -> HttpResponse:
     choices = {}
     for slot in ("a", "b"):
         try:
-            choices[slot] = audit_judges.parse_choice(request.POST.get(f"judge_{slot}", ""))
-        except audit_judges.JudgeChoiceError as exc:
+            choices[slot] = parse_choice(request.POST.get(f"judge_{slot}", ""))
+        except JudgeChoiceError as exc:
             errors.append(f"judge {slot.upper()}: {exc}")
     thresholds = None
     try:
@@ -113,10 +117,10 @@ def _launch(request: HttpRequest) -> HttpResponse:
         errors.append(f"grounding: {exc}")
     if not errors:
         try:
-            audit, created = svc.audit_create(
+            audit, created = audit_create(
                 run=run, thresholds=thresholds, judge_a=choices["a"], judge_b=choices["b"], user=request.user
             )
-        except svc.AuditError as exc:
+        except AuditError as exc:
             errors.append(str(exc))
         else:
             if created:
@@ -127,7 +131,7 @@ def _launch(request: HttpRequest) -> HttpResponse:
     return render(request, "cuad/audits.html", _launch_context(request, errors=errors), status=400)
 
 
-def _filtered(rows: list[svc.CandidateRow], name: str) -> list[svc.CandidateRow]:
+def _filtered(rows: list[CandidateRow], name: str) -> list[CandidateRow]:
     def verdicts(r):
         return [v.verdict if v is not None else None for v in r.verdicts.values()]
 
@@ -145,12 +149,12 @@ def _filtered(rows: list[svc.CandidateRow], name: str) -> list[svc.CandidateRow]
 @perm_required(VIEW_REPORTS)
 def audit_detail(request: HttpRequest, pk: int) -> HttpResponse:
     audit = get_object_or_404(Audit.objects.select_related("run", "sample", "job"), pk=pk)
-    fmt = _export_format(request)
-    report = svc.audit_report(audit=audit, with_impact=fmt != "csv")
+    fmt = export_format(request)
+    report = audit_report(audit=audit, with_impact=fmt != "csv")
     if fmt == "json":
-        return _json_response(svc.audit_json(report))
+        return json_response(audit_json(report))
     if fmt == "csv":
-        return _csv_response(f"cuad-audit-{audit.pk}-candidates", svc.CSV_FIELDS, svc.audit_csv_rows(report))
+        return csv_response(f"cuad-audit-{audit.pk}-candidates", CSV_FIELDS, audit_csv_rows(report))
     show = request.GET.get("show", "all")
     if show not in FILTERS:
         raise Http404(f"unknown filter {show!r}")
@@ -181,7 +185,7 @@ def audit_detail(request: HttpRequest, pk: int) -> HttpResponse:
 def audit_progress(request: HttpRequest, pk: int) -> HttpResponse:
     """The polled fragment; 286 once the audit is finished so htmx stops polling."""
     audit = get_object_or_404(Audit, pk=pk)
-    ruled = svc.audit_progress(audit=audit)
+    ruled = selectors.audit_progress(audit=audit)
     total = 2 * audit.n_candidates
     done = sum(ruled.values())
     response = render(
@@ -209,13 +213,13 @@ def audit_resume(request: HttpRequest, pk: int) -> HttpResponse:
     # worker_lost=1 comes from the "worker seems to have stopped" action: honoured only for a stale running audit.
     worker_lost = request.POST.get("worker_lost") == "1"
     try:
-        svc.audit_resume(
+        services.audit_resume(
             audit=audit,
             reattempt=request.POST.get("reattempt") == "1",
             worker_lost=worker_lost,
             only_if_stale=worker_lost,
         )
-    except svc.AuditError as exc:
+    except AuditError as exc:
         messages.error(request, str(exc))
     else:
         messages.success(request, f"Audit {audit.pk} queued again; candidates already judged are skipped.")
@@ -230,8 +234,8 @@ def audit_review(request: HttpRequest, pk: int) -> HttpResponse:
 
     audit = get_object_or_404(Audit, pk=pk)
     try:
-        pool, created = svc.audit_review_send(audit=audit, user=request.user, reviewers=reviewer_candidates())
-    except svc.AuditError as exc:
+        pool, created = audit_review_send(audit=audit, user=request.user, reviewers=reviewer_candidates())
+    except AuditError as exc:
         messages.error(request, str(exc))
     else:
         verb = "declared and assigned" if created else "already declared; assignments completed"

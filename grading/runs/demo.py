@@ -17,11 +17,11 @@ import re
 
 import numpy as np
 
-from grading import selectors
 from grading.dataset.models import Contract, Sample, Span
+from grading.dataset.selectors import dataset_current, sample_contract_ids
 from grading.runs.jobs import extraction_job_create
 from grading.runs.models import ConsoleJob
-from grading.services import extraction_run_import
+from grading.runs.services import extraction_run_import
 
 SYNTHETIC_MODEL = "synthetic: CUAD gold with injected errors"
 FABRICATED = (
@@ -35,7 +35,7 @@ _WORD = re.compile(r"\w+")
 def synthetic_run(*, sample: Sample, seed: int = 7) -> dict:
     """Gold spans of the sample's contracts with seeded errors (10% truncated, 5% reworded, 8% dropped)."""
     rng = np.random.default_rng(seed)
-    ids = selectors.sample_contract_ids(sample=sample)
+    ids = sample_contract_ids(sample=sample)
     titles = dict(Contract.objects.filter(pk__in=ids).values_list("id", "title"))
     extractions = []
     spans = (
@@ -61,7 +61,7 @@ def synthetic_run(*, sample: Sample, seed: int = 7) -> dict:
 
 
 def load_console_demo(*, data_dir: pathlib.Path, stdout, queue_local: bool = True) -> None:
-    dataset = selectors.dataset_current()
+    dataset = dataset_current()
     sample = Sample.objects.filter(dataset=dataset).order_by("-created_at", "-id").first() if dataset else None
     if sample is None:
         stdout.write("grading console: no sample; run grading.demo.load_demo first\n")

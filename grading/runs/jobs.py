@@ -1,6 +1,6 @@
 """Writes for the CUAD console: paste/upload a run, launch an extraction run, execute and resume jobs.
 
-Thin over ``grading.services`` (validation, pair scores, storage of runs) and
+Thin over ``grading.runs.services`` (validation, pair scores, storage of runs) and
 the shared provider layer (``reviewapp.providers``: ledgers, receipts, budget
 preflight, no automatic retries).
 
@@ -23,17 +23,28 @@ from __future__ import annotations
 import json
 import logging
 from dataclasses import dataclass
-from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db import transaction
-from django.db.models import F, Q
-from django.utils import timezone
+from django.db.models import F
 
-from grading import selectors, services
+from grading.dataset import selectors
 from grading.dataset.models import Contract, CuadDataset, Sample
+from grading.runs import services
 from grading.runs.models import ConsoleJob, ExtractionRun, JobContract
 from grading.runs.run_format import ParsedRun, RunFormatError
+from reviewapp.core.jobs import (
+    ClaimLost,
+    is_stale,
+    job_beat,
+    job_beat_or_stop,
+    job_claim,
+    job_fail,
+    job_finish,
+    job_requeue,
+    not_stale_message,
+)
+
+CLAIM_LOST = "claim lost: another execution holds this job"
 
 logger = logging.getLogger(__name__)
 
@@ -96,24 +107,19 @@ def run_paste(
 
 def job_grade_execute(*, job_id: int) -> ConsoleJob | None:
     """Task body: import (pair scores) a pasted run. Claimed by a conditional UPDATE; safe to run twice."""
-    if not _claim(job_id, "computing pair scores (token F1, grounding, both matchers)"):
+    token = job_claim(ConsoleJob, pk=job_id, stage="computing pair scores (token F1, grounding, both matchers)")
+    if not token:
         return None
     job = ConsoleJob.objects.get(pk=job_id)
     try:
         run, _ = services.extraction_run_import(dataset=job.dataset, raw=job.raw_run, source_name=job.source_name)
     except RunFormatError as exc:
-        return _fail(job, str(exc))
+        return _fail(job, token, str(exc))
     except Exception as exc:
         logger.exception("grading job %s failed", job_id)
-        return _fail(job, f"{type(exc).__name__}: {exc}")
-    ConsoleJob.objects.filter(pk=job.pk).update(
-        status=ConsoleJob.Status.DONE,
-        run=run,
-        done=job.total,
-        raw_run="",
-        stage="graded",
-        finished_at=timezone.now(),
-    )
+        return _fail(job, token, f"{type(exc).__name__}: {exc}")
+    job_finish(ConsoleJob, pk=job.pk, token=token, status=ConsoleJob.Status.DONE, run=run, done=job.total,
+               raw_run="", stage="graded")
     job.refresh_from_db()
     return job
 
@@ -216,12 +222,9 @@ def job_resume(
     if only_if_stale and job.status == ConsoleJob.Status.RUNNING and not is_stale(job):
         raise JobError(not_stale_message(f"job {job.pk}", job))
     params = {**job.params, "reattempt": bool(reattempt)}
-    rows = ConsoleJob.objects.filter(pk=job.pk, status__in=resumable)
-    if only_if_stale:  # the same test inside the UPDATE: a worker that beats meanwhile keeps its job
-        rows = rows.filter(stale_filter(ConsoleJob.Status))
-    changed = rows.update(
-        status=ConsoleJob.Status.QUEUED, params=params, stage="queued again (resume)", error=""
-    )
+    # The token is cleared in the same UPDATE: an execution that was only paused can write nothing more.
+    changed = job_requeue(ConsoleJob, pk=job.pk, from_statuses=resumable, only_if_stale=only_if_stale,
+                          params=params, stage="queued again (resume)", error="")
     if not changed:
         raise JobError(f"job {job.pk} changed meanwhile; reload")
     job.refresh_from_db()
@@ -232,23 +235,27 @@ def job_resume(
 
 def job_extract_execute(*, job_id: int) -> ConsoleJob | None:
     """Task body: extract every contract not yet done, then import the run. Claimed; safe to run twice."""
-    if not _claim(job_id, "extracting"):
+    token = job_claim(ConsoleJob, pk=job_id, stage="extracting")
+    if not token:
         return None
     job = ConsoleJob.objects.select_related("sample").get(pk=job_id)
     try:
         if job.provider == "local":
-            _extract_local(job)
+            _extract_local(job, token)
         else:
-            failures = _extract_llm(job)
+            failures = _extract_llm(job, token)
             if failures:
-                return _fail(job, failures)
-        return _finish_extraction(job)
+                return _fail(job, token, failures)
+        return _finish_extraction(job, token)
+    except ClaimLost:
+        logger.info("extraction job %s: claim lost, another execution holds it; stopping", job_id)
+        return None
     except Exception as exc:
         logger.exception("extraction job %s failed", job_id)
-        return _fail(job, f"{type(exc).__name__}: {exc}")
+        return _fail(job, token, f"{type(exc).__name__}: {exc}")
 
 
-def _extract_local(job: ConsoleJob) -> None:
+def _extract_local(job: ConsoleJob, token: str) -> None:
     from grading.runs.local_extractor import LocalExtractor
 
     categories = [(c.name, c.description) for c in selectors.dataset_categories(dataset=job.dataset)]
@@ -263,13 +270,10 @@ def _extract_local(job: ConsoleJob) -> None:
             for f in result.found
         ]
         jc.passages, jc.embedded, jc.seconds, jc.done = result.passages, result.embedded, result.seconds, True
-        with transaction.atomic():
+        with transaction.atomic():  # progress and the contract's result together, or neither
+            job_beat_or_stop(ConsoleJob, pk=job.pk, token=token, done=F("done") + 1,
+                             stage=f"extracted {jc.position + 1} of {job.total}: {jc.contract.title[:80]}")
             jc.save(update_fields=["extractions", "passages", "embedded", "seconds", "done"])
-            ConsoleJob.objects.filter(pk=job.pk).update(
-                done=F("done") + 1,
-                stage=f"extracted {jc.position + 1} of {job.total}: {jc.contract.title[:80]}",
-                heartbeat_at=timezone.now(),
-            )
 
 
 def extraction_schema(categories: list[str]) -> dict:
@@ -300,7 +304,7 @@ def extraction_prompt(*, title: str, text: str, categories: list[tuple[str, str]
     return f"Clause types:\n{types}\n\nContract ({title}):\n<contract>\n{text}\n</contract>"
 
 
-def _extract_llm(job: ConsoleJob) -> str:
+def _extract_llm(job: ConsoleJob, token: str) -> str:
     """Send one structured request per contract through the job's ledger; returns a failure summary or ''."""
     from reviewapp.providers import clients
     from reviewapp.providers import services as provider_services
@@ -308,7 +312,7 @@ def _extract_llm(job: ConsoleJob) -> str:
     from reviewapp.providers.types import StructuredSpec
 
     ledger = Ledger.objects.get(pk=job.ledger_id)
-    client = clients.client_for_ledger(ledger, transport=_transport_override)
+    client = clients.client_for_ledger(ledger)
     cats = selectors.dataset_categories(dataset=job.dataset)
     names = [c.name for c in cats]
     pairs = [(c.name, c.description) for c in cats]
@@ -336,18 +340,20 @@ def _extract_llm(job: ConsoleJob) -> str:
             quotes = [q for q in result.parse.data.get("extractions", []) if str(q.get("quote", "")).strip()]
             member.extractions = [{"category": q["category"], "text": q["quote"]} for q in quotes]
             member.done, member.error = True, ""
-            ConsoleJob.objects.filter(pk=job.pk).update(
-                done=F("done") + 1, stage=f"answered {member.position + 1} of {job.total}", heartbeat_at=timezone.now()
-            )
-        else:
-            member.error = f"{result.status}: {result.error}"[:2000]
+            with transaction.atomic():
+                job_beat_or_stop(ConsoleJob, pk=job.pk, token=token, done=F("done") + 1,
+                                 stage=f"answered {member.position + 1} of {job.total}")
+                member.save(update_fields=["extractions", "done", "error"])
+            return
+        member.error = f"{result.status}: {result.error}"[:2000]
+        job_beat_or_stop(ConsoleJob, pk=job.pk, token=token)
         member.save(update_fields=["extractions", "done", "error"])
 
     reattempt = keys if job.params.get("reattempt") else ()
     try:
         report = provider_services.ledger_execute(
             ledger=ledger, client=client, requests=requests, reattempt_keys=reattempt, on_result=on_result,
-            should_stop=lambda: _beat(job.pk),
+            should_stop=lambda: "" if job_beat(ConsoleJob, pk=job.pk, token=token) else CLAIM_LOST,
         )
     finally:
         client.close()  # its connection pool; the audit's judges close theirs the same way
@@ -363,11 +369,8 @@ def _extract_llm(job: ConsoleJob) -> str:
     )
 
 
-_transport_override = None  # tests point the HTTP clients at an httpx transport of their own
-
-
-def _finish_extraction(job: ConsoleJob) -> ConsoleJob:
-    ConsoleJob.objects.filter(pk=job.pk).update(stage="grading: computing pair scores", heartbeat_at=timezone.now())
+def _finish_extraction(job: ConsoleJob, token: str) -> ConsoleJob:
+    job_beat_or_stop(ConsoleJob, pk=job.pk, token=token, stage="grading: computing pair scores")
     titles = dict(Contract.objects.filter(pk__in=job.contracts.values("contract_id")).values_list("id", "title"))
     extractions = [
         {"contract": titles[jc.contract_id], "category": e["category"], "text": e["text"]}
@@ -375,12 +378,11 @@ def _finish_extraction(job: ConsoleJob) -> ConsoleJob:
         for e in jc.extractions
     ]
     if not extractions:
-        return _fail(job, "the extractor found nothing in any contract; no run was stored")
+        return _fail(job, token, "the extractor found nothing in any contract; no run was stored")
     raw = json.dumps({"model": job.model_id, "extractions": extractions}, ensure_ascii=False)
     run, _ = services.extraction_run_import(dataset=job.dataset, raw=raw, source_name=f"console job {job.pk}")
-    ConsoleJob.objects.filter(pk=job.pk).update(
-        status=ConsoleJob.Status.DONE, run=run, stage="done", finished_at=timezone.now()
-    )
+    if not job_finish(ConsoleJob, pk=job.pk, token=token, status=ConsoleJob.Status.DONE, run=run, stage="done"):
+        raise ClaimLost(f"job {job.pk}: claim lost before it could finish; the run it imported is kept unlinked")
     job.refresh_from_db()
     return job
 
@@ -389,71 +391,8 @@ def _finish_extraction(job: ConsoleJob) -> ConsoleJob:
 # Helpers
 
 
-def _claim(job_id: int, stage: str) -> bool:
-    """queued -> running, exactly once (another worker, or a second delivery, gets 0 rows and stops)."""
-    now = timezone.now()
-    return bool(
-        ConsoleJob.objects.filter(pk=job_id, status=ConsoleJob.Status.QUEUED).update(
-            status=ConsoleJob.Status.RUNNING, started_at=now, heartbeat_at=now, stage=stage
-        )
-    )
-
-
-def _beat(job_id: int) -> str:
-    """The executor is alive (called before every provider request); never asks it to stop."""
-    ConsoleJob.objects.filter(pk=job_id, status=ConsoleJob.Status.RUNNING).update(heartbeat_at=timezone.now())
-    return ""
-
-
-# ---------------------------------------------------------------------------
-# Staleness: a "running" job or audit whose worker died (shared with grading.audits.services)
-
-
-def stale_after() -> timedelta:
-    """A running job or audit silent for longer than this has presumably lost its worker.
-
-    Its executor beats before every provider request and after every answer (or contract, for the local
-    extractor); a request lasts at most PROVIDER_TIMEOUT_SECONDS, so a live executor is never silent longer
-    than that. Default, as for rerank runs (benchmarks.rerank.services.stale_after): twice the timeout, at least 120 s;
-    settings.CUAD_STALE_SECONDS overrides it.
-    """
-    default = max(120, 2 * int(getattr(settings, "PROVIDER_TIMEOUT_SECONDS", 60)))
-    return timedelta(seconds=int(getattr(settings, "CUAD_STALE_SECONDS", default)))
-
-
-def last_progress(obj) -> datetime | None:
-    """When a job or audit last showed life: its heartbeat, else (rows from before heartbeats) its start."""
-    return obj.heartbeat_at or obj.started_at
-
-
-def is_stale(obj) -> bool:
-    """Running, and no progress for longer than ``stale_after()``."""
-    seen = last_progress(obj)
-    return obj.status == "running" and (seen is None or seen < timezone.now() - stale_after())
-
-
-def stale_filter(status) -> Q:
-    """The rows ``is_stale`` accepts, plus every non-running row (for a conditional UPDATE)."""
-    cutoff = timezone.now() - stale_after()
-    old = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff) | Q(
-        heartbeat_at__isnull=True, started_at__isnull=True
-    )
-    return ~Q(status=status.RUNNING) | old
-
-
-def not_stale_message(what: str, obj) -> str:
-    seen = last_progress(obj)
-    since = timezone.localtime(seen).strftime("%Y-%m-%d %H:%M:%S") if seen else "its start"
-    return (
-        f"{what} is still running and made progress at {since} (less than {int(stale_after().total_seconds())} s "
-        "ago): its worker looks alive, so it was not resumed. Try again if it stays silent."
-    )
-
-
-def _fail(job: ConsoleJob, message: str) -> ConsoleJob:
-    ConsoleJob.objects.filter(pk=job.pk).update(
-        status=ConsoleJob.Status.FAILED, error=message[:10000], stage="failed", finished_at=timezone.now()
-    )
+def _fail(job: ConsoleJob, token: str, message: str) -> ConsoleJob:
+    job_fail(ConsoleJob, pk=job.pk, token=token, message=message, stage="failed")
     job.refresh_from_db()
     return job
 

@@ -12,6 +12,7 @@ from django.conf import settings
 from django.db import models
 
 from grading.dataset.models import Category, Contract, CuadDataset, Span
+from reviewapp.core.jobs import TrackedJob
 
 
 class ExtractionRun(models.Model):
@@ -63,7 +64,7 @@ class Extraction(models.Model):
 # A job is claimed by a conditional UPDATE on ``status`` (queued -> running), so two workers never run it
 # together; a job stopped half-way is resumed by queueing it again: contracts already extracted
 # (``JobContract.done``) are skipped.
-class ConsoleJob(models.Model):
+class ConsoleJob(TrackedJob):
     class Kind(models.TextChoices):
         EXTRACT = "extract", "extraction run"
         GRADE = "grade", "grade a pasted run"
@@ -87,17 +88,11 @@ class ConsoleJob(models.Model):
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
     stage = models.CharField(max_length=200, blank=True)
-    error = models.TextField(blank=True)
     run = models.ForeignKey("grading.ExtractionRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
     created_at = models.DateTimeField(auto_now_add=True)
-    started_at = models.DateTimeField(null=True, blank=True)
-    # Written at the claim and on every step of progress (before each request, after each answer), so a
-    # "running" row whose heartbeat is old has lost its worker (see grading.runs.jobs.stale_after).
-    heartbeat_at = models.DateTimeField(null=True, blank=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         app_label = "grading"
@@ -108,7 +103,7 @@ class ConsoleJob(models.Model):
 
     @property
     def finished(self) -> bool:
-        return self.status in (self.Status.DONE, self.Status.FAILED)
+        return self.is_finished
 
     @property
     def percent(self) -> int:

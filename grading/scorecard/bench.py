@@ -1,4 +1,4 @@
-"""The CUAD grading benchmark body (see benchmarks/perf/bench_cuad_grading.py, which runs it on a throwaway database).
+"""The CUAD grading benchmark body (see perf/bench_cuad_grading.py, which runs it on a throwaway database).
 
 Kept in grading/ so the perf script reaches it through a management command
 rather than importing the grading job from the benchmarks package.
@@ -46,8 +46,11 @@ def _build_run(contract_ids: list[int], seed: int = 7) -> bytes:
 
 def run_benchmark(*, data_dir: pathlib.Path, stdout) -> None:
     if True:
-        from grading import selectors
-        from grading.services import cuad_load, extraction_run_import, extraction_run_validate, sample_create
+        from grading.dataset.selectors import sample_contract_ids
+        from grading.dataset.services import cuad_load, sample_create
+        from grading.runs.selectors import run_pair_table
+        from grading.runs.services import extraction_run_import, extraction_run_validate
+        from grading.scorecard.selectors import run_scorecard
         from scoring.cuad.grading import Thresholds, grade
 
         load = cuad_load(path=data_dir / "cuad" / "CUAD_v1.json")
@@ -55,7 +58,7 @@ def run_benchmark(*, data_dir: pathlib.Path, stdout) -> None:
         t0 = time.perf_counter()
         sample, _ = sample_create(dataset=load.dataset, n=100, min_per_type=30, seed=42)
         _print(stdout, f"sample_cuad n=100 min-per-type=30 seed=42: {time.perf_counter() - t0:.3f} s")
-        ids = selectors.sample_contract_ids(sample=sample)
+        ids = sample_contract_ids(sample=sample)
         raw = _build_run(ids)
         n_ext = len(json.loads(raw)["extractions"])
 
@@ -66,7 +69,7 @@ def run_benchmark(*, data_dir: pathlib.Path, stdout) -> None:
         run, _ = extraction_run_import(dataset=load.dataset, raw=raw, source_name="bench.json")
         import_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        card = selectors.run_scorecard(run=run, contract_ids=ids)
+        card = run_scorecard(run=run, contract_ids=ids)
         grade_s = time.perf_counter() - t0
         c = card.overall.counts
         _print(
@@ -86,7 +89,7 @@ def run_benchmark(*, data_dir: pathlib.Path, stdout) -> None:
             f"R {card.overall.recall.estimate:.3f} F1 {card.overall.f1.estimate:.3f}",
         )
 
-        pairs = selectors.run_pair_table(run=run, contract_ids=ids, matcher="hungarian")
+        pairs = run_pair_table(run=run, contract_ids=ids, matcher="hungarian")
         settings = [Thresholds(0.7, 0.4, 0.8), Thresholds(0.8, 0.5, 0.9), Thresholds(0.6, 0.3, 0.7)]
         times = []
         for i in range(REPEATS):
@@ -101,7 +104,7 @@ def run_benchmark(*, data_dir: pathlib.Path, stdout) -> None:
         times = []
         for i in range(5):
             t0 = time.perf_counter()
-            selectors.run_scorecard(run=run, contract_ids=ids, thresholds=settings[i % 3], matcher="greedy")
+            run_scorecard(run=run, contract_ids=ids, thresholds=settings[i % 3], matcher="greedy")
             times.append(time.perf_counter() - t0)
         median_ms = statistics.median(times) * 1000
         _print(stdout, f"  same, including reading the stored pair scores from the database: median {median_ms:.1f} ms")

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 import numpy as np
 from django.db import transaction
 
-from grading import selectors
 from grading.dataset.models import Contract, CuadDataset, Span
-from grading.services import extraction_run_import
+from grading.dataset.selectors import dataset_categories
+from grading.runs.services import extraction_run_import
+from grading.scorecard.selectors import run_extraction_grades, run_scorecard
 from scoring.cuad.grading import OUTCOME_NAMES, Thresholds
 
 WORD = re.compile(r"\w+")
@@ -137,7 +138,7 @@ def cuad_selftest(
         raise ValueError("the self-test needs at least two contracts")
     chosen = sorted(rng.choice(all_ids, size=min(n_contracts, len(all_ids)), replace=False).tolist())
     contracts = {c.pk: c for c in Contract.objects.filter(pk__in=chosen)}
-    category_names = [c.name for c in selectors.dataset_categories(dataset=dataset)]
+    category_names = [c.name for c in dataset_categories(dataset=dataset)]
     spans = list(
         Span.objects.filter(contract_id__in=chosen)
         .select_related("category")
@@ -241,7 +242,7 @@ def cuad_selftest(
             run, _ = extraction_run_import(
                 dataset=dataset, raw=json.dumps({"model": "selftest", "extractions": extractions})
             )
-            grades, missed = selectors.run_extraction_grades(
+            grades, missed = run_extraction_grades(
                 run=run, contract_ids=chosen, thresholds=thresholds, matcher=matcher
             )
             ids = run.extractions.order_by("position").values_list("id", flat=True)
@@ -271,7 +272,7 @@ def cuad_selftest(
                     }
                 ),
             )
-            card = selectors.run_scorecard(
+            card = run_scorecard(
                 run=perfect_run, contract_ids=chosen, thresholds=thresholds, matcher=matcher, replicates=200
             )
             outcome["perfect"] = {

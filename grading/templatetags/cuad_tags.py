@@ -49,11 +49,3 @@ def signed_pp(value) -> str:
 @register.filter
 def get(mapping, key):
     return mapping.get(key, 0) if mapping else 0
-
-
-@register.filter
-def figure(figures, name: str):
-    """A figure's metric by name: precision/recall/f1 -> Interval, else a count."""
-    if name in ("precision", "recall", "f1"):
-        return getattr(figures, name)
-    return figures.counts[name]

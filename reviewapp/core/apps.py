@@ -1,4 +1,4 @@
-from django.apps import AppConfig
+from django.apps import AppConfig, apps
 from django.db.models.signals import post_migrate
 
 
@@ -10,6 +10,27 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from reviewapp.core.roles import grant_admin_model_permissions
+        from reviewapp.core.access import grant_admin_model_permissions
 
         post_migrate.connect(grant_admin_model_permissions, dispatch_uid="reviewapp-admin-perms")
+
+
+# What each app offers the product as a whole, found through its AppConfig, so that core names no job.
+# An app config may declare ``product_data = True`` (its tables hold what people made: backed up, administered
+# by the admin role), ``demo_load(*, data_dir, stdout)`` (its demo data, in INSTALLED_APPS order) and
+# ``after_restore()`` (rebuild state derived from its tables after ``import_all``).
+
+
+def product_data_apps() -> list[AppConfig]:
+    return [config for config in apps.get_app_configs() if getattr(config, "product_data", False)]
+
+
+def demo_loaders() -> list[AppConfig]:
+    return [config for config in apps.get_app_configs() if callable(getattr(config, "demo_load", None))]
+
+
+def after_restore_all() -> None:
+    for config in apps.get_app_configs():
+        hook = getattr(config, "after_restore", None)
+        if callable(hook):
+            hook()

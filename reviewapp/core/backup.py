@@ -32,7 +32,7 @@ from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, transaction
 
-from reviewapp.core.hooks import after_restore_all, product_data_apps
+from reviewapp.core.apps import after_restore_all, product_data_apps
 
 FORMAT = "legal-eval-backup"
 VERSION = 1
@@ -140,7 +140,7 @@ def _read(lines: Iterable[bytes]) -> tuple[dict, list[bytes], dict]:
 
 def backup_import(*, lines: Iterable[bytes]) -> BackupSummary:
     """Restore a backup into an empty database; all or nothing. Returns the counts restored."""
-    from reviewapp.core.roles import ensure_role_groups
+    from reviewapp.core.access import ensure_role_groups
 
     header, rows, trailer = _read(lines)
     known = {m._meta.label: m for m in backup_models()}

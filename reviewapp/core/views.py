@@ -1,4 +1,4 @@
-"""Pages of the project itself: home and health. Review pages are in review_views.py."""
+"""Pages of the project itself: home and health. Review pages are in reviewapp/review/views.py."""
 
 from __future__ import annotations
 

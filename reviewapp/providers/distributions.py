@@ -1,7 +1,10 @@
-"""Grade distributions: renormalising, P(useful), concentration, and the local heuristic's mapping.
+"""Grade distributions: renormalising, concentration, and the local heuristic's mapping.
 
 Pure functions (numpy only). "Confidence" here is how concentrated a distribution
-is; it is NOT a probability that the grade is correct.
+is; it is NOT a probability that the grade is correct. P(useful) has one
+definition, ``scoring.stats.calibration.p_useful`` (P(2) + P(3) of the
+distribution renormalised over grades 0..3); it is re-exported here for the
+callers that grade through the provider layer.
 """
 
 from __future__ import annotations
@@ -10,6 +13,8 @@ import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+
+from scoring.stats.calibration import p_useful as p_useful
 
 # The local heuristic maps a cosine similarity to P(grade 0..3) by a fixed
 # cumulative-logit (ordinal) rule: P(grade >= k) = sigmoid((cos - THRESHOLDS[k-1]) / SCALE).
@@ -46,11 +51,6 @@ def from_top_logprobs(top: Sequence[Mapping], labels: Sequence[str]) -> tuple[tu
         if token in index:
             weights[index[token]] += math.exp(float(entry["logprob"]))
     return renormalise(weights)
-
-
-def p_useful(probs: Sequence[float]) -> float:
-    """P(grade 2) + P(grade 3) of a renormalised 0..3 distribution."""
-    return float(probs[2] + probs[3])
 
 
 def concentration(probs: Sequence[float]) -> float:

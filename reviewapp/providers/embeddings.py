@@ -12,7 +12,7 @@ Determinism: each text is run alone (no padding), so its vector does not depend
 on what else was embedded with it (the same text gives the same vector in any
 job, any order).
 
-Speed (issue 4: 30 candidates under 1.5 s on 2 cores): the texts of one call run
+Speed (the target: 30 candidates under 1.5 s on 2 cores): the texts of one call run
 side by side, one session run per thread, each run single-threaded inside
 onnxruntime. One 200-token text is too small for onnxruntime's intra-op threads
 to keep two cores busy (measured here: with 2 intra-op threads per text the wall
@@ -23,6 +23,12 @@ alone, unpadded). The CPU cost itself (~1.5-1.7 s for 30 passages of ~210 tokens
 57% of it float MatMul) is unchanged, so on a machine whose other work leaves
 one core free the wall time stays near it. Padded batches were measured too: more
 CPU (2.6 s vs 1.7 s for 30 passages) and vectors that depend on the batch.
+
+Cosines (``cosine_rows``): each is summed alone in float64, so it does not depend on
+how many other texts share the call. A float32 matrix-vector product (``vectors @ q``)
+does: OpenBLAS's sgemv blocks the rows by their count, and the same pair gave cosines one
+float32 ulp apart (1.2e-7) when graded in batches of 30 or of 7, which moved the local
+heuristic's probabilities in the 7th decimal between otherwise identical runs.
 
 Reusable by any job: ``embed_texts(texts)`` -> (n, 384) float32 unit vectors.
 """
@@ -216,7 +222,17 @@ def embed_texts(texts: list[str]) -> np.ndarray:
     return get_encoder().embed(list(texts))
 
 
+def cosine_rows(vectors: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
+    """Cosine of each unit row of ``vectors`` (n, d) to a unit ``query_vector`` (d,), as float64 (n,).
+
+    Each row's products are summed on their own (numpy's pairwise sum along a contiguous
+    row), never by BLAS: a row's cosine is the same bits whatever else is in ``vectors``.
+    """
+    rows = np.ascontiguousarray(vectors, dtype=np.float64).reshape(-1, DIMENSION)
+    return (rows * np.asarray(query_vector, dtype=np.float64)[None, :]).sum(axis=1)
+
+
 def cosine_to(query: str, texts: list[str]) -> np.ndarray:
-    """Cosine similarity of each text to ``query`` (n,)."""
+    """Cosine similarity of each text to ``query`` (n,), independent of the other texts."""
     vectors = embed_texts([query, *texts])
-    return vectors[1:] @ vectors[0]
+    return cosine_rows(vectors[1:], vectors[0])

@@ -23,7 +23,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reviewapp.core.access import CanGrade, CanManageReviews
-from reviewapp.review import selectors, services
+from reviewapp.review import agreement, exports, selectors, services
 from reviewapp.review.models import ReviewItem, ReviewPool
 
 # ---------------------------------------------------------------------------
@@ -294,7 +294,7 @@ class ProgressApi(APIView):
 
     @extend_schema(responses=ProgressOut)
     def get(self, request: Request, pool_id: str) -> Response:
-        return Response(ProgressOut(selectors.pool_progress(pool=_pool_or_404(pool_id))).data)
+        return Response(ProgressOut(agreement.pool_progress(pool=_pool_or_404(pool_id))).data)
 
 
 class PairOut(serializers.Serializer):
@@ -324,7 +324,7 @@ class AgreementApi(APIView):
         pool = _pool_or_404(pool_id)
         return Response(
             {"label_rule": selectors.LABEL_RULE,
-             "grade_types": AgreementOut(selectors.pool_agreement(pool=pool), many=True).data}
+             "grade_types": AgreementOut(agreement.pool_agreement(pool=pool), many=True).data}
         )
 
 
@@ -335,7 +335,7 @@ class QrelsApi(APIView):
     def get(self, request: Request, pool_id: str) -> HttpResponse:
         pool = _pool_or_404(pool_id)
         try:
-            body = selectors.pool_qrels(pool=pool, grade_type=request.query_params.get("grade_type") or None)
+            body = exports.pool_qrels(pool=pool, grade_type=request.query_params.get("grade_type") or None)
         except ValueError as error:
             return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
         return HttpResponse(body, content_type="text/plain; charset=utf-8")
@@ -347,7 +347,7 @@ class JudgmentsExportApi(APIView):
     @extend_schema(responses={200: dict})
     def get(self, request: Request, pool_id: str) -> Response:
         pool = _pool_or_404(pool_id)
-        lines = selectors.pool_jsonl(
+        lines = exports.pool_jsonl(
             pool=pool,
             pseudonymise=request.query_params.get("pseudonymise") in ("1", "true"),
             include_drafts=request.query_params.get("drafts") in ("1", "true"),

@@ -1,13 +1,15 @@
-"""Reads of the blinded review, as plain dataclasses.
+"""Reads of the blinded review, as plain dataclasses: what reviewers see, and the judgments and labels.
 
 Two audiences:
 - reviewers (``reviewer_*``): only their own assignments and judgments, only
   the texts needed to grade; nothing about rank, scores, systems or others.
-- admins and jobs (``pool_*``): progress, agreement, labels, exports.
+- admins and jobs (``pool_*``, ``label_source_*``): pools, judgments, labels.
+  Progress, agreement and adjudication reads are in ``agreement``; the qrels
+  and JSONL exports in ``exports``.
 
 Only COMPLETE, NON-STALE judgments count anywhere a label is read. A stale
 judgment is one whose stored query/source/passage hashes differ from the
-item's current hashes; admins see those separately.
+item's current hashes (``hashes_match``); admins see those separately.
 
 The rule that turns judgments into one label per item and grade type
 (``LABEL_RULE``): adjudicated, else agreed, else unresolved.
@@ -17,9 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import json
 from collections import defaultdict
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -28,7 +28,6 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q
 
-from reviewapp.core.hashing import sha256_hex
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
 from reviewapp.review.models import (
     Adjudication,
@@ -37,11 +36,9 @@ from reviewapp.review.models import (
     Judgment,
     JudgmentRevision,
     LabelSource,
-    ReviewItem,
     ReviewPool,
 )
 from reviewapp.review.services import NotAssigned
-from scoring.stats.agreement import krippendorff_alpha_ordinal, pair_agreement
 
 LABEL_RULE = (
     "Adjudicated, else agreed, else unresolved. One label per item and grade: the latest adjudication "
@@ -53,7 +50,8 @@ LABEL_RULE = (
 )
 
 
-def _hashes_match(obj: Any, item: Any) -> bool:
+def hashes_match(obj: Any, item: Any) -> bool:
+    """True when a judgment or ruling was made on the item's current texts; otherwise it is stale."""
     return (
         obj.query_hash == item.query_hash
         and obj.source_hash == item.source_hash
@@ -123,7 +121,7 @@ def reviewer_queues(*, reviewer: AbstractBaseUser) -> list[ReviewerPoolQueue]:
             judgment = judgments.get(assignment.item_id)
             current = judgment.current if judgment else None
             status = current.status if current else "new"
-            needs_regrade = bool(current) and not _hashes_match(current, assignment.item)
+            needs_regrade = bool(current) and not hashes_match(current, assignment.item)
             entries.append(
                 QueueEntry(item_id=assignment.item.public_id, position=position, status=status,
                            needs_regrade=needs_regrade)
@@ -226,7 +224,7 @@ def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
         previous_id=order[index - 1] if index > 0 else None,
         next_id=order[index + 1] if index + 1 < len(order) else None,
         current=_own_revision(current) if current else None,
-        needs_regrade=bool(current) and not _hashes_match(current, item),
+        needs_regrade=bool(current) and not hashes_match(current, item),
         revision_count=judgment.revision_count if judgment else 0,
     )
 
@@ -312,7 +310,8 @@ class JudgmentRecord:
     stale: bool
 
 
-def _pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
+def pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
+    """Every reviewer's current judgment of a pool, whatever its status, stale or not."""
     judgments = (
         Judgment.objects.filter(item__pool=pool, current__isnull=False)
         .select_related("current", "item", "reviewer")
@@ -328,7 +327,7 @@ def _pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
                 reviewer_username=judgment.reviewer.get_username(), status=revision.status,
                 grades=dict(revision.grades), revision=revision.number, saved_at=revision.created_at,
                 query_hash=revision.query_hash, source_hash=revision.source_hash,
-                passage_hash=revision.passage_hash, stale=not _hashes_match(revision, item),
+                passage_hash=revision.passage_hash, stale=not hashes_match(revision, item),
             )
         )
     return records
@@ -338,14 +337,14 @@ def pool_completed_judgments(*, pool: ReviewPool, include_stale: bool = False) -
     """Current, complete judgments of a pool (non-stale unless asked). What metrics read, per reviewer."""
     return [
         record
-        for record in _pool_judgments(pool)
+        for record in pool_judgments(pool)
         if record.status == JudgmentRevision.COMPLETE and (include_stale or not record.stale)
     ]
 
 
 def pool_stale_judgments(*, pool: ReviewPool) -> list[JudgmentRecord]:
     """Judgments made on texts that have changed since: excluded from every metric, shown to admins."""
-    return [record for record in _pool_judgments(pool) if record.stale]
+    return [record for record in pool_judgments(pool) if record.stale]
 
 
 @dataclass(frozen=True)
@@ -386,7 +385,7 @@ def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[Reso
         records = counted.get(item.public_id, [])
         grades = tuple(r.grades.get(grade_type) for r in records)
         ruling = rulings.get(item.pk)
-        if ruling is not None and _hashes_match(ruling, item):
+        if ruling is not None and hashes_match(ruling, item):
             state, value, reason = "adjudicated", ruling.value, ""
         else:
             known = [g for g in grades if isinstance(g, int)]
@@ -409,324 +408,6 @@ def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[Reso
             )
         )
     return labels
-
-
-# --- progress ---------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReviewerProgress:
-    reviewer_id: int
-    username: str
-    assigned: int
-    complete: int
-    draft: int
-    not_started: int
-    stale: int
-
-
-@dataclass(frozen=True)
-class QueryProgress:
-    query_id: str
-    query_text: str
-    items: int
-    assignments: int
-    complete: int
-    labelled: int  # items whose label (qrels grade type) is adjudicated or agreed
-
-
-@dataclass(frozen=True)
-class PoolProgress:
-    items: int
-    assignments: int
-    complete: int
-    stale: int
-    per_reviewer: list[ReviewerProgress]
-    per_query: list[QueryProgress]
-
-
-def pool_progress(*, pool: ReviewPool) -> PoolProgress:
-    records = _pool_judgments(pool)
-    by_reviewer_item = {(r.reviewer_id, r.item_id): r for r in records}
-    User = get_user_model()
-    per_reviewer: dict[int, dict[str, int]] = {}
-    per_query: dict[str, dict[str, Any]] = {}
-    for item in pool.items.all():
-        query = per_query.setdefault(
-            item.query_id, {"query_text": item.query_text, "items": 0, "assignments": 0, "complete": 0}
-        )
-        query["items"] += 1
-    for assignment in Assignment.objects.filter(pool=pool).select_related("item"):
-        counts = per_reviewer.setdefault(
-            assignment.reviewer_id, {"assigned": 0, "complete": 0, "draft": 0, "not_started": 0, "stale": 0}
-        )
-        counts["assigned"] += 1
-        query = per_query[assignment.item.query_id]
-        query["assignments"] += 1
-        record = by_reviewer_item.get((assignment.reviewer_id, assignment.item.public_id))
-        if record is None:
-            counts["not_started"] += 1
-        elif record.stale:
-            counts["stale"] += 1
-        elif record.status == JudgmentRevision.COMPLETE:
-            counts["complete"] += 1
-            query["complete"] += 1
-        else:
-            counts["draft"] += 1
-    labelled: dict[str, int] = defaultdict(int)
-    for label in pool_labels(pool=pool):
-        if label.state != "unresolved":
-            labelled[label.query_id] += 1
-    names = dict(User.objects.filter(pk__in=per_reviewer).values_list("pk", User.USERNAME_FIELD))
-    return PoolProgress(
-        items=sum(q["items"] for q in per_query.values()),
-        assignments=sum(c["assigned"] for c in per_reviewer.values()),
-        complete=sum(c["complete"] for c in per_reviewer.values()),
-        stale=sum(1 for r in records if r.stale),
-        per_reviewer=[
-            ReviewerProgress(reviewer_id=pk, username=names.get(pk, str(pk)), **counts)
-            for pk, counts in sorted(per_reviewer.items(), key=lambda kv: names.get(kv[0], ""))
-        ],
-        per_query=[
-            QueryProgress(query_id=qid, labelled=labelled.get(qid, 0), **values)
-            for qid, values in sorted(per_query.items())
-        ],
-    )
-
-
-# --- agreement --------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class PairRow:
-    reviewer_a: str
-    reviewer_b: str
-    n: int  # items both completed with a grade
-    excluded: int  # items both completed where one or both answered unknown
-    raw_agreement: float | None
-    kappa_quadratic: float | None
-    band: str | None
-
-
-@dataclass(frozen=True)
-class GradeTypeAgreement:
-    grade_type: str
-    label: str
-    pairs: list[PairRow]
-    alpha: float | None  # Krippendorff's alpha, ordinal
-    alpha_items: int  # items with at least two grades (pairable)
-    alpha_values: int  # grades in those items
-    reviewers: int
-
-
-@dataclass(frozen=True)
-class ReliabilityData:
-    """Reviewers x items matrix of counted grades (None = not graded or unknown), for one grade type."""
-
-    reviewer_names: list[str]
-    item_ids: list[str]
-    matrix: list[list[int | None]]
-
-
-def pool_reliability_data(*, pool: ReviewPool, grade_type: str) -> ReliabilityData:
-    records = pool_completed_judgments(pool=pool)
-    reviewers = sorted({(r.reviewer_username, r.reviewer_id) for r in records})
-    items = sorted({r.item_id for r in records})
-    row_of = {pk: i for i, (_, pk) in enumerate(reviewers)}
-    col_of = {item_id: j for j, item_id in enumerate(items)}
-    matrix: list[list[int | None]] = [[None] * len(items) for _ in reviewers]
-    for r in records:
-        value = r.grades.get(grade_type)
-        matrix[row_of[r.reviewer_id]][col_of[r.item_id]] = value if isinstance(value, int) else None
-    return ReliabilityData(reviewer_names=[name for name, _ in reviewers], item_ids=items, matrix=matrix)
-
-
-def pool_agreement(*, pool: ReviewPool) -> list[GradeTypeAgreement]:
-    """Per grade type: quadratic-weighted Cohen's kappa for each reviewer pair, Krippendorff's alpha (ordinal)."""
-    kind = kind_get(pool.kind)
-    records = pool_completed_judgments(pool=pool)
-    completed_by: dict[int, set[str]] = defaultdict(set)
-    for r in records:
-        completed_by[r.reviewer_id].add(r.item_id)
-    results = []
-    for grade_type in kind.grade_types:
-        data = pool_reliability_data(pool=pool, grade_type=grade_type.key)
-        ids = sorted({(r.reviewer_username, r.reviewer_id) for r in records})
-        pairs = []
-        for (i, (name_a, pk_a)), (j, (name_b, pk_b)) in itertools.combinations(enumerate(ids), 2):
-            shared = completed_by[pk_a] & completed_by[pk_b]
-            if not shared:
-                continue
-            columns = [data.item_ids.index(item_id) for item_id in sorted(shared)]
-            a = [data.matrix[i][c] for c in columns]
-            b = [data.matrix[j][c] for c in columns]
-            result = pair_agreement(a, b, categories=kind.values)
-            pairs.append(
-                PairRow(
-                    reviewer_a=name_a, reviewer_b=name_b, n=result.n, excluded=result.excluded,
-                    raw_agreement=result.raw_agreement, kappa_quadratic=result.kappa_quadratic,
-                    band=result.band_quadratic,
-                )
-            )
-        per_item = [sum(1 for row in data.matrix if row[c] is not None) for c in range(len(data.item_ids))]
-        pairable = [n for n in per_item if n >= 2]
-        results.append(
-            GradeTypeAgreement(
-                grade_type=grade_type.key, label=grade_type.label, pairs=pairs,
-                alpha=krippendorff_alpha_ordinal(data.matrix) if data.matrix else None,
-                alpha_items=len(pairable), alpha_values=sum(pairable), reviewers=len(ids),
-            )
-        )
-    return results
-
-
-# --- disagreements ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ReviewerGrade:
-    username: str
-    value: Any
-    note: str
-
-
-@dataclass(frozen=True)
-class Disagreement:
-    item_id: str
-    query_id: str
-    doc_id: str
-    grade_type: str
-    grades: list[ReviewerGrade]
-    adjudicated: Any  # the current ruling's value, or None
-    state: str
-
-
-def pool_disagreements(*, pool: ReviewPool) -> list[Disagreement]:
-    """Items where the counted reviewers' grades (unknown included) are not all equal, per grade type."""
-    kind = kind_get(pool.kind)
-    records = pool_completed_judgments(pool=pool)
-    notes = {
-        (j.item.public_id, j.reviewer_id): j.current.note
-        for j in Judgment.objects.filter(item__pool=pool, current__isnull=False).select_related("item", "current")
-    }
-    by_item: dict[str, list[JudgmentRecord]] = defaultdict(list)
-    for r in records:
-        by_item[r.item_id].append(r)
-    out = []
-    for grade_type in kind.grade_type_keys:
-        labels = {label.item_id: label for label in pool_labels(pool=pool, grade_type=grade_type)}
-        for item_id, rows in by_item.items():
-            values = [r.grades.get(grade_type) for r in rows]
-            if len(rows) < 2 or len({json.dumps(v) for v in values}) == 1:
-                continue
-            label = labels[item_id]
-            out.append(
-                Disagreement(
-                    item_id=item_id, query_id=rows[0].query_id, doc_id=rows[0].doc_id, grade_type=grade_type,
-                    grades=[
-                        ReviewerGrade(username=r.reviewer_username, value=r.grades.get(grade_type),
-                                      note=notes.get((item_id, r.reviewer_id), ""))
-                        for r in rows
-                    ],
-                    adjudicated=label.value if label.state == "adjudicated" else None,
-                    state=label.state,
-                )
-            )
-    out.sort(key=lambda d: (d.state == "adjudicated", d.query_id, d.doc_id, d.grade_type))
-    return out
-
-
-@dataclass(frozen=True)
-class AdjudicationItem:
-    """What an adjudicator sees: the texts and the reviewers' grades; no model information."""
-
-    item_id: str
-    kind: PoolKind
-    query_text: str
-    source_heading: str
-    source_text: str
-    passage_caption: str
-    passage_text: str
-    reviewer_grades: list[tuple[str, str, dict[str, Any], str, bool]]  # username, status, grades, note, stale
-    rulings: dict[str, Any]  # grade_type -> latest ruling value
-
-
-def pool_adjudication_item(*, pool: ReviewPool, item_id: str) -> AdjudicationItem:
-    item = ReviewItem.objects.get(pool=pool, public_id=item_id)
-    rows = []
-    for judgment in Judgment.objects.filter(item=item, current__isnull=False).select_related("current", "reviewer"):
-        revision = judgment.current
-        rows.append(
-            (judgment.reviewer.get_username(), revision.status, dict(revision.grades), revision.note,
-             not _hashes_match(revision, item))
-        )
-    rulings = {}
-    for ruling in Adjudication.objects.filter(item=item).order_by("id"):
-        if _hashes_match(ruling, item):
-            rulings[ruling.grade_type] = ruling.value
-    return AdjudicationItem(
-        item_id=item.public_id, kind=kind_get(pool.kind), query_text=item.query_text,
-        source_heading=item.source_heading, source_text=item.source_text, passage_caption=item.passage_caption,
-        passage_text=item.passage_text, reviewer_grades=sorted(rows), rulings=rulings,
-    )
-
-
-# --- exports --------------------------------------------------------------------
-
-
-def pool_qrels(*, pool: ReviewPool, grade_type: str | None = None) -> str:
-    """TREC qrels ("qid 0 docid grade"), resolved labels only.
-
-    An item without a resolved grade (unjudged, incomplete, stale, disagreeing,
-    unknown) is left out, never written as 0.
-    """
-    lines = [
-        f"{label.query_id} 0 {label.doc_id} {label.value}"
-        for label in pool_labels(pool=pool, grade_type=grade_type)
-        if label.is_grade
-    ]
-    for line in lines:
-        if len(line.split()) != 4:
-            raise ValueError(f"query or doc id contains white space, cannot write qrels: {line!r}")
-    return "".join(line + "\n" for line in lines)
-
-
-def reviewer_pseudonym(*, pool: ReviewPool, reviewer_id: int) -> str:
-    """Stable within a pool, unlinkable across pools without the pool's random id."""
-    return "reviewer-" + sha256_hex(f"pseudonym:{pool.public_id}:{reviewer_id}")[:10]
-
-
-def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: bool = False) -> Iterator[str]:
-    """One JSON line per reviewer judgment (current revision), with hashes and stale flag.
-
-    Complete judgments only unless ``include_drafts``. Reviewer ids are
-    usernames, or per-pool pseudonyms on request.
-    """
-    for record in _pool_judgments(pool):
-        if record.status != JudgmentRevision.COMPLETE and not include_drafts:
-            continue
-        reviewer = (
-            reviewer_pseudonym(pool=pool, reviewer_id=record.reviewer_id) if pseudonymise else record.reviewer_username
-        )
-        yield json.dumps(
-            {
-                "pool": pool.public_id,
-                "item": record.item_id,
-                "query_id": record.query_id,
-                "doc_id": record.doc_id,
-                "reviewer": reviewer,
-                "status": record.status,
-                "grades": record.grades,
-                "revision": record.revision,
-                "saved_at": record.saved_at.isoformat(),
-                "query_hash": record.query_hash,
-                "source_hash": record.source_hash,
-                "passage_hash": record.passage_hash,
-                "stale": record.stale,
-            },
-            sort_keys=True,
-            ensure_ascii=False,
-        ) + "\n"
 
 
 # --- imported label sources -------------------------------------------------------

@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp.core.access import GRADE, MANAGE_REVIEWS, perm_required
-from reviewapp.review import selectors, services
+from reviewapp.review import agreement, exports, selectors, services
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
 
@@ -185,9 +185,9 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
     context = {
         "pool": pool,
         "kind": kind,
-        "progress": selectors.pool_progress(pool=pool),
-        "agreement": selectors.pool_agreement(pool=pool),
-        "disagreements": selectors.pool_disagreements(pool=pool),
+        "progress": agreement.pool_progress(pool=pool),
+        "agreement": agreement.pool_agreement(pool=pool),
+        "disagreements": agreement.pool_disagreements(pool=pool),
         "stale": selectors.pool_stale_judgments(pool=pool),
         "label_rule": selectors.LABEL_RULE,
         "candidates": selectors.reviewer_candidates(),
@@ -224,7 +224,7 @@ def admin_pool_assign(request: HttpRequest, pool_id: str) -> HttpResponse:
 def admin_adjudicate(request: HttpRequest, pool_id: str, item_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
     try:
-        view = selectors.pool_adjudication_item(pool=pool, item_id=item_id)
+        view = agreement.pool_adjudication_item(pool=pool, item_id=item_id)
     except ObjectDoesNotExist:
         raise Http404("no such item in this pool") from None
     error = ""
@@ -254,7 +254,7 @@ def admin_qrels(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
     grade_type = request.GET.get("grade_type") or None
     try:
-        body = selectors.pool_qrels(pool=pool, grade_type=grade_type)
+        body = exports.pool_qrels(pool=pool, grade_type=grade_type)
     except ValueError as error:
         return HttpResponse(str(error), status=400, content_type="text/plain; charset=utf-8")
     response = HttpResponse(body, content_type="text/plain; charset=utf-8")
@@ -266,7 +266,7 @@ def admin_qrels(request: HttpRequest, pool_id: str) -> HttpResponse:
 def admin_jsonl(request: HttpRequest, pool_id: str) -> StreamingHttpResponse:
     pool = _pool_or_404(pool_id)
     response = StreamingHttpResponse(
-        selectors.pool_jsonl(
+        exports.pool_jsonl(
             pool=pool,
             pseudonymise=request.GET.get("pseudonymise") in ("1", "true", "on"),
             include_drafts=request.GET.get("drafts") in ("1", "true", "on"),

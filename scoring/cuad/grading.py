@@ -11,7 +11,7 @@ Two stages, so that a threshold change never recomputes text similarity:
    precision / recall / F1 and contract-bootstrap intervals, overall and per
    clause type.
 
-Outcome rules (issue 8): grounding below the grounding threshold ->
+Outcome rules: grounding below the grounding threshold ->
 Hallucinated (no credit, whatever its F1); else matched F1 >= correct ->
 Correct (credit 1); else matched F1 >= partial floor -> Partial (credit 0.5);
 else Incorrect. Only an extraction that has a matched span can earn credit, so

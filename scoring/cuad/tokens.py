@@ -1,6 +1,6 @@
 """Token overlap (axis 1) and source grounding (axis 2) for clause extractions.
 
-Definitions (CUAD grader issue):
+Definitions (the CUAD grading rules):
 
 - Tokens: the text lowercased, then Unicode word tokens (``\\w+``).
 - Token F1: bag-of-tokens (multiset) overlap, p = |A∩B|/|A|, r = |A∩B|/|B|,
@@ -10,7 +10,7 @@ Definitions (CUAD grader issue):
   tokens uses n-grams of its own length.
 
 Two edge rules, both needed so that a perfect run (every CUAD span extracted
-verbatim) scores 1.0, which the issue requires:
+verbatim) scores 1.0:
 
 - Two empty bags (a span such as "[●]" or "." has no word token) have F1 1.0,
   the SQuAD convention for identical empty answers; empty against non-empty is 0.

@@ -36,7 +36,10 @@ USEFUL_GRADE = 2
 
 
 def p_useful(distribution: Sequence[float]) -> float:
-    """P(useful) of one grade distribution over 0..3: (P(2) + P(3)) / sum, renormalised."""
+    """P(useful) of one grade distribution over 0..3: (P(2) + P(3)) / sum, renormalised.
+
+    The one definition in the project: the rerank job stores it and calibration reads it.
+    """
     probs = np.asarray(distribution, dtype=float)
     if probs.shape != (4,) or np.any(probs < 0) or not np.all(np.isfinite(probs)):
         raise ValueError(f"a grade distribution is four non-negative probabilities, got {distribution!r}")

@@ -68,8 +68,12 @@ def test_the_suite_page_groups_queries_and_shows_the_freeze_hash(run, stakeholde
 
 def test_the_run_page_marks_targets_fallbacks_and_coverage(run, stakeholder_client):
     page = stakeholder_client.get(reverse("benchmarks:retrieval-run", args=[run.pk])).content.decode()
-    assert "<mark>target</mark>" in page and "fallback:" in page and "Coverage:" in page
+    # bm25-v1 (the default) never falls back; the engine-dependent keyword-v1 does, and says so.
+    assert "<mark>target</mark>" in page and "fallback:" not in page and "Coverage:" in page
     assert run.engine in page and run.candidates_sha256 in page
+    baseline = retrieval_run_create(suite=run.suite, configuration="keyword-v1", k=30)
+    page = stakeholder_client.get(reverse("benchmarks:retrieval-run", args=[baseline.pk])).content.decode()
+    assert "<mark>target</mark>" in page and "fallback:" in page and "Coverage:" in page
 
 
 def test_the_run_api_lists_candidates_in_keyword_order(run, stakeholder_client):

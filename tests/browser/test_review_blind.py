@@ -15,7 +15,7 @@ import pytest
 from reviewapp.review import selectors
 from reviewapp.review.models import Judgment
 from tests.browser.conftest import login
-from tests.review.conftest import assert_blind, make_items, make_pool
+from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool
 
 pytestmark = pytest.mark.browser
 

@@ -7,10 +7,10 @@ import json
 
 import numpy as np
 
-from grading.audits import services as svc
 from grading.audits.judges import JudgeChoice, parse_choice
 from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdict
-from grading.services import extraction_run_import
+from grading.audits.services import audit_create
+from grading.runs.services import extraction_run_import
 from reviewapp.providers.loopback import Reply
 from tests.grading.console_support import load, random_run
 from tests.grading.cuad_fixture import contracts
@@ -90,7 +90,7 @@ def set_verdicts(audit: Audit, verdicts: dict[str, list[bool]]) -> None:
 
 
 def local_audit(run, **kwargs) -> Audit:
-    audit, _ = svc.audit_create(
+    audit, _ = audit_create(
         run=run, judge_a=parse_choice("local-description"), judge_b=parse_choice("local-exemplars"), queue=False,
         **kwargs,
     )

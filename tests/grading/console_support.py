@@ -8,9 +8,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from grading.dataset.models import CuadDataset, Sample
+from grading.dataset.services import cuad_load, sample_create
 from grading.runs.models import ExtractionRun
-from grading.scorecard import selectors as cs
-from grading.services import cuad_load, extraction_run_import, sample_create
+from grading.runs.selectors import cache_clear
+from grading.runs.services import extraction_run_import
 from tests.grading.cuad_fixture import CATEGORIES, contracts, cuad_bytes, gold_run
 
 FABRICATED = "The purple submarine shall pay royalties in saffron to the moon."
@@ -57,7 +58,7 @@ def random_run(rng: np.random.Generator, model: str = "random") -> dict:
 
 
 def load(tmp_path) -> Loaded:
-    cs.cache_clear()
+    cache_clear()
     path = tmp_path / "CUAD_v1.json"
     path.write_bytes(cuad_bytes())
     dataset = cuad_load(path=path).dataset

@@ -73,7 +73,7 @@ def _user(username: str, role: str, *, staff: bool = False):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from reviewapp.core.roles import ensure_role_groups
+    from reviewapp.core.access import ensure_role_groups
 
     ensure_role_groups()
     user = get_user_model().objects.create_user(username=username, password=PASSWORD, is_staff=staff)
@@ -134,11 +134,11 @@ def build_world(tmp_path: Path) -> World:
     from benchmarks.corpus.models import Provision
     from benchmarks.labels.pools import review_pool_declare
     from benchmarks.rerank import services as rerank
-    from grading.audits import services as audit_svc
     from grading.audits.models import AuditCandidate, AuditJudge, AuditVerdict
+    from grading.audits.review import audit_review_send
     from grading.runs import jobs as console
     from reviewapp.review import services as review_services
-    from tests.benchmarks.rerank_fixtures import synthetic_retrieval_run
+    from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
     from tests.grading.audit_support import audited_run, local_audit
 
     w = World()
@@ -198,7 +198,7 @@ def build_world(tmp_path: Path) -> World:
         for n, candidate in enumerate(AuditCandidate.objects.filter(audit=audit).order_by("position")):
             AuditVerdict(candidate=candidate, judge=judge, verdict=n % 2 == 0, score=float(PROB_MARKERS[4]),
                          reason=f"{JUDGE_MARKER} {MODEL_MARKER}", request_key=RANK_MARKER).save(force_insert=True)
-    audit_pool, _ = audit_svc.audit_review_send(audit=audit, reviewers=reviewers)
+    audit_pool, _ = audit_review_send(audit=audit, reviewers=reviewers)
     w.audit_pool_id = audit_pool.public_id
     for item in audit_pool.items.order_by("id"):
         review_services.judgment_submit(item=item, reviewer=w.users["reviewer2"], grades=_all_grades(audit_pool),

@@ -175,7 +175,7 @@ def test_an_oversized_request_body_is_refused_not_crashed(world, settings):
 
 
 def test_an_uploaded_run_file_over_the_cap_is_refused_with_its_size(world, monkeypatch):
-    monkeypatch.setattr("grading.views.MAX_UPLOAD_BYTES", 1_000)
+    monkeypatch.setattr("grading.runs.views.MAX_UPLOAD_BYTES", 1_000)
     admin = client_for(world.users["admin"])
     before = _rows()
     upload = SimpleUploadedFile("run.json", json.dumps({"model": "m", "extractions": []}).encode() + b" " * 2_000)

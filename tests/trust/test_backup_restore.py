@@ -21,8 +21,8 @@ def _world(tmp_path, reviewers, settings):
     from benchmarks.labels import pools as review_pools
     from benchmarks.rerank import services as rerank
     from reviewapp.providers.loopback import LoopbackServer
-    from tests.benchmarks.human_fixtures import judge, random_grades, rerank_world
-    from tests.benchmarks.rerank_fixtures import synthetic_retrieval_run
+    from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
+    from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
     from tests.grading.console_support import load
 
     settings.PROVIDER_KEYS = {"openrouter": "", "openai_compatible": "", "anthropic": ""}

@@ -24,7 +24,7 @@ from tests.trust.fixtures import BLIND_MARKERS, OTHER_NOTE_MARKER, body_of, clie
 
 pytestmark = pytest.mark.django_db
 
-# Words that would betray model information if they reached a reviewer (as in tests/review/conftest.py).
+# Words that would betray model information if they reached a reviewer (as in tests/reviewapp/review/conftest.py).
 FORBIDDEN_WORDS = re.compile(
     r"\b(rank\w*|scor\w*|probab\w*|p_useful|proposed|confidence|system|bm25|rerank\w*|model\w*|provider\w*|"
     r"judge\w*|verdict\w*|heuristic|minilm|openai|anthropic|openrouter|logprob\w*)\b", re.I)

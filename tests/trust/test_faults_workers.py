@@ -1,7 +1,7 @@
 """Faults in the workers: kill the Celery worker mid extraction run and mid audit, restart, resume; stop Redis
 during a run and start it again.
 
-The rerank run has the same test already: tests/benchmarks/test_rerank_resume.py (SIGKILL of a worker of its
+The rerank run has the same test already: tests/benchmarks/rerank/test_rerank_resume.py (SIGKILL of a worker of its
 own on a dedicated queue, resume, no request sent twice, results identical). These follow its approach: with
 TEST_REAL_WORKER=1 a worker subprocess of our own is SIGKILLed mid-run and the shared worker resumes;
 otherwise the executor is stopped abruptly in-process (a BaseException between a request's answer and its

@@ -196,7 +196,7 @@ def _cuad_doc() -> dict:
 def test_a_fuzzed_cuad_file_is_loaded_whole_or_refused_naming_where(db, tmp_path, doc):
     from grading.dataset.cuad_file import CuadFileError
     from grading.dataset.models import Contract, Span
-    from grading.services import CuadLoadError, cuad_load
+    from grading.dataset.services import CuadLoadError, cuad_load
 
     path = tmp_path / "CUAD_v1.json"
     path.write_bytes(doc if isinstance(doc, bytes) else json.dumps(doc).encode())

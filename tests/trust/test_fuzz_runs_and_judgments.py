@@ -18,7 +18,7 @@ from tests.trust.fuzz_support import FUZZ, json_values, mutated, row_counts
 
 @pytest.fixture
 def cuad(db, tmp_path):
-    from grading.services import cuad_load
+    from grading.dataset.services import cuad_load
     from tests.grading.cuad_fixture import cuad_bytes
 
     path = tmp_path / "CUAD_v1.json"
@@ -47,7 +47,7 @@ WHERE = re.compile(r"^(top level|extractions\[\d+\]|line \d+|field 'model'|byte 
 def test_a_fuzzed_run_file_is_stored_whole_or_refused_naming_line_or_index_and_field(cuad, doc, jsonl):
     from grading.runs.models import Extraction
     from grading.runs.run_format import RunFormatError
-    from grading.services import extraction_run_import
+    from grading.runs.services import extraction_run_import
 
     raw = _as_text(doc, jsonl)
     before = row_counts()
@@ -64,7 +64,7 @@ def test_a_fuzzed_run_file_is_stored_whole_or_refused_naming_line_or_index_and_f
 @given(raw=st.binary(max_size=300) | st.text(max_size=300))
 def test_run_bytes_that_are_not_a_run_are_refused_with_nothing_stored(cuad, raw):
     from grading.runs.run_format import RunFormatError
-    from grading.services import extraction_run_import
+    from grading.runs.services import extraction_run_import
 
     before = row_counts()
     with pytest.raises(RunFormatError) as refused:

@@ -1,5 +1,6 @@
 """A planted provider key never appears in a dump of the whole database, receipts, exports, logs, or any page or
-API answer an admin can crawl. (tests/providers/test_secrets.py covers the ledger alone; this one is global.)"""
+API answer an admin can crawl. (tests/reviewapp/providers/test_secrets.py covers the ledger alone; this one is
+global.)"""
 
 from __future__ import annotations
 

@@ -4,16 +4,40 @@
   manage.py rerank --retrieval-run 3 --provider openai_compatible --model openai/gpt-4o-mini --sync
   manage.py rerank --resume 7 [--reattempt] [--sync]
   manage.py rerank --cancel 7
+
+Without --sync the run is queued for a Celery worker; the command first asks the workers
+(``celery inspect ping``, a couple of seconds at most) and refuses, saying how to run it in this
+process, when none answers. With --sync the run executes here; a run that ends failed exits non-zero.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks.rerank import services as rerank
-from benchmarks.rerank.models import RerankRun
+from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
+
+PING_TIMEOUT_SECONDS = 1.5
+
+
+def celery_workers_answering(timeout: float = PING_TIMEOUT_SECONDS) -> list[str]:
+    """Names of the Celery workers that answer a ping within ``timeout`` seconds ([] when none, or no broker)."""
+    from reviewapp.celery import app
+
+    try:
+        replies = app.control.ping(timeout=timeout) or []
+    except Exception:  # an unreachable broker is "no worker" to the person at the command line
+        return []
+    return sorted(name for reply in replies for name in reply)
+
+
+def _runs_eagerly() -> bool:
+    from reviewapp.celery import app
+
+    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False) or app.conf.task_always_eager)
 
 
 class Command(BaseCommand):
@@ -42,6 +66,11 @@ class Command(BaseCommand):
                 run = rerank.rerank_run_cancel(run=self._run(o["cancel"]))
                 self.stdout.write(f"run #{run.pk}: {run.status} (cancel requested)")
                 return
+            if not o["sync"] and not _runs_eagerly() and not celery_workers_answering():
+                raise CommandError(
+                    f"no Celery worker answered within {PING_TIMEOUT_SECONDS:g} s, so a queued run would wait. "
+                    "Start one (`celery -A reviewapp worker -l info`) or run it in this process: repeat the "
+                    "command with --sync.")
             if o["resume"]:
                 run = rerank.rerank_run_resume(run=self._run(o["resume"]), reattempt_failures=o["reattempt"])
             else:
@@ -64,6 +93,9 @@ class Command(BaseCommand):
                 f"{progress.spend.input_tokens} input tokens" + (f"; stopped: {run.stop_reason}" if run.stop_reason
                                                                  else "")
             )
+            run.refresh_from_db()
+            if status == RerankStatus.FAILED or run.status == RerankStatus.FAILED:
+                raise CommandError(f"run #{run.pk} failed: {run.error or 'see the run page'}")
         else:
             self.stdout.write(f"run #{run.pk} queued; watch /benchmarks/rerank/{run.pk}/")
 

@@ -1,4 +1,4 @@
-"""Make a keyword retrieval run for a frozen suite on the database's engine."""
+"""Make a keyword retrieval run for a frozen suite (bm25-v1 by default: the same on every database)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--suite", required=True)
         parser.add_argument("--k", type=int, default=30)
-        parser.add_argument("--config", default=DEFAULT_CONFIGURATION, choices=sorted(CONFIGURATIONS))
+        parser.add_argument("--config", default=DEFAULT_CONFIGURATION, choices=sorted(CONFIGURATIONS),
+                            help=f"default {DEFAULT_CONFIGURATION} (engine-independent); keyword-v1 and heading-v1 "
+                                 "are engine-dependent baselines")
 
     def handle(self, *args, suite: str, k: int, config: str, **options):
         found = suite_latest(name=suite)

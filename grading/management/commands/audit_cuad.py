@@ -7,9 +7,11 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.audits import judges as audit_judges
-from grading.audits import services as svc
+from grading.audits.exports import audit_json
+from grading.audits.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_choice
 from grading.audits.models import Audit
+from grading.audits.selectors import AuditReport, audit_report
+from grading.audits.services import AuditError, audit_create, audit_execute, audit_resume
 from grading.dataset.models import Sample
 from grading.runs.models import ExtractionRun
 from scoring.cuad.grading import Thresholds
@@ -27,8 +29,8 @@ class Command(BaseCommand):
         parser.add_argument("--resume", type=int, metavar="AUDIT", help="resume a failed or stopped audit")
         parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed requests")
         parser.add_argument("--sample", type=int, default=None, help="sample id (default: the latest sample)")
-        parser.add_argument("--judge-a", default=audit_judges.DESCRIPTION)
-        parser.add_argument("--judge-b", default=audit_judges.EXEMPLARS_METHOD)
+        parser.add_argument("--judge-a", default=DESCRIPTION)
+        parser.add_argument("--judge-b", default=EXEMPLARS_METHOD)
         parser.add_argument("--base-url-a", default="", help="endpoint base for an HTTP judge A (no credentials)")
         parser.add_argument("--base-url-b", default="", help="endpoint base for an HTTP judge B (no credentials)")
         parser.add_argument("--grounding", type=float, default=Thresholds().grounding)
@@ -47,8 +49,8 @@ class Command(BaseCommand):
             if audit is None:
                 raise CommandError(f"no audit {o['resume']}")
             try:
-                audit = svc.audit_resume(audit=audit, reattempt=o["reattempt"], queue=not o["inline"])
-            except svc.AuditError as exc:
+                audit = audit_resume(audit=audit, reattempt=o["reattempt"], queue=not o["inline"])
+            except AuditError as exc:
                 raise CommandError(str(exc)) from exc
         else:
             if not o["run"]:
@@ -62,10 +64,10 @@ class Command(BaseCommand):
                 if sample is None:
                     raise CommandError(f"no sample {o['sample']}")
             try:
-                judge_a = audit_judges.parse_choice(o["judge_a"], base_url=o["base_url_a"])
-                judge_b = audit_judges.parse_choice(o["judge_b"], base_url=o["base_url_b"])
+                judge_a = parse_choice(o["judge_a"], base_url=o["base_url_a"])
+                judge_b = parse_choice(o["judge_b"], base_url=o["base_url_b"])
                 thresholds = Thresholds(correct=o["correct"], partial=o["partial"], grounding=o["grounding"])
-                audit, created = svc.audit_create(
+                audit, created = audit_create(
                     run=run,
                     sample=sample,
                     thresholds=thresholds,
@@ -76,7 +78,7 @@ class Command(BaseCommand):
                     max_input_tokens=o["max_input_tokens"],
                     queue=not o["inline"],
                 )
-            except (ValueError, svc.AuditError) as exc:
+            except (ValueError, AuditError) as exc:
                 raise CommandError(str(exc)) from exc
             verb = "created" if created else "exists already (nothing already judged is asked again)"
             self.stdout.write(f"audit {audit.pk} {verb}: run {run.pk}, {audit.n_candidates} candidates")
@@ -84,7 +86,7 @@ class Command(BaseCommand):
                 self.stdout.write(f"audit {audit.pk} had failed: {audit.error}\nresume it with --resume {audit.pk}")
         started = time.perf_counter()
         if o["inline"]:
-            svc.audit_execute(audit_id=audit.pk)
+            audit_execute(audit_id=audit.pk)
         elif o["wait"]:
             while not Audit.objects.get(pk=audit.pk).finished:
                 time.sleep(1)
@@ -92,15 +94,15 @@ class Command(BaseCommand):
             self.stdout.write(f"queued on the worker; progress at /cuad/audits/{audit.pk}/")
             return
         audit.refresh_from_db()
-        report = svc.audit_report(audit=audit)
+        report = audit_report(audit=audit)
         if o["json"]:
-            self.stdout.write(json.dumps(svc.audit_json(report), ensure_ascii=False, indent=1))
+            self.stdout.write(json.dumps(audit_json(report), ensure_ascii=False, indent=1))
         else:
             self._print(report, time.perf_counter() - started)
         if audit.status == Audit.Status.FAILED:
             raise CommandError(audit.error)
 
-    def _print(self, report: svc.AuditReport, seconds: float) -> None:
+    def _print(self, report: AuditReport, seconds: float) -> None:
         audit = report.audit
         self.stdout.write(f"audit {audit.pk} {audit.status} ({seconds:.1f} s): {audit.stage}")
         for j in report.judges:

@@ -1,4 +1,4 @@
-"""Measure the CUAD console on the real CUAD (run by benchmarks/perf/bench_cuad_console.py on a throwaway DB).
+"""Measure the CUAD console on the real CUAD (run by perf/bench_cuad_console.py on a throwaway DB).
 
 Prints figures; never asserts them. See the bench script for what each figure means.
 """
@@ -18,13 +18,15 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.test import Client
 
-from grading import selectors
 from grading.dataset.models import Contract
+from grading.dataset.selectors import dataset_categories, sample_scope
+from grading.dataset.services import cuad_load, sample_create
 from grading.runs.demo import synthetic_run
 from grading.runs.local_extractor import LocalExtractor
-from grading.scorecard import selectors as cs
-from grading.services import cuad_load, extraction_run_import, sample_create
-from reviewapp.core.roles import ensure_role_groups
+from grading.runs.selectors import cache_clear
+from grading.runs.services import extraction_run_import
+from grading.scorecard.selectors import run_card
+from reviewapp.core.access import ensure_role_groups
 from scoring.cuad.grading import Thresholds
 
 
@@ -65,14 +67,14 @@ class Command(BaseCommand):
                     ["hungarian", "greedy"][int(rng.integers(2))],
                 )
             )
-        cs.cache_clear()
+        cache_clear()
         t = time.perf_counter()
-        cs.run_card(run=run, sample=sample, thresholds=Thresholds(), matcher="hungarian")
+        run_card(run=run, sample=sample, thresholds=Thresholds(), matcher="hungarian")
         cold = (time.perf_counter() - t) * 1000
         warm = []
         for thresholds, matcher in settings_:
             t = time.perf_counter()
-            cs.run_card(run=run, sample=sample, thresholds=thresholds, matcher=matcher)
+            run_card(run=run, sample=sample, thresholds=thresholds, matcher=matcher)
             warm.append((time.perf_counter() - t) * 1000)
         print(
             f"regrade (server, run_card, 100 contracts, B=1000, both matchers' figures): cold {cold:.1f} ms; "
@@ -105,11 +107,11 @@ class Command(BaseCommand):
         except Exception as exc:  # the bench still reports the rest
             print(f"page update in chromium: not measured ({type(exc).__name__}: {exc})")
 
-        categories = [(c.name, c.description) for c in selectors.dataset_categories(dataset=dataset)]
+        categories = [(c.name, c.description) for c in dataset_categories(dataset=dataset)]
         t = time.perf_counter()
         extractor = LocalExtractor(categories)
         load_s = time.perf_counter() - t
-        ids = list(cs.sample_scope(sample=sample))[:extractor_contracts]
+        ids = list(sample_scope(sample=sample))[:extractor_contracts]
         per = []
         found = 0
         for contract in Contract.objects.filter(pk__in=ids):

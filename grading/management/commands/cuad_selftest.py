@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading import selectors
+from grading.dataset.selectors import dataset_current
 from grading.scorecard.selftest import cuad_selftest
 from scoring.cuad.matching import MATCHERS
 
@@ -17,7 +17,7 @@ class Command(BaseCommand):
         parser.add_argument("--matcher", choices=MATCHERS, default="hungarian")
 
     def handle(self, *args, contracts: int, per_kind: int, seed: int, matcher: str, **options):
-        dataset = selectors.dataset_current()
+        dataset = dataset_current()
         if dataset is None:
             raise CommandError("no CUAD loaded; run load_cuad PATH first")
         result = cuad_selftest(dataset=dataset, n_contracts=contracts, per_kind=per_kind, seed=seed, matcher=matcher)

@@ -6,9 +6,9 @@ import time
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading import selectors
 from grading.dataset.models import Sample
-from grading.runs import jobs as console
+from grading.dataset.selectors import dataset_current
+from grading.runs.jobs import PROVIDERS, JobError, extraction_job_create, job_extract_execute, job_resume
 from grading.runs.models import ConsoleJob
 
 
@@ -19,7 +19,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--provider", choices=console.PROVIDERS, default="local")
+        parser.add_argument("--provider", choices=PROVIDERS, default="local")
         parser.add_argument("--model", default="", help="model id for openai_compatible / anthropic")
         parser.add_argument("--sample", type=int, default=None, help="sample id (default: the latest sample)")
         parser.add_argument("--limit", type=int, default=None, help="only the first N contracts of the sample")
@@ -37,19 +37,19 @@ class Command(BaseCommand):
             if job is None:
                 raise CommandError(f"no job {o['resume']}")
             try:
-                job = console.job_resume(job=job, reattempt=o["reattempt"], queue=not o["inline"])
-            except console.JobError as exc:
+                job = job_resume(job=job, reattempt=o["reattempt"], queue=not o["inline"])
+            except JobError as exc:
                 raise CommandError(str(exc)) from exc
         else:
             sample = (
                 Sample.objects.filter(pk=o["sample"]).first()
                 if o["sample"]
-                else Sample.objects.filter(dataset=selectors.dataset_current()).order_by("-created_at").first()
+                else Sample.objects.filter(dataset=dataset_current()).order_by("-created_at").first()
             )
             if sample is None:
                 raise CommandError("no sample; run load_cuad and sample_cuad (or make demo) first")
             try:
-                job = console.extraction_job_create(
+                job = extraction_job_create(
                     sample=sample,
                     provider=o["provider"],
                     model_id=o["model"],
@@ -59,11 +59,11 @@ class Command(BaseCommand):
                     base_url=o["base_url"],
                     queue=not o["inline"],
                 )
-            except console.JobError as exc:
+            except JobError as exc:
                 raise CommandError(str(exc)) from exc
         self.stdout.write(f"job {job.pk}: {job.provider} {job.model_id}, {job.total} contracts")
         if o["inline"]:
-            console.job_extract_execute(job_id=job.pk)
+            job_extract_execute(job_id=job.pk)
         elif o["wait"]:
             while not ConsoleJob.objects.get(pk=job.pk).finished:
                 time.sleep(1)

@@ -5,9 +5,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading import selectors
+from grading.dataset.selectors import ScopeError, dataset_current, manifest_scope
 from grading.runs.run_format import RunFormatError
-from grading.services import extraction_run_import
+from grading.runs.services import extraction_run_import
+from grading.scorecard.selectors import run_scorecard
 from scoring.cuad.grading import Thresholds
 from scoring.cuad.matching import MATCHERS
 
@@ -34,11 +35,11 @@ class Command(BaseCommand):
         contract_ids = None
         if o["manifest"]:
             try:
-                dataset, contract_ids = selectors.manifest_scope(manifest=Path(o["manifest"]).read_bytes())
-            except (OSError, selectors.ScopeError) as exc:
+                dataset, contract_ids = manifest_scope(manifest=Path(o["manifest"]).read_bytes())
+            except (OSError, ScopeError) as exc:
                 raise CommandError(str(exc)) from exc
         else:
-            dataset = selectors.dataset_current()
+            dataset = dataset_current()
             if dataset is None:
                 raise CommandError("no CUAD loaded; run load_cuad PATH first")
         run_path = Path(o["run"])
@@ -52,7 +53,7 @@ class Command(BaseCommand):
             )
         except RunFormatError as exc:
             raise CommandError(f"{run_path}: {exc}") from exc
-        card = selectors.run_scorecard(
+        card = run_scorecard(
             run=run,
             contract_ids=contract_ids,
             thresholds=thresholds,

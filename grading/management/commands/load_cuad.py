@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.dataset.cuad_file import CuadFileError
-from grading.services import CuadLoadError, cuad_load
+from grading.dataset.services import CuadLoadError, cuad_load
 
 
 class Command(BaseCommand):

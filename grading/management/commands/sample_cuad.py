@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading import selectors
-from grading.services import sample_create
+from grading.dataset.selectors import dataset_current
+from grading.dataset.services import sample_create
 
 
 class Command(BaseCommand):
@@ -19,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("--out", default=None, help="manifest path (default: print it)")
 
     def handle(self, *args, n: int, min_per_type: int, seed: int, out: str | None, **options):
-        dataset = selectors.dataset_current()
+        dataset = dataset_current()
         if dataset is None:
             raise CommandError("no CUAD loaded; run load_cuad PATH first")
         try:

@@ -65,7 +65,9 @@ class LocalClient(Client):
             encoder = embeddings.get_encoder()
             texts = [prepared.body["query"], *prepared.body["items"]]
             vectors = encoder.embed(texts)
-            cosines = (vectors[1:] @ vectors[0]).astype(float).tolist()
+            # Row by row in float64 (embeddings.cosine_rows): a float32 matrix product gave a
+            # candidate a different cosine (by one ulp) depending on the other items of the request.
+            cosines = embeddings.cosine_rows(vectors[1:], vectors[0]).tolist()
             tokens = sum(encoder.token_counts(texts))
         except ProviderError as error:
             return SendOutcome(sent=False, answered=False, http_status=None, body_text="",

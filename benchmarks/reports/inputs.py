@@ -1,0 +1,153 @@
+"""Plain inputs of a benchmark report: the suite, the runs, each query with its candidates, the rerank scores.
+
+What ``selectors`` reads from the database and ``figures.report_compute`` turns into
+figures; no database here. The reranked order ranks the SAME candidates as the
+keyword order: P(useful) descending, ties by keyword rank, ungraded candidates last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One candidate of one query in the primary (or secondary) retrieval run."""
+
+    docid: str
+    provision_id: int
+    citation: str
+    heading: str
+    keyword_rank: int
+    keyword_score: float
+    via_fallback: bool
+    passage_sha256: str
+    p_useful: float | None = None
+
+
+@dataclass(frozen=True)
+class QueryInput:
+    qid: str
+    text: str
+    kind: str  # ranking / outside_corpus / exact_citation
+    split: str  # dev / heldout; blank for controls
+    family: str
+    targets: tuple[str, ...]  # docids of the nominated targets
+    target_citations: tuple[str, ...]
+    candidates: tuple[Candidate, ...]  # keyword order
+    retrieval_status: str = "ok"
+    retrieval_error: str = ""
+    fallback_used: bool = False
+    method: str = "keyword"
+    parsed_citation: str = ""
+    expected_citation: str = ""
+    rerank_status: str = "not run"  # ok / failed / partial / not run
+    rerank_error: str = ""
+
+
+@dataclass(frozen=True)
+class SuiteMeta:
+    pk: int | None
+    name: str
+    version: int
+    corpus: str
+    sha256: str
+    sources_sha256: str
+    frozen_at: str
+    snapshots: tuple[tuple[str, str], ...]  # (source_key, sha256)
+
+
+@dataclass(frozen=True)
+class RetrievalMeta:
+    pk: int | None
+    engine: str
+    configuration: str
+    description: str
+    k: int
+    passage_rule: str
+    index_documents: int
+    status: str
+    error: str
+    candidates_sha256: str
+
+
+@dataclass(frozen=True)
+class RerankMeta:
+    pk: int | None
+    provider: str
+    provider_label: str
+    model_id: str
+    question_version: str
+    question_sha256: str
+    status: str
+    error: str = ""
+    method: str = ""
+    candidates_per_request: int | None = None
+    budget: Mapping[str, Any] = field(default_factory=dict)  # requests/input tokens used and allowed
+
+
+@dataclass(frozen=True)
+class RerankScores:
+    """What the report needs of a rerank run, whatever its storage: the adapter's output.
+
+    ``p_useful[qid][provision_id]`` is P(grade 2) + P(grade 3) of a graded
+    candidate; a candidate missing from the map was not graded (failed).
+    ``status[qid]`` is ok / failed / partial; ``errors[qid]`` says why.
+    """
+
+    meta: RerankMeta
+    p_useful: Mapping[str, Mapping[int, float]]
+    status: Mapping[str, str]
+    errors: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReportInputs:
+    suite: SuiteMeta
+    retrieval: RetrievalMeta
+    queries: tuple[QueryInput, ...]
+    rerank: RerankMeta | None = None
+    secondary: RetrievalMeta | None = None
+    secondary_queries: tuple[QueryInput, ...] = ()
+
+
+def rerank_apply(queries: Sequence[QueryInput], scores: RerankScores | None) -> tuple[QueryInput, ...]:
+    """Attach a rerank run's P(useful) and per-query status to the primary run's candidates.
+
+    A candidate the run did not grade keeps ``p_useful=None``; a query with
+    some ungraded candidates is at least ``partial`` whatever the run said, so
+    a missing grade is never silent. Exact-citation controls make no provider
+    call and stay ``not run``.
+    """
+    if scores is None:
+        return tuple(queries)
+    out = []
+    for q in queries:
+        if q.kind == "exact_citation":
+            out.append(q)
+            continue
+        if not q.candidates:
+            out.append(replace(q, rerank_status="no candidates", rerank_error="retrieval gave nothing to rerank"))
+            continue
+        graded = scores.p_useful.get(q.qid, {})
+        candidates = tuple(replace(c, p_useful=graded.get(c.provision_id)) for c in q.candidates)
+        n_graded = sum(c.p_useful is not None for c in candidates)
+        status = scores.status.get(q.qid, "failed" if not graded else "ok")
+        error = scores.errors.get(q.qid, "")
+        if candidates and n_graded == 0 and status == "ok":
+            status, error = "failed", error or "no candidate was graded"
+        elif 0 < n_graded < len(candidates) and status == "ok":
+            status = "partial"
+        if status == "partial" and not error:
+            error = f"{len(candidates) - n_graded} of {len(candidates)} candidates were not graded"
+        out.append(replace(q, candidates=candidates, rerank_status=status, rerank_error=error))
+    return tuple(out)
+
+
+def reranked_order(candidates: Sequence[Candidate]) -> list[Candidate]:
+    """P(useful) descending, ties by keyword rank; ungraded candidates after the graded, in keyword order."""
+    graded = sorted((c for c in candidates if c.p_useful is not None), key=lambda c: (-c.p_useful, c.keyword_rank))
+    ungraded = sorted((c for c in candidates if c.p_useful is None), key=lambda c: c.keyword_rank)
+    return graded + ungraded

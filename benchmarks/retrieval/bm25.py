@@ -1,0 +1,512 @@
+"""Engine-independent BM25 keyword retrieval over an exact set of statute provisions.
+
+Pure Python + numpy, no Django: the caller hands in the provisions of a suite's pinned
+snapshots as :class:`Document` values and gets the same ranked candidates on SQLite,
+PostgreSQL or no database at all, whatever else has been imported. Term statistics
+(N, document frequencies, average length) come from exactly those documents.
+
+Scoring is delegated to the maintained ``bm25s`` library; analysis is ``bm25s.tokenize``
+with one of its shipped stop lists and the Snowball English stemmer of ``PyStemmer``.
+The default variant is bm25s's "lucene" (Lucene's BM25Similarity, exact document lengths)::
+
+    idf(t)    = ln(1 + (N - n(t) + 0.5) / (n(t) + 0.5))
+    w(t, d)   = idf(t) * tf / (tf + k1 * (1 - b + b * dl / avgdl))
+    score(d)  = sum of w(t, d) over the query's tokens (a repeated query word counts again)
+
+N is the number of documents, n(t) the number containing t, tf the count of t in d, dl the
+token count of d. Like Lucene since version 8, bm25s leaves out the constant (k1 + 1) of
+the classic numerator ``tf * (k1 + 1) / (tf + ...)``: every score is the classic one divided
+by k1 + 1, so the ranking is the same. Lucene itself stores document lengths lossily in
+one byte; bm25s (and so this module) uses the exact lengths.
+
+A document is its heading's tokens ``heading_repeat`` times, then its body's tokens: the
+repeats weight the caption above the body (they count in dl too, as a copied field would).
+
+Search is disjunctive: every document holding at least one query token is a match, ranked
+by score descending, then ``sort_key`` ascending, then ``doc_id`` ascending. Scores are the
+exact float32 values bm25s computes (widened to Python floats without rounding), so two
+documents tie only when their float32 scores are bit-identical, and the tie rule decides.
+A query with no token in the vocabulary gets no candidates and says so: there is no
+fallback, because disjunctive BM25 already is the widest keyword match, and anything
+added after it (say the first provisions in citation order) would be unrelated to the
+question yet look like retrieved candidates to the reranker.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import hashlib
+import json
+import logging
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import bm25s
+import numpy as np
+import Stemmer
+from bm25s.stopwords import STOPWORDS_EN, STOPWORDS_EN_PLUS
+from bm25s.tokenization import Tokenized
+
+# bm25s pins its logger at DEBUG when imported, which lets a debug line through on every index
+# build whatever level the application chose; hand the decision back to the application.
+logging.getLogger("bm25s").setLevel(logging.NOTSET)
+
+METHOD = "disjunctive BM25"
+TIE_BREAK = "score descending (the exact value in dtype, no rounding), then sort_key ascending, then doc_id ascending"
+NO_HIT_POLICY = "no fallback: a query none of whose tokens occurs in the documents gets no candidates"
+
+# Status of a search, for the run's disclosure.
+OK = "ok"  # k candidates
+SHORT = "short"  # fewer than k documents contain any query token; all of them are returned
+NO_HIT = "no_hit"  # the query has tokens, none of them in any document
+NO_TERMS = "no_terms"  # the analyzer left nothing: empty, punctuation, stop words, one-letter words
+
+VARIANT_FORMULAS: dict[str, str] = {
+    "lucene": "idf = ln(1 + (N - n + 0.5)/(n + 0.5)); w = idf * tf/(tf + k1*(1 - b + b*dl/avgdl))",
+    "robertson": "idf = ln(max(1, (N - n + 0.5)/(n + 0.5))); w = idf * tf/(tf + k1*(1 - b + b*dl/avgdl))",
+    "atire": "idf = ln(N/n); w = idf * tf*(k1 + 1)/(tf + k1*(1 - b + b*dl/avgdl))",
+    "bm25l": "idf = ln((N + 1)/(n + 0.5)); c = tf/(1 - b + b*dl/avgdl); "
+             "w = idf * (k1 + 1)*(c + delta)/(k1 + c + delta)",
+    "bm25+": "idf = ln((N + 1)/n); w = idf * (tf*(k1 + 1)/(tf + k1*(1 - b + b*dl/avgdl)) + delta)",
+}
+
+# Stop lists shipped by bm25s, by the name bm25s gives them. "english" is bm25s's
+# STOPWORDS_EN: 33 words, the same set as Lucene's English stop set (bm25s's comment says
+# NLTK, but NLTK's 179-word list is its "english_plus"). Neither list holds "shall", "may",
+# "must" or place names: words that decide legal meaning stay searchable.
+STOPWORD_LISTS: dict[str, tuple[str, ...]] = {
+    "english": tuple(STOPWORDS_EN),
+    "english_plus": tuple(STOPWORDS_EN_PLUS),
+    "none": (),
+}
+# Our name for a stemmer -> PyStemmer's algorithm name ("english" is Snowball English, Porter2).
+STEMMERS: dict[str, str | None] = {"snowball-english": "english", "snowball-porter": "porter", "none": None}
+QUERY_TERM_FREQUENCIES = ("linear", "binary")
+DTYPES = ("float32", "float64")
+
+
+@functools.cache
+def _versions() -> tuple[tuple[str, str], ...]:
+    # Looked up once per process: importlib.metadata scans the installed distributions each time.
+    return tuple((name, metadata.version(name)) for name in ("bm25s", "PyStemmer", "numpy"))
+
+
+def library_versions() -> dict[str, str]:
+    """Installed versions of the code that computes the scores (part of every configuration's hash)."""
+    return dict(_versions())
+
+
+def _sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Bm25Config:
+    """Every choice that changes a BM25 ranking. ``detail()`` records them; ``config_hash()`` names them.
+
+    variant: a bm25s method ("lucene", "robertson", "atire", "bm25l", "bm25+"); see VARIANT_FORMULAS.
+    k1, b: term-frequency saturation and length normalisation. delta: only bm25l and bm25+ use it.
+    token_pattern: regex whose matches are the tokens (bm25s's default, scikit-learn's CountVectorizer
+    pattern: runs of two or more word characters, so "432B.220" gives "432b" and "220").
+    stopwords: a key of STOPWORD_LISTS. stemmer: a key of STEMMERS (stop words are removed before stemming).
+    heading_repeat: how many times the heading's tokens are put before the body's.
+    query_term_frequency: "linear" scores a query word once per occurrence (Lucene, bm25s, rank_bm25);
+    "binary" scores each distinct query token once.
+    dtype: bm25s's score type; float32 is its default.
+    """
+
+    name: str = "bm25-v1"
+    variant: str = "lucene"
+    k1: float = 1.2
+    b: float = 0.75
+    delta: float = 0.5
+    token_pattern: str = r"(?u)\b\w\w+\b"  # noqa: S105 -- a regex, not a secret
+    lowercase: bool = True
+    stopwords: str = "english"
+    stemmer: str = "snowball-english"
+    heading_repeat: int = 2
+    query_term_frequency: str = "linear"
+    dtype: str = "float32"
+
+    def __post_init__(self) -> None:
+        if self.variant not in VARIANT_FORMULAS:
+            raise ValueError(f"variant {self.variant!r}: expected one of {', '.join(VARIANT_FORMULAS)}")
+        if self.stopwords not in STOPWORD_LISTS:
+            raise ValueError(f"stopwords {self.stopwords!r}: expected one of {', '.join(STOPWORD_LISTS)}")
+        if self.stemmer not in STEMMERS:
+            raise ValueError(f"stemmer {self.stemmer!r}: expected one of {', '.join(STEMMERS)}")
+        if self.query_term_frequency not in QUERY_TERM_FREQUENCIES:
+            raise ValueError(f"query_term_frequency {self.query_term_frequency!r}: expected linear or binary")
+        if self.dtype not in DTYPES:
+            raise ValueError(f"dtype {self.dtype!r}: expected float32 or float64")
+        if not (self.k1 >= 0 and 0 <= self.b <= 1 and self.delta >= 0):
+            raise ValueError("expected k1 >= 0, 0 <= b <= 1, delta >= 0")
+        if isinstance(self.heading_repeat, bool) or not isinstance(self.heading_repeat, int) or self.heading_repeat < 0:
+            raise ValueError("heading_repeat must be a whole number >= 0")
+
+    def detail(self) -> dict[str, Any]:
+        """Every parameter, the stop list itself (by hash), the formula and the library versions; JSON-able."""
+        stopwords = STOPWORD_LISTS[self.stopwords]
+        detail: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        # 1 and 1.0 are the same parameter: keep the hash from telling them apart.
+        detail.update(k1=float(self.k1), b=float(self.b), delta=float(self.delta))
+        detail.update(
+            method=METHOD,
+            formula=VARIANT_FORMULAS[self.variant],
+            score="sum of w over the query tokens" + (" (each distinct token once)"
+                                                      if self.query_term_frequency == "binary" else ""),
+            stopwords_source="none" if self.stopwords == "none" else
+            f"bm25s.stopwords.{'STOPWORDS_EN' if self.stopwords == 'english' else 'STOPWORDS_EN_PLUS'}",
+            stopwords_count=len(stopwords),
+            stopwords_sha256=_sha256_text("\n".join(sorted(stopwords))),
+            stemmer_algorithm=f"PyStemmer {STEMMERS[self.stemmer]!r}" if STEMMERS[self.stemmer] else "none",
+            analyzer="bm25s.tokenize: lowercase, findall(token_pattern), drop stop words, then stem",
+            document="heading tokens x heading_repeat, then body tokens",
+            tie_break=TIE_BREAK,
+            no_hit=NO_HIT_POLICY,
+            libraries=library_versions(),
+        )
+        return detail
+
+    def config_hash(self) -> str:
+        """sha256 of the canonical JSON of ``detail()``: changes with any parameter or library version."""
+        return _sha256_text(json.dumps(self.detail(), sort_keys=True, separators=(",", ":")))
+
+
+DEFAULT_CONFIG = Bm25Config()
+
+
+@dataclass(frozen=True)
+class Document:
+    """One provision as the index sees it. ``sort_key`` orders ties (e.g. citation then variant)."""
+
+    doc_id: str
+    heading: str
+    body: str
+    sort_key: str
+
+
+@dataclass(frozen=True)
+class Hit:
+    doc_id: str
+    score: float  # the float32 score of bm25s, widened exactly
+    rank: int  # 1-based
+
+
+@dataclass(frozen=True)
+class SearchOutcome:
+    """Ranked candidates plus what a run must disclose about how they were found."""
+
+    hits: tuple[Hit, ...]
+    status: str  # OK, SHORT, NO_HIT or NO_TERMS
+    query_tokens: tuple[str, ...]  # analyzed query, in order, as scored
+    unknown_tokens: tuple[str, ...]  # distinct query tokens that occur in no document
+    matched_count: int  # documents holding at least one query token
+    reason: str  # a sentence for anything but OK
+    method: str = METHOD
+    fallback_used: bool = False
+    fallback: str = "none"
+
+    @property
+    def expression(self) -> str:
+        """The disjunction that was searched, in the analyzer's tokens."""
+        return " OR ".join(dict.fromkeys(self.query_tokens))
+
+    def disclosure(self) -> dict[str, Any]:
+        """What a run records about this search; JSON-able."""
+        return {
+            "method": self.method, "status": self.status, "expression": self.expression,
+            "query_tokens": list(self.query_tokens), "unknown_tokens": list(self.unknown_tokens),
+            "matched_count": self.matched_count, "returned": len(self.hits),
+            "fallback_used": self.fallback_used, "fallback": self.fallback, "reason": self.reason,
+        }
+
+
+_local = threading.local()
+
+
+def _stemmer(name: str) -> Stemmer.Stemmer | None:
+    # A PyStemmer instance keeps state and must not be shared between threads: one per thread.
+    algorithm = STEMMERS[name]
+    if algorithm is None:
+        return None
+    cache: dict[str, Stemmer.Stemmer] = _local.__dict__.setdefault("stemmers", {})
+    if algorithm not in cache:
+        cache[algorithm] = Stemmer.Stemmer(algorithm)
+    return cache[algorithm]
+
+
+def analyze_many(texts: Iterable[str], config: Bm25Config = DEFAULT_CONFIG) -> list[list[str]]:
+    """Tokens of each text under the configuration's analyzer (bm25s.tokenize, strings not ids)."""
+    texts = list(texts)
+    if not texts:
+        return []
+    # bm25s numbers its vocabulary in set order (hash-seed dependent); asking for strings keeps
+    # the result a pure function of the text.
+    return bm25s.tokenize(
+        texts, lower=config.lowercase, token_pattern=config.token_pattern,
+        stopwords=list(STOPWORD_LISTS[config.stopwords]), stemmer=_stemmer(config.stemmer),
+        return_ids=False, show_progress=False,
+    )
+
+
+def analyze(text: str, config: Bm25Config = DEFAULT_CONFIG) -> list[str]:
+    """Tokens of one text under the configuration's analyzer."""
+    return analyze_many([text], config)[0]
+
+
+def document_tokens(heading_tokens: list[str], body_tokens: list[str], config: Bm25Config) -> list[str]:
+    """What one document is to BM25: the heading's tokens ``heading_repeat`` times, then the body's."""
+    return heading_tokens * config.heading_repeat + body_tokens
+
+
+def _ordered(documents: Iterable[Document]) -> list[Document]:
+    docs = sorted(documents, key=lambda d: (d.sort_key, d.doc_id))
+    seen: set[str] = set()
+    for doc in docs:
+        if doc.doc_id in seen:
+            raise ValueError(f"document id {doc.doc_id!r} appears twice")
+        seen.add(doc.doc_id)
+    return docs
+
+
+def document_set_hash(documents: Iterable[Document]) -> str:
+    """sha256 of the documents' ids, sort keys and text, independent of their order."""
+    digest = hashlib.sha256()
+    for doc in _ordered(documents):
+        line = json.dumps([doc.doc_id, doc.sort_key, doc.heading, doc.body], separators=(",", ":"))
+        digest.update(line.encode("utf-8") + b"\n")
+    return digest.hexdigest()
+
+
+class Bm25Index:
+    """BM25 statistics of one document set under one configuration. Build with :func:`build_index`."""
+
+    def __init__(self, *, config: Bm25Config, doc_ids: tuple[str, ...], sort_keys: tuple[str, ...],
+                 retriever: bm25s.BM25, document_set_hash: str, average_length: float,
+                 build_seconds: float = 0.0) -> None:
+        self.config = config
+        self.doc_ids = doc_ids  # in index order: (sort_key, doc_id) ascending, which the tie rule relies on
+        self.sort_keys = sort_keys
+        self.retriever = retriever
+        self.vocabulary: dict[str, int] = retriever.vocab_dict
+        self.document_set_hash = document_set_hash
+        self.average_length = average_length
+        self.build_seconds = build_seconds
+        self._config_hash = config.config_hash()
+
+    def __len__(self) -> int:
+        return len(self.doc_ids)
+
+    @property
+    def config_hash(self) -> str:
+        return self._config_hash
+
+    def detail(self) -> dict[str, Any]:
+        """The configuration's detail plus what identifies the indexed documents; JSON-able."""
+        return {
+            **self.config.detail(), "config_hash": self._config_hash,
+            "document_set_sha256": self.document_set_hash, "documents": len(self.doc_ids),
+            "vocabulary": len(self.vocabulary), "average_length": self.average_length,
+        }
+
+    def search(self, query: str, k: int = 30) -> SearchOutcome:
+        """The top k documents holding any query token, by BM25 score (disjunctive BM25), ties by the tie rule."""
+        if k < 1:
+            raise ValueError("k must be at least 1")
+        tokens = analyze(query, self.config)
+        if self.config.query_term_frequency == "binary":
+            tokens = list(dict.fromkeys(tokens))
+        if not tokens:
+            return SearchOutcome(hits=(), status=NO_TERMS, query_tokens=(), unknown_tokens=(), matched_count=0,
+                                 reason="the question has no searchable words (only stop words, one-letter "
+                                        "words or punctuation)")
+        unknown = tuple(t for t in dict.fromkeys(tokens) if t not in self.vocabulary)
+        token_ids = [self.vocabulary[t] for t in tokens if t in self.vocabulary]
+        if not token_ids:
+            return SearchOutcome(hits=(), status=NO_HIT, query_tokens=tuple(tokens), unknown_tokens=unknown,
+                                 matched_count=0, reason="no query word occurs in the indexed documents")
+        # bm25s sums the stored per-(term, document) weights in query order, sequentially: the
+        # same query over the same documents gives the same bits every time.
+        scores = self.retriever.get_scores_from_ids(token_ids)
+        # A match is a document in the posting list of some query token, not a non-zero score:
+        # variants whose idf can be 0 (robertson, atire) or that shift every score (bm25l, bm25+)
+        # would otherwise gain or lose matches.
+        index = self.retriever.scores
+        matched = np.zeros(len(self.doc_ids), dtype=bool)
+        for token_id in set(token_ids):
+            matched[index["indices"][index["indptr"][token_id]:index["indptr"][token_id + 1]]] = True
+        positions = np.flatnonzero(matched)
+        # lexsort: last key first. Positions ascend in (sort_key, doc_id) order, so they break ties.
+        order = positions[np.lexsort((positions, -scores[positions]))][:k]
+        hits = tuple(Hit(self.doc_ids[p], float(scores[p]), rank) for rank, p in enumerate(order.tolist(), start=1))
+        status, reason = OK, ""
+        if len(hits) < k:
+            status = SHORT
+            reason = f"only {len(hits)} document{'s' if len(hits) != 1 else ''} contain a query word"
+        return SearchOutcome(hits=hits, status=status, query_tokens=tuple(tokens), unknown_tokens=unknown,
+                             matched_count=int(positions.size), reason=reason)
+
+
+def build_index(documents: Iterable[Document], config: Bm25Config = DEFAULT_CONFIG) -> Bm25Index:
+    """Index exactly these documents: their order in the input does not matter (they are sorted first)."""
+    started = time.perf_counter()
+    docs = _ordered(documents)
+    if not docs:
+        raise ValueError("cannot index an empty document set")
+    analyzed = analyze_many([d.heading for d in docs] + [d.body for d in docs], config)
+    tokens = [document_tokens(analyzed[i], analyzed[len(docs) + i], config) for i in range(len(docs))]
+    # Ids in sorted-stem order: the vocabulary does not depend on the hash seed or the input order.
+    vocabulary = {token: i for i, token in enumerate(sorted({t for doc in tokens for t in doc}))}
+    retriever = bm25s.BM25(k1=config.k1, b=config.b, delta=config.delta, method=config.variant, dtype=config.dtype,
+                           backend="numpy", csc_backend="numpy")
+    # No empty token: bm25s would add "" to the vocabulary to score token-less queries as 0 for
+    # every document; here such a query is a disclosed no-hit instead. When no document has a
+    # token, avgdl is 0 and bm25s divides 0 by 0 for an empty weight array: nothing to warn about.
+    quiet = np.errstate(invalid="ignore", divide="ignore") if not any(tokens) else contextlib.nullcontext()
+    with quiet:
+        retriever.index(Tokenized(ids=[[vocabulary[t] for t in doc] for doc in tokens], vocab=vocabulary),
+                        create_empty_token=False, show_progress=False)
+    return Bm25Index(
+        config=config, doc_ids=tuple(d.doc_id for d in docs), sort_keys=tuple(d.sort_key for d in docs),
+        retriever=retriever, document_set_hash=document_set_hash(docs),
+        average_length=float(np.mean([len(t) for t in tokens])), build_seconds=time.perf_counter() - started,
+    )
+
+
+def snapshot_set_key(snapshot_hashes: Iterable[str], *, rule: str = "") -> str:
+    """A cache key for the documents of a set of snapshots: their sorted sha256s plus the rule that
+    turns a snapshot's provisions into documents (change ``rule`` when that code changes)."""
+    return _sha256_text(json.dumps({"snapshots": sorted(snapshot_hashes), "rule": rule}, separators=(",", ":")))
+
+
+_META = "meta.json"
+_FORMAT = 1
+
+
+class IndexCache:
+    """Indexes by (config hash, document-set key): an in-process LRU, optionally backed by a directory.
+
+    The key must change whenever the documents would (a document-set hash, or ``snapshot_set_key``);
+    the documents are only read on a miss. A stored index is written to a temporary directory and
+    renamed into place, so a reader never sees half of one.
+    """
+
+    def __init__(self, max_entries: int = 8, directory: str | Path | None = None) -> None:
+        if max_entries < 1:
+            raise ValueError("max_entries must be at least 1")
+        self.max_entries = max_entries
+        self.directory = Path(directory) if directory is not None else None
+        self._entries: OrderedDict[tuple[str, str], Bm25Index] = OrderedDict()
+        self._lock = threading.Lock()
+        self.hits = self.misses = self.loads = self.builds = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._entries.clear()
+
+    def get_or_build(self, config: Bm25Config, key: str,
+                     documents: Callable[[], Iterable[Document]] | Iterable[Document]) -> Bm25Index:
+        """The index for ``key`` under ``config``: from memory, else from the directory, else built."""
+        cache_key = (config.config_hash(), key)
+        # One lock for lookups and builds: builds are rare, and two threads building the same
+        # index at once would only waste a core.
+        with self._lock:
+            found = self._entries.get(cache_key)
+            if found is not None:
+                self._entries.move_to_end(cache_key)
+                self.hits += 1
+                return found
+            self.misses += 1
+            index = self._load(config, cache_key)
+            if index is None:
+                index = build_index(documents() if callable(documents) else documents, config)
+                self.builds += 1
+                self._store(index, cache_key)
+            else:
+                self.loads += 1
+            self._entries[cache_key] = index
+            while len(self._entries) > self.max_entries:
+                self._entries.popitem(last=False)
+            return index
+
+    def _path(self, cache_key: tuple[str, str]) -> Path | None:
+        if self.directory is None:
+            return None
+        return self.directory / f"bm25-{cache_key[0][:16]}-{_sha256_text(cache_key[1])[:32]}"
+
+    def _load(self, config: Bm25Config, cache_key: tuple[str, str]) -> Bm25Index | None:
+        path = self._path(cache_key)
+        if path is None or not (path / _META).is_file():
+            return None
+        try:
+            meta = json.loads((path / _META).read_text(encoding="utf-8"))
+            if (meta.get("format"), meta.get("config_hash"), meta.get("key")) != (_FORMAT, *cache_key):
+                return None
+            retriever = bm25s.BM25.load(path, mmap=False, load_vocab=True, show_progress=False)
+            return Bm25Index(config=config, doc_ids=tuple(meta["doc_ids"]), sort_keys=tuple(meta["sort_keys"]),
+                             retriever=retriever, document_set_hash=meta["document_set_hash"],
+                             average_length=float(meta["average_length"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            # A damaged entry is rebuilt (and replaced) rather than trusted.
+            return None
+
+    def _store(self, index: Bm25Index, cache_key: tuple[str, str]) -> None:
+        path = self._path(cache_key)
+        if path is None:
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=".staging-", dir=path.parent))
+        try:
+            index.retriever.save(staging, show_progress=False)
+            meta = {"format": _FORMAT, "config_hash": cache_key[0], "key": cache_key[1],
+                    "config": index.config.detail(), "doc_ids": list(index.doc_ids),
+                    "sort_keys": list(index.sort_keys), "document_set_hash": index.document_set_hash,
+                    "average_length": index.average_length}
+            (staging / _META).write_text(json.dumps(meta, sort_keys=True), encoding="utf-8")
+            if path.exists():  # a damaged copy (a sound one would have loaded)
+                shutil.rmtree(path, ignore_errors=True)
+            # Fails if another process renamed its copy into place first: theirs is as good.
+            with contextlib.suppress(OSError):
+                os.replace(staging, path)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+
+
+INDEX_CACHE = IndexCache()
+
+__all__ = [
+    "DEFAULT_CONFIG",
+    "INDEX_CACHE",
+    "METHOD",
+    "NO_HIT",
+    "NO_TERMS",
+    "OK",
+    "SHORT",
+    "Bm25Config",
+    "Bm25Index",
+    "Document",
+    "Hit",
+    "IndexCache",
+    "SearchOutcome",
+    "analyze",
+    "analyze_many",
+    "build_index",
+    "document_set_hash",
+    "document_tokens",
+    "library_versions",
+    "snapshot_set_key",
+]

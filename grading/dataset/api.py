@@ -1,0 +1,50 @@
+"""The dataset's JSON API under /api/cuad/dataset/ (explicit serializers; reviewers get 403)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.dataset.models import Sample
+from grading.dataset.selectors import dataset_overview, sample_default
+from grading.responses import refused
+from reviewapp.core.access import CanViewReports
+
+
+class TypeCountSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    sampled = serializers.IntegerField()
+    available = serializers.IntegerField()
+    target = serializers.IntegerField()
+    met = serializers.BooleanField()
+
+
+class DatasetSerializer(serializers.Serializer):
+    source_name = serializers.CharField(source="dataset.source_name")
+    sha256 = serializers.CharField(source="dataset.sha256")
+    version = serializers.CharField(source="dataset.version")
+    n_contracts = serializers.IntegerField(source="dataset.n_contracts")
+    sample_id = serializers.IntegerField(source="sample.pk")
+    manifest_sha256 = serializers.CharField(source="sample.manifest_sha256")
+    parameters = serializers.DictField(source="manifest.parameters")
+    contracts = serializers.ListField(child=serializers.DictField(), source="manifest.contracts")
+    types = TypeCountSerializer(many=True)
+    phases = serializers.DictField(child=serializers.IntegerField())
+    length_stats = serializers.DictField(child=serializers.IntegerField())
+    n_spans = serializers.IntegerField()
+
+
+class DatasetApi(APIView):
+    permission_classes = [IsAuthenticated, CanViewReports]
+
+    def get(self, request):
+        sample = (
+            Sample.objects.filter(pk=request.query_params.get("sample")).first()
+            if request.query_params.get("sample", "").isdigit()
+            else sample_default()
+        )
+        if sample is None:
+            return refused(["sample: no CUAD sample exists"])
+        return Response(DatasetSerializer(dataset_overview(sample=sample)).data)

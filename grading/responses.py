@@ -1,0 +1,52 @@
+"""Responses shared by the console's pages and API: CSV and JSON exports, refusals with their messages."""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from rest_framework import status
+from rest_framework.response import Response
+
+
+def csv_response(name: str, fields: Sequence[str], rows: Iterable[dict]) -> HttpResponse:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=list(fields), extrasaction="ignore")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow(row)
+    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
+    return response
+
+
+def json_response(data, *, status: int = 200) -> JsonResponse:
+    return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False, "indent": 1})
+
+
+def export_format(request: HttpRequest) -> str:
+    """The ``format`` asked for: "" (the page), "json" or "csv"; anything else is a 404."""
+    fmt = request.GET.get("format", "")
+    if fmt not in ("", "json", "csv"):
+        raise Http404(f"unknown export format {fmt!r}")
+    return fmt
+
+
+def error_response(request: HttpRequest, template: str, errors: list[str], context: dict | None = None):
+    """A refused request: JSON for an export, the page (or its htmx fragment) with the messages otherwise."""
+    fmt = request.GET.get("format", "")
+    if fmt in ("json", "csv"):
+        return json_response({"errors": errors}, status=400)
+    ctx = {"errors": errors, **(context or {})}
+    if request.htmx:
+        # htmx swaps 2xx only: the refusal replaces the fragment, so the message shows where the figures were.
+        return render(request, f"{template}#errors", ctx)
+    return render(request, template, ctx, status=400)
+
+
+def refused(errors: list[str]) -> Response:
+    """The API's 400: every problem by name."""
+    return Response({"errors": errors}, status=status.HTTP_400_BAD_REQUEST)

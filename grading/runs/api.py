@@ -1,0 +1,141 @@
+"""Runs and jobs JSON API under /api/cuad/runs/ and /api/cuad/jobs/ (explicit serializers; reviewers get 403)."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from grading.dataset.models import Sample
+from grading.dataset.selectors import dataset_current, sample_default
+from grading.responses import refused
+from grading.runs import jobs
+from grading.runs.models import ConsoleJob, ExtractionRun
+from grading.runs.run_format import RunFormatError
+from grading.runs.selectors import runs_list
+from reviewapp.core.access import CanLaunchRuns, CanViewReports
+
+
+class RunSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="run.pk")
+    model = serializers.CharField(source="run.model")
+    source_name = serializers.CharField(source="run.source_name")
+    source_format = serializers.CharField(source="run.source_format")
+    n_extractions = serializers.IntegerField(source="run.n_extractions")
+    content_sha256 = serializers.CharField(source="run.content_sha256")
+    created_at = serializers.DateTimeField(source="run.created_at")
+    in_sample = serializers.IntegerField()
+    heuristic = serializers.BooleanField()
+    headline = serializers.DictField(child=serializers.FloatField(allow_null=True), allow_null=True)
+
+
+class JobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    kind = serializers.CharField()
+    status = serializers.CharField()
+    provider = serializers.CharField()
+    model_id = serializers.CharField()
+    params = serializers.DictField()
+    total = serializers.IntegerField()
+    done = serializers.IntegerField()
+    stage = serializers.CharField()
+    error = serializers.CharField()
+    run = serializers.IntegerField(source="run_id", allow_null=True)
+    sample = serializers.IntegerField(source="sample_id", allow_null=True)
+    ledger = serializers.IntegerField(source="ledger_id", allow_null=True)
+    created_at = serializers.DateTimeField()
+    finished_at = serializers.DateTimeField(allow_null=True)
+
+
+class PasteInput(serializers.Serializer):
+    run = serializers.JSONField(help_text="the run: a JSON object, or its text (JSON or JSON Lines)")
+    source_name = serializers.CharField(required=False, default="api", max_length=255)
+
+
+class LaunchInput(serializers.Serializer):
+    provider = serializers.ChoiceField(choices=jobs.PROVIDERS, default="local")
+    model_id = serializers.CharField(required=False, default="", allow_blank=True)
+    sample = serializers.IntegerField(required=False)
+    limit = serializers.IntegerField(required=False, min_value=1)
+    # Upper bounds: what the ledger's columns hold (beyond them the database refused with a 500).
+    max_requests = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
+    max_input_tokens = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1)
+
+
+class RunsApi(APIView):
+    permission_classes = [IsAuthenticated, CanViewReports]
+
+    def get_permissions(self):
+        if self.request.method == "POST":
+            return [IsAuthenticated(), CanLaunchRuns()]
+        return super().get_permissions()
+
+    def get(self, request):
+        return Response({"runs": RunSerializer(runs_list(sample=sample_default()), many=True).data})
+
+    def post(self, request):
+        """Paste a run (validated, nothing stored when invalid); 201 when graded now, 202 when queued."""
+        data = PasteInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        dataset = dataset_current()
+        if dataset is None:
+            return refused(["no CUAD dataset is loaded"])
+        raw = data.validated_data["run"]
+        if not isinstance(raw, str):
+            import json
+
+            raw = json.dumps(raw, ensure_ascii=False)
+        try:
+            result = jobs.run_paste(
+                dataset=dataset, raw=raw, source_name=data.validated_data["source_name"], user=request.user
+            )
+        except RunFormatError as exc:
+            return refused(exc.errors)
+        if result.job is not None:
+            return Response(JobSerializer(result.job).data, status=status.HTTP_202_ACCEPTED)
+        sample = sample_default(dataset=dataset)
+        summary = next((s for s in runs_list(sample=sample) if s.run.pk == result.run.pk), None)
+        return Response(RunSerializer(summary).data, status=status.HTTP_201_CREATED)
+
+
+class RunApi(APIView):
+    permission_classes = [IsAuthenticated, CanViewReports]
+
+    def get(self, request, pk: int):
+        run = get_object_or_404(ExtractionRun, pk=pk)
+        summary = next(s for s in runs_list(sample=sample_default(dataset=run.dataset)) if s.run.pk == pk)
+        return Response(RunSerializer(summary).data)
+
+
+class JobsApi(APIView):
+    permission_classes = [IsAuthenticated, CanLaunchRuns]
+
+    def post(self, request):
+        data = LaunchInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        sample = Sample.objects.filter(pk=v["sample"]).first() if "sample" in v else sample_default()
+        if sample is None:
+            return refused(["sample: no sample to run on"])
+        try:
+            job = jobs.extraction_job_create(
+                sample=sample,
+                provider=v["provider"],
+                model_id=v["model_id"],
+                limit=v.get("limit"),
+                max_requests=v.get("max_requests"),
+                max_input_tokens=v.get("max_input_tokens"),
+                user=request.user,
+            )
+        except jobs.JobError as exc:
+            return refused([str(exc)])
+        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+
+
+class JobApi(APIView):
+    permission_classes = [IsAuthenticated, CanViewReports]
+
+    def get(self, request, pk: int):
+        return Response(JobSerializer(get_object_or_404(ConsoleJob, pk=pk)).data)

@@ -1,0 +1,196 @@
+"""BM25 engine (bm25s + PyStemmer) over the real Hawaii Revised Statutes, side by side with rank_bm25.
+
+Builds the index over the 5,473 HRS sections of the shared data (parsed by the project's
+Django-free HRS parser), then times keyword searches (k=30) over 50 questions, and the same
+with rank_bm25's BM25Okapi over the very same analyzed tokens. Also prints how far the two
+rankings agree (they use different idf formulas, so they are not expected to be equal) and
+the machine's load average, which the timings depend on. Prints figures; asserts nothing.
+
+    python perf/bench_bm25.py [--data-dir ../shared/data] [--repeats 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from benchmarks.corpus import hrs_json  # noqa: E402 -- needs the repository on the path first
+from benchmarks.retrieval import bm25  # noqa: E402
+
+K = 30
+QUESTIONS = [
+    "When must a landlord return a tenant's security deposit and what may be deducted?",
+    "How much notice must a landlord give before terminating a month-to-month tenancy?",
+    "Can a tenant withhold rent when the landlord fails to make repairs?",
+    "What is the limitation period for a personal injury action?",
+    "When does the statute of limitations for breach of contract begin to run?",
+    "Is the limitations period tolled while the plaintiff is a minor?",
+    "What are the grounds for granting a divorce?",
+    "How does the court divide marital property and debts in a divorce?",
+    "When may a court award spousal support or alimony?",
+    "Is it unlawful for an employer to discriminate because of arrest and court record?",
+    "Can an employer retaliate against an employee who reports a violation of law?",
+    "When must an employer pay final wages to a discharged employee?",
+    "May an employer deduct amounts from an employee's wages?",
+    "What warranties arise in a sale of goods and how may they be disclaimed?",
+    "When is a security interest perfected by filing a financing statement?",
+    "What is a holder in due course of a negotiable instrument?",
+    "How are jurors selected and who is disqualified from jury service?",
+    "What remedies does a consumer have for unfair or deceptive trade practices?",
+    "Who may bring a wrongful death action and what damages are recoverable?",
+    "When is a contractor entitled to a mechanic's lien on real property?",
+    "Can a landlord enter the dwelling unit without the tenant's consent?",
+    "What happens if a tenant abandons the rental unit?",
+    "May a landlord evict a tenant in retaliation for complaining to a government agency?",
+    "How long does a creditor have to enforce a judgment?",
+    "What is the limitation period for an action on a written contract?",
+    "How long does a medical malpractice plaintiff have to sue?",
+    "Who gets custody of a child when the parents divorce?",
+    "How is child support calculated and modified?",
+    "Can a marriage be annulled and on what grounds?",
+    "Must the employer give a rest or meal break?",
+    "What records of hours worked must an employer keep?",
+    "Is sexual harassment an unlawful discriminatory practice?",
+    "How does an employee file a complaint with the civil rights commission?",
+    "When does risk of loss pass from seller to buyer?",
+    "What is the statute of frauds for the sale of goods over five hundred dollars?",
+    "What is the effect of a bank's wrongful dishonor of a check?",
+    "How is a lien on a motor vehicle or other titled goods perfected?",
+    "When may a secured party repossess collateral after default?",
+    "Who is liable on a forged endorsement?",
+    "What letters of credit rules apply to an issuer's duty to honor?",
+    "May the court order the sale of community property or joint tenancy property?",
+    "What are the duties of a guardian ad litem in custody proceedings?",
+    "Is a prenuptial agreement enforceable?",
+    "What must a notice of termination of tenancy contain?",
+    "Can a rental agreement waive the tenant's rights?",
+    "What interest accrues on a money judgment?",
+    "Does the statute of limitations run against the State?",
+    "When can an action for fraud be brought after the fraud is discovered?",
+    "Are wage claims assignable and can wages be garnished?",
+    "What penalties apply to an employer that fails to pay wages when due?",
+]
+
+
+def _hrs_documents(hrs_dir: Path) -> list:
+    meta_raw = (hrs_dir / "index-meta.json").read_bytes()
+    documents = []
+    for volume in sorted(hrs_dir.glob("Vol*.json")):
+        source = hrs_json.parse(volume.read_bytes(), meta_raw=meta_raw, filename=volume.name)
+        for p in source.provisions:
+            documents.append(bm25.Document(doc_id=f"{p.citation}#{p.variant}", heading=p.heading, body=p.body,
+                                           sort_key=f"{p.citation}\x00{p.variant:04d}"))
+    return documents
+
+
+def _percentile(values: list[float], q: float) -> float:
+    return float(np.percentile(values, q))
+
+
+def _time_per_query(search, queries: list[str], repeats: int) -> list[float]:
+    """Milliseconds per query: the median of ``repeats`` runs of each, after one warm-up pass."""
+    for query in queries:
+        search(query)
+    per_query = []
+    for query in queries:
+        times = []
+        for _ in range(repeats):
+            started = time.perf_counter()
+            search(query)
+            times.append((time.perf_counter() - started) * 1000)
+        per_query.append(statistics.median(times))
+    return per_query
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path,
+                        default=Path(os.environ.get("DATA_DIR") or REPO_ROOT.parent / "shared" / "data"))
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+
+    from rank_bm25 import BM25Okapi
+
+    config = bm25.DEFAULT_CONFIG
+    print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} ({os.cpu_count()} cores)")
+    print(f"libraries: {bm25.library_versions()}; config {config.name} hash {config.config_hash()[:16]}")
+
+    started = time.perf_counter()
+    documents = _hrs_documents(args.data_dir / "statutes" / "hrs")
+    print(f"HRS parse: {len(documents)} sections in {time.perf_counter() - started:.2f} s (not part of the index)")
+
+    started = time.perf_counter()
+    set_hash = bm25.document_set_hash(documents)
+    print(f"document-set sha256 {set_hash[:16]}: {(time.perf_counter() - started) * 1000:.0f} ms")
+
+    builds, index = [], None
+    for _ in range(3):
+        index = bm25.build_index(documents, config)
+        builds.append(index.build_seconds)
+    print(f"bm25s index build: median {statistics.median(builds):.2f} s, min {min(builds):.2f} s over 3 builds "
+          f"({len(index)} documents, {len(index.vocabulary)} terms, avgdl {index.average_length:.1f})")
+
+    with tempfile.TemporaryDirectory() as directory:
+        bm25.IndexCache(directory=directory).get_or_build(config, set_hash, documents)
+        started = time.perf_counter()
+        bm25.IndexCache(directory=directory).get_or_build(config, set_hash, documents)
+        print(f"bm25s index load from the cache directory: {(time.perf_counter() - started) * 1000:.0f} ms")
+
+    ours = _time_per_query(lambda q: index.search(q, K), QUESTIONS, args.repeats)
+
+    # rank_bm25 over the very same analyzed tokens, in the same document order.
+    order = sorted(documents, key=lambda d: (d.sort_key, d.doc_id))
+    started = time.perf_counter()
+    analyzed = bm25.analyze_many([d.heading for d in order] + [d.body for d in order], config)
+    analysis = time.perf_counter() - started
+    corpus = [bm25.document_tokens(analyzed[i], analyzed[len(order) + i], config) for i in range(len(order))]
+    started = time.perf_counter()
+    okapi = BM25Okapi(corpus, k1=config.k1, b=config.b)
+    okapi_build = time.perf_counter() - started
+
+    def okapi_search(query: str) -> list[int]:
+        scores = okapi.get_scores(bm25.analyze(query, config))
+        top = np.argsort(-scores, kind="stable")[:K]
+        return [int(i) for i in top if scores[i] > 0]
+
+    theirs = _time_per_query(okapi_search, QUESTIONS, args.repeats)
+
+    m_ours, p95_ours = statistics.median(ours), _percentile(ours, 95)
+    m_theirs, p95_theirs = statistics.median(theirs), _percentile(theirs, 95)
+    print(f"search k={K} over {len(QUESTIONS)} questions x {args.repeats} (median per question, analysis included):")
+    print(f"  bm25s     median {m_ours:.3f} ms  p95 {p95_ours:.3f} ms  max {max(ours):.3f} ms")
+    print(f"  rank_bm25 median {m_theirs:.3f} ms  p95 {p95_theirs:.3f} ms  max {max(theirs):.3f} ms "
+          "(BM25Okapi, k1/b the same, its own idf; only the tokens' tf + argsort)")
+    print(f"  ratio rank_bm25 / bm25s: median {m_theirs / m_ours:.1f}x, p95 {p95_theirs / p95_ours:.1f}x")
+    print(f"build from tokens: rank_bm25 {okapi_build:.2f} s vs bm25s {statistics.median(builds) - analysis:.2f} s "
+          f"(the bm25s build above includes {analysis:.2f} s of analysis: tokenize, stop words, stemming)")
+
+    # Agreement: not equality (idf differs: ln((N-n+.5)/(n+.5)) floored vs ln(1+(N-n+.5)/(n+.5))).
+    ids = [d.doc_id for d in order]
+    top1, overlaps = 0, []
+    statuses: dict[str, int] = {}
+    for query in QUESTIONS:
+        outcome = index.search(query, K)
+        statuses[outcome.status] = statuses.get(outcome.status, 0) + 1
+        mine = [h.doc_id for h in outcome.hits]
+        other = [ids[i] for i in okapi_search(query)]
+        top1 += bool(mine and other and mine[0] == other[0])
+        overlaps.append(len(set(mine) & set(other)) / max(len(mine), 1))
+    print(f"agreement with rank_bm25 Okapi: same top-1 on {top1}/{len(QUESTIONS)} questions; "
+          f"top-{K} overlap median {statistics.median(overlaps):.2f}, min {min(overlaps):.2f}")
+    print(f"bm25s outcomes: {statuses}")
+    print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()

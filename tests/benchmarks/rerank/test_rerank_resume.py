@@ -1,0 +1,130 @@
+"""Kill the executor mid-run, resume, and compare with an uninterrupted run.
+
+With TEST_REAL_WORKER=1 a Celery worker subprocess of our own (on a dedicated queue)
+is SIGKILLed mid-run and the shared worker resumes the run; otherwise the executor
+is stopped abruptly in-process (a BaseException escapes mid-flight, exactly what a
+kill leaves behind: an open claim, receipts sent without an answer).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+
+from benchmarks.rerank import services as rerank
+from benchmarks.rerank.models import RerankGrade, RerankRun
+from benchmarks.rerank.tasks import rerank_run_execute
+from reviewapp.core.hashing import canonical_json, sha256_hex
+from reviewapp.providers.loopback import LoopbackServer
+from reviewapp.providers.models import Receipt
+from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
+from tests.conftest import REPO_ROOT
+from tests.helpers import wait_until
+
+KILL_QUEUE = "rerank-kill-test"
+
+
+class SimulatedKill(BaseException):
+    """Not an Exception: nothing in the executor may catch it, as nothing can catch SIGKILL."""
+
+
+def _answered(run) -> int:
+    return Receipt.objects.filter(ledger=run.ledger, status="answered").count()
+
+
+def _kill_mid_run(run, worker_info, tmp_path) -> None:
+    if worker_info is None:
+        calls = []
+
+        def before_send():
+            calls.append(1)
+            # Stop only while a request is in flight (its receipt open): two requests that answer
+            # together would otherwise both be recorded first, and the "kill" would find none in flight.
+            if len(calls) > 8 and Receipt.objects.filter(ledger=run.ledger, status="sent").exists():
+                raise SimulatedKill
+
+        with contextlib.suppress(SimulatedKill):
+            rerank.rerank_run_execute(run_id=run.pk, before_send=before_send)
+        # the abrupt stop left the request in flight with an open receipt
+        assert Receipt.objects.filter(ledger=run.ledger, status="sent").exists()
+        return
+    log = open(tmp_path / "kill-worker.log", "w")  # noqa: SIM115 - closed below
+    env = {**os.environ, "DATABASE_URL": worker_info["database_url"], "CELERY_TASK_ALWAYS_EAGER": "0"}
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "reviewapp", "worker", "--pool=solo", "-Q", KILL_QUEUE,
+         "-n", f"killtest-{os.getpid()}@%h", "--without-gossip", "--without-mingle", "--without-heartbeat"],
+        cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        rerank_run_execute.apply_async(args=[run.pk], queue=KILL_QUEUE)
+        wait_until(lambda: _answered(run) >= 6, timeout=180)
+    finally:
+        os.kill(worker.pid, signal.SIGKILL)
+        worker.wait(timeout=30)
+        log.close()
+
+
+def _results(run) -> list[tuple]:
+    return [(g.candidate_id, g.status, g.grade, g.p0, g.p1, g.p2, g.p3, g.p_useful, g.confidence, g.captured_mass)
+            for g in rerank.rerank_run_grades(run=run)]
+
+
+def _wait_finished(run) -> RerankRun:
+    return wait_until(lambda: (r := RerankRun.objects.get(pk=run.pk)).is_finished and r, timeout=120)
+
+
+def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninterrupted_one(
+    celery_worker, settings, tmp_path
+):
+    settings.PROVIDER_KEYS = {"openrouter": "", "openai_compatible": "", "anthropic": ""}
+    retrieval_run = synthetic_retrieval_run(seed=21)
+    with LoopbackServer(latency=0.15) as server, LoopbackServer() as reference_server:
+        run = rerank.rerank_run_create(retrieval_run=retrieval_run, provider="openai_compatible", model_id="loop/m",
+                                       base_url=server.url + "/v1", concurrency=2, enqueue=False)
+        _kill_mid_run(run, celery_worker, tmp_path)
+        run.refresh_from_db()
+        assert run.status == "running"  # the dead executor never finished it
+        answered_before = _answered(run)
+        assert 0 < answered_before < run.requests_planned
+        open_receipts = Receipt.objects.filter(ledger=run.ledger, status="sent").count()
+
+        settings.JOB_STALE_SECONDS = 0  # the test knows the worker is dead
+        rerank.rerank_run_resume(run=run)
+        run = _wait_finished(run)
+        assert run.status == "done" and run.executions == 2
+
+        # No request was sent twice, and every planned request has exactly one receipt.
+        assert server.max_count_per_body == 1
+        plan_keys = [g.request_key for g in rerank.rerank_run_grades(run=run)]
+        receipts = list(Receipt.objects.filter(ledger=run.ledger).order_by("seq"))
+        assert len(receipts) == run.requests_planned == len(set(plan_keys))
+        assert {r.request_key for r in receipts} == set(plan_keys)
+        assert [r.seq for r in receipts] == list(range(1, run.requests_planned + 1))
+        unknown = [r for r in receipts if r.status == "unknown"]
+        assert len(unknown) == open_receipts  # disclosed, not resent
+        assert all(r.status == "answered" for r in receipts if r.status != "unknown")
+        progress = rerank.rerank_run_progress(run=run)
+        assert progress.unknown == sum(1 for g in rerank.rerank_run_grades(run=run) if g.status == "unknown")
+        assert progress.graded + progress.unknown == run.candidates_planned
+
+        # An explicit re-attempt of the unknown requests completes the run, counted against the budget.
+        if unknown:
+            rerank.rerank_run_resume(run=run, reattempt_failures=True)
+            run = _wait_finished(run)
+            assert Receipt.objects.filter(ledger=run.ledger).count() == run.requests_planned + len(unknown)
+            assert set(Receipt.objects.filter(ledger=run.ledger, attempt=2).values_list("request_key", flat=True)) \
+                == {r.request_key for r in unknown}
+        for receipt in Receipt.objects.filter(ledger=run.ledger):
+            body_sha = sha256_hex(canonical_json(receipt.request_body))
+            attempts = Receipt.objects.filter(ledger=run.ledger, request_key=receipt.request_key).count()
+            assert server.counts[body_sha] <= attempts  # every send the server saw has its receipt
+
+        reference = rerank.rerank_run_create(retrieval_run=retrieval_run, provider="openai_compatible",
+                                             model_id="loop/m", base_url=reference_server.url + "/v1",
+                                             concurrency=2, enqueue=False)
+        assert rerank.rerank_run_execute(run_id=reference.pk) == "done"
+    assert _results(run) == _results(reference)
+    assert all(row[1] == RerankGrade.Status.GRADED for row in _results(run))

@@ -1,0 +1,105 @@
+"""Admin pages and API: pools list, declare, assign, progress, agreement, adjudication, exports."""
+
+from __future__ import annotations
+
+import json
+
+from reviewapp.review import agreement, exports, selectors, services
+from reviewapp.review.models import Adjudication
+from tests.reviewapp.review.conftest import make_items
+
+
+def _grade_all(pool, reviewer_user, reviewer2_user):
+    for n, item in enumerate(pool.items.order_by("doc_id")):
+        services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": n % 4, "passage": n % 4},
+                                 complete=True)
+        services.judgment_submit(item=item, reviewer=reviewer2_user,
+                                 grades={"section": n % 4, "passage": (n + n % 2) % 4}, complete=True)
+
+
+def test_the_pools_page_lists_pools_with_the_declared_rule(pool, admin_client_):
+    html = admin_client_.get("/review/admin/").content.decode()
+    assert pool.name in html and "union of top 5 of keyword and reranked order" in html
+
+
+def test_an_admin_declares_and_assigns_a_pool_from_the_page(admin_client_, reviewer_user, reviewer2_user):
+    lines = "\n".join(json.dumps(item) for item in make_items(n_queries=2, per_query=2))
+    response = admin_client_.post("/review/admin/new/", {
+        "name": "from page", "kind": "passage", "declared_rule": "explicit list", "reviewers_per_item": "2",
+        "items": lines,
+    })
+    assert response.status_code == 302
+    pool_id = response["Location"].rstrip("/").split("/")[-1]
+    response = admin_client_.post(f"/review/admin/pools/{pool_id}/assign/",
+                                  {"reviewers": [reviewer_user.pk, reviewer2_user.pk]})
+    assert response.status_code == 302
+    progress = agreement.pool_progress(pool=selectors.pool_get(public_id=pool_id))
+    assert progress.assignments == 8 and [r.assigned for r in progress.per_reviewer] == [4, 4]
+
+
+def test_a_bad_items_line_is_named(admin_client_):
+    response = admin_client_.post("/review/admin/new/", {
+        "name": "x", "kind": "passage", "declared_rule": "explicit", "items": '{"query_id": "q"}\n{oops',
+    })
+    assert response.status_code == 400 and b"line 2" in response.content
+
+
+def test_the_pool_page_shows_progress_agreement_rule_disagreements_and_stale(pool, admin_client_, reviewer_user,
+                                                                             reviewer2_user):
+    _grade_all(pool, reviewer_user, reviewer2_user)
+    services.item_rebind(item=pool.items.order_by("doc_id").first(), passage_text="changed")
+    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode()
+    for text in ("Per reviewer", "Per query", "Krippendorff", "Cohen&#x27;s kappa, quadratic",
+                 "Adjudicated, else agreed, else unresolved",
+                 reviewer_user.username, reviewer2_user.username, "QIDMARK-0", 'data-testid="stale"'):
+        assert text in html or text.replace("&#x27;", "'") in html, text
+    assert selectors.LABEL_RULE in html.replace("&quot;", '"').replace("&#x27;", "'")
+    assert len(selectors.pool_stale_judgments(pool=pool)) == 2
+
+
+def test_the_adjudicator_sees_no_model_information(pool, admin_client_, admin_user_, reviewer_user, reviewer2_user):
+    _grade_all(pool, reviewer_user, reviewer2_user)
+    disagreement = agreement.pool_disagreements(pool=pool)[0]
+    url = f"/review/admin/pools/{pool.public_id}/items/{disagreement.item_id}/adjudicate/"
+    html = admin_client_.get(url).content.decode()
+    for marker in ("SYSMARK", "MODELMARK", "JUDGEMARK", "0.98765", "PROPOSEDMARK", "RUNMARK"):
+        assert marker not in html
+    response = admin_client_.post(url, {disagreement.grade_type: "2", "note": "statute is clear"})
+    assert response.status_code == 302
+    ruling = Adjudication.objects.get()
+    assert ruling.value == 2 and ruling.adjudicator == admin_user_
+
+
+def test_exports_qrels_and_pseudonymised_jsonl(pool, admin_client_, reviewer_user, reviewer2_user):
+    _grade_all(pool, reviewer_user, reviewer2_user)
+    qrels = admin_client_.get(f"/review/admin/pools/{pool.public_id}/qrels.txt?grade_type=section")
+    assert qrels.status_code == 200 and qrels.content.decode() == exports.pool_qrels(pool=pool, grade_type="section")
+    lines = b"".join(admin_client_.get(f"/review/admin/pools/{pool.public_id}/judgments.jsonl?pseudonymise=1")
+                     .streaming_content).decode().splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == 24
+    assert {row["reviewer"] for row in rows} == {
+        exports.reviewer_pseudonym(pool=pool, reviewer_id=u.pk) for u in (reviewer_user, reviewer2_user)
+    }
+    assert all(reviewer_user.username not in line for line in lines)
+    assert all(len(row["passage_hash"]) == 64 and row["status"] == "complete" for row in rows)
+    named = admin_client_.get(f"/api/review/pools/{pool.public_id}/judgments/").json()
+    assert {row["reviewer"] for row in named} == {reviewer_user.username, reviewer2_user.username}
+
+
+def test_the_admin_api_creates_assigns_and_reports(admin_client_, reviewer_user, reviewer2_user):
+    payload = {"name": "api pool", "kind": "passage", "declared_rule": "explicit list",
+               "items": make_items(n_queries=1, per_query=3)}
+    response = admin_client_.post("/api/review/pools/", payload, content_type="application/json")
+    assert response.status_code == 201, response.content
+    pool_id = response.json()["id"]
+    response = admin_client_.post(f"/api/review/pools/{pool_id}/assign/",
+                                  {"reviewers": [reviewer_user.username, reviewer2_user.username]},
+                                  content_type="application/json")
+    assert response.json() == {"added": 6}
+    progress = admin_client_.get(f"/api/review/pools/{pool_id}/progress/").json()
+    assert progress["assignments"] == 6 and progress["per_query"][0]["items"] == 3
+    agreement = admin_client_.get(f"/api/review/pools/{pool_id}/agreement/").json()
+    assert "adjudicated" in agreement["label_rule"]
+    assert [g["grade_type"] for g in agreement["grade_types"]] == ["section", "passage"]
+    assert admin_client_.get(f"/api/review/pools/{pool_id}/qrels/").content == b""

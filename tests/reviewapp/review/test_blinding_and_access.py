@@ -1,0 +1,166 @@
+"""Nothing about the model reaches a reviewer; reviewers reach only their own items; admins see the pool."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from reviewapp.review import selectors, services
+from tests.reviewapp.review.conftest import assert_blind
+
+
+def _queue_ids(client) -> list[str]:
+    body = client.get("/api/review/queue/").json()
+    return [entry["item"] for entry in body[0]["items"]]
+
+
+def test_reviewer_pages_and_api_carry_no_model_information(pool, reviewer_client, reviewer_user):
+    pages = {"/review/": reviewer_client.get("/review/")}
+    ids = _queue_ids(reviewer_client)
+    services.judgment_submit(item=pool.items.get(public_id=ids[0]), reviewer=reviewer_user,
+                             grades={"section": 2, "passage": 1}, complete=False)
+    for item_id in ids:
+        pages[f"/review/items/{item_id}/"] = reviewer_client.get(f"/review/items/{item_id}/")
+        pages[f"/api/review/items/{item_id}/"] = reviewer_client.get(f"/api/review/items/{item_id}/")
+        pages[f"/api/review/items/{item_id}/history/"] = reviewer_client.get(f"/api/review/items/{item_id}/history/")
+    pages["/api/review/queue/"] = reviewer_client.get("/api/review/queue/")
+    pages["save"] = reviewer_client.post(f"/review/items/{ids[0]}/", {"section": "3", "passage": "u",
+                                                                     "action": "save"}, HTTP_HX_REQUEST="true")
+    pages["api save"] = reviewer_client.post(f"/api/review/items/{ids[1]}/judgment/",
+                                             {"grades": {"section": 1, "passage": 0}, "complete": True},
+                                             content_type="application/json")
+    pages[f"/review/items/{ids[0]}/history/"] = reviewer_client.get(f"/review/items/{ids[0]}/history/")
+    for where, response in pages.items():
+        assert response.status_code in (200, 201), where
+        assert_blind(response.content.decode(), where=where)
+
+
+def test_the_item_api_lists_exactly_the_blind_fields(pool, reviewer_client):
+    item_id = _queue_ids(reviewer_client)[0]
+    body = reviewer_client.get(f"/api/review/items/{item_id}/").json()
+    assert set(body) == {
+        "item", "pool", "position", "total", "previous", "next", "query_text", "source_heading", "source_text",
+        "passage_caption", "passage_text", "grade_types", "scale", "current", "needs_regrade",
+    }
+
+
+def test_the_page_shows_query_then_complete_section_then_passage(pool, reviewer_client):
+    item_id = _queue_ids(reviewer_client)[0]
+    item = pool.items.get(public_id=item_id)
+    html = reviewer_client.get(f"/review/items/{item_id}/").content.decode()
+    assert html.index(item.query_text) < html.index(item.source_text) < html.rindex(item.passage_text)
+    assert html.count('class="grade-group"') == 2
+
+
+def test_the_queue_is_not_in_rank_order(pool, reviewer_client):
+    ids = _queue_ids(reviewer_client)
+    by_id = {i.public_id: (i.query_id, i.external_ref["rank"]) for i in pool.items.all()}
+    assert [by_id[i] for i in ids] != sorted(by_id[i] for i in ids)
+
+
+def test_a_reviewer_cannot_read_another_reviewers_items_or_judgments(pool, reviewer_user, reviewer2_user,
+                                                                    reviewer_client, django_user_model):
+    from django.contrib.auth.models import Group
+
+    third = django_user_model.objects.create_user(username="tina", password="x-long-password")
+    third.groups.add(Group.objects.get(name="reviewer"))
+    item = pool.items.first()
+    services.judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": 3, "passage": 3},
+                             complete=True)
+    client = Client()
+    client.force_login(third)
+    for url in (f"/review/items/{item.public_id}/", f"/review/items/{item.public_id}/history/",
+                f"/api/review/items/{item.public_id}/", f"/api/review/items/{item.public_id}/history/"):
+        assert client.get(url).status_code == 404, url
+    response = client.post(f"/api/review/items/{item.public_id}/judgment/", {"grades": {"section": 1}},
+                           content_type="application/json")
+    assert response.status_code == 404
+    assert client.get("/api/review/queue/").json() == []
+    # the assigned reviewer sees only their own judgment, never reviewer2's grade
+    own = reviewer_client.get(f"/api/review/items/{item.public_id}/").json()
+    assert own["current"] is None
+    assert reviewer_client.get(f"/api/review/items/{item.public_id}/history/").json() == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["/review/admin/", "/review/admin/new/", "/api/review/pools/", "/api/review/label-sources/",
+     "/benchmarks/", "/cuad/", "/api/me/"],
+)
+def test_a_reviewer_is_refused_admin_and_run_pages(pool, reviewer_client, url):
+    status = reviewer_client.get(url).status_code
+    if url == "/api/me/":
+        assert status == 200  # their own identity is fine
+    else:
+        assert status in (403, 404), url
+
+
+def test_a_reviewer_is_refused_every_pool_admin_page(pool, reviewer_client):
+    item = pool.items.first()
+    base = f"/review/admin/pools/{pool.public_id}"
+    for url in (f"{base}/", f"{base}/qrels.txt", f"{base}/judgments.jsonl",
+                f"{base}/items/{item.public_id}/adjudicate/",
+                f"/api/review/pools/{pool.public_id}/progress/", f"/api/review/pools/{pool.public_id}/agreement/",
+                f"/api/review/pools/{pool.public_id}/qrels/", f"/api/review/pools/{pool.public_id}/judgments/"):
+        assert reviewer_client.get(url).status_code == 403, url
+    assert reviewer_client.post(f"{base}/assign/", {}).status_code == 403
+    assert reviewer_client.post("/api/review/pools/", {}, content_type="application/json").status_code == 403
+
+
+def test_an_admin_or_stakeholder_cannot_grade(pool, admin_client_, stakeholder_client):
+    item = pool.items.first()
+    for client in (admin_client_, stakeholder_client):
+        assert client.get("/review/").status_code == 403
+        assert client.get(f"/review/items/{item.public_id}/").status_code == 403
+        assert client.get("/api/review/queue/").status_code == 403
+
+
+def test_anonymous_users_are_sent_to_login(pool):
+    response = Client().get("/review/")
+    assert response.status_code == 302 and "/accounts/login/" in response["Location"]
+    assert Client().get("/api/review/queue/").status_code in (401, 403)
+
+
+def test_the_page_works_without_javascript(pool, reviewer_client, reviewer_user):
+    ids = _queue_ids(reviewer_client)
+    response = reviewer_client.post(f"/review/items/{ids[0]}/", {"section": "2", "passage": "3", "action": "save"})
+    assert response.status_code == 302 and response["Location"].endswith(f"/review/items/{ids[0]}/")
+    response = reviewer_client.post(f"/review/items/{ids[0]}/", {"section": "2", "passage": "3",
+                                                                "action": "complete"})
+    assert response.status_code == 302 and response["Location"].endswith(f"/review/items/{ids[1]}/")
+    page = reviewer_client.get(f"/review/items/{ids[0]}/").content.decode()
+    assert "Review complete (revision 2)" in page
+    response = reviewer_client.post(f"/review/items/{ids[0]}/", {"action": "reopen"})
+    assert response.status_code == 302
+    history = selectors.reviewer_history(reviewer=reviewer_user, item_id=ids[0])
+    assert [(r.number, r.status) for r in history] == [(1, "draft"), (2, "complete"), (3, "draft")]
+    assert history[2].grades == {"section": 2, "passage": 3}
+    # an incomplete "complete" is refused with a message and nothing saved
+    response = reviewer_client.post(f"/review/items/{ids[1]}/", {"section": "2", "action": "complete"})
+    assert response.status_code == 400 and b"cannot mark complete" in response.content
+    assert selectors.reviewer_history(reviewer=reviewer_user, item_id=ids[1]) == []
+
+
+def test_htmx_saves_swap_the_judgment_fragment(pool, reviewer_client):
+    item_id = _queue_ids(reviewer_client)[0]
+    response = reviewer_client.post(f"/review/items/{item_id}/", {"section": "1", "passage": "0", "action": "save"},
+                                    HTTP_HX_REQUEST="true")
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert html.lstrip().startswith('<form id="judgment"') and "<html" not in html
+    assert 'data-revision="1"' in html and "Draft saved (revision 1)" in html
+
+
+def test_the_judgment_api_is_idempotent_for_a_double_submit(pool, reviewer_client):
+    item_id = _queue_ids(reviewer_client)[0]
+    payload = json.dumps({"grades": {"section": 2, "passage": "unknown"}, "complete": True})
+    first = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", payload, content_type="application/json")
+    second = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", payload, content_type="application/json")
+    assert (first.status_code, second.status_code) == (201, 200)
+    assert first.json()["revision"]["number"] == second.json()["revision"]["number"] == 1
+    assert second.json()["revision"]["grades"] == {"section": 2, "passage": "unknown"}
+    bad = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", {"grades": {"passage": 9}},
+                               content_type="application/json")
+    assert bad.status_code == 400 and "grades.passage" in bad.json()["detail"]
