@@ -34,9 +34,10 @@ from reviewapp.core.jobs import is_stale, job_beat, job_claim, job_fail, job_fin
 from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.clients import client_for_ledger
-from reviewapp.providers.distributions import concentration, p_useful
+from reviewapp.providers.distributions import concentration
 from reviewapp.providers.services import RequestResult
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED, GradeSpec
+from scoring.stats.calibration import p_useful
 
 logger = logging.getLogger(__name__)
 

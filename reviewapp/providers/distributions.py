@@ -14,8 +14,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from scoring.stats.calibration import p_useful as p_useful
-
 # The local heuristic maps a cosine similarity to P(grade 0..3) by a fixed
 # cumulative-logit (ordinal) rule: P(grade >= k) = sigmoid((cos - THRESHOLDS[k-1]) / SCALE).
 # Increasing thresholds make every P(grade = k) non-negative and the four sum to 1.
