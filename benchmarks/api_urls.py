@@ -2,10 +2,10 @@ from django.urls import path
 
 from benchmarks.corpus.api import ProvisionDetail, ProvisionList, SnapshotList
 from benchmarks.labels.api import CalibrationApi, HumanMetricsApi, ReviewPoolListApi
-from benchmarks.reports.api import RerankReportApi, RetrievalReportApi
-from benchmarks.rerank.api import RerankRunApi
+from benchmarks.reports.api import RerankReportApi, RetrievalReportApi, StatuteLeaderboardApi
+from benchmarks.rerank.api import RerankRunApi, RerankRunLaunchApi
 from benchmarks.retrieval.api import RunDetail, RunList
-from benchmarks.suites.api import SuiteDetail, SuiteList
+from benchmarks.suites.api import SuiteDetail, SuiteExport, SuiteList
 
 app_name = "benchmarks-api"
 urlpatterns = [
@@ -14,19 +14,24 @@ urlpatterns = [
     path("provisions/<int:pk>/", ProvisionDetail.as_view(), name="provision"),
     path("suites/", SuiteList.as_view(), name="suites"),
     path("suites/<int:pk>/", SuiteDetail.as_view(), name="suite"),
+    path("suites/<int:pk>/export/<str:fmt>", SuiteExport.as_view(), name="suite-export"),
     path("retrieval-runs/", RunList.as_view(), name="retrieval-runs"),
     path("retrieval-runs/<int:pk>/", RunDetail.as_view(), name="retrieval-run"),
 ]
 
 # Rerank runs.
 
-urlpatterns += [path("rerank-runs/<int:pk>/", RerankRunApi.as_view(), name="rerank-run")]
+urlpatterns += [
+    path("rerank-runs/", RerankRunLaunchApi.as_view(), name="rerank-runs"),
+    path("rerank-runs/<int:pk>/", RerankRunApi.as_view(), name="rerank-run"),
+]
 
 # Benchmark reports of a retrieval or rerank run.
 
 urlpatterns += [
     path("reports/rerank/<int:pk>/", RerankReportApi.as_view(), name="report-rerank"),
     path("reports/retrieval/<int:pk>/", RetrievalReportApi.as_view(), name="report-retrieval"),
+    path("reports/leaderboard/<int:pk>/", StatuteLeaderboardApi.as_view(), name="leaderboard"),
 ]
 
 # Human labels of a rerank run: label metrics, calibration, its review pools.

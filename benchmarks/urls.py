@@ -15,6 +15,8 @@ urlpatterns = [
     path("corpus/<str:corpus>/chapter/<str:chapter>/", corpus_views.chapter_detail, name="chapter"),
     path("provisions/<int:pk>/", corpus_views.provision_detail, name="provision"),
     path("suites/<int:pk>/", suite_views.suite_detail, name="suite"),
+    path("suites/<int:pk>/export/<str:fmt>", suite_views.suite_export, name="suite-export"),
+    path("suites/<int:pk>/new-version/", suite_views.suite_new_version, name="suite-new-version"),
     path("retrieval/new/", retrieval_views.retrieval_run_new, name="retrieval-run-new"),
     path("retrieval/<int:pk>/", retrieval_views.retrieval_run_detail, name="retrieval-run"),
 ]
@@ -35,6 +37,14 @@ urlpatterns += [
          name="report-retrieval-export"),
 ]
 
+# Statute leaderboards: every rerank run of one retrieval run against keyword order, and their exports.
+
+urlpatterns += [
+    path("reports/leaderboard/", report_views.leaderboard_index, name="leaderboards"),
+    path("reports/leaderboard/<int:pk>/", report_views.leaderboard_page, name="leaderboard"),
+    path("reports/leaderboard/<int:pk>/<str:export>", report_views.leaderboard_export, name="leaderboard-export"),
+]
+
 # Human labels of a rerank run: label metrics, calibration, and declaring a review pool.
 
 urlpatterns += [
@@ -44,4 +54,16 @@ urlpatterns += [
     path("rerank/<int:pk>/calibration/", views_human.calibration_page, name="rerank-calibration"),
     path("rerank/<int:pk>/calibration/<str:export>", views_human.calibration_export, name="rerank-calibration-export"),
     path("rerank/<int:pk>/review-pool/", views_human.review_pool_declare_view, name="rerank-review-pool"),
+]
+
+# The suite workbench: drafts written, checked and frozen in the browser.
+
+urlpatterns += [
+    path("suites/workbench/", suite_views.workbench_index, name="workbench"),
+    path("suites/workbench/<int:pk>/", suite_views.workbench_draft, name="workbench-draft"),
+    path("suites/workbench/<int:pk>/edit/", suite_views.workbench_edit, name="workbench-edit"),
+    path("suites/workbench/<int:pk>/search/", suite_views.workbench_search, name="workbench-search"),
+    path("suites/workbench/<int:pk>/provisions/<int:provision_pk>/", suite_views.workbench_provision,
+         name="workbench-provision"),
+    path("suites/workbench/<int:pk>/freeze/", suite_views.workbench_freeze, name="workbench-freeze"),
 ]

@@ -15,6 +15,7 @@ urlpatterns = [
     path("jobs/", runs_api.JobsApi.as_view(), name="jobs"),
     path("jobs/<int:pk>/", runs_api.JobApi.as_view(), name="job"),
     path("scorecard/", scorecard_api.ScorecardApi.as_view(), name="scorecard"),
+    path("leaderboard/", scorecard_api.LeaderboardApi.as_view(), name="leaderboard"),
     path("explorer/", scorecard_api.ExplorerApi.as_view(), name="explorer"),
     path("playground/", scorecard_api.PlaygroundApi.as_view(), name="playground"),
     path("audits/", audits_api.AuditsApi.as_view(), name="audits"),

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 from collections.abc import Iterable, Sequence
 
@@ -11,10 +10,12 @@ from django.shortcuts import render
 from rest_framework import status
 from rest_framework.response import Response
 
+from reviewapp.core.csv_export import SafeCsvDictWriter
+
 
 def csv_response(name: str, fields: Sequence[str], rows: Iterable[dict]) -> HttpResponse:
     buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=list(fields), extrasaction="ignore")
+    writer = SafeCsvDictWriter(buffer, fieldnames=list(fields), extrasaction="ignore")
     writer.writeheader()
     for row in rows:
         writer.writerow(row)

@@ -19,6 +19,7 @@ urlpatterns = [
     path("jobs/<int:pk>/progress/", runs_views.job_progress, name="job-progress"),
     path("jobs/<int:pk>/resume/", runs_views.job_resume, name="job-resume"),
     path("scorecard/", scorecard_views.scorecard, name="scorecard"),
+    path("leaderboard/", scorecard_views.leaderboard, name="leaderboard"),
     path("explorer/", scorecard_views.explorer, name="explorer"),
     path("playground/", scorecard_views.playground, name="playground"),
     path("audits/", audits_views.audits, name="audits"),

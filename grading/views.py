@@ -18,7 +18,13 @@ def home(request: HttpRequest) -> HttpResponse:
     data = {
         "sample": None if sample is None else {"id": sample.pk, "n": sample.n, "seed": sample.seed},
         "runs": [
-            {"id": s.run.pk, "model": s.run.model, "extractions": s.run.n_extractions, "headline": s.headline}
+            {
+                "id": s.run.pk,
+                "model": s.run.model,
+                "extractions": s.run.n_extractions,
+                "scope": s.scope.as_dict(),
+                "headline": s.headline,
+            }
             for s in summaries
         ],
     }

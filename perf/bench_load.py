@@ -9,7 +9,8 @@ Prints throughput, p50/p95/p99 latency per page, errors, and the judgments sent 
 revision) vs stored (revisions in the database); exits 1 if they differ or any request failed. No assertion
 on timings. Traffic goes only to 127.0.0.1, every request has a 30 s timeout, the phase ends by itself.
 
-Its own database (``bench_load``, recreated) and Redis db 13. ``--sqlite`` runs the same code on the
+Its own database (``bench_load_<random>``, created and dropped by this run) and Redis db 13. ``--sqlite``
+runs the same code on the
 embedded defaults (a SQLite file and the filesystem broker in a temporary folder), e.g. for CI with few
 users: ``bench_load.py --sqlite --reviewers 5 --duration 5``.
 """
@@ -33,6 +34,10 @@ from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from perf.scratch_db import scratch_postgres  # noqa: E402
+
 BIN = Path(sys.executable).parent
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/bench_load"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/13"
@@ -53,17 +58,6 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_LOAD_REDIS_URL", DEFAULT_REDIS_URL))
     parser.add_argument("--sqlite", action="store_true", help="embedded defaults: SQLite + filesystem broker")
     return parser.parse_args(argv)
-
-
-def _recreate_postgres(url: str) -> None:
-    import psycopg
-
-    name = url.rsplit("/", 1)[1]
-    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
-        raise SystemExit(f"refusing odd database name {name!r}")
-    with psycopg.connect(url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {name}")
 
 
 def _cuad_file(path: Path) -> None:
@@ -200,6 +194,7 @@ def _wait_up(port: int, process: subprocess.Popen, log: Path) -> None:
     raise SystemExit("gunicorn did not answer within 60 s")
 
 
+SHOWN_HASH = re.compile(r'name="((?:query|source|passage)_hash)" value="([0-9a-f]{64})"')
 REVISION = re.compile(r'data-revision="(\d+)"')
 
 
@@ -238,6 +233,8 @@ async def _reviewer(base: str, session_key: str, deadline: float, think: tuple[f
             revision = int(found.group(1))
             await asyncio.sleep(rng.uniform(*think))
             grades = {"section": str((revision + 1) % 4), "passage": str((revision // 4 + 1) % 4)}
+            # The form sends back the hashes of the texts it showed (a grade on changed text is refused).
+            grades.update(dict(SHOWN_HASH.findall(page.text)))
             token = client.cookies.get("csrftoken", "")
             started = time.perf_counter()
             try:
@@ -293,6 +290,15 @@ def _pct(values: list[float], q: int) -> float:
 
 def main(argv: list[str] | None = None) -> int:
     opts = _options(argv)
+    if opts.sqlite:
+        return _run(opts)
+    # A database of this run's own (the configured name is only a prefix), dropped by this run only.
+    with scratch_postgres(opts.database_url, prefix=opts.database_url.rsplit("/", 1)[1]) as url:
+        opts.database_url = url
+        return _run(opts)
+
+
+def _run(opts: argparse.Namespace) -> int:
     think = tuple(float(x) for x in opts.think.split(","))
     tmp = Path(tempfile.mkdtemp(prefix="bench_load-"))
     env = {**os.environ, "DEBUG": "0", "LOG_LEVEL": "WARNING", "VAR_DIR": str(tmp / "var"),
@@ -303,7 +309,6 @@ def main(argv: list[str] | None = None) -> int:
     else:
         env["DATABASE_URL"] = opts.database_url
         env["REDIS_URL"] = opts.redis_url
-        _recreate_postgres(opts.database_url)
     os.environ.update({k: env[k] for k in ("DATABASE_URL", "VAR_DIR", "CELERY_TASK_ALWAYS_EAGER", "DEBUG")})
     if opts.sqlite:
         os.environ.pop("REDIS_URL", None)

@@ -20,6 +20,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 
+from perf.scratch_db import scratch_test_database
+
 _TEXT = (
     "the court shall may not person agency department notice hearing within days after filing petition order "
     "child parent guardian custody report investigation record confidential provided that except unless pursuant "
@@ -141,18 +143,13 @@ def main() -> None:
     import django
 
     django.setup()
-    from django.db import connection
 
     print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores "
           "(other work on the machine slows the local model)")
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
-    try:
+    with scratch_test_database("bench_providers"):
         bench_local()
         bench_overhead()
         bench_latency_run()
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=False)
 
 
 if __name__ == "__main__":

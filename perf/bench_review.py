@@ -1,7 +1,8 @@
 """Blinded review under load: 50 concurrent reviewers against gunicorn on PostgreSQL.
 
 What it does (bounded; about a minute in all):
-1. Recreates its own database ``bench_review`` (override with BENCH_REVIEW_DATABASE_URL), migrates,
+1. Creates its own database ``bench_review_<random>`` (server and prefix from BENCH_REVIEW_DATABASE_URL), dropped
+   at the end by this run only, migrates,
    creates 50 reviewers, a 300-item pool, 2 reviewers per item (12 items each), and a logged-in
    session per reviewer (no password hashing in the measured path).
 2. Starts gunicorn on 127.0.0.1 (gthread workers) with that database.
@@ -33,6 +34,10 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from perf.scratch_db import scratch_postgres  # noqa: E402
+
 DATABASE_URL = os.environ.get("BENCH_REVIEW_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench_review")
 REVIEWERS = int(os.environ.get("BENCH_REVIEW_REVIEWERS", "50"))
 ITEMS = int(os.environ.get("BENCH_REVIEW_ITEMS", "300"))
@@ -40,18 +45,6 @@ PHASE_SECONDS = float(os.environ.get("BENCH_REVIEW_SECONDS", "20"))
 WORKERS = int(os.environ.get("BENCH_REVIEW_WORKERS", str(2 * (os.cpu_count() or 1) + 1)))
 THREADS = int(os.environ.get("BENCH_REVIEW_THREADS", "4"))
 THINK = tuple(float(x) for x in os.environ.get("BENCH_REVIEW_THINK", "2,6").split(","))
-
-
-def _recreate_database() -> None:
-    import psycopg
-
-    name = DATABASE_URL.rsplit("/", 1)[1]
-    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
-        raise SystemExit(f"refusing odd database name {name!r}")
-    admin_url = DATABASE_URL.rsplit("/", 1)[0] + "/postgres"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {name}")
 
 
 def _setup() -> tuple[dict[str, str], list[str]]:
@@ -224,10 +217,17 @@ def _report(name: str, stats: dict) -> None:
 
 
 def main() -> int:
+    global DATABASE_URL
+    # A database of this run's own (the configured name is only a prefix), dropped by this run only.
+    with scratch_postgres(DATABASE_URL, prefix=DATABASE_URL.rsplit("/", 1)[1]) as url:
+        DATABASE_URL = url
+        return _run()
+
+
+def _run() -> int:
     print(f"bench_review: {REVIEWERS} reviewers, {ITEMS} items x 2 reviewers, gunicorn {WORKERS} workers x "
           f"{THREADS} threads, PostgreSQL {DATABASE_URL.rsplit('/', 1)[1]}, {PHASE_SECONDS:.0f} s per phase, "
           f"{os.cpu_count()} CPUs; load average before {os.getloadavg()[0]:.1f} (the load generator shares the CPUs)")
-    _recreate_database()
     cookies, _ = _setup()
     import logging
 

@@ -3,7 +3,8 @@
 Targets: HRS import (5,473 sections) under 30 s; keyword retrieval
 median under 20 ms per query over the HRS corpus, on the engine of the
 database in use. Runs in a throw-away test database (Django's test database
-machinery), so it never touches real data: SQLite by default, PostgreSQL when
+machinery, under a database name made up by this run), so it never touches real data
+nor anyone else's test database: SQLite by default, PostgreSQL when
 DATABASE_URL points at it. Prints the figures; asserts nothing.
 """
 
@@ -19,6 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 
 from perf.questions import QUESTIONS
+from perf.scratch_db import scratch_test_database
 
 REPEATS = 5
 
@@ -28,16 +30,13 @@ def main() -> None:
 
     django.setup()
     from django.conf import settings
-    from django.db import connection
 
     from benchmarks.corpus.selectors import corpus_current_snapshots
     from benchmarks.corpus.services import statutes_import
     from benchmarks.retrieval.engines import CONFIGURATIONS, engine_for_connection, keyword_search
 
     hrs_dir = Path(settings.DATA_DIR) / "statutes" / "hrs"
-    old_name = connection.settings_dict["NAME"]
-    connection.creation.create_test_db(verbosity=0, autoclobber=True, keepdb=False)
-    try:
+    with scratch_test_database("bench_statutes"):
         engine = engine_for_connection()
         started = time.perf_counter()
         outcomes = statutes_import(fmt="hrs-json", paths=[hrs_dir])
@@ -68,8 +67,6 @@ def main() -> None:
                   f"[target < 20 ms median]")
         print(f"{engine.name}: HRS import {sections} sections in {import_seconds:.2f} s [target < 30 s]; "
               f"re-import of identical bytes (no-op) {noop_seconds:.2f} s")
-    finally:
-        connection.creation.destroy_test_db(old_name, verbosity=0, keepdb=False)
 
 
 if __name__ == "__main__":

@@ -12,9 +12,11 @@ import os
 from pathlib import Path
 from urllib.parse import urlparse
 
+from django.core.exceptions import ImproperlyConfigured
 
-class ConfigError(Exception):
-    """A setting from the environment is missing or malformed."""
+
+class ConfigError(ImproperlyConfigured):
+    """A setting from the environment is missing or malformed (Django's ImproperlyConfigured, one readable line)."""
 
 
 _TRUE = {"1", "true", "yes", "on"}

@@ -24,11 +24,14 @@ BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
 
 DEBUG = env_bool("DEBUG", False)
+PRODUCTION = env_bool("PRODUCTION", False)
 SECRET_KEY = env_str("SECRET_KEY")
 if not SECRET_KEY:
-    if not DEBUG and env_bool("REQUIRE_SECRET_KEY", False):
-        raise ConfigError("SECRET_KEY is empty; set a long random value in the environment")
-    # Development fallback; production sets REQUIRE_SECRET_KEY=1 so this cannot ship.
+    # PRODUCTION alone is enough to refuse: the public development key below signs sessions and CSRF tokens,
+    # and a deployment that forgot REQUIRE_SECRET_KEY ran on it silently.
+    if PRODUCTION or (not DEBUG and env_bool("REQUIRE_SECRET_KEY", False)):
+        raise ConfigError("SECRET_KEY is empty; set a long random value in the environment (PRODUCTION=1 needs it)")
+    # Development fallback only (PRODUCTION=1 refuses to start without a key, above).
     SECRET_KEY = "insecure-development-key-change-me-0123456789-abcdefghijklmnopqrstuvwxyz"  # noqa: S105
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost", "testserver"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
@@ -41,9 +44,11 @@ INSTALLED_APPS = [
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
+    # Before staticfiles: runserver leaves static files to WhiteNoise, whose lookup answers a "../" path
+    # with a 404 (Django's own dev handler let the SuspiciousFileOperation through as a 500).
+    "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "django_htmx",
     "template_partials",
@@ -55,12 +60,17 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a body over the limit is refused before sessions, CSRF (which reads request.POST and so spools
+    # uploads to disk) or authentication touch it, for anonymous and signed-in callers alike.
+    "reviewapp.core.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "reviewapp.core.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "reviewapp.core.middleware.DebugNotFoundMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -114,6 +124,8 @@ LOGOUT_REDIRECT_URL = "login"
 # Failed logins allowed per username+address within the window before refusal.
 LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", 10)
 LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", 300)
+# How long an API token lives (default 30 days); a password change ends it sooner.
+API_TOKEN_TTL_SECONDS = env_int("API_TOKEN_TTL_SECONDS", 30 * 24 * 3600)
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -125,8 +137,9 @@ STATIC_ROOT = VAR_DIR / "static"
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise expects it even before collectstatic
 STATICFILES_DIRS = [
     BASE_DIR / "static",
-    # htmx comes from its pinned npm package (package-lock.json), not a hand copy.
+    # htmx and Swagger UI come from their pinned npm packages (package-lock.json), not hand copies or a CDN.
     ("vendor/htmx", BASE_DIR / "node_modules" / "htmx.org" / "dist"),
+    ("vendor/swagger-ui", BASE_DIR / "node_modules" / "swagger-ui-dist"),
 ]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
@@ -141,8 +154,25 @@ WHITENOISE_USE_FINDERS = True
 # Uploads (pasted runs, statute files) are bounded; larger ones are refused with a message.
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
+# Whole request bodies (a 20 MB run file plus its multipart envelope and form fields) are refused above this
+# with a 413 before anything reads them (reviewapp.core.middleware.RequestBodyLimitMiddleware).
+REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024)
+# Request JSON (API bodies, pasted runs, pool items, label imports): bounded in bytes and in nesting depth
+# (reviewapp.core.json_input); deeper documents are refused with a 400 instead of a RecursionError.
+JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)
+JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
+# The API's list pages: ?limit above this is refused (400) rather than passed to the database.
+API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
 
-PRODUCTION = env_bool("PRODUCTION", False)
+# Scripts from this origin only, and no inline script (page scripts are static files). Inline styles stay
+# allowed: templates and Swagger UI set them, and they cannot run code.
+CONTENT_SECURITY_POLICY = env_str(
+    "CONTENT_SECURITY_POLICY",
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
+    "frame-ancestors 'none'",
+)
+
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
@@ -158,11 +188,20 @@ if PRODUCTION:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # Hashed, expiring, password-bound tokens each user makes for themself (reviewapp.core.auth).
+        "reviewapp.core.auth.HashedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.LimitOffsetPagination",
+    # One JSON parser for every endpoint: size and depth bounded (reviewapp.core.json_input).
+    "DEFAULT_PARSER_CLASSES": [
+        "reviewapp.core.api_parsers.BoundedJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # List filters and pages are checked once, here, for every list endpoint (reviewapp.core.api_filters).
+    "DEFAULT_FILTER_BACKENDS": ["reviewapp.core.api_filters.QueryFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "reviewapp.core.api_filters.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -170,8 +209,12 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Statute relevance benchmark, blinded human review, CUAD clause-extraction grader.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # The schema and its docs page map every endpoint: signed-in users only (tests/trust matrix).
-    "SERVE_PERMISSIONS": ["rest_framework.permissions.IsAuthenticated"],
+    # The schema and its docs page map every endpoint, admin and stakeholder fields included: readers of
+    # reports only, never reviewers (reviewapp.core.access.CanViewReports).
+    "SERVE_PERMISSIONS": ["reviewapp.core.access.CanViewReports"],
+    # Swagger UI from the pinned npm package through static files: no CDN, works offline, fits the CSP.
+    "SWAGGER_UI_DIST": f"/{STATIC_URL}vendor/swagger-ui",
+    "SWAGGER_UI_FAVICON_HREF": f"/{STATIC_URL}vendor/swagger-ui/favicon-32x32.png",
     # Schema completeness is tested by tests/reviewapp/core (the schema must generate); the deploy
     # check stays about deployment settings.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
@@ -182,7 +225,8 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_DIR = VAR_DIR / "celery"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "visibility_timeout": 3600}
+    # visibility_timeout is set below, from the jobs' stale timeout (JOB_* settings).
+    CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2}
 else:
     CELERY_BROKER_URL = "filesystem://"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
@@ -200,8 +244,21 @@ CELERY_TASK_ALWAYS_EAGER = env_bool("CELERY_TASK_ALWAYS_EAGER", False)
 CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "celery")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_IGNORE_RESULT = True
+# Scale-out: a task is acknowledged when it ends (a killed worker's message goes back to the queue: Redis
+# hands it to another worker after the visibility timeout), each worker reserves one task at a time, and
+# every task is safe to deliver twice: it claims its job by a conditional UPDATE, so a second delivery of a
+# job that is running (and still beating) or finished does nothing, and one of a job whose heartbeat is
+# stale takes it over (the claim token makes the old execution write nothing).
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A lost broker connection must not cancel a running job: it holds its claim in the database and finishes;
+# the redelivered copy of its message finds it running and does nothing. (Cancelling would throw the work
+# away and leave its requests in flight "unknown".)
+CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
+# A pool child killed mid-task: its message is acknowledged, not requeued. A requeued copy would arrive at
+# once, find the job still beating and do nothing, and a task that kills its process (out of memory) would
+# loop; the job is recovered by the stale takeover instead (page, command, or Redis redelivery).
+CELERY_TASK_REJECT_ON_WORKER_LOST = False
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -216,6 +273,26 @@ PROVIDER_KEYS = {
 OPENAI_COMPATIBLE_BASE_URL = env_str("OPENAI_COMPATIBLE_BASE_URL", "https://openrouter.ai/api/v1")
 ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
 PROVIDER_TIMEOUT_SECONDS = env_int("PROVIDER_TIMEOUT_SECONDS", 60)
+
+# Tracked jobs (reviewapp/core/jobs.py): a running job silent for longer than its stale timeout has lost its
+# worker and may be taken over. A job on the local model beats every few seconds; one waiting on a remote
+# provider may sit in a request for PROVIDER_TIMEOUT_SECONDS. JOB_STALE_SECONDS, when set, overrides both.
+JOB_STALE_SECONDS_LOCAL = env_int("JOB_STALE_SECONDS_LOCAL", 30)
+JOB_STALE_SECONDS_REMOTE = env_int("JOB_STALE_SECONDS_REMOTE", max(30, 2 * PROVIDER_TIMEOUT_SECONDS))
+if env_str("JOB_STALE_SECONDS"):
+    JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", JOB_STALE_SECONDS_REMOTE)
+# Vectors of the local model shared by every worker process on this machine (one file per text, keyed by
+# model and sha256); empty = each process keeps its own.
+EMBEDDING_CACHE_DIR = env_str("EMBEDDING_CACHE_DIR", str(VAR_DIR / "embeddings"))
+# How long a takeover waits for `celery inspect active` replies.
+JOB_INSPECT_TIMEOUT_SECONDS = env_int("JOB_INSPECT_TIMEOUT_MS", 1000) / 1000
+if REDIS_URL:
+    # Redis hands an unacknowledged message to another worker after this long. Matched to the longest stale
+    # timeout: a killed worker's job is then stale when its message comes back, and the new delivery takes it
+    # over; a live job's copy finds it beating and does nothing. (Redis' default, an hour, kept a killed
+    # worker's messages unacknowledged that long.)
+    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = max(
+        JOB_STALE_SECONDS_LOCAL, JOB_STALE_SECONDS_REMOTE, int(env_str("JOB_STALE_SECONDS") or 0)) + 5
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {

@@ -19,3 +19,11 @@ def wait_until(predicate: Callable[[], object], *, timeout: float = 60.0, interv
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s: {predicate}")
         time.sleep(interval)
+
+
+def shown_hashes(item_public_id: str) -> dict[str, str]:
+    """The hashes of an item's texts as its page and API show them: what every grading submit sends back."""
+    from reviewapp.review.models import ReviewItem
+    from reviewapp.review.services import item_shown_hashes
+
+    return item_shown_hashes(ReviewItem.objects.get(public_id=item_public_id))

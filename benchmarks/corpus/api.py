@@ -6,6 +6,7 @@ from rest_framework import generics, serializers
 
 from benchmarks.corpus.models import Provision, SourceSnapshot
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api_filters import IdFilter, TextFilter
 
 
 class SnapshotOut(serializers.ModelSerializer):
@@ -42,13 +43,9 @@ class SnapshotList(generics.ListAPIView):
 class ProvisionList(generics.ListAPIView):
     permission_classes = [CanViewReports]
     serializer_class = ProvisionOut
-
-    def get_queryset(self):
-        qs = Provision.objects.order_by("snapshot_id", "position")
-        for field in ("corpus", "chapter", "citation", "snapshot"):
-            if value := self.request.query_params.get(field):
-                qs = qs.filter(**{field: value})
-        return qs
+    queryset = Provision.objects.order_by("snapshot_id", "position")
+    # Checked and applied by the API's filter layer (an id that is not a whole number in range is a 400).
+    query_filters = {"corpus": TextFilter(), "chapter": TextFilter(), "citation": TextFilter(), "snapshot": IdFilter()}
 
 
 class ProvisionDetail(generics.RetrieveAPIView):

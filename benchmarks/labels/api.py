@@ -26,6 +26,32 @@ class IntervalOut(serializers.Serializer):
     high = serializers.FloatField(allow_null=True)
 
 
+class UnitIntervalOut(serializers.Serializer):
+    """A statistic's percentile bootstrap interval and what was resampled (``UnitBootstrap.as_dict``)."""
+
+    estimate = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    level = serializers.FloatField()
+    method = serializers.CharField()
+    unit = serializers.CharField()
+    units = serializers.IntegerField()
+    observation = serializers.CharField()
+    observations = serializers.IntegerField()
+    replicates = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    undefined_replicates = serializers.IntegerField()
+    caveat = serializers.CharField(allow_null=True)
+
+
+class ReviewerAgreementOut(serializers.Serializer):
+    grade_type = serializers.CharField()
+    reviewers = serializers.IntegerField()
+    items_with_two_grades = serializers.IntegerField()
+    grades = serializers.IntegerField()
+    krippendorff_alpha_ordinal = UnitIntervalOut()
+
+
 class PoolOut(serializers.Serializer):
     public_id = serializers.CharField()
     name = serializers.CharField()
@@ -85,6 +111,7 @@ class HumanMetricsOut(serializers.Serializer):
     bootstrap = BootstrapOut()
     summary = HumanSummaryRowOut(many=True)
     queries = HumanQueryRowOut(many=True)
+    reviewer_agreement = ReviewerAgreementOut(allow_null=True)
 
 
 class CalibrationSummaryRowOut(serializers.Serializer):
@@ -94,7 +121,17 @@ class CalibrationSummaryRowOut(serializers.Serializer):
     excluded_no_label = serializers.IntegerField()
     excluded_no_model_probability = serializers.IntegerField()
     brier = serializers.FloatField(allow_null=True)
+    brier_low = serializers.FloatField(allow_null=True)
+    brier_high = serializers.FloatField(allow_null=True)
     ece = serializers.FloatField(allow_null=True)
+    ece_low = serializers.FloatField(allow_null=True)
+    ece_high = serializers.FloatField(allow_null=True)
+    interval_unit = serializers.CharField()
+    interval_units = serializers.IntegerField()
+    interval_replicates = serializers.IntegerField()
+    interval_seed = serializers.IntegerField()
+    interval_undefined_replicates = serializers.IntegerField()
+    interval_caveat = serializers.CharField(allow_null=True)
     diagnostic_threshold = serializers.FloatField()
     at_or_above_threshold = serializers.IntegerField()
     at_or_above_judged_useful = serializers.IntegerField()
@@ -139,6 +176,7 @@ class CalibrationOut(serializers.Serializer):
     pool = PoolOut(allow_null=True)
     caveats = serializers.ListField(child=serializers.CharField())
     notes = serializers.ListField(child=serializers.CharField())
+    bootstrap = BootstrapOut()
     definitions = serializers.DictField(child=serializers.CharField())
     summary = CalibrationSummaryRowOut(many=True)
     reliability = ReliabilityRowOut(many=True)
@@ -175,7 +213,7 @@ def _run(pk: int) -> RerankRun:
 
 
 class HumanMetricsApi(APIView):
-    """Judged P@5 and pooled nDCG@5 per split of a rerank run's keyword and reranked orders."""
+    """Judged P@5 and pooled nDCG@5 per split of a rerank run's keyword and reranked orders; reviewers' alpha."""
 
     permission_classes = [CanViewReports]
 
@@ -189,11 +227,11 @@ class HumanMetricsApi(APIView):
 
 
 class CalibrationApi(APIView):
-    """Brier, reliability bins, ECE, confidence vs agreement and the 0.8 diagnostic per split."""
+    """Brier and ECE with intervals over query families, reliability bins, confidence vs agreement, diagnostic."""
 
     permission_classes = [CanViewReports]
 
-    @extend_schema(parameters=[POOL_PARAMETER], responses={200: CalibrationOut, 400: ErrorOut})
+    @extend_schema(parameters=[POOL_PARAMETER, *BOOTSTRAP_PARAMETERS], responses={200: CalibrationOut, 400: ErrorOut})
     def get(self, request: Request, pk: int) -> Response:
         try:
             calibration, _ = calibration_build(run=_run(pk), params=request.query_params)

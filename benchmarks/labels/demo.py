@@ -9,7 +9,8 @@ Called by ``benchmarks.demo.load_demo`` after the demo retrieval run exists. Ide
    unjudged. The pages show "no completed labels yet" for it, and it is the default pool of the pages.
 3. Unless DEMO_SYNTHETIC_LABELS=0: a second pool with the same rule, marked synthetic in its declared
    parameters and its name, graded by two accounts named ``demo-synthetic-labels-1`` / ``-2`` (no usable
-   password) with grades drawn by a seeded rule that never looks at the model: a nominated target gets 3,
+   password; their own "synthetic" role, never the reviewer role, assignable to synthetic pools only) with
+   grades drawn by a seeded rule that never looks at the model: a nominated target gets 3,
    any other section 0-3 with fixed odds; the two accounts disagree on about one item in twelve. The pages
    put a "DEMO DATA, NOT HUMAN LABELS" banner on it and never choose it by default.
 """
@@ -28,7 +29,8 @@ from benchmarks.rerank.services import rerank_run_create, rerank_run_execute
 from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import NominatedTarget
 from reviewapp.core.access import ensure_role_groups
-from reviewapp.review.services import judgment_submit
+from reviewapp.review.models import ReviewPool
+from reviewapp.review.services import assignment_unassign, judgment_submit
 
 DEMO_REVIEWERS = ("reviewer", "reviewer2")
 SYNTHETIC_ACCOUNTS = ("demo-synthetic-labels-1", "demo-synthetic-labels-2")
@@ -53,6 +55,11 @@ def demo_rerank_run(*, retrieval_run: RetrievalRun, stdout) -> RerankRun:
 
 
 def _synthetic_accounts() -> list:
+    """The two generator accounts: their own non-assignable "synthetic" role, never the reviewer role.
+
+    A synthetic account may only hold assignments of a pool marked synthetic; any assignment of a real pool it
+    was given before (when it held the reviewer role) and has not judged is released here.
+    """
     ensure_role_groups()
     User = get_user_model()
     people = []
@@ -62,7 +69,11 @@ def _synthetic_accounts() -> list:
         if created:
             user.set_unusable_password()
             user.save()
-        user.groups.add(Group.objects.get(name="reviewer"))
+        user.groups.add(Group.objects.get(name="synthetic"))
+        user.groups.remove(*Group.objects.filter(name="reviewer"))
+        for pool in ReviewPool.objects.filter(assignments__reviewer=user).distinct():
+            if not pool.synthetic:
+                assignment_unassign(pool=pool, reviewer=user)
         people.append(User.objects.get(pk=user.pk))  # fresh permission cache
     return people
 

@@ -23,7 +23,15 @@ useful = human passage grade >= 2 (scoring.stats.calibration): Brier,
 five equal-width reliability bins, ECE, confidence (largest probability) vs
 exact-grade agreement, and the 0.8 diagnostic. Population: the labelled items
 of a selected pool, so these figures describe that pool, never the model's
-calibration on all candidates.
+calibration on all candidates. Brier and ECE carry percentile 95% intervals
+resampling query families (an item's family is its query's), on the same
+draws for both (scoring.stats.calibration.calibration_intervals).
+
+Reviewer agreement on the passage grade (Krippendorff's ordinal alpha over
+the pool's items with two or more completed grades,
+reviewapp.review.agreement) is shown with the human-label metrics, with its
+interval resampling query families as well: it says how far the labels
+behind the metrics can be trusted.
 
 Layers: ``human_inputs_load`` (reads: review selectors + the report adapter)
 -> ``human_metrics_compute`` / ``calibration_compute`` (plain arrays into
@@ -32,7 +40,6 @@ scoring) -> ``*_as_json`` / ``*_csv`` (exports).
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from collections import Counter
@@ -44,6 +51,8 @@ from benchmarks.labels.pools import QueryRanking, is_synthetic, run_pools, run_r
 from benchmarks.reports.figures import SPLITS
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
+from reviewapp.core.csv_export import SafeCsvWriter
+from reviewapp.review.agreement import GradeTypeAgreement, pool_agreement
 from reviewapp.review.kinds import UNKNOWN
 from reviewapp.review.models import ReviewPool
 from reviewapp.review.selectors import (
@@ -58,7 +67,9 @@ from scoring.ir.ranking import judged_precision_at_5, pooled_ndcg_at_5
 from scoring.stats.bootstrap import Interval
 from scoring.stats.calibration import (
     DIAGNOSTIC_THRESHOLD,
+    CalibrationIntervals,
     CalibrationSummary,
+    calibration_intervals,
     calibration_summary,
     distribution_confidence,
     p_useful,
@@ -69,6 +80,7 @@ METRICS = ("P@5", "nDCG@5")
 GRADE_TYPE = "passage"
 HUMAN_SCHEMA = "human-label-metrics/1"
 CALIBRATION_SCHEMA = "calibration/1"
+UNIT = "query family"
 
 NDCG_NOTE = (
     "Pooled nDCG@5: gain = the human grade (0-3), discount log2(rank + 1); the ideal ranking uses only the judged "
@@ -259,6 +271,7 @@ class HumanMetrics:
     seed: int
     queries: tuple[QueryHuman, ...]
     splits: tuple[MetricSplit, ...]
+    agreement: GradeTypeAgreement | None = None  # reviewers' passage-grade agreement, intervals over families
 
     @property
     def has_labels(self) -> bool:
@@ -278,8 +291,19 @@ def query_values(ranking: QueryRanking, labels: dict[str, int], pool: frozenset[
     return out
 
 
+def reviewer_agreement_load(*, pool: ReviewPool | None, rankings: Sequence[QueryRanking], replicates: int,
+                            seed: int) -> GradeTypeAgreement | None:
+    """The reviewers' agreement on the passage grade of ``pool``, intervals resampling query families."""
+    if pool is None:
+        return None
+    families = {r.qid: r.family for r in rankings}
+    (passage,) = pool_agreement(pool=pool, grade_types=(GRADE_TYPE,), units_by_query=families, unit=UNIT,
+                                replicates=replicates, seed=seed)
+    return passage
+
+
 def human_metrics_compute(inputs: HumanInputs, *, replicates: int = DEFAULT_REPLICATES,
-                          seed: int = DEFAULT_SEED) -> HumanMetrics:
+                          seed: int = DEFAULT_SEED, agreement: GradeTypeAgreement | None = None) -> HumanMetrics:
     replicates, seed = report_parameters(replicates=replicates, seed=seed)
     rows = []
     for r in inputs.rankings:
@@ -307,7 +331,8 @@ def human_metrics_compute(inputs: HumanInputs, *, replicates: int = DEFAULT_REPL
             splits.append(MetricSplit(metric=metric, split=split, label=label, queries=len(in_split),
                                       keyword=figures["keyword"], reranked=figures["reranked"],
                                       difference=paired.difference, paired_included=paired.included))
-    return HumanMetrics(inputs=inputs, replicates=replicates, seed=seed, queries=tuple(rows), splits=tuple(splits))
+    return HumanMetrics(inputs=inputs, replicates=replicates, seed=seed, queries=tuple(rows), splits=tuple(splits),
+                        agreement=agreement)
 
 
 # --------------------------------------------------------------------------- calibration
@@ -330,6 +355,7 @@ class CalibrationSplit:
     no_label: int  # pool items without a completed, non-stale label
     no_probability: int  # labelled items the model did not grade
     summary: CalibrationSummary
+    intervals: CalibrationIntervals  # Brier and ECE with percentile intervals over query families
 
 
 @dataclass(frozen=True)
@@ -337,6 +363,8 @@ class Calibration:
     inputs: HumanInputs
     items: tuple[CalibrationItem, ...]
     splits: tuple[CalibrationSplit, ...]
+    replicates: int = DEFAULT_REPLICATES
+    seed: int = DEFAULT_SEED
 
     @property
     def has_labels(self) -> bool:
@@ -357,8 +385,11 @@ class Calibration:
         return out
 
 
-def calibration_compute(inputs: HumanInputs) -> Calibration:
+def calibration_compute(inputs: HumanInputs, *, replicates: int = DEFAULT_REPLICATES,
+                        seed: int = DEFAULT_SEED) -> Calibration:
+    replicates, seed = report_parameters(replicates=replicates, seed=seed)
     split_of = {r.qid: r.split for r in inputs.rankings}
+    family_of = {r.qid: r.family for r in inputs.rankings}
     items = tuple(
         CalibrationItem(qid=qid, docid=docid, split=split_of.get(qid, ""),
                         distribution=inputs.distributions.get((qid, docid)), label=inputs.labels.get((qid, docid)))
@@ -369,11 +400,16 @@ def calibration_compute(inputs: HumanInputs) -> Calibration:
         in_split = [i for i in items if i.split == split]
         usable = [i for i in in_split if i.distribution is not None]
         summary = calibration_summary([i.distribution for i in usable], [i.label for i in usable])
+        intervals = calibration_intervals(
+            [p_useful(i.distribution) for i in usable], [i.label for i in usable],
+            [family_of[i.qid] for i in usable], unit=UNIT, replicates=replicates, seed=seed,
+        )
         splits.append(CalibrationSplit(
             split=split, label=label, declared=len(in_split), no_label=sum(i.label is None for i in in_split),
             no_probability=sum(i.distribution is None and i.label is not None for i in in_split), summary=summary,
+            intervals=intervals,
         ))
-    return Calibration(inputs=inputs, items=items, splits=tuple(splits))
+    return Calibration(inputs=inputs, items=items, splits=tuple(splits), replicates=replicates, seed=seed)
 
 
 # --------------------------------------------------------------------------- exports
@@ -421,13 +457,23 @@ def human_query_rows(metrics: HumanMetrics) -> list[dict[str, Any]]:
     ]
 
 
+def reviewer_agreement_json(agreement: GradeTypeAgreement | None) -> dict[str, Any] | None:
+    """Alpha of the reviewers' passage grades with its interval; reviewers are not named (stakeholders read this)."""
+    if agreement is None:
+        return None
+    return {"grade_type": agreement.grade_type, "reviewers": agreement.reviewers,
+            "items_with_two_grades": agreement.alpha_items, "grades": agreement.alpha_values,
+            "krippendorff_alpha_ordinal": agreement.alpha_interval.as_dict()}
+
+
 def human_metrics_as_json(metrics: HumanMetrics) -> dict[str, Any]:
     return {
         "schema": HUMAN_SCHEMA, "run": metrics.inputs.run_label, "pool": pool_json(metrics.inputs.pool),
         "notes": [P5_NOTE, NDCG_NOTE, MISSING_NOTE],
-        "bootstrap": {"replicates": metrics.replicates, "seed": metrics.seed, "level": 0.95, "unit": "query family",
+        "bootstrap": {"replicates": metrics.replicates, "seed": metrics.seed, "level": 0.95, "unit": UNIT,
                       "method": "percentile; difference paired over queries defined for both systems"},
         "summary": human_summary_rows(metrics), "queries": human_query_rows(metrics),
+        "reviewer_agreement": reviewer_agreement_json(metrics.agreement),
     }
 
 
@@ -435,9 +481,16 @@ def calibration_summary_rows(calibration: Calibration) -> list[dict[str, Any]]:
     rows = []
     for s in calibration.splits:
         d = s.summary.diagnostic
+        brier, ece = s.intervals.brier, s.intervals.ece
         rows.append({"split": s.split, "declared": s.declared, "included": s.summary.included,
                      "excluded_no_label": s.no_label, "excluded_no_model_probability": s.no_probability,
-                     "brier": _clean(s.summary.brier), "ece": _clean(s.summary.ece),
+                     "brier": _clean(s.summary.brier), "brier_low": _clean(brier.interval.low),
+                     "brier_high": _clean(brier.interval.high), "ece": _clean(s.summary.ece),
+                     "ece_low": _clean(ece.interval.low), "ece_high": _clean(ece.interval.high),
+                     "interval_unit": brier.unit, "interval_units": brier.units,
+                     "interval_replicates": brier.replicates, "interval_seed": brier.seed,
+                     "interval_undefined_replicates": brier.undefined + ece.undefined,
+                     "interval_caveat": brier.caveat,
                      "diagnostic_threshold": d.threshold, "at_or_above_threshold": d.at_or_above,
                      "at_or_above_judged_useful": d.judged_useful})
     return rows
@@ -473,6 +526,8 @@ def calibration_as_json(calibration: Calibration) -> dict[str, Any]:
         "schema": CALIBRATION_SCHEMA, "run": calibration.inputs.run_label,
         "pool": pool_json(calibration.inputs.pool), "caveats": calibration.caveats,
         "notes": [MISSING_NOTE, CONFIDENCE_NOTE, THRESHOLD_NOTE],
+        "bootstrap": {"replicates": calibration.replicates, "seed": calibration.seed, "level": 0.95, "unit": UNIT,
+                      "method": "percentile; Brier and ECE on the same resamples of query families"},
         "definitions": {"p_useful": "P(grade 2) + P(grade 3), renormalised", "useful": "human passage grade >= 2",
                         "bins": "five equal-width bins of P(useful) over [0, 1]; the last includes 1.0",
                         "ece": "sum over bins of (count / total) * |mean predicted - observed rate|"},
@@ -487,7 +542,7 @@ ITEM_COLUMNS = ("qid", "docid", "split", "p0", "p1", "p2", "p3", "p_useful", "co
 def rows_csv(rows: Sequence[dict[str, Any]], columns: Sequence[str] | None = None) -> str:
     """CSV of dict rows; blank cells for None."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = SafeCsvWriter(out, lineterminator="\n")
     columns = list(columns or (rows[0].keys() if rows else ITEM_COLUMNS))
     writer.writerow(columns)
     for row in rows:

@@ -31,6 +31,7 @@ from benchmarks.labels.metrics import (
     human_metrics_as_json,
     human_metrics_compute,
     pool_choose,
+    reviewer_agreement_load,
     rows_csv,
 )
 from benchmarks.labels.pools import (
@@ -45,7 +46,7 @@ from benchmarks.labels.pools import (
     run_pools,
 )
 from benchmarks.labels.svg import reliability_svg
-from benchmarks.reports.params import ReportParameterError
+from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
@@ -72,15 +73,20 @@ def _query(request: HttpRequest, *names: str) -> str:
 
 def human_metrics_build(*, run: RerankRun, params) -> tuple[HumanMetrics, list]:
     pool, pools = pool_choose(rerank_run=run, public_id=params.get("pool") or None)
-    metrics = human_metrics_compute(human_inputs_load(rerank_run=run, pool=pool),
-                                    replicates=params.get("replicates") or DEFAULT_REPLICATES,
-                                    seed=params.get("seed") or DEFAULT_SEED)
+    replicates, seed = report_parameters(replicates=params.get("replicates") or DEFAULT_REPLICATES,
+                                         seed=params.get("seed") or DEFAULT_SEED)
+    inputs = human_inputs_load(rerank_run=run, pool=pool)
+    agreement = reviewer_agreement_load(pool=pool, rankings=inputs.rankings, replicates=replicates, seed=seed)
+    metrics = human_metrics_compute(inputs, replicates=replicates, seed=seed, agreement=agreement)
     return metrics, _pool_links(pools, pool)
 
 
 def calibration_build(*, run: RerankRun, params) -> tuple[Calibration, list]:
     pool, pools = pool_choose(rerank_run=run, public_id=params.get("pool") or None)
-    return calibration_compute(human_inputs_load(rerank_run=run, pool=pool)), _pool_links(pools, pool)
+    calibration = calibration_compute(human_inputs_load(rerank_run=run, pool=pool),
+                                      replicates=params.get("replicates") or DEFAULT_REPLICATES,
+                                      seed=params.get("seed") or DEFAULT_SEED)
+    return calibration, _pool_links(pools, pool)
 
 
 def _common(run: RerankRun, request: HttpRequest) -> dict:
@@ -122,7 +128,7 @@ def calibration_page(request: HttpRequest, pk: int) -> HttpResponse:
         "notes": {"missing": MISSING_NOTE, "confidence": CONFIDENCE_NOTE, "threshold": THRESHOLD_NOTE,
                   "synthetic": SYNTHETIC_NOTE},
         "threshold": DIAGNOSTIC_THRESHOLD, "exports": list(CALIBRATION_EXPORTS),
-        "query_string": _query(request, "pool"),
+        "query_string": _query(request, "pool", "replicates", "seed"),
     })
 
 

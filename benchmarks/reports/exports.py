@@ -6,13 +6,11 @@ feed trec_eval / ir_measures so the figures can be checked independently.
 
 from __future__ import annotations
 
-import csv
 import io
 import math
 from typing import Any
 
 from benchmarks.reports.figures import (
-    CAVEATS,
     COVERAGE_NOTE,
     DIAGNOSTIC_THRESHOLD,
     METRICS,
@@ -23,6 +21,7 @@ from benchmarks.reports.figures import (
     Report,
 )
 from benchmarks.reports.inputs import Candidate
+from reviewapp.core.csv_export import SafeCsvWriter
 from scoring.ir.ranking import format_qrels, format_run
 from scoring.stats.bootstrap import Interval
 
@@ -51,8 +50,11 @@ def report_as_json(report: Report) -> dict[str, Any]:
     primary = report.primary
     return {
         "schema": REPORT_SCHEMA,
+        "conclusion": report.conclusion.as_json(),
+        "coverage": report.coverage.as_json() if report.coverage is not None else None,
+        "heldout_exposure": report.exposure.as_json() if report.exposure is not None else None,
         "population": report.population,
-        "caveats": list(CAVEATS),
+        "caveats": list(report.caveats),
         "coverage_note": COVERAGE_NOTE,
         "primary_endpoint": {
             "split": PRIMARY_SPLIT, "metric": PRIMARY_METRIC,
@@ -125,9 +127,16 @@ CSV_COLUMNS = (
 
 
 def report_csv(report: Report) -> str:
-    """One row per ranking query; blank cells where a system is absent."""
+    """One row per ranking query; blank cells where a system is absent.
+
+    A report on an incomplete rerank run starts with ``#`` lines (its headline label and banner) before the
+    header row, so the file cannot pass for a complete run's (``pandas.read_csv(..., comment="#")`` skips them).
+    """
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    coverage = report.coverage
+    if coverage is not None and not coverage.complete:
+        out.write(f"# {coverage.headline_label}\n# {' '.join(coverage.banner.split())}\n")
+    writer = SafeCsvWriter(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
     for r in report.queries:
         q = r.query

@@ -16,7 +16,10 @@ Failures stay in: a query whose retrieval fell back, came up short or failed,
 or whose rerank failed (wholly or for some candidates), keeps its place in the
 comparison and its status. Candidates with no P(useful) (their request failed)
 follow the scored ones in keyword order, so a query whose rerank failed
-entirely is ranked in keyword order; it is listed among the failures.
+entirely is ranked in keyword order; it is listed among the failures. What the rerank run covered
+(``coverage.run_coverage``: banner, "incomplete: n of N queries reranked") and the one sentence to quote
+(``conclusion.conclusion_sentence``) are read off the same figures; a failed run, or one that graded no
+candidate, has no reranked figures at all.
 
 Three layers, so the arithmetic can be tested and timed without a database:
 ``selectors.report_inputs_load`` (reads, Django) -> ``figures.report_compute`` (pure) ->
@@ -27,9 +30,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
-from benchmarks.reports.inputs import Candidate, QueryInput, ReportInputs, reranked_order
+from benchmarks.reports.conclusion import Conclusion, conclusion_sentence
+from benchmarks.reports.coverage import RunCoverage, run_coverage
+from benchmarks.reports.inputs import Candidate, QueryInput, ReportInputs, SuiteMeta, reranked_order
 from benchmarks.reports.params import report_parameters
 from reviewapp.core.hashing import sha256_json
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, family_bootstrap, paired_family_bootstrap
@@ -44,9 +50,9 @@ DIAGNOSTIC_THRESHOLD = 0.8
 OUTSIDE_CONTROL_TOP = 5
 SYSTEMS = ("keyword", "reranked", "secondary")
 
-CAVEATS = (
-    "Targets were nominated from the official text by the assistant, not a lawyer: they are provisional, "
-    "incomplete positives, so these figures are neither precision nor exhaustive recall.",
+# The first caveat (who nominated the targets, and whether they are provisional) comes from the suite's
+# own fields: see Report.caveats.
+GENERAL_CAVEATS = (
     "Intervals are percentile 95% intervals of a paired bootstrap over query families: they describe "
     "sampling within this suite, not generalisation to all legal research questions.",
     "Reranking cannot recover a provision absent from the candidate pool: coverage bounds what any reranker "
@@ -180,6 +186,9 @@ class Report:
     exact_controls: tuple[ExactControl, ...]
     outside_controls: tuple[OutsideControl, ...]
     reproducibility: dict[str, Any]
+    # Set by ``exposure.exposure_record`` when held-out figures are computed for a reader (page, export,
+    # API, command): what the held-out ledger says about this configuration. None when not recorded.
+    exposure: Any = None
 
     @property
     def has_rerank(self) -> bool:
@@ -193,17 +202,61 @@ class Report:
     def population(self) -> str:
         counts = ", ".join(f"{s.queries} {s.label}" for s in self.splits)
         suite = self.inputs.suite
+        kind = {True: "Synthetic suite", False: "Suite (declared not synthetic)", None: "Suite"}[suite.synthetic]
+        undeclared = "; the suite file does not declare whether it is synthetic" if suite.synthetic is None else ""
         return (
-            f"Synthetic, source-derived suite {suite.name} v{suite.version} of {self.ranking_queries} ranking "
-            f"queries ({counts}) in {sum(s.families for s in self.splits)} topic families; targets nominated by the "
-            "assistant, not a lawyer, provisional; intervals describe sampling within this suite, not "
+            f"{kind} {suite.name} v{suite.version} of {self.ranking_queries} ranking "
+            f"queries ({counts}) in {sum(s.families for s in self.splits)} topic families{undeclared}; "
+            "targets nominated by "
+            f"{_nominators(suite)}, {_provisional(suite)}; intervals describe sampling within this suite, not "
             "generalisation."
         )
 
     @property
+    def caveats(self) -> tuple[str, ...]:
+        suite = self.inputs.suite
+        return (
+            f"Targets were nominated from the official text by {_nominators(suite)}: {_provisional(suite)} "
+            "known positives, incomplete, so these figures are neither precision nor exhaustive recall.",
+            *GENERAL_CAVEATS,
+        )
+
+    @property
     def primary(self) -> MetricRow | None:
+        """The primary endpoint's row; None without held-out queries or when the rerank run's figures are withheld."""
+        if self.coverage is not None and self.coverage.withheld:
+            return None
         split = next((s for s in self.splits if s.split == PRIMARY_SPLIT), None)
         return split.row(PRIMARY_METRIC) if split and split.queries else None
+
+    @cached_property
+    def coverage(self) -> RunCoverage | None:
+        """What the rerank run covered (None without one): banner, headline label, queries left out."""
+        return run_coverage(self.inputs)
+
+    @cached_property
+    def conclusion(self) -> Conclusion:
+        """The one sentence to quote, from the primary endpoint's figures and intervals."""
+        split = next((s for s in self.splits if s.split == PRIMARY_SPLIT), None)
+        row = self.primary
+        return conclusion_sentence(
+            keyword=row.keyword if row else None, reranked=row.reranked if row else None,
+            difference=row.difference if row else None, queries=split.queries if split else 0,
+            families=split.families if split else 0, coverage=self.coverage, has_rerank=self.has_rerank,
+            endpoint=f"{split.label if split else PRIMARY_SPLIT} {PRIMARY_METRIC}",
+        )
+
+
+def _nominators(suite: SuiteMeta) -> str:
+    return " and ".join(suite.nominators) if suite.nominators else "an unnamed nominator"
+
+
+def _provisional(suite: SuiteMeta) -> str:
+    if suite.targets_provisional == suite.targets_total:
+        return "all provisional"
+    if suite.targets_provisional == 0:
+        return "none marked provisional"
+    return f"{suite.targets_provisional} of {suite.targets_total} provisional"
 
 
 def _first_target(ranked: Sequence[Candidate], targets: frozenset[str]) -> int | None:
@@ -225,6 +278,9 @@ def report_compute(inputs: ReportInputs, *, replicates: int = DEFAULT_REPLICATES
     """Every figure of the report from plain inputs (no database). See the module docstring."""
     replicates, seed = report_parameters(replicates=replicates, seed=seed)
     has_rerank = inputs.rerank is not None
+    covered = run_coverage(inputs)
+    # A failed run (or one that graded nothing) ranks every candidate in keyword order: no reranked figures.
+    paired = has_rerank and not (covered is not None and covered.withheld)
     secondary_by_qid = {q.qid: q for q in inputs.secondary_queries}
     rows: list[QueryRow] = []
     for q in inputs.queries:
@@ -241,9 +297,8 @@ def report_compute(inputs: ReportInputs, *, replicates: int = DEFAULT_REPLICATES
             reranked=_metrics(reranked, targets) if has_rerank else None,
             secondary=(_metrics(sorted(secondary.candidates, key=lambda c: c.keyword_rank), targets)
                        if secondary is not None else None),
-            coverage=query_ranking_metrics([c.docid for c in keyword], targets).coverage,
-            missing_targets=tuple(cit for cit, d in zip(q.target_citations, q.targets, strict=True)
-                                  if d not in present),
+            coverage=q.coverage(present),
+            missing_targets=tuple(cit for cit, versions in q.target_groups() if not present.intersection(versions)),
             keyword_ranked=keyword,
             reranked_ranked=reranked,
             first_target_keyword=_first_target(keyword, targets),
@@ -260,7 +315,7 @@ def report_compute(inputs: ReportInputs, *, replicates: int = DEFAULT_REPLICATES
             keyword_values = [r.keyword[metric] for r in in_split]
             if not in_split:
                 metric_rows.append(MetricRow(metric, _nan_interval(level), None, None))
-            elif has_rerank:
+            elif paired:
                 paired = paired_family_bootstrap([r.reranked[metric] for r in in_split], keyword_values, families,
                                                  replicates=replicates, seed=seed, level=level)
                 metric_rows.append(MetricRow(metric, paired.b, paired.a, paired.difference))
@@ -286,11 +341,8 @@ def report_compute(inputs: ReportInputs, *, replicates: int = DEFAULT_REPLICATES
                                          replicates=replicates, seed=seed, level=level).interval
                 for metric in METRICS
             }
-            sec_coverage = [
-                query_ranking_metrics([c.docid for c in secondary_by_qid[r.query.qid].candidates],
-                                      r.query.targets).coverage
-                for r in with_secondary
-            ]
+            sec_coverage = [r.query.coverage({c.docid for c in secondary_by_qid[r.query.qid].candidates})
+                            for r in with_secondary]
             secondary_splits.append(SecondarySplit(
                 split=split, label=label, queries=len(with_secondary), families=len(set(sec_families)), means=means,
                 coverage=family_bootstrap(sec_coverage, sec_families, replicates=replicates, seed=seed,

@@ -34,7 +34,7 @@ class QueryInput:
     kind: str  # ranking / outside_corpus / exact_citation
     split: str  # dev / heldout; blank for controls
     family: str
-    targets: tuple[str, ...]  # docids of the nominated targets
+    targets: tuple[str, ...]  # docids of the nominated targets, every version of each section
     target_citations: tuple[str, ...]
     candidates: tuple[Candidate, ...]  # keyword order
     retrieval_status: str = "ok"
@@ -45,6 +45,23 @@ class QueryInput:
     expected_citation: str = ""
     rerank_status: str = "not run"  # ok / failed / partial / not run
     rerank_error: str = ""
+    # The docids of each target citation (aligned with target_citations); empty means one docid per
+    # citation, in ``targets`` order. A section with two versions is found when either version is.
+    target_versions: tuple[tuple[str, ...], ...] = ()
+
+    def target_groups(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(citation, its docids) per nominated target."""
+        if self.target_versions:
+            return tuple(zip(self.target_citations, self.target_versions, strict=True))
+        return tuple((c, (d,)) for c, d in zip(self.target_citations, self.targets, strict=True))
+
+    def coverage(self, docids: Sequence[str] | set[str]) -> float | None:
+        """Share of target citations with at least one version among ``docids``; None without targets."""
+        groups = self.target_groups()
+        if not groups:
+            return None
+        present = set(docids)
+        return sum(any(d in present for d in versions) for _, versions in groups) / len(groups)
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,12 @@ class SuiteMeta:
     sources_sha256: str
     frozen_at: str
     snapshots: tuple[tuple[str, str], ...]  # (source_key, sha256)
+    # From the suite's own fields: who nominated its targets (suite default first, then any per-target
+    # nominator) and whether the file declares itself synthetic (None: the file does not say).
+    nominators: tuple[str, ...] = ()
+    synthetic: bool | None = None
+    targets_total: int = 0
+    targets_provisional: int = 0
 
 
 @dataclass(frozen=True)
@@ -86,6 +109,8 @@ class RerankMeta:
     method: str = ""
     candidates_per_request: int | None = None
     budget: Mapping[str, Any] = field(default_factory=dict)  # requests/input tokens used and allowed
+    # candidates_failed/_unknown/_never_sent and requests_sent/_answered/_failed/_unknown/_not_sent (coverage.py)
+    counts: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ plain ``RerankScores`` the figures need, whatever the run's storage.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -25,10 +26,12 @@ from benchmarks.reports.inputs import (
     SuiteMeta,
     rerank_apply,
 )
+from benchmarks.reports.leaderboard import LabelInputs, Leaderboard, LeaderboardInputs, RerankEntry, leaderboard_compute
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, RetrievalRun, RunStatus
 from benchmarks.suites.models import NominatedTarget, QueryKind
+from benchmarks.suites.selectors import TargetVersions, suite_target_versions
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.selectors import ledger_spend
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
@@ -36,10 +39,16 @@ from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 def _suite_meta(run: RetrievalRun) -> SuiteMeta:
     suite = run.suite
+    definition = json.loads(suite.definition)
+    targets = list(NominatedTarget.objects.filter(query__suite=suite).order_by("id").values_list(
+        "nominated_by", "provisional"))
+    nominators = [definition.get("nominated_by", ""), *(by for by, _ in targets)]
     return SuiteMeta(
         pk=suite.pk, name=suite.name, version=suite.version, corpus=suite.corpus, sha256=suite.sha256,
         sources_sha256=suite.sources_sha256, frozen_at=suite.frozen_at.isoformat(),
         snapshots=tuple(suite.snapshots.order_by("source_key", "id").values_list("source_key", "sha256")),
+        nominators=tuple(dict.fromkeys(n for n in nominators if n)), synthetic=definition.get("synthetic"),
+        targets_total=len(targets), targets_provisional=sum(provisional for _, provisional in targets),
     )
 
 
@@ -60,12 +69,9 @@ def _docid(citation: str, variant: int) -> str:
 
 def retrieval_queries_load(*, run: RetrievalRun) -> tuple[QueryInput, ...]:
     """Every query of a retrieval run with its candidates in keyword order and its nominated targets (3 queries)."""
-    targets: dict[int, list[tuple[str, str]]] = {}
-    for query_id, citation, number_citation, variant in (
-        NominatedTarget.objects.filter(query__suite_id=run.suite_id).order_by("query_id", "id")
-        .values_list("query_id", "citation", "provision__citation", "provision__variant")
-    ):
-        targets.setdefault(query_id, []).append((citation, _docid(number_citation, variant)))
+    targets: dict[int, list[TargetVersions]] = {}
+    for target in suite_target_versions(suite=run.suite):
+        targets.setdefault(target.query_id, []).append(target)
     candidates: dict[int, list[Candidate]] = {}
     for row in (
         RetrievalCandidate.objects.filter(result__run=run).order_by("result_id", "rank")
@@ -84,7 +90,9 @@ def retrieval_queries_load(*, run: RetrievalRun) -> tuple[QueryInput, ...]:
         query_targets = targets.get(q.pk, [])
         out.append(QueryInput(
             qid=q.qid, text=q.text, kind=q.kind, split=q.split, family=q.family.name if q.family else q.qid,
-            targets=tuple(d for _, d in query_targets), target_citations=tuple(c for c, _ in query_targets),
+            targets=tuple(d for t in query_targets for d in t.docids),
+            target_citations=tuple(t.citation for t in query_targets),
+            target_versions=tuple(t.docids for t in query_targets),
             candidates=tuple(candidates.get(result.pk, ())), retrieval_status=result.status,
             retrieval_error=result.error, fallback_used=result.fallback_used, method=result.method,
             parsed_citation=result.parsed_citation, expected_citation=q.expected_citation,
@@ -158,10 +166,12 @@ def rerank_scores_from_run(*, run: RerankRun) -> RerankScores:
         .values_list("result__query__qid").annotate(n=Count("id")).values_list("result__query__qid", "n")
     )
     errors: dict[str, str] = {}
+    never_sent = 0
     for qid, total in planned.items():
         counts = problems.get(qid, {})
         never = total - len(p_useful.get(qid, {})) - sum(counts.values())
         parts = [f"{n} {status}" for status, n in sorted(counts.items())]
+        never_sent += max(never, 0)
         if never > 0:
             why = run.stop_reason or ("the run is " + run.status)
             parts.append(f"{never} never sent ({why})")
@@ -179,6 +189,13 @@ def rerank_scores_from_run(*, run: RerankRun) -> RerankScores:
                 "input_tokens": spend.input_tokens, "reported_input_tokens": spend.reported_input_tokens,
                 "max_input_tokens": spend.max_input_tokens, "receipts_by_status": spend.by_status,
                 "stop_reason": spend.stop_reason},
+        counts={
+            "candidates_failed": sum(c.get(RerankGrade.Status.FAILED, 0) for c in problems.values()),
+            "candidates_unknown": sum(c.get(RerankGrade.Status.UNKNOWN, 0) for c in problems.values()),
+            "candidates_never_sent": never_sent,
+            "requests_sent": spend.requests, "requests_answered": spend.answered, "requests_failed": spend.failed,
+            "requests_unknown": spend.unknown, "requests_not_sent": spend.not_sent,
+        },
     )
     return RerankScores(meta=meta, p_useful=p_useful, status={}, errors=errors)
 
@@ -237,3 +254,117 @@ def report_request_parse(*, source: str, pk: int, params: Mapping[str, str]) -> 
                                 ("secondary", params.get("secondary"))) if v}
     query_string = "&".join(f"{k}={v}" for k, v in query.items())
     return ReportRequest(run, scores, secondary, replicates, seed, query_string)
+
+
+# --------------------------------------------------------------------------- the statute leaderboard
+
+MAX_LEADERBOARD_RUNS = 12
+
+
+def _leaderboard_labels(runs: list[RerankRun]) -> LabelInputs | None:
+    """Completed human passage labels of the newest non-synthetic pool of each run, merged; None without a pool.
+
+    Two pools that label one item differently leave it unlabelled (counted), never pick a side.
+    """
+    # benchmarks.labels reads this module (the report's adapter), so it is imported when called.
+    from benchmarks.labels.metrics import pool_info_load
+    from benchmarks.labels.pools import is_synthetic, run_pools
+
+    pools = []
+    for run in runs:
+        real = [p for p in run_pools(rerank_run=run) if not is_synthetic(p)]
+        if real and all(p.pk != real[0].pk for p in pools):
+            pools.append(real[0])
+    if not pools:
+        return None
+    labels: dict[tuple[str, str], int] = {}
+    conflicting: set[tuple[str, str]] = set()
+    members: dict[str, set[str]] = {}
+    described = []
+    for pool in pools:
+        info, pool_labels, pool_members = pool_info_load(pool=pool)
+        described.append(f"{info.name} ({info.public_id}): {info.labelled} of {info.items} items labelled")
+        for qid, docids in pool_members.items():
+            members.setdefault(qid, set()).update(docids)
+        for item, grade in pool_labels.items():
+            if labels.setdefault(item, grade) != grade:
+                conflicting.add(item)
+    for item in conflicting:
+        del labels[item]
+    return LabelInputs(labels=labels, members={q: frozenset(d) for q, d in members.items()},
+                       pools=tuple(described), conflicts=len(conflicting))
+
+
+def leaderboard_inputs_load(*, run: RetrievalRun, reranks: list[RerankRun]) -> LeaderboardInputs:
+    """Plain inputs of the leaderboard of ``run``: its queries once, and each rerank run's P(useful) on them.
+
+    Every rerank run must rank this retrieval run's candidates (ReportParameterError otherwise).
+    """
+    for rerank in reranks:
+        if rerank.retrieval_run_id != run.pk:
+            raise ReportParameterError(_other_candidates(rerank, run))
+    queries = retrieval_queries_load(run=run)
+    entries = []
+    for rerank in reranks:
+        scores = rerank_scores_from_run(run=rerank)
+        entries.append(RerankEntry(meta=scores.meta, queries=rerank_apply(queries, scores)))
+    return LeaderboardInputs(suite=_suite_meta(run), retrieval=_retrieval_meta(run), queries=queries,
+                             reranks=tuple(entries), labels=_leaderboard_labels(reranks))
+
+
+def _other_candidates(rerank: RerankRun, run: RetrievalRun) -> str:
+    return (f"rerank run #{rerank.pk} reranks the candidates of retrieval run #{rerank.retrieval_run_id}, not of "
+            f"retrieval run #{run.pk}: a different candidate set, so its figures cannot be compared on this "
+            "leaderboard. Open the leaderboard of its own retrieval run instead.")
+
+
+@dataclass(frozen=True)
+class LeaderboardRequest:
+    run: RetrievalRun
+    reranks: list[RerankRun]
+    available: list[RerankRun]  # every rerank run of the retrieval run, for the chooser
+    replicates: int
+    seed: int
+    query_string: str
+
+
+def leaderboard_request_parse(*, pk: int, params: Any) -> LeaderboardRequest:
+    """The retrieval run, the chosen rerank runs (``rerank``, repeated or comma-separated; default: all of the
+    run's, newest first, up to MAX_LEADERBOARD_RUNS) and the bootstrap settings; 404 for an unknown run."""
+    run = get_object_or_404(RetrievalRun.objects.select_related("suite"), pk=pk)
+    if run.status != RunStatus.DONE:
+        raise ReportParameterError(f"retrieval run #{run.pk} is {run.status}; a leaderboard needs a finished run")
+    replicates, seed = report_parameters(replicates=params.get("replicates") or DEFAULT_REPLICATES,
+                                         seed=params.get("seed") or DEFAULT_SEED)
+    available = list(RerankRun.objects.filter(retrieval_run=run).select_related("ledger").order_by("id"))
+    raw = params.getlist("rerank") if hasattr(params, "getlist") else ([params["rerank"]] if "rerank" in params
+                                                                       else [])
+    tokens = [t.strip() for value in raw for t in str(value).split(",") if t.strip()]
+    if not tokens:
+        chosen = available[-MAX_LEADERBOARD_RUNS:]
+    else:
+        bad = [t for t in tokens if not (t.isdecimal() and len(t) <= 18)]
+        if bad:
+            raise ReportParameterError(f"rerank={bad[0]!r}: expected the id of a rerank run")
+        ids = list(dict.fromkeys(int(t) for t in tokens))
+        if len(ids) > MAX_LEADERBOARD_RUNS:
+            raise ReportParameterError(f"rerank: at most {MAX_LEADERBOARD_RUNS} rerank runs on one leaderboard, "
+                                       f"got {len(ids)}")
+        found = {r.pk: r for r in RerankRun.objects.filter(pk__in=ids).select_related("ledger")}
+        missing = [i for i in ids if i not in found]
+        if missing:
+            raise ReportParameterError(f"rerank={missing[0]}: no such rerank run")
+        for rerank in found.values():
+            if rerank.retrieval_run_id != run.pk:
+                raise ReportParameterError(_other_candidates(rerank, run))
+        chosen = sorted(found.values(), key=lambda r: r.pk)
+    query = [("replicates", params.get("replicates")), ("seed", params.get("seed"))]
+    query += [("rerank", str(r.pk)) for r in chosen] if tokens else []
+    query_string = "&".join(f"{k}={v}" for k, v in query if v)
+    return LeaderboardRequest(run, chosen, available, replicates, seed, query_string)
+
+
+def leaderboard_build(*, run: RetrievalRun, reranks: list[RerankRun], replicates: Any = DEFAULT_REPLICATES,
+                      seed: Any = DEFAULT_SEED) -> Leaderboard:
+    replicates, seed = report_parameters(replicates=replicates, seed=seed)
+    return leaderboard_compute(leaderboard_inputs_load(run=run, reranks=reranks), replicates=replicates, seed=seed)

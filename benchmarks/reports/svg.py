@@ -121,3 +121,50 @@ def forest_plot_svg(report: Report) -> str:
                  f'{report.replicates:,} replicates, seed {report.seed}</text>')
     parts.append("</svg>")
     return "".join(parts)
+
+
+LB_X0, LB_X1 = 340, 620  # difference scale -1..1
+LB_NOTE_X = 630
+LB_WIDTH = 900
+
+
+def _x_lb(v: float) -> float:
+    return LB_X0 + (LB_X1 - LB_X0) * (min(max(v, -1.0), 1.0) + 1.0) / 2.0
+
+
+def leaderboard_forest_svg(rows: list[tuple[str, Interval | None, str]], *, endpoint: str, replicates: int,
+                           seed: int) -> str:
+    """Forest plot of a leaderboard: each system's paired difference against keyword order on ``endpoint``.
+
+    ``rows``: (system label, difference interval or None, note such as the Holm-adjusted p-value). A system
+    without figures keeps its row with its note and no whisker, so no run silently drops out.
+    """
+    height = HEADER_H + ROW_H * max(len(rows), 1) + 40
+    y_top, y_bottom = HEADER_H, HEADER_H + ROW_H * max(len(rows), 1)
+    title = f"Forest plot: {endpoint}, each system minus keyword order, 95% paired family-bootstrap intervals"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {LB_WIDTH} {height}" width="{LB_WIDTH}" '
+        f'height="{height}" role="img" aria-labelledby="leaderboard-forest-title" font-family="sans-serif" '
+        'font-size="12" class="forest-plot">',
+        f'<title id="leaderboard-forest-title">{escape(title)}</title>',
+        f'<rect x="0" y="0" width="{LB_WIDTH}" height="{height}" fill="#fff"/>',
+    ]
+    parts += _axis(LB_X0, LB_X1, y_top, y_bottom, [-1, -0.5, 0, 0.5, 1], _x_lb,
+                   f"Difference against keyword order ({endpoint})")
+    # _axis dashes every tick but the zero of the report's own difference panel; the zero line here is solid.
+    parts.append(f'<line x1="{_x_lb(0):.1f}" y1="{y_top - 8:.1f}" x2="{_x_lb(0):.1f}" y2="{y_bottom:.1f}" '
+                 'stroke="#000"/>')
+    if not rows:
+        parts.append(f'<text x="6" y="{y_top + 22:.1f}">No rerank run on this leaderboard.</text>')
+    for n, (label, interval, note) in enumerate(rows):
+        y = y_top + n * ROW_H
+        mid = y + ROW_H / 2
+        short = label if len(label) <= 52 else label[:51] + "…"
+        parts.append(f'<text x="6" y="{mid + 4:.1f}"><title>{escape(label)}</title>{escape(short)}</text>')
+        if _defined(interval):
+            parts.append(_whisker(interval, mid, _x_lb, "diamond", f"{label} - keyword"))
+        parts.append(f'<text x="{LB_NOTE_X}" y="{mid + 4:.1f}" font-size="11">{escape(note)}</text>')
+    parts.append(f'<text x="{LB_WIDTH - 6}" y="{y_bottom + 30:.1f}" text-anchor="end" font-size="10">'
+                 f'{replicates:,} replicates, seed {seed}</text>')
+    parts.append("</svg>")
+    return "".join(parts)

@@ -5,22 +5,44 @@ Thin: ``selectors`` reads, ``figures`` computes, ``exports`` writes, ``svg`` dra
 
 from __future__ import annotations
 
+from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.text import slugify
 
 from benchmarks.reports.exports import report_as_json, report_csv, report_families, report_trec_qrels, report_trec_run
+from benchmarks.reports.exposure import exposure_record, leaderboard_exposure_record
 from benchmarks.reports.figures import (
-    CAVEATS,
     COVERAGE_NOTE,
     DIAGNOSTIC_THRESHOLD,
+    METRICS,
+    PRIMARY_METRIC,
+    PRIMARY_SPLIT,
     THRESHOLD_NOTE,
     Report,
     report_systems,
 )
+from benchmarks.reports.leaderboard import (
+    Leaderboard,
+    leaderboard_as_json,
+    leaderboard_csv,
+    leaderboard_families,
+    leaderboard_per_query,
+    leaderboard_trec_qrels,
+    leaderboard_trec_run,
+)
+from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
-from benchmarks.reports.selectors import ReportRequest, report_build, report_request_parse, rerank_run_list
-from benchmarks.reports.svg import forest_plot_svg
+from benchmarks.reports.selectors import (
+    LeaderboardRequest,
+    ReportRequest,
+    leaderboard_build,
+    leaderboard_request_parse,
+    report_build,
+    report_request_parse,
+    rerank_run_list,
+)
+from benchmarks.reports.svg import forest_plot_svg, leaderboard_forest_svg
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from reviewapp.core.access import VIEW_REPORTS, perm_required
 
@@ -35,10 +57,11 @@ EXPORTS = {
 }
 
 
-def _build(source: str, pk: int, request: HttpRequest) -> tuple[ReportRequest, Report]:
+def _build(source: str, pk: int, request: HttpRequest, *, purpose: str) -> tuple[ReportRequest, Report]:
     parsed = report_request_parse(source=source, pk=pk, params=request.GET)
-    return parsed, report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
-                                replicates=parsed.replicates, seed=parsed.seed)
+    report = report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
+                          replicates=parsed.replicates, seed=parsed.seed)
+    return parsed, exposure_record(report, purpose=purpose, user=request.user)
 
 
 @perm_required(VIEW_REPORTS)
@@ -52,14 +75,14 @@ def report_index(request: HttpRequest) -> HttpResponse:
 @perm_required(VIEW_REPORTS)
 def report_page(request: HttpRequest, source: str, pk: int) -> HttpResponse:
     try:
-        parsed, report = _build(source, pk, request)
+        parsed, report = _build(source, pk, request, purpose=HeldoutExposure.Purpose.PAGE)
     except ReportParameterError as exc:
         return render(request, "benchmarks/report.html", {"error": str(exc), "source": source, "pk": pk,
                                                           "params": request.GET}, status=400)
     return render(request, "benchmarks/report.html", {
         "report": report, "source": source, "pk": pk, "parsed": parsed, "params": request.GET,
         "forest_svg": forest_plot_svg(report), "systems": report_systems(report),
-        "caveats": CAVEATS, "coverage_note": COVERAGE_NOTE,
+        "caveats": report.caveats, "coverage_note": COVERAGE_NOTE,
         "threshold_note": THRESHOLD_NOTE, "threshold": DIAGNOSTIC_THRESHOLD,
         "exports": [name for name in EXPORTS if _export_available(name, report)],
         "min_replicates": MIN_REPLICATES, "max_replicates": MAX_REPLICATES,
@@ -76,7 +99,7 @@ def report_export(request: HttpRequest, source: str, pk: int, export: str) -> Ht
     if export not in EXPORTS:
         raise Http404(f"unknown export {export!r}; one of {', '.join(EXPORTS)}")
     try:
-        _parsed, report = _build(source, pk, request)
+        _parsed, report = _build(source, pk, request, purpose=HeldoutExposure.Purpose.EXPORT)
     except ReportParameterError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
     if not _export_available(export, report):
@@ -96,5 +119,74 @@ def report_export(request: HttpRequest, source: str, pk: int, export: str) -> Ht
         response = HttpResponse(body, content_type=EXPORTS[export])
     suite = report.inputs.suite
     stem = slugify(f"{suite.name}-v{suite.version}-{source}-{pk}")
+    response["Content-Disposition"] = f'attachment; filename="{stem}-{export}"'
+    return response
+
+
+# --------------------------------------------------------------------------- the statute leaderboard
+
+LEADERBOARD_EXPORTS = {
+    "leaderboard.json": "application/json",
+    "leaderboard.csv": "text/csv; charset=utf-8",
+    "per-query.tsv": "text/tab-separated-values; charset=utf-8",
+    "qrels.txt": "text/plain; charset=utf-8",
+    "families.txt": "text/plain; charset=utf-8",
+}
+
+
+def _leaderboard(pk: int, request: HttpRequest, *, purpose: str) -> tuple[LeaderboardRequest, Leaderboard]:
+    parsed = leaderboard_request_parse(pk=pk, params=request.GET)
+    board = leaderboard_build(run=parsed.run, reranks=parsed.reranks, replicates=parsed.replicates,
+                              seed=parsed.seed)
+    return parsed, leaderboard_exposure_record(board, purpose=purpose, user=request.user)
+
+
+@perm_required(VIEW_REPORTS)
+def leaderboard_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "benchmarks/leaderboard_index.html", {
+        "retrieval_runs": RetrievalRun.objects.filter(status=RunStatus.DONE).select_related("suite")
+        .annotate(reranks=Count("rerank_runs")).order_by("-id"),
+    })
+
+
+@perm_required(VIEW_REPORTS)
+def leaderboard_page(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        parsed, board = _leaderboard(pk, request, purpose=HeldoutExposure.Purpose.PAGE)
+    except ReportParameterError as exc:
+        return render(request, "benchmarks/leaderboard.html", {"error": str(exc), "pk": pk}, status=400)
+    run_exports = [f"{s.key}.run" for s in board.systems if s.has_figures]
+    return render(request, "benchmarks/leaderboard.html", {
+        "board": board, "parsed": parsed, "pk": pk, "chosen": {r.pk for r in parsed.reranks},
+        "forest_svg": leaderboard_forest_svg(board.forest_rows(), endpoint=f"{PRIMARY_SPLIT} {PRIMARY_METRIC}",
+                                             replicates=board.replicates, seed=board.seed),
+        "exports": [*LEADERBOARD_EXPORTS, *run_exports], "metrics": METRICS,
+        "min_replicates": MIN_REPLICATES, "max_replicates": MAX_REPLICATES,
+    })
+
+
+@perm_required(VIEW_REPORTS)
+def leaderboard_export(request: HttpRequest, pk: int, export: str) -> HttpResponse:
+    is_run = export.endswith(".run")
+    if export not in LEADERBOARD_EXPORTS and not is_run:
+        raise Http404(f"unknown export {export!r}; one of {', '.join(LEADERBOARD_EXPORTS)} or <system>.run")
+    try:
+        _parsed, board = _leaderboard(pk, request, purpose=HeldoutExposure.Purpose.EXPORT)
+    except ReportParameterError as exc:
+        return JsonResponse({"error": str(exc)}, status=400)
+    if export == "leaderboard.json":
+        response: HttpResponse = JsonResponse(leaderboard_as_json(board),
+                                              json_dumps_params={"ensure_ascii": False, "indent": 1})
+    elif is_run:
+        system = export.removesuffix(".run")
+        if not any(s.key == system and s.has_figures for s in board.systems):
+            raise Http404(f"this leaderboard has no {system} system with figures")
+        response = HttpResponse(leaderboard_trec_run(board, system=system), content_type="text/plain; charset=utf-8")
+    else:
+        body = {"leaderboard.csv": leaderboard_csv, "per-query.tsv": leaderboard_per_query,
+                "qrels.txt": leaderboard_trec_qrels, "families.txt": leaderboard_families}[export](board)
+        response = HttpResponse(body, content_type=LEADERBOARD_EXPORTS[export])
+    suite = board.inputs.suite
+    stem = slugify(f"{suite.name}-v{suite.version}-leaderboard-{pk}")
     response["Content-Disposition"] = f'attachment; filename="{stem}-{export}"'
     return response

@@ -1,15 +1,73 @@
-"""Rerank API: progress and per-candidate distributions (explicit fields; stakeholders and admins only)."""
+"""Rerank API: launch a run (admins), progress and per-candidate distributions (explicit fields; stakeholders
+and admins read)."""
 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from rest_framework import serializers
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
-from reviewapp.core.access import CanViewReports
+from benchmarks.rerank.questions import DEFAULT_VERSION
+from benchmarks.retrieval.models import RetrievalRun
+from reviewapp.core.access import CanLaunchRuns, CanViewReports
+from reviewapp.providers.selectors import LedgerSpend
+
+
+def _request_counts(spend: LedgerSpend) -> dict[str, int]:
+    """Requests by what happened to them; only ``sent`` is spend."""
+    return {"sent": spend.requests, "answered": spend.answered, "failed": spend.failed, "unknown": spend.unknown,
+            "in_flight": spend.in_flight, "not_sent": spend.not_sent}
+
+
+class RerankRunLaunchApi(APIView):
+    """POST: create and queue a rerank run. Refused (400, nothing created) when the provider is not configured."""
+
+    permission_classes = [IsAuthenticated, CanLaunchRuns]
+
+    class Input(serializers.Serializer):
+        retrieval_run = serializers.IntegerField()
+        provider = serializers.ChoiceField(choices=list(rerank.DEFAULT_METHOD))
+        model_id = serializers.CharField(required=False, default="", allow_blank=True, max_length=200)
+        method = serializers.CharField(required=False, default="", allow_blank=True, max_length=32)
+        question_version = serializers.CharField(required=False, default=DEFAULT_VERSION, max_length=80)
+        candidates_per_request = serializers.IntegerField(required=False, min_value=1, max_value=30,
+                                                          default=rerank.DEFAULT_CANDIDATES_PER_REQUEST)
+        # Upper bounds: what the ledger's columns hold.
+        max_requests = serializers.IntegerField(required=False, min_value=1, max_value=2**31 - 1)
+        max_input_tokens = serializers.IntegerField(required=False, min_value=1, max_value=2**63 - 1,
+                                                    default=rerank.DEFAULT_MAX_INPUT_TOKENS)
+        concurrency = serializers.IntegerField(required=False, min_value=1, max_value=64)
+
+    class Output(serializers.Serializer):
+        id = serializers.IntegerField()
+        status = serializers.CharField()
+        provider = serializers.CharField()
+        model_id = serializers.CharField()
+        requests_planned = serializers.IntegerField()
+        candidates_planned = serializers.IntegerField()
+
+    def post(self, request):
+        data = self.Input(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        retrieval_run = RetrievalRun.objects.filter(pk=v["retrieval_run"]).first()
+        if retrieval_run is None:
+            return Response({"errors": [f"retrieval_run: no retrieval run #{v['retrieval_run']}"]},
+                            status=status.HTTP_400_BAD_REQUEST)
+        try:
+            run = rerank.rerank_run_create(
+                retrieval_run=retrieval_run, provider=v["provider"], model_id=v["model_id"], method=v["method"],
+                question_version=v["question_version"], candidates_per_request=v["candidates_per_request"],
+                max_requests=v.get("max_requests"), max_input_tokens=v["max_input_tokens"],
+                concurrency=v.get("concurrency"), user=request.user,
+            )
+        except (rerank.RerankError, ValueError) as error:
+            return Response({"errors": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
+        return Response(self.Output(run).data, status=status.HTTP_202_ACCEPTED)
 
 
 class RerankRunApi(APIView):
@@ -54,6 +112,9 @@ class RerankRunApi(APIView):
             "progress": {"graded": progress.graded, "failed": progress.failed, "unknown": progress.unknown,
                          "pending": progress.pending, "requests": progress.spend.requests,
                          "max_requests": progress.spend.max_requests, "input_tokens": progress.spend.input_tokens,
-                         "max_input_tokens": progress.spend.max_input_tokens},
+                         "max_input_tokens": progress.spend.max_input_tokens,
+                         "requests_by_status": _request_counts(progress.spend),
+                         "reported_input_tokens": progress.spend.reported_input_tokens,
+                         "estimated_input_tokens": progress.spend.estimated_input_tokens},
             "grades": self.Grade(grades, many=True).data,
         })

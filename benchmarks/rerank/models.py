@@ -56,6 +56,9 @@ class RerankRun(TrackedJob):
     def __str__(self) -> str:
         return f"rerank #{self.pk} {self.provider}:{self.model_id} on retrieval #{self.retrieval_run_id}"
 
+    def waits_on_network(self) -> bool:
+        return self.provider != "local"
+
     @property
     def method_label(self) -> str:
         return "local heuristic (not an LLM)" if self.provider == "local" else self.method

@@ -6,6 +6,13 @@ in a deterministic order: queries by suite position, candidates by keyword rank,
 ``candidates_per_request`` per request. Every request goes through the provider
 ledger (budget preflight, receipts, no automatic retries, resume).
 
+Before a run is created, resumed or executed, the provider is preflighted (key in the
+environment, base URL well formed, model id pinned): a refusal names what is missing
+and nothing is created, queued or spent. A run ends ``failed``, never ``done``, when
+the provider's answer shows no request can succeed (refused key, unknown model,
+unreachable endpoint: the ledger stops after the first such answer) or when every
+request it sent failed; its ``error`` carries the provider's own message.
+
 Execution claims the run with a conditional UPDATE (queued -> running, with a
 fresh claim token); a second delivery of the same task finds nothing to claim and
 returns. A killed execution leaves the run ``running`` with a stale heartbeat;
@@ -30,13 +37,25 @@ from benchmarks.rerank.models import FINISHED, RerankGrade, RerankRun, RerankSta
 from benchmarks.rerank.questions import DEFAULT_VERSION, Candidate, question_get
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from benchmarks.suites.models import QueryKind
-from reviewapp.core.jobs import is_stale, job_beat, job_claim, job_fail, job_finish, job_requeue
+from reviewapp.core.jobs import (
+    ClaimLost,
+    Liveness,
+    is_stale,
+    job_beat,
+    job_claim,
+    job_fail,
+    job_finish,
+    job_liveness,
+    job_takeover,
+    not_stale_message,
+)
 from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.clients import client_for_ledger
 from reviewapp.providers.distributions import concentration
-from reviewapp.providers.services import RequestResult
-from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED, GradeSpec
+from reviewapp.providers.preflight import ProviderSetup, provider_preflight
+from reviewapp.providers.services import ExecutionReport, RequestResult
+from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED, GradeSpec, ProviderError
 from scoring.stats.calibration import p_useful
 
 logger = logging.getLogger(__name__)
@@ -97,6 +116,15 @@ def rerank_plan(*, retrieval_run: RetrievalRun, question_version: str, question_
 # --------------------------------------------------------------------------- writes
 
 
+def rerank_preflight(*, provider: str, model_id: str, base_url: str = "") -> ProviderSetup:
+    """The provider as the run would use it, or RerankError naming what is missing (e.g. the key's variable)."""
+    try:
+        return provider_preflight(provider=provider, model_id=model_id or DEFAULT_MODEL.get(provider, ""),
+                                  base_url=base_url)
+    except ProviderError as error:
+        raise RerankError(str(error)) from None
+
+
 def rerank_run_create(
     *, retrieval_run: RetrievalRun, provider: str, model_id: str = "", method: str = "",
     question_version: str = DEFAULT_VERSION, candidates_per_request: int = DEFAULT_CANDIDATES_PER_REQUEST,
@@ -116,17 +144,21 @@ def rerank_run_create(
                "anthropic": {METHOD_STRUCTURED}}[provider]
     if method not in allowed:
         raise RerankError(f"{provider} grades by {' or '.join(sorted(allowed))}, not {method!r}")
+    rerank_preflight(provider=provider, model_id=model_id, base_url=base_url)
     question = question_get(question_version)
     plan = rerank_plan(retrieval_run=retrieval_run, question_version=question_version,
                        candidates_per_request=candidates_per_request)
     if not plan:
         raise RerankError(f"retrieval run #{retrieval_run.pk} has no candidates for ranking or outside-corpus queries")
     with transaction.atomic():
-        ledger = provider_services.ledger_create(
-            purpose=f"benchmarks rerank of retrieval run #{retrieval_run.pk}", provider=provider, model_id=model_id,
-            base_url=base_url, max_requests=max_requests or DEFAULT_MAX_REQUESTS, max_input_tokens=max_input_tokens,
-            concurrency=concurrency or DEFAULT_CONCURRENCY[provider],
-        )
+        try:
+            ledger = provider_services.ledger_create(
+                purpose=f"benchmarks rerank of retrieval run #{retrieval_run.pk}", provider=provider,
+                model_id=model_id, base_url=base_url, max_requests=max_requests or DEFAULT_MAX_REQUESTS,
+                max_input_tokens=max_input_tokens, concurrency=concurrency or DEFAULT_CONCURRENCY[provider],
+            )
+        except ProviderError as error:
+            raise RerankError(str(error)) from None
         run = RerankRun.objects.create(
             suite=retrieval_run.suite, retrieval_run=retrieval_run, ledger=ledger, provider=provider,
             model_id=model_id, method=method, question_version=question.version, question_sha256=question.sha256,
@@ -155,23 +187,79 @@ def rerank_run_cancel(*, run: RerankRun) -> RerankRun:
     return run
 
 
-def rerank_run_resume(*, run: RerankRun, reattempt_failures: bool = False) -> RerankRun:
-    """Re-queue a run that stopped, was cancelled, failed, or whose worker died (stale heartbeat).
+def rerank_run_resume(*, run: RerankRun, reattempt_failures: bool = False, worker_lost: bool = False,
+                      ask_workers: bool = True, enqueue: bool = True) -> RerankRun:
+    """Re-queue a run that stopped, was cancelled, failed, or whose worker is gone.
 
-    Answered requests are never sent again. With ``reattempt_failures`` the failed and
-    unknown requests are sent once more (each attempt counts against the budget).
+    A running run is taken over when its heartbeat is older than its stale timeout, when ``celery inspect``
+    shows its worker no longer runs it, or with ``worker_lost`` (the person knows the worker died). Answered
+    requests are never sent again. With ``reattempt_failures`` the failed and unknown requests are sent once
+    more (each attempt counts against the budget). Refused, queueing nothing, when the provider is not
+    configured.
     """
+    rerank_preflight(provider=run.provider, model_id=run.model_id, base_url=run.ledger.base_url)
+    run.refresh_from_db()
     with transaction.atomic():
-        changed = job_requeue(
-            RerankRun, pk=run.pk, from_statuses=[*FINISHED, RerankStatus.RUNNING], only_if_stale=True,
-            cancel_requested=False, stop_reason="", error="", reattempt_requested=reattempt_failures,
+        changed, liveness = job_takeover(
+            RerankRun, job=run, from_statuses=[*FINISHED, RerankStatus.RUNNING], force=worker_lost,
+            ask_workers=ask_workers, cancel_requested=False, stop_reason="", error="",
+            reattempt_requested=reattempt_failures,
         )
         if not changed:
             run.refresh_from_db()
-            raise RerankError(f"run #{run.pk} is {run.status} and its worker is alive; nothing to resume")
-        _enqueue(run.pk)
+            if run.status == RerankStatus.RUNNING:
+                raise RerankError(not_stale_message(f"run #{run.pk}", run, liveness))
+            raise RerankError(f"run #{run.pk} is {run.status}; it changed meanwhile, nothing to resume")
+        if enqueue:
+            _enqueue(run.pk)
     run.refresh_from_db()
     return run
+
+
+def rerank_run_budget_raise(*, run: RerankRun, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
+                            user: Any = None, actor: str = "") -> RerankRun:
+    """Raise the run's budget (recorded in its ledger with who and why); resume with re-attempt to use it."""
+    try:
+        provider_services.ledger_budget_raise(ledger=run.ledger, add_requests=add_requests,
+                                              add_input_tokens=add_input_tokens, reason=reason, user=user,
+                                              actor=actor)
+    except ProviderError as error:
+        raise RerankError(str(error)) from None
+    run.refresh_from_db()
+    return run
+
+
+def rerank_finish_command(*, run: RerankRun) -> str:
+    """The command line that finishes the run: re-attempt what has no answer, raising the budget if needed."""
+    answered_keys = provider_selectors.ledger_keys(ledger=run.ledger)
+    shortfall = provider_selectors.ledger_shortfall(ledger=run.ledger,
+                                                    unsent=max(0, run.requests_planned - answered_keys))
+    if not shortfall.reattempts and not shortfall.unsent:
+        return ""
+    command = f"python manage.py rerank --resume {run.pk}"
+    if shortfall.reattempts:
+        command += " --reattempt"
+    return command + budget_options(shortfall)
+
+
+def budget_options(shortfall: provider_selectors.Shortfall) -> str:
+    extra = ""
+    if shortfall.extra_requests:
+        extra += f" --add-requests {shortfall.extra_requests}"
+    if shortfall.extra_input_tokens:
+        extra += f" --add-input-tokens {shortfall.extra_input_tokens}"
+    return extra + (' --reason "why the budget is raised"' if extra else "")
+
+
+def _with_finish(run_id: int, message: str) -> str:
+    command = rerank_finish_command(run=RerankRun.objects.select_related("ledger").get(pk=run_id))
+    if not (command and message):
+        return message
+    return f"{message.rstrip()}{'' if message.rstrip().endswith('.') else '.'}{FINISH_MARK}{command}"
+
+
+# Where a run's error stops saying what happened and starts saying what to run (reports quote only the first).
+FINISH_MARK = " To finish: "
 
 
 def _grade_rows(run: RerankRun, planned: PlannedRequest, result: RequestResult) -> list[RerankGrade]:
@@ -208,11 +296,20 @@ def rerank_run_execute(
         return ""
     run = RerankRun.objects.select_related("ledger", "retrieval_run").get(pk=run_id)
     try:
+        # This process may not have the environment the launching one had (a worker without the key).
+        provider_preflight(provider=run.provider, model_id=run.model_id, base_url=run.ledger.base_url)
+    except ProviderError as error:
+        failed = job_fail(RerankRun, pk=run_id, token=token, message=f"not started: {error}",
+                          stop_reason="provider not configured; nothing was sent")
+        return RerankStatus.FAILED if failed else ""
+    try:
         plan = rerank_plan(retrieval_run=run.retrieval_run, question_version=run.question_version,
                            question_sha256=run.question_sha256, candidates_per_request=run.candidates_per_request)
         client = client_for_ledger(run.ledger, transport=transport)
         try:
             requests = [client.prepare_grades(p.spec, method=run.method) for p in plan]
+            if run.provider == "local":
+                _warm_local(requests, run_id=run_id, token=token)
             reattempt: set[str] = set()
             if run.reattempt_requested:
                 reattempt = {
@@ -231,7 +328,11 @@ def rerank_run_execute(
             def on_result(result: RequestResult) -> None:
                 if result.status == "not_sent":
                     return
-                RerankGrade.objects.bulk_create(_grade_rows(run, plan[result.index], result), ignore_conflicts=True)
+                with transaction.atomic():  # grades only while this execution still holds the run
+                    if not job_beat(RerankRun, pk=run_id, token=token):
+                        raise ClaimLost(f"rerank run {run_id}: claim lost")
+                    RerankGrade.objects.bulk_create(_grade_rows(run, plan[result.index], result),
+                                                    ignore_conflicts=True)
 
             report = provider_services.ledger_execute(
                 ledger=run.ledger, client=client, requests=requests, reattempt_keys=reattempt,
@@ -239,6 +340,9 @@ def rerank_run_execute(
             )
         finally:
             client.close()
+    except ClaimLost:
+        logger.info("rerank run %s: claim lost, another execution holds it; stopping", run_id)
+        return ""
     except Exception as error:
         logger.exception("rerank run %s failed", run_id)
         failed = job_fail(RerankRun, pk=run_id, token=token, message=f"{type(error).__name__}: {error}")
@@ -246,11 +350,44 @@ def rerank_run_execute(
     reason = report.stop_reason
     if reason.startswith("claim lost"):
         return ""
+    failure = _run_failure(report)
+    if failure:
+        if not job_fail(RerankRun, pk=run_id, token=token, message=_with_finish(run_id, failure),
+                        stop_reason=reason, reattempt_requested=False):
+            return ""
+        return RerankStatus.FAILED
     status = RerankStatus.CANCELLED if reason == "cancelled" else RerankStatus.STOPPED if reason else RerankStatus.DONE
+    if status == RerankStatus.STOPPED:
+        reason = _with_finish(run_id, reason)
     if not job_finish(RerankRun, pk=run_id, token=token, status=status, stop_reason=reason,
                       reattempt_requested=False):
         return ""
     return status
+
+
+def _warm_local(requests: list, *, run_id: int, token: str) -> None:
+    """Embed the run's texts into the shared vector store first, beating as it goes: workers that run the same
+    snapshot at once split the embedding instead of each computing all of it (vectors are bit-identical
+    whoever computes them; the requests then read them)."""
+    from reviewapp.providers import embeddings
+
+    def beat() -> None:
+        if not job_beat(RerankRun, pk=run_id, token=token):
+            raise ClaimLost(f"rerank run {run_id}: claim lost")
+
+    embeddings.warm([text for r in requests for text in (r.body["query"], *r.body["items"])], beat=beat)
+
+
+def _run_failure(report: ExecutionReport) -> str:
+    """Why the run failed as a whole ('' when it did not): a provider answer that rules out every request,
+    or no request answered while some were tried (a cancelled run with nothing tried is just cancelled)."""
+    if report.fatal:
+        return f"provider error: {report.fatal}"
+    tried = [r for r in report.results if r.status in ("failed", "unknown")]
+    if tried and not any(r.status == "answered" for r in report.results):
+        first = next(r.error for r in tried if r.error) if any(r.error for r in tried) else "no error recorded"
+        return f"every request failed ({len(tried)} tried, none answered); first error: {first}"
+    return ""
 
 
 # --------------------------------------------------------------------------- reads
@@ -280,6 +417,9 @@ class RerankProgress:
     failures: list[RerankGrade] = field(default_factory=list)
     exact_citation_controls: int = 0
     stale: bool = False
+    liveness: Liveness | None = None
+    finish_command: str = ""
+    budget_raises: list = field(default_factory=list)
 
     @property
     def pending(self) -> int:
@@ -299,7 +439,11 @@ def rerank_run_progress(*, run: RerankRun) -> RerankProgress:
         counts[grade.status] += 1
     exact = run.retrieval_run.results.filter(query__kind=QueryKind.EXACT_CITATION).count()
     stale = is_stale(run)
+    unanswered = counts["failed"] + counts["unknown"] or run.status == RerankStatus.STOPPED
     return RerankProgress(
+        liveness=job_liveness(run) if run.status == RerankStatus.RUNNING else None,
+        finish_command=rerank_finish_command(run=run) if run.is_finished and unanswered else "",
+        budget_raises=provider_selectors.ledger_budget_raises(ledger_ids=[run.ledger_id]),
         run=run, candidates_planned=run.candidates_planned, graded=counts["graded"], failed=counts["failed"],
         unknown=counts["unknown"], requests_planned=run.requests_planned,
         spend=provider_selectors.ledger_spend(ledger=run.ledger),

@@ -8,7 +8,8 @@ from django.db.models import QuerySet
 
 from benchmarks.corpus.models import Provision
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, RetrievalRun
-from benchmarks.suites.models import NominatedTarget, QueryKind, Suite, SuiteQuery
+from benchmarks.suites.models import QueryKind, Suite, SuiteQuery
+from benchmarks.suites.selectors import suite_target_versions
 
 
 def retrieval_run_list(*, suite: Suite | None = None) -> QuerySet[RetrievalRun]:
@@ -125,12 +126,4 @@ def retrieval_run_qrels(*, run: RetrievalRun) -> str:
     A target citation counts in every version of its section in the suite's snapshots
     (``NRS 1.510`` and ``NRS 1.510~v2``). Controls carry no targets and no lines.
     """
-    snapshot_ids = list(run.suite.snapshots.values_list("id", flat=True))
-    targets = list(NominatedTarget.objects.filter(query__suite=run.suite)
-                   .order_by("query__position", "id").values_list("query__qid", "citation"))
-    versions: dict[str, list[str]] = {}
-    for citation, variant in (Provision.objects.filter(snapshot_id__in=snapshot_ids,
-                                                       citation__in={c for _, c in targets})
-                              .order_by("citation", "variant").values_list("citation", "variant")):
-        versions.setdefault(citation, []).append(Provision(citation=citation, variant=variant).docid)
-    return "".join(f"{qid} 0 {docid} 1\n" for qid, citation in targets for docid in versions.get(citation, []))
+    return "".join(f"{t.qid} 0 {docid} 1\n" for t in suite_target_versions(suite=run.suite) for docid in t.docids)

@@ -1,11 +1,19 @@
-"""Read-only API of frozen suites, with explicit serializers."""
+"""Read-only API of frozen suites, with explicit serializers; each suite's definition as a JSON or YAML file."""
 
 from __future__ import annotations
 
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema, extend_schema_field
 from rest_framework import generics, serializers
+from rest_framework.request import Request
+from rest_framework.views import APIView
 
 from benchmarks.corpus.api import SnapshotOut
 from benchmarks.suites.models import NominatedTarget, Suite, SuiteQuery
+from benchmarks.suites.selectors import suite_export
 from reviewapp.core.access import CanViewReports
 
 
@@ -32,12 +40,25 @@ class SuiteOut(serializers.ModelSerializer):
                   "frozen_by"]
 
 
+class SuiteExportsOut(serializers.Serializer):
+    json = serializers.CharField(help_text="URL of the definition as a JSON suite file")
+    yaml = serializers.CharField(help_text="URL of the definition as a YAML suite file")
+
+
 class SuiteDetailOut(SuiteOut):
     queries = serializers.SerializerMethodField()
     snapshots = SnapshotOut(many=True, read_only=True)
+    exports = serializers.SerializerMethodField()
 
     class Meta(SuiteOut.Meta):
-        fields = [*SuiteOut.Meta.fields, "snapshots", "queries"]
+        fields = [*SuiteOut.Meta.fields, "snapshots", "exports", "queries"]
+
+    @extend_schema_field(SuiteExportsOut)
+    def get_exports(self, obj: Suite) -> dict[str, str]:
+        """Files ``import_suite`` reads back to this suite's definition and sha256."""
+        request = self.context.get("request")
+        urls = {fmt: reverse("benchmarks-api:suite-export", args=[obj.pk, fmt]) for fmt in ("json", "yaml")}
+        return {fmt: request.build_absolute_uri(url) if request else url for fmt, url in urls.items()}
 
     def get_queries(self, obj: Suite) -> list[dict]:
         qs = obj.queries.select_related("family").prefetch_related("targets").order_by("position")
@@ -54,3 +75,21 @@ class SuiteDetail(generics.RetrieveAPIView):
     permission_classes = [CanViewReports]
     serializer_class = SuiteDetailOut
     queryset = Suite.objects.prefetch_related("snapshots")
+
+
+class SuiteExport(APIView):
+    """The suite's frozen definition as a suite file (``json`` or ``yaml``); importing it gives the same sha256."""
+
+    permission_classes = [CanViewReports]
+
+    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT,
+                              (200, "application/yaml"): OpenApiTypes.STR})
+    def get(self, request: Request, pk: int, fmt: str) -> HttpResponse:
+        suite = get_object_or_404(Suite, pk=pk)
+        try:
+            body, content_type, filename = suite_export(suite=suite, fmt=fmt)
+        except ValueError as exc:
+            raise Http404(str(exc)) from exc
+        response = HttpResponse(body, content_type=content_type)
+        response["Content-Disposition"] = f'attachment; filename="{filename}"'
+        return response

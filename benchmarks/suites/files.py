@@ -62,6 +62,37 @@ def suite_load(raw: bytes, *, filename: str = "") -> dict[str, Any]:
     return data
 
 
+# The order a person reads a suite file in (canonical JSON sorts keys; an export need not, since the hash is
+# taken of the normalised definition, whatever the order of the file).
+_KEY_ORDER = {
+    "suite": ("name", "version", "corpus", "description", "nominated_by", "synthetic", "families", "queries"),
+    "family": ("id", "split", "description"),
+    "query": ("id", "kind", "split", "family", "text", "expected_citation", "targets"),
+    "target": ("citation", "provisional", "nominated_by", "note"),
+}
+
+
+def _ordered(obj: dict[str, Any], kind: str) -> dict[str, Any]:
+    order = _KEY_ORDER[kind]
+    return {**{k: obj[k] for k in order if k in obj}, **{k: v for k, v in obj.items() if k not in order}}
+
+
+def suite_dump(definition: dict[str, Any], *, fmt: str) -> bytes:
+    """A normalised definition as a suite file (``json`` or ``yaml``) that ``suite_load`` reads back to it."""
+    readable = _ordered(definition, "suite")
+    readable["families"] = [_ordered(f, "family") for f in definition.get("families", [])]
+    readable["queries"] = [
+        {**_ordered(q, "query"), "targets": [_ordered(t, "target") for t in q.get("targets", [])]}
+        for q in definition.get("queries", [])
+    ]
+    if fmt == "json":
+        return (json.dumps(readable, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    if fmt == "yaml":
+        # safe_dump quotes every string YAML would otherwise read as another type ("no", "1.510", "0"), so
+        # the file loads back to the same strings.
+        return yaml.safe_dump(readable, sort_keys=False, allow_unicode=True, width=100).encode("utf-8")
+    raise ValueError(f"unknown suite file format {fmt!r}; expected json or yaml")
+
 
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
@@ -109,6 +140,9 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
     if corpus not in CORPORA:
         bad("suite", "corpus", f"must be one of {', '.join(CORPORA)}, got {corpus!r}")
     default_nominator = _text(data.get("nominated_by")) or DEFAULT_NOMINATOR
+    synthetic = data.get("synthetic")
+    if synthetic is not None and not isinstance(synthetic, bool):
+        bad("suite", "synthetic", f"must be true or false when given, got {synthetic!r}")
     if len(default_nominator) > 150:
         bad("suite", "nominated_by", "at most 150 characters")
 
@@ -238,7 +272,7 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
 
     if problems:
         raise SuiteInvalid(problems)
-    return {
+    normalised = {
         "name": name,
         "version": version,
         "corpus": corpus,
@@ -247,3 +281,8 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
         "families": [families[f] for f in families],
         "queries": queries,
     }
+    # Only a file that declares the flag carries it, so every suite frozen before the flag existed
+    # keeps its canonical definition and its sha256.
+    if synthetic is not None:
+        normalised["synthetic"] = synthetic
+    return normalised

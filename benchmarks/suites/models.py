@@ -1,8 +1,11 @@
 """Frozen suites: queries, topic families with their split, nominated targets. A changed suite is a new version.
+
+Drafts (``SuiteDraft``) are suites still being written in the browser; freezing one makes a ``Suite``.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 from benchmarks.corpus.models import AppendOnly, Corpus, Provision, SourceSnapshot
@@ -95,3 +98,32 @@ class NominatedTarget(AppendOnly):
 
     def __str__(self) -> str:
         return f"{self.query.qid} -> {self.citation}"
+
+
+class SuiteDraft(models.Model):
+    """A suite being written in the browser: the suite file as a JSON document, editable until frozen.
+
+    Freezing goes through the same service as ``import_suite``, so the frozen suite is exactly what importing
+    the document as a file gives; from then on the draft is read-only and points at that suite.
+    """
+
+    document = models.JSONField(default=dict, help_text="the suite file being written (schema: README.md)")
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="suite_drafts")
+    based_on = models.ForeignKey(Suite, null=True, blank=True, on_delete=models.PROTECT, related_name="next_drafts",
+                                 help_text="the frozen suite this draft is a new version of")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    frozen_suite = models.ForeignKey(Suite, null=True, blank=True, on_delete=models.PROTECT,
+                                     related_name="drafts", help_text="set once, when the draft is frozen")
+    frozen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-updated_at", "-id"]
+
+    def __str__(self) -> str:
+        name = self.document.get("name") if isinstance(self.document, dict) else ""
+        return f"draft #{self.pk} {name or '(unnamed)'}"
+
+    @property
+    def is_frozen(self) -> bool:
+        return self.frozen_suite_id is not None

@@ -1,21 +1,318 @@
-"""The page of a frozen suite."""
+"""Pages of suites: a frozen suite (its versions, differences and exports) and the workbench where drafts are
+written, checked and frozen. Thin: ``workbench`` edits the document, services write, selectors read."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
 
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_http_methods, require_POST
+
+from benchmarks.corpus.models import Corpus
 from benchmarks.retrieval.selectors import retrieval_run_list
-from benchmarks.suites import selectors
-from benchmarks.suites.models import Suite
-from reviewapp.core.access import VIEW_REPORTS, perm_required
+from benchmarks.suites import selectors, services, workbench
+from benchmarks.suites.citations import citation_parse
+from benchmarks.suites.files import KINDS, SPLITS, SuiteInvalid, SuiteProblem
+from benchmarks.suites.models import Suite, SuiteDraft
+from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+
+# --------------------------------------------------------------------------- a frozen suite
 
 
 @perm_required(VIEW_REPORTS)
 def suite_detail(request: HttpRequest, pk: int) -> HttpResponse:
     suite = get_object_or_404(Suite, pk=pk)
+    versions = list(selectors.suite_versions(suite=suite))
+    compare = request.GET.get("compare", "")
+    if compare:
+        base = next((v for v in versions if str(v.version) == compare and v.pk != suite.pk), None)
+        if base is None:
+            raise Http404(f"suite {suite.name} has no other version {compare!r}")
+    else:
+        base = selectors.suite_previous(suite=suite)
     return render(request, "benchmarks/suite.html", {
         "suite": suite, "groups": selectors.suite_detail(suite=suite),
         "snapshots": suite.snapshots.order_by("source_key"),
         "runs": retrieval_run_list(suite=suite),
+        "versions": versions, "base": base,
+        "diff": selectors.suite_diff(old=base, new=suite) if base is not None else None,
+        "drafts": suite.drafts.order_by("id"),
+        "next_drafts": suite.next_drafts.filter(frozen_suite__isnull=True).order_by("id"),
     })
+
+
+@perm_required(VIEW_REPORTS)
+def suite_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+    suite = get_object_or_404(Suite, pk=pk)
+    try:
+        body, content_type, filename = selectors.suite_export(suite=suite, fmt=fmt)
+    except ValueError as exc:
+        raise Http404(str(exc)) from exc
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@perm_required(LAUNCH_RUNS)
+@require_POST
+def suite_new_version(request: HttpRequest, pk: int) -> HttpResponse:
+    suite = get_object_or_404(Suite, pk=pk)
+    draft, created = services.suite_draft_new_version(suite=suite, owner=request.user)
+    if created:
+        messages.success(request, f"Draft #{draft.pk} is a copy of {suite} as version {draft.document['version']}.")
+    else:
+        messages.info(request, f"Draft #{draft.pk} is already the open new version of {suite}.")
+    return redirect("benchmarks:workbench-draft", pk=draft.pk)
+
+
+# --------------------------------------------------------------------------- the workbench: drafts
+
+
+@perm_required(LAUNCH_RUNS)
+@require_http_methods(["GET", "POST"])
+def workbench_index(request: HttpRequest) -> HttpResponse:
+    error = ""
+    name, corpus = request.POST.get("name", "").strip(), request.POST.get("corpus", "")
+    if request.method == "POST":
+        if not name or len(name) > 100:
+            error = "name: required, at most 100 characters"
+        elif corpus not in Corpus.values:
+            error = f"corpus: must be one of {', '.join(Corpus.values)}, got {corpus!r}"
+        else:
+            draft = services.suite_draft_create(owner=request.user, name=name, corpus=corpus)
+            return redirect("benchmarks:workbench-draft", pk=draft.pk)
+    return render(request, "benchmarks/workbench_index.html", {
+        "drafts": selectors.suite_draft_list(), "corpora": Corpus.choices, "error": error,
+        "values": {"name": name, "corpus": corpus},
+    }, status=400 if error else 200)
+
+
+@dataclass
+class TargetRow:
+    position: int
+    citation: str
+    provision_id: int | None
+    provisional: bool
+    nominated_by: str
+    note: str
+
+
+@dataclass
+class QueryCard:
+    index: int
+    q: dict[str, Any]
+    targets: list[TargetRow] = field(default_factory=list)
+    problems: list[SuiteProblem] = field(default_factory=list)
+    error: str = ""
+
+
+@dataclass
+class FamilyRow:
+    index: int
+    f: dict[str, Any]
+    problems: list[SuiteProblem] = field(default_factory=list)
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _editor_context(draft: SuiteDraft, **extra: Any) -> dict[str, Any]:
+    """Everything the workbench page and its fragments show: the document laid out per query, with each
+    problem of the live check next to the query or family it names."""
+    doc = _as_dict(draft.document)
+    check = services.suite_draft_check(draft=draft)
+    corpus = doc.get("corpus") if isinstance(doc.get("corpus"), str) else ""
+    queries = [_as_dict(q) for q in doc.get("queries", [])] if isinstance(doc.get("queries"), list) else []
+    families = [_as_dict(f) for f in doc.get("families", [])] if isinstance(doc.get("families"), list) else []
+    citations = [c for q in queries for c in workbench.target_citations(q)]
+    provision_ids = selectors.provision_ids_by_citation(corpus=corpus, citations=citations)
+    default_nominator = doc.get("nominated_by") or ""
+    claimed: set[int] = set()
+
+    def mine(keys: set[str]) -> list[SuiteProblem]:
+        found = [i for i, p in enumerate(check.problems) if p.where in keys]
+        claimed.update(found)
+        return [check.problems[i] for i in found]
+
+    cards = []
+    for index, q in enumerate(queries):
+        raw_targets = q.get("targets") if isinstance(q.get("targets"), list) else []
+        rows = []
+        for position, t in enumerate(raw_targets):
+            t = t if isinstance(t, dict) else {"citation": str(t)}
+            citation = str(t.get("citation", ""))
+            rows.append(TargetRow(position, citation, provision_ids.get(citation),
+                                  t.get("provisional", True) is not False,
+                                  str(t.get("nominated_by") or default_nominator), str(t.get("note") or "")))
+        cards.append(QueryCard(index, q, rows, mine({str(q.get("id") or ""), f"queries[{index}]"} - {""})))
+    family_rows = [FamilyRow(index, f, mine({str(f.get("id") or ""), f"families[{index}]"} - {""}))
+                   for index, f in enumerate(families)]
+    general = [p for i, p in enumerate(check.problems) if i not in claimed]
+    context = {
+        "draft": draft, "doc": doc, "editable": not draft.is_frozen, "check": check, "general_problems": general,
+        "cards": cards, "families": family_rows, "family_ids": [str(f.get("id") or "") for f in families],
+        "kinds": KINDS, "splits": SPLITS, "corpora": Corpus.choices,
+        "synthetic": "" if "synthetic" not in doc else ("true" if doc["synthetic"] else "false"),
+        "search": None,
+    }
+    context.update(extra)
+    return context
+
+
+def _search_context(draft: SuiteDraft, params: Any) -> dict[str, Any]:
+    """The corpus search panel: the search text, and the query a result would be nominated for (if any)."""
+    doc = _as_dict(draft.document)
+    corpus = doc.get("corpus") if isinstance(doc.get("corpus"), str) else ""
+    text = params.get("q", "").strip()
+    query, index, expect = None, params.get("query", ""), params.get("expect", "")
+    queries = doc.get("queries") if isinstance(doc.get("queries"), list) else []
+    if index.isdigit() and int(index) < len(queries) and _as_dict(queries[int(index)]).get("id", "") == expect:
+        query = {"index": int(index), **_as_dict(queries[int(index)])}
+    nominated: set[str] = set()
+    if query is not None:
+        for written in workbench.target_citations(query):
+            parsed = citation_parse(written, default_corpus=corpus)
+            nominated.add(parsed.citation if parsed is not None else written)
+    return {"text": text, "query": query, "nominated": nominated,
+            "results": selectors.workbench_search(corpus=corpus, text=text) if text else []}
+
+
+def _draft(pk: int) -> SuiteDraft:
+    return get_object_or_404(SuiteDraft.objects.select_related("owner", "frozen_suite", "based_on"), pk=pk)
+
+
+@perm_required(LAUNCH_RUNS)
+def workbench_draft(request: HttpRequest, pk: int) -> HttpResponse:
+    draft = _draft(pk)
+    return render(request, "benchmarks/workbench.html", _editor_context(draft))
+
+
+@perm_required(LAUNCH_RUNS)
+def workbench_search(request: HttpRequest, pk: int) -> HttpResponse:
+    draft = _draft(pk)
+    search = _search_context(draft, request.GET)
+    if request.htmx:
+        return render(request, "benchmarks/workbench.html#search", {"draft": draft, "search": search,
+                                                                       "editable": not draft.is_frozen})
+    return render(request, "benchmarks/workbench.html", _editor_context(draft, search=search))
+
+
+@perm_required(LAUNCH_RUNS)
+def workbench_provision(request: HttpRequest, pk: int, provision_pk: int) -> HttpResponse:
+    draft = _draft(pk)
+    doc = _as_dict(draft.document)
+    provision = selectors.workbench_provision(corpus=str(doc.get("corpus", "")), pk=provision_pk)
+    if provision is None:
+        raise Http404("no such provision in the draft corpus's current snapshots")
+    search = _search_context(draft, request.GET)
+    if request.htmx:
+        return render(request, "benchmarks/workbench.html#reading", {"reading": provision})
+    return render(request, "benchmarks/workbench.html", _editor_context(draft, search=search, reading=provision))
+
+
+def _int(params: Any, name: str) -> int:
+    value = params.get(name, "")
+    if not value.isdigit():
+        raise workbench.DraftEditError("request", name, f"must be a whole number, got {value!r}")
+    return int(value)
+
+
+def _query_fields(p: Any) -> workbench.QueryFields:
+    return workbench.QueryFields(id=p.get("id", ""), kind=p.get("kind", ""), split=p.get("split", ""),
+                                 family=p.get("family", ""), text=p.get("text", ""),
+                                 expected_citation=p.get("expected_citation", ""))
+
+
+def _family_fields(p: Any) -> workbench.FamilyFields:
+    return workbench.FamilyFields(id=p.get("id", ""), split=p.get("split", ""), description=p.get("description", ""))
+
+
+# action -> (builds the document edit from the POST, whether the edit concerns one query's card)
+EDITS: dict[str, tuple[Callable[[Any], Callable[[dict[str, Any]], None]], bool]] = {
+    "header": (lambda p: lambda doc: workbench.header_set(
+        doc, name=p.get("name", ""), version=p.get("version", ""), corpus=p.get("corpus", ""),
+        description=p.get("description", ""), nominated_by=p.get("nominated_by", ""),
+        synthetic=p.get("synthetic", "")), False),
+    "family-add": (lambda p: lambda doc: workbench.family_add(doc, _family_fields(p)), False),
+    "family-save": (lambda p: lambda doc: workbench.family_save(
+        doc, index=_int(p, "index"), expect=p.get("expect", ""), fields=_family_fields(p)), False),
+    "family-remove": (lambda p: lambda doc: workbench.family_remove(
+        doc, index=_int(p, "index"), expect=p.get("expect", "")), False),
+    "query-add": (lambda p: lambda doc: workbench.query_add(doc, qid=p.get("id", ""), kind=p.get("kind", "")),
+                  False),
+    "query-remove": (lambda p: lambda doc: workbench.query_remove(
+        doc, index=_int(p, "index"), expect=p.get("expect", "")), False),
+    "query-save": (lambda p: lambda doc: workbench.query_save(
+        doc, index=_int(p, "index"), expect=p.get("expect", ""), fields=_query_fields(p)), True),
+    "target-add": (lambda p: lambda doc: workbench.target_add(
+        doc, index=_int(p, "index"), expect=p.get("expect", ""), citation=p.get("citation", ""),
+        note=p.get("note", "")), True),
+    "target-remove": (lambda p: lambda doc: workbench.target_remove(
+        doc, index=_int(p, "index"), expect=p.get("expect", ""), position=_int(p, "position"),
+        citation=p.get("citation", "")), True),
+}
+
+
+def _refused(request: HttpRequest, draft: SuiteDraft, message: str) -> HttpResponse:
+    """A frozen draft is read-only: the page, read-only, with why (409 Conflict)."""
+    context = _editor_context(draft)
+    context["refusal"] = message
+    return render(request, "benchmarks/workbench.html", context, status=409)
+
+
+@perm_required(LAUNCH_RUNS)
+@require_POST
+def workbench_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    draft = _draft(pk)
+    p = request.POST
+    action = p.get("action", "")
+    if action not in EDITS:
+        return _refused(request, draft, f"action: unknown edit {action!r}; expected one of {', '.join(EDITS)}")
+    build, one_query = EDITS[action]
+    error = ""
+    try:
+        draft = services.suite_draft_edit(draft=draft, edit=build(p))
+    except services.DraftRefused as exc:
+        return _refused(request, draft, str(exc))
+    except workbench.DraftEditError as exc:
+        error = str(exc)
+        draft.refresh_from_db()
+    if not request.htmx:
+        if error:
+            messages.error(request, error)
+        anchor = f"#q-{p.get('index')}" if one_query and p.get("index", "").isdigit() else ""
+        return redirect(reverse("benchmarks:workbench-draft", args=[draft.pk]) + anchor)
+    context = _editor_context(draft)
+    index = p.get("index", "")
+    if one_query and index.isdigit() and int(index) < len(context["cards"]):
+        card = context["cards"][int(index)]
+        card.error = error
+        context["card"] = card
+        if "q" in p:  # nominated from the search panel: show the result as nominated there too
+            context["search"] = _search_context(draft, p)
+        return render(request, "benchmarks/workbench.html#query_response", context)
+    context["error"] = error
+    return render(request, "benchmarks/workbench.html#editor", context)
+
+
+@perm_required(LAUNCH_RUNS)
+@require_POST
+def workbench_freeze(request: HttpRequest, pk: int) -> HttpResponse:
+    draft = _draft(pk)
+    try:
+        suite = services.suite_draft_freeze(draft=draft, user=request.user)
+    except services.DraftRefused as exc:
+        return _refused(request, draft, str(exc))
+    except SuiteInvalid as exc:
+        context = _editor_context(draft)
+        context["error"] = (f"Not frozen: {len(exc.problems)} problem{'s' if len(exc.problems) != 1 else ''} "
+                            "(listed below) must be fixed first.")
+        return render(request, "benchmarks/workbench.html", context, status=400)
+    messages.success(request, f"Draft #{draft.pk} is frozen as {suite}, sha256 {suite.sha256}.")
+    return redirect("benchmarks:suite", pk=suite.pk)

@@ -82,6 +82,8 @@ def audit_json(report: AuditReport) -> dict:
             "kappa": _num(agreement.kappa),
             "band": agreement.band,
             "raw_agreement": _num(agreement.raw_agreement),
+            "kappa_interval": agreement.kappa_interval.as_dict(),
+            "raw_agreement_interval": agreement.raw_agreement_interval.as_dict(),
             "table": {
                 "rows": "judge a",
                 "columns": "judge b",

@@ -59,6 +59,10 @@ class Audit(TrackedJob):
     def finished(self) -> bool:
         return self.is_finished
 
+    def waits_on_network(self) -> bool:
+        judges = (self.params or {}).get("judges", {}).values()
+        return any(judge.get("provider", "local") != "local" for judge in judges)
+
 
 class AuditJudge(models.Model):
     """One of the two judges: a provider + model and the method it rules by; its requests go to its own ledger."""

@@ -2,7 +2,10 @@
 
 - Agreement (``audit_agreement``): Cohen's kappa over the candidates both
   judges ruled on, its Landis-Koch band, the 2x2 table and raw agreement
-  (``scoring.stats.agreement``).
+  (``scoring.stats.agreement``), with a percentile bootstrap interval that
+  resamples contracts (candidates of one contract are correlated), B = 1000
+  and seed 0 as the impact's intervals; resamples in which both judges gave
+  one and the same verdict leave kappa undefined and are counted.
 - Impact (``audit_impact``): candidates BOTH judges confirm join the CUAD spans
   of their contract (one new span each, equal to the candidate's text) and
   their extraction is matched to it with F1 = 1, so it counts as Correct: the
@@ -27,7 +30,8 @@ from grading.dataset.models import Category
 from grading.dataset.selectors import sample_contract_ids
 from grading.runs.selectors import run_pair_table
 from scoring.cuad.grading import DEFAULT_REPLICATES, Figures, PairTable, Thresholds, grade
-from scoring.stats.agreement import pair_agreement
+from scoring.stats.agreement import kappa_interval, pair_agreement, raw_agreement_interval
+from scoring.stats.bootstrap import UnitBootstrap
 
 VERDICT_CATEGORIES = ("no", "yes")
 
@@ -55,16 +59,34 @@ class AuditAgreement:
     kappa: float | None
     band: str | None
     table: list[list[int]]
+    kappa_interval: UnitBootstrap  # kappa with its interval over contracts, B, seed, undefined resamples
+    raw_agreement_interval: UnitBootstrap  # the same draws
 
 
-def audit_agreement(*, verdicts_a: Sequence[bool | None], verdicts_b: Sequence[bool | None]) -> AuditAgreement:
-    """Cohen's kappa (unweighted) with its Landis-Koch band, the 2x2 table and raw agreement; None = not ruled."""
+def audit_agreement(
+    *,
+    verdicts_a: Sequence[bool | None],
+    verdicts_b: Sequence[bool | None],
+    contracts: Sequence[str],
+    replicates: int = DEFAULT_REPLICATES,
+    seed: int = 0,
+) -> AuditAgreement:
+    """Cohen's kappa (unweighted) with its Landis-Koch band, the 2x2 table and raw agreement; None = not ruled.
+
+    ``contracts[i]`` is candidate i's contract, the unit the interval resamples.
+    """
 
     def word(v: bool | None) -> str | None:
         return None if v is None else ("yes" if v else "no")
 
-    pa = pair_agreement([word(v) for v in verdicts_a], [word(v) for v in verdicts_b], categories=VERDICT_CATEGORIES)
-    return AuditAgreement(pa.n, pa.excluded, pa.raw_agreement, pa.kappa, pa.band, pa.table.tolist())
+    a, b = [word(v) for v in verdicts_a], [word(v) for v in verdicts_b]
+    pa = pair_agreement(a, b, categories=VERDICT_CATEGORIES)
+    common = {"categories": VERDICT_CATEGORIES, "unit": "contract", "observation": "candidate",
+              "replicates": replicates, "seed": seed}
+    return AuditAgreement(
+        pa.n, pa.excluded, pa.raw_agreement, pa.kappa, pa.band, pa.table.tolist(),
+        kappa_interval(a, b, contracts, **common), raw_agreement_interval(a, b, contracts, **common),
+    )
 
 
 def credit_extractions(table: PairTable, rows: Sequence[int]) -> PairTable:
@@ -233,7 +255,8 @@ def audit_report(*, audit: Audit, with_impact: bool = True) -> AuditReport:
             return None if v is None else v.verdict
 
         agreement = audit_agreement(
-            verdicts_a=[verdict_of(r, a) for r in rows], verdicts_b=[verdict_of(r, b) for r in rows]
+            verdicts_a=[verdict_of(r, a) for r in rows], verdicts_b=[verdict_of(r, b) for r in rows],
+            contracts=[str(r.candidate.contract_id) for r in rows],
         )
     impact = audit_impact(audit=audit, rows=rows, judges=judges) if with_impact and audit.run_id else None
     ruled = {j.slot: sum(1 for r in rows if r.verdicts.get(j.slot) is not None) for j in judges}

@@ -38,14 +38,13 @@ from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
 from reviewapp.core.hashing import sha256_hex, sha256_json
 from reviewapp.core.jobs import (
     ClaimLost,
-    is_stale,
     job_beat,
     job_beat_or_stop,
     job_claim,
     job_fail,
     job_finish,
     job_held,
-    job_requeue,
+    job_takeover,
     not_stale_message,
 )
 from scoring.cuad.grading import Thresholds
@@ -142,6 +141,8 @@ def audit_create(
     if sample.dataset_id != dataset_id:
         raise AuditError(f"sample {sample.pk} is not drawn from the run's CUAD dataset")
     judges = {"a": judge_a.key, "b": judge_b.key}
+    for slot, choice in (("a", judge_a), ("b", judge_b)):
+        audit_judge_preflight(slot=slot, choice=choice)
     budget = {"max_requests": max_requests, "max_input_tokens": max_input_tokens}
     for name, value in budget.items():
         if value is not None and value < 1:
@@ -241,6 +242,73 @@ def _flag(audit: Audit) -> None:
     audit.n_candidates, audit.flagged = len(candidates), True
 
 
+def audit_judge_preflight(*, slot: str, choice: JudgeChoice) -> None:
+    """Is the judge's provider configured on this server? AuditError naming what is missing (the key's
+    environment variable, a malformed base URL) before anything is created, queued or spent."""
+    from reviewapp.providers.preflight import provider_preflight
+    from reviewapp.providers.types import ProviderError
+
+    try:
+        provider_preflight(provider=choice.provider, model_id=choice.model_id, base_url=choice.base_url)
+    except ProviderError as exc:
+        raise AuditError(f"judge {slot.upper()}: {exc}") from None
+
+
+def _ledgers(audit: Audit):
+    from reviewapp.providers.models import Ledger
+
+    ids = [j for j in audit.judges.order_by("slot").values_list("ledger_id", flat=True) if j]
+    return list(Ledger.objects.filter(pk__in=ids).order_by("id"))
+
+
+def audit_budget_raise(*, audit: Audit, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
+                       user=None, actor: str = "") -> Audit:
+    """Raise each judge's budget by the same amounts (recorded in each judge's ledger with who and why)."""
+    from reviewapp.providers import services as provider_services
+    from reviewapp.providers.types import ProviderError
+
+    ledgers = _ledgers(audit)
+    if not ledgers:
+        raise AuditError(f"audit {audit.pk} has no judge ledger yet (its candidates are not flagged)")
+    try:
+        with transaction.atomic():
+            for ledger in ledgers:
+                provider_services.ledger_budget_raise(ledger=ledger, add_requests=add_requests,
+                                                      add_input_tokens=add_input_tokens, reason=reason, user=user,
+                                                      actor=actor)
+    except ProviderError as exc:
+        raise AuditError(str(exc)) from None
+    audit.refresh_from_db()
+    return audit
+
+
+def audit_finish_command(*, audit: Audit) -> str:
+    """The command line that finishes a failed audit: resume, re-attempting and raising the budget if needed
+    (by the largest shortfall of its two judges; the raise applies to each judge)."""
+    if audit.status != Audit.Status.FAILED:
+        return ""
+    from reviewapp.providers import selectors as provider_selectors
+
+    command = f"python manage.py audit_cuad --resume {audit.pk}"
+    requests = tokens = reattempts = 0
+    ledgers = {ledger.pk: ledger for ledger in _ledgers(audit)}
+    for judge in audit.judges.all():
+        ledger = ledgers.get(judge.ledger_id)
+        if ledger is None:
+            continue
+        missing = audit.n_candidates - AuditVerdict.objects.filter(judge=judge).count()
+        again = provider_selectors.ledger_shortfall(ledger=ledger).reattempts
+        # Candidates without a verdict are either re-attempts of an answered-less request or never sent yet.
+        short = provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, missing - again))
+        requests, tokens = max(requests, short.extra_requests), max(tokens, short.extra_input_tokens)
+        reattempts += short.reattempts
+    if reattempts:
+        command += " --reattempt"
+    extra = (f" --add-requests {requests}" if requests else "") + (
+        f" --add-input-tokens {tokens}" if tokens else "")
+    return command + extra + (' --reason "why the budget is raised"' if extra else "")
+
+
 def audit_resume(
     *, audit: Audit, reattempt: bool = False, queue: bool = True, worker_lost: bool = False,
     only_if_stale: bool = False,
@@ -251,20 +319,22 @@ def audit_resume(
     resumed too (requests left without an answer turn 'unknown'; one receipt per request and attempt means
     none is ever sent twice).
 
-    ``only_if_stale`` (the audit page's "worker seems to have stopped" action): a running audit is resumed only
-    when its heartbeat is older than ``reviewapp.core.jobs.stale_after()``; otherwise AuditError says why not.
+    ``only_if_stale`` (the audit page's "take over" action): a running audit is taken over only when its worker
+    is gone: its heartbeat is older than ``reviewapp.core.jobs.stale_after(audit)``, or ``celery inspect`` shows
+    its worker no longer runs it; otherwise AuditError says which worker holds it and since when.
     """
     audit.refresh_from_db()
     resumable = [Audit.Status.FAILED] + ([Audit.Status.RUNNING] if worker_lost else [])
     if audit.status not in resumable:
         raise AuditError(f"audit {audit.pk} is {audit.status}; only a failed or stopped audit can be resumed")
-    if only_if_stale and audit.status == Audit.Status.RUNNING and not is_stale(audit):
-        raise AuditError(not_stale_message(f"audit {audit.pk}", audit))
     params = {**audit.params, "reattempt": bool(reattempt), "waits": 0}
     # The token is cleared in the same UPDATE: an execution that was only paused can write nothing more.
-    changed = job_requeue(Audit, pk=audit.pk, from_statuses=resumable, only_if_stale=only_if_stale,
-                          params=params, stage="queued again (resume)", error="")
+    changed, liveness = job_takeover(Audit, job=audit, from_statuses=resumable, force=not only_if_stale,
+                                     params=params, stage="queued again (resume)", error="")
     if not changed:
+        audit.refresh_from_db()
+        if audit.status == Audit.Status.RUNNING and not liveness.takeover_allowed:
+            raise AuditError(not_stale_message(f"audit {audit.pk}", audit, liveness))
         raise AuditError(f"audit {audit.pk} changed meanwhile; reload")
     audit.refresh_from_db()
     if queue:
@@ -289,10 +359,13 @@ def audit_execute(*, audit_id: int) -> Audit | None:
                 return audit
         problems = [p for p in (_judge(audit, judge, token) for judge in audit.judges.order_by("slot")) if p]
         if problems:
+            failed = Audit(pk=audit.pk, status=Audit.Status.FAILED, n_candidates=audit.n_candidates,
+                           params=audit.params)
             return _fail(
                 audit, token,
                 " ".join(problems) + " Failed requests are never re-sent automatically: resume with "
-                "'re-attempt failed requests' to send them again (each re-attempt counts against the budget).",
+                "'re-attempt failed requests' to send them again (each re-attempt counts against the budget). "
+                f"To finish: {audit_finish_command(audit=failed)}",
             )
     except ClaimLost:
         logger.info("audit %s: claim lost, another execution holds it; stopping", audit_id)
@@ -391,8 +464,12 @@ def _judge(audit: Audit, judge: AuditJudge, token: str) -> str:
     label = f"judge {judge.slot.upper()} ({judge.label})"
 
     def on_result(result) -> None:
+        with transaction.atomic():  # the claim check and the verdict together: a paused execution writes nothing
+            record(result)
+
+    def record(result) -> None:
         candidate = owners[result.index]
-        job_beat_or_stop(Audit, pk=audit.pk, token=token)  # a paused execution that lost its claim writes nothing
+        job_beat_or_stop(Audit, pk=audit.pk, token=token)
         if result.status == "answered" and result.parse is not None:
             try:
                 body = _receipt_bodies([result.receipt_id]).get(result.receipt_id, "") if judge.heuristic else ""

@@ -11,6 +11,7 @@ from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_overview, sample_default
 from grading.responses import refused
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api_filters import query_int
 
 
 class TypeCountSerializer(serializers.Serializer):
@@ -40,11 +41,8 @@ class DatasetApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
     def get(self, request):
-        sample = (
-            Sample.objects.filter(pk=request.query_params.get("sample")).first()
-            if request.query_params.get("sample", "").isdigit()
-            else sample_default()
-        )
+        sample_id = query_int(request.query_params, "sample", minimum=1)
+        sample = sample_default() if sample_id is None else Sample.objects.filter(pk=sample_id).first()
         if sample is None:
             return refused(["sample: no CUAD sample exists"])
         return Response(DatasetSerializer(dataset_overview(sample=sample)).data)

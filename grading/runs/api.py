@@ -29,6 +29,10 @@ class RunSerializer(serializers.Serializer):
     in_sample = serializers.IntegerField()
     heuristic = serializers.BooleanField()
     headline = serializers.DictField(child=serializers.FloatField(allow_null=True), allow_null=True)
+    scope = serializers.SerializerMethodField(help_text="the contracts of the sample the run attempted")
+
+    def get_scope(self, summary) -> dict:
+        return summary.scope.as_dict()
 
 
 class JobSerializer(serializers.Serializer):

@@ -34,13 +34,12 @@ from grading.runs.models import ConsoleJob, ExtractionRun, JobContract
 from grading.runs.run_format import ParsedRun, RunFormatError
 from reviewapp.core.jobs import (
     ClaimLost,
-    is_stale,
     job_beat,
     job_beat_or_stop,
     job_claim,
     job_fail,
     job_finish,
-    job_requeue,
+    job_takeover,
     not_stale_message,
 )
 
@@ -150,6 +149,7 @@ def extraction_job_create(
         contract_ids = contract_ids[:limit]
     params: dict = {"contracts": len(contract_ids)}
     ledger_id = None
+    extraction_preflight(provider=provider, model_id=model_id, base_url=base_url)
     if provider == "local":
         from grading.runs.local_extractor import MODEL_LABEL, extractor_params
 
@@ -201,6 +201,70 @@ def extraction_job_create(
     return job
 
 
+def extraction_preflight(*, provider: str, model_id: str = "", base_url: str = "") -> None:
+    """Is the provider configured on this server? JobError naming what is missing (the key's environment
+    variable, a malformed base URL, no model id) before anything is created, queued or spent."""
+    if provider not in PROVIDERS:
+        raise JobError(f"provider {provider!r} is not one of {', '.join(PROVIDERS)}")
+    if provider == "local":
+        return  # the heuristic extractor runs on this machine and sends nothing
+    from reviewapp.providers.preflight import provider_preflight
+    from reviewapp.providers.types import ProviderError
+
+    if not model_id.strip():
+        raise JobError(f"{provider} needs a model id (e.g. anthropic/claude-sonnet-4.6 on OpenRouter)")
+    try:
+        provider_preflight(provider=provider, model_id=model_id.strip(), base_url=base_url)
+    except ProviderError as exc:
+        raise JobError(str(exc)) from None
+
+
+def job_budget_raise(*, job: ConsoleJob, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
+                     user=None, actor: str = "") -> ConsoleJob:
+    """Raise an extraction job's budget (recorded in its ledger with who and why); resume to use it."""
+    from reviewapp.providers import services as provider_services
+    from reviewapp.providers.models import Ledger
+    from reviewapp.providers.types import ProviderError
+
+    if not job.ledger_id:
+        raise JobError(f"job {job.pk} sends no provider request (local heuristic); it has no budget to raise")
+    try:
+        provider_services.ledger_budget_raise(ledger=Ledger.objects.get(pk=job.ledger_id), add_requests=add_requests,
+                                              add_input_tokens=add_input_tokens, reason=reason, user=user,
+                                              actor=actor)
+    except ProviderError as exc:
+        raise JobError(str(exc)) from None
+    job.refresh_from_db()
+    return job
+
+
+def job_finish_command(*, job: ConsoleJob) -> str:
+    """The command line that finishes an extraction job: resume, re-attempting and raising the budget if needed."""
+    if job.kind != ConsoleJob.Kind.EXTRACT or job.status != ConsoleJob.Status.FAILED:
+        return ""
+    command = f"python manage.py extract_cuad --resume {job.pk}"
+    if not job.ledger_id:
+        return command
+    from reviewapp.providers import selectors as provider_selectors
+    from reviewapp.providers.models import Ledger
+
+    ledger = Ledger.objects.get(pk=job.ledger_id)
+    sent = provider_selectors.ledger_keys(ledger=ledger)
+    shortfall = provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, job.total - sent))
+    if shortfall.reattempts:
+        command += " --reattempt"
+    return command + budget_options(shortfall)
+
+
+def budget_options(shortfall) -> str:
+    extra = ""
+    if shortfall.extra_requests:
+        extra += f" --add-requests {shortfall.extra_requests}"
+    if shortfall.extra_input_tokens:
+        extra += f" --add-input-tokens {shortfall.extra_input_tokens}"
+    return extra + (' --reason "why the budget is raised"' if extra else "")
+
+
 def job_resume(
     *, job: ConsoleJob, reattempt: bool = False, queue: bool = True, worker_lost: bool = False,
     only_if_stale: bool = False,
@@ -212,20 +276,22 @@ def job_resume(
     re-attempted; even if the worker were alive, a request is never sent twice: each (request, attempt) has
     one receipt, written before sending, and a second writer's insert fails.
 
-    ``only_if_stale`` (the console page's "worker seems to have stopped" action): a running job is resumed only
-    when its heartbeat is older than ``stale_after()``; otherwise JobError says since when it last progressed.
+    ``only_if_stale`` (the console page's "take over" action): a running job is taken over only when its worker is
+    gone: its heartbeat is older than ``stale_after(job)``, or ``celery inspect`` shows its worker no longer
+    runs it; otherwise JobError says which worker holds it, since when, its last heartbeat and the timeout.
     """
     job.refresh_from_db()
     resumable = [ConsoleJob.Status.FAILED] + ([ConsoleJob.Status.RUNNING] if worker_lost else [])
     if job.status not in resumable:
         raise JobError(f"job {job.pk} is {job.status}; only a failed or stopped job can be resumed")
-    if only_if_stale and job.status == ConsoleJob.Status.RUNNING and not is_stale(job):
-        raise JobError(not_stale_message(f"job {job.pk}", job))
     params = {**job.params, "reattempt": bool(reattempt)}
     # The token is cleared in the same UPDATE: an execution that was only paused can write nothing more.
-    changed = job_requeue(ConsoleJob, pk=job.pk, from_statuses=resumable, only_if_stale=only_if_stale,
-                          params=params, stage="queued again (resume)", error="")
+    changed, liveness = job_takeover(ConsoleJob, job=job, from_statuses=resumable, force=not only_if_stale,
+                                     params=params, stage="queued again (resume)", error="")
     if not changed:
+        job.refresh_from_db()
+        if job.status == ConsoleJob.Status.RUNNING and not liveness.takeover_allowed:
+            raise JobError(not_stale_message(f"job {job.pk}", job, liveness))
         raise JobError(f"job {job.pk} changed meanwhile; reload")
     job.refresh_from_db()
     if queue:
@@ -346,8 +412,9 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
                 member.save(update_fields=["extractions", "done", "error"])
             return
         member.error = f"{result.status}: {result.error}"[:2000]
-        job_beat_or_stop(ConsoleJob, pk=job.pk, token=token)
-        member.save(update_fields=["extractions", "done", "error"])
+        with transaction.atomic():
+            job_beat_or_stop(ConsoleJob, pk=job.pk, token=token)
+            member.save(update_fields=["extractions", "done", "error"])
 
     reattempt = keys if job.params.get("reattempt") else ()
     try:
@@ -362,10 +429,12 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
         return ""
     counts = ", ".join(f"{k} {v}" for k, v in sorted(report.counts.items()) if k != "answered")
     stop = f"; stopped: {report.stop_reason}" if report.stop_reason else ""
+    failed = ConsoleJob(pk=job.pk, kind=job.kind, status=ConsoleJob.Status.FAILED, ledger_id=job.ledger_id,
+                        total=job.total)
     return (
         f"{len(missing)} of {len(members)} contracts have no answer ({counts}){stop}. Failed requests are never "
         "re-sent automatically: resume with 're-attempt failed requests' to send them again "
-        "(each re-attempt counts against the budget)."
+        f"(each re-attempt counts against the budget). To finish: {job_finish_command(job=failed)}"
     )
 
 
@@ -379,7 +448,9 @@ def _finish_extraction(job: ConsoleJob, token: str) -> ConsoleJob:
     ]
     if not extractions:
         return _fail(job, token, "the extractor found nothing in any contract; no run was stored")
-    raw = json.dumps({"model": job.model_id, "extractions": extractions}, ensure_ascii=False)
+    # The run's scope is what the job attempted: its contracts, including any where nothing was found.
+    scope = sorted(titles.values())
+    raw = json.dumps({"model": job.model_id, "contracts": scope, "extractions": extractions}, ensure_ascii=False)
     run, _ = services.extraction_run_import(dataset=job.dataset, raw=raw, source_name=f"console job {job.pk}")
     if not job_finish(ConsoleJob, pk=job.pk, token=token, status=ConsoleJob.Status.DONE, run=run, stage="done"):
         raise ClaimLost(f"job {job.pk}: claim lost before it could finish; the run it imported is kept unlinked")

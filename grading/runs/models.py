@@ -25,6 +25,9 @@ class ExtractionRun(models.Model):
     source_format = models.CharField(max_length=8)  # "json" or "jsonl"
     n_extractions = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
+    # The contracts the run attempted (a launched job's contracts, or the run file's "contracts"); empty = the
+    # run declared none and is scoped to the whole sample it is graded on. Written with the run, never after.
+    scope = models.ManyToManyField(Contract, blank=True, related_name="+")
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -104,6 +107,9 @@ class ConsoleJob(TrackedJob):
     @property
     def finished(self) -> bool:
         return self.is_finished
+
+    def waits_on_network(self) -> bool:
+        return self.kind == self.Kind.EXTRACT and self.provider not in ("", "local")
 
     @property
     def percent(self) -> int:

@@ -4,6 +4,12 @@ JSON: ``{"model": "...", "extractions": [{"contract", "category", "text"}, ...]}
 JSON Lines: one extraction object per line; a line may also carry ``model``
 (every line that does must agree), or be ``{"model": "..."}`` alone.
 
+Scope: the contracts the run attempted, declared as a top-level
+``"contracts": [titles]`` (JSON) or on the first line ``{"contracts": [...]}``
+(JSON Lines, optionally with ``model``). A run that declares none is scoped to
+the whole sample it is graded on: contracts it has no extraction for count as
+missed. Every extraction must be for a declared contract.
+
 Every error names where (``extractions[3]`` or ``line 4``) and which field.
 All errors are collected, so a pasted run can be fixed in one go. Plain
 Python, so the grader command and the web console share it.
@@ -11,9 +17,10 @@ Python, so the grader command and the web console share it.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Collection
 from dataclasses import dataclass
+
+from reviewapp.core.json_input import JsonInputError, JsonSyntaxError, json_loads
 
 MAX_ERRORS = 50
 MAX_MODEL_CHARS = 200  # the width of ExtractionRun.model
@@ -40,13 +47,22 @@ class ParsedRun:
     model: str
     extractions: tuple[RunExtraction, ...]
     source_format: str  # "json" or "jsonl"
+    contracts: tuple[str, ...] | None = None  # the declared scope, sorted; None = the whole sample
 
     def canonical(self) -> dict:
-        """What the run's content hash is taken over (the same for its JSON and JSON Lines forms)."""
-        return {
+        """What the run's content hash is taken over (the same for its JSON and JSON Lines forms).
+
+        The scope is part of the content (the same extractions over a narrower
+        scope grade differently); it is left out when undeclared so runs stored
+        before scopes existed keep their hashes.
+        """
+        out: dict = {
             "model": self.model,
             "extractions": [{"contract": e.contract, "category": e.category, "text": e.text} for e in self.extractions],
         }
+        if self.contracts is not None:
+            out["contracts"] = list(self.contracts)
+        return out
 
 
 def _type_name(value: object) -> str:
@@ -99,6 +115,32 @@ def _check_model(value: object, where: str, errors: list[str]) -> str | None:
     return value.strip()
 
 
+def _check_scope(value: object, where: str, contracts: Collection[str], errors: list[str]) -> tuple[str, ...] | None:
+    """The declared contract titles, sorted (a scope is a set); errors name the unknown titles."""
+    if not isinstance(value, list) or not value:
+        got = "an empty array" if isinstance(value, list) else _type_name(value)
+        errors.append(
+            f"{where}, field 'contracts': expected a non-empty array of contract titles, got {got} "
+            "(leave the field out to scope the run to the whole sample)"
+        )
+        return None
+    bad_types = [i for i, t in enumerate(value) if not isinstance(t, str)]
+    if bad_types:
+        errors.append(f"{where}, field 'contracts': entries {bad_types[:10]} are not strings")
+        return None
+    unknown = sorted({t for t in value if t not in contracts})
+    if unknown:
+        shown = ", ".join(repr(t[:120]) for t in unknown[:10])
+        more = f" and {len(unknown) - 10} more" if len(unknown) > 10 else ""
+        errors.append(f"{where}, field 'contracts': unknown contract title(s) {shown}{more}")
+        return None
+    duplicates = sorted({t for t in value if value.count(t) > 1})
+    if duplicates:
+        errors.append(f"{where}, field 'contracts': listed more than once: {', '.join(repr(t) for t in duplicates)}")
+        return None
+    return tuple(sorted(value))
+
+
 def parse_run(
     raw: str | bytes,
     *,
@@ -116,12 +158,16 @@ def parse_run(
         raise RunFormatError(["the run is empty"])
     errors: list[str] = []
     items: list[RunExtraction] = []
+    scope: tuple[str, ...] | None = None
+    wheres: list[str] = []  # where each item came from, for the scope check
     try:
-        doc = json.loads(raw)
+        doc = json_loads(raw)
         is_json = True
-    except json.JSONDecodeError:
+    except JsonSyntaxError:
         is_json = False
         doc = None
+    except JsonInputError as exc:  # too big or nested too deep: one message, nothing parsed further
+        raise RunFormatError([str(exc)]) from None
 
     # A one-line JSON Lines run also parses as a JSON object: it is told apart by carrying extraction fields.
     one_line = isinstance(doc, dict) and "extractions" not in doc and any(name in doc for name in FIELDS)
@@ -136,6 +182,8 @@ def parse_run(
         else:
             model = None
             errors.append("top level, field 'model': missing")
+        if "contracts" in doc:
+            scope = _check_scope(doc["contracts"], "top level", contracts, errors)
         extractions = doc.get("extractions")
         if not isinstance(extractions, list):
             errors.append(f"top level, field 'extractions': expected an array, got {_type_name(extractions)}")
@@ -144,18 +192,34 @@ def parse_run(
             parsed = _check_item(item, f"extractions[{index}]", contracts, categories, errors)
             if parsed:
                 items.append(parsed)
+                wheres.append(f"extractions[{index}]")
         source_format = "json"
     else:
         model = None
+        first = True
         for line_no, line in enumerate(raw.splitlines(), start=1):
             if not line.strip():
                 continue
             where = f"line {line_no}"
+            is_first, first = first, False
             try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as exc:
+                obj = json_loads(line)
+            except JsonSyntaxError as exc:
                 errors.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
                 continue
+            except JsonInputError as exc:
+                errors.append(f"{where}: {exc}")
+                continue
+            if isinstance(obj, dict) and "contracts" in obj:
+                if not is_first:
+                    errors.append(f"{where}, field 'contracts': the scope may only be declared on the first line")
+                elif set(obj) - {"contracts", "model"}:
+                    errors.append(f"{where}: the scope line holds only 'contracts' (and optionally 'model')")
+                else:
+                    scope = _check_scope(obj["contracts"], where, contracts, errors)
+                obj = {k: v for k, v in obj.items() if k != "contracts"}
+                if not obj:
+                    continue
             if isinstance(obj, dict) and "model" in obj:
                 line_model = _check_model(obj["model"], where, errors)
                 if line_model and model and line_model != model:
@@ -166,14 +230,22 @@ def parse_run(
             parsed = _check_item(obj, where, contracts, categories, errors)
             if parsed:
                 items.append(parsed)
+                wheres.append(where)
         if model is None:
             model = default_model
             if model is None:
                 errors.append("field 'model': missing (no line carries it)")
         source_format = "jsonl"
 
+    if scope is not None:
+        declared = set(scope)
+        for where, item in zip(wheres, items, strict=True):
+            if item.contract not in declared:
+                errors.append(
+                    f"{where}, field 'contract': {item.contract[:120]!r} is not in the run's declared 'contracts'"
+                )
     if not errors and not items:
         errors.append("the run has no extractions")
     if errors:
         raise RunFormatError(errors)
-    return ParsedRun(model=str(model), extractions=tuple(items), source_format=source_format)
+    return ParsedRun(model=str(model), extractions=tuple(items), source_format=source_format, contracts=scope)

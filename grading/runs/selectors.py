@@ -16,10 +16,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from grading.dataset.models import Category, Contract, Sample, Span
-from grading.dataset.selectors import dataset_categories, sample_scope, sample_scope_clear
+from grading.dataset.selectors import ScopeError, dataset_categories, sample_scope, sample_scope_clear
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
 from scoring.cuad.grading import PairTable, Thresholds, classify, contract_tallies, micro_ratios
 from scoring.cuad.matching import MATCHERS
+
+_cache_lock = threading.Lock()
+_scope_ids: dict[tuple[int, str], frozenset[int] | None] = {}
 
 
 @dataclass(frozen=True)
@@ -30,10 +33,112 @@ class GradingScope:
     categories: list[Category]
 
 
+def run_scope_ids(*, run: ExtractionRun) -> frozenset[int] | None:
+    """The contracts the run declared it attempted, or None when it declared none (then: the whole sample)."""
+    key = (run.pk, run.content_sha256)
+    with _cache_lock:
+        if key in _scope_ids:
+            return _scope_ids[key]
+    ids = frozenset(ExtractionRun.scope.through.objects.filter(extractionrun_id=run.pk).values_list(
+        "contract_id", flat=True))
+    found = ids or None
+    with _cache_lock:
+        _scope_ids[key] = found
+    return found
+
+
 def _scope(run: ExtractionRun, contract_ids: Sequence[int] | None) -> GradingScope:
+    """The graded contracts: those asked for (default: the whole dataset) that the run attempted."""
     if contract_ids is None:
         contract_ids = list(Contract.objects.filter(dataset=run.dataset_id).values_list("id", flat=True))
+    declared = run_scope_ids(run=run)
+    if declared is not None:
+        contract_ids = [pk for pk in contract_ids if pk in declared]
+        if not contract_ids:
+            raise ScopeError(
+                f"run {run.pk}: none of the {len(declared)} contracts it attempted is among the contracts graded"
+            )
     return GradingScope(list(contract_ids), dataset_categories(dataset=run.dataset))
+
+
+@dataclass(frozen=True)
+class RunScope:
+    """What a run covers on a sample: the graded contracts (sample ∩ what the run attempted)."""
+
+    declared: bool  # the run named the contracts it attempted (a launched job, or the file's "contracts")
+    contract_ids: tuple[int, ...]  # graded contracts, in manifest order
+    sample_size: int
+    sample_seed: int
+    outside: int  # declared contracts outside the sample (not graded)
+
+    @property
+    def n(self) -> int:
+        return len(self.contract_ids)
+
+    @property
+    def full(self) -> bool:
+        return self.n == self.sample_size
+
+    def caption(self) -> str:
+        """``5 of 100 contracts of the seed-42 sample``."""
+        return f"{self.n} of {self.sample_size} contracts of the seed-{self.sample_seed} sample"
+
+    def note(self) -> str:
+        """How the scope was set, for the page under the caption."""
+        if not self.declared:
+            return (
+                "The run declares no contract list, so it is scoped to the whole sample: "
+                "every CUAD span of a contract it has no extraction for counts as missed."
+            )
+        text = "Scope as declared by the run (the contracts it attempted); misses are counted on those only."
+        if self.outside:
+            plural = "s" if self.outside != 1 else ""
+            text += f" {self.outside} declared contract{plural} outside the sample not graded."
+        return text
+
+    def as_dict(self) -> dict:
+        return {
+            "declared": self.declared,
+            "contracts": self.n,
+            "sample_contracts": self.sample_size,
+            "sample_seed": self.sample_seed,
+            "declared_outside_sample": self.outside,
+            "full": self.full,
+            "caption": self.caption(),
+        }
+
+
+def run_scope(*, run: ExtractionRun, sample: Sample) -> RunScope:
+    sample_ids = sample_scope(sample=sample)
+    declared = run_scope_ids(run=run)
+    if declared is None:
+        return RunScope(False, tuple(sample_ids), len(sample_ids), sample.seed, 0)
+    graded = tuple(pk for pk in sample_ids if pk in declared)
+    return RunScope(True, graded, len(sample_ids), sample.seed, len(declared) - len(graded))
+
+
+def run_default(*, sample: Sample) -> ExtractionRun | None:
+    """The most recent complete run of the whole sample; None when there is none (the page then asks to choose).
+
+    Complete: its declared scope (a launched job's contracts, or the file's
+    "contracts") covers the whole sample; or it declares none and has an
+    extraction for every contract of the sample. A file that declares nothing
+    and touches a few contracts is somebody's test, not an evaluation: it is
+    shown when chosen, never as everyone's default.
+    """
+    sample_ids = sample_scope(sample=sample)
+    for run in ExtractionRun.objects.filter(dataset=sample.dataset_id).order_by("-created_at", "-id"):
+        scope = run_scope(run=run, sample=sample)
+        if not scope.full:
+            continue
+        if scope.declared:
+            return run
+        touched = (
+            Extraction.objects.filter(run=run, contract_id__in=sample_ids).values("contract_id").distinct().count()
+        )
+        if touched == len(sample_ids):
+            return run
+    return None
 
 
 @dataclass(frozen=True)
@@ -99,19 +204,27 @@ def run_pair_table(
 # Stored pair scores, cached
 
 _cache: OrderedDict[tuple, StoredPairs] = OrderedDict()
-_cache_lock = threading.Lock()
 _CACHE_SIZE = 32
 
 
-def stored_pairs(*, run: ExtractionRun, sample: Sample, matcher: str) -> StoredPairs:
-    """``run_pair_table`` for the sample's contracts, cached (pair scores are immutable once stored)."""
-    key = (run.pk, run.content_sha256, sample.pk, sample.manifest_sha256, matcher)
+def stored_pairs(
+    *, run: ExtractionRun, sample: Sample, matcher: str, within: tuple[int, ...] | None = None
+) -> StoredPairs:
+    """``run_pair_table`` for the sample's contracts the run attempted, cached (pair scores never change).
+
+    ``within`` narrows further (a comparison of runs with different scopes grades each on the common contracts).
+    """
+    key = (run.pk, run.content_sha256, sample.pk, sample.manifest_sha256, matcher, within)
     with _cache_lock:
         hit = _cache.get(key)
         if hit is not None:
             _cache.move_to_end(key)
             return hit
-    pairs = run_pair_table(run=run, contract_ids=list(sample_scope(sample=sample)), matcher=matcher)
+    ids = sample_scope(sample=sample)
+    if within is not None:
+        keep = set(within)
+        ids = tuple(pk for pk in ids if pk in keep)
+    pairs = run_pair_table(run=run, contract_ids=list(ids), matcher=matcher)
     with _cache_lock:
         _cache[key] = pairs
         while len(_cache) > _CACHE_SIZE:
@@ -122,6 +235,7 @@ def stored_pairs(*, run: ExtractionRun, sample: Sample, matcher: str) -> StoredP
 def cache_clear() -> None:
     with _cache_lock:
         _cache.clear()
+        _scope_ids.clear()
     sample_scope_clear()
 
 
@@ -140,9 +254,10 @@ def point_figures(pairs: StoredPairs, thresholds: Thresholds) -> dict[str, float
 @dataclass(frozen=True)
 class RunSummary:
     run: ExtractionRun
-    headline: dict[str, float] | None  # point P/R/F1 on the sample at default thresholds
+    headline: dict[str, float] | None  # point P/R/F1 on the run's scope in the sample at default thresholds
     in_sample: int
     job: ConsoleJob | None
+    scope: RunScope
 
     @property
     def heuristic(self) -> bool:
@@ -155,9 +270,13 @@ def runs_list(*, sample: Sample | None) -> list[RunSummary]:
     jobs = {j.run_id: j for j in ConsoleJob.objects.filter(run__isnull=False).order_by("created_at")}
     out = []
     for run in ExtractionRun.objects.filter(dataset=sample.dataset_id).order_by("-created_at", "-id"):
+        scope = run_scope(run=run, sample=sample)
+        if not scope.n:  # it attempted no contract of this sample: nothing to grade here
+            out.append(RunSummary(run, None, 0, jobs.get(run.pk), scope))
+            continue
         pairs = stored_pairs(run=run, sample=sample, matcher="hungarian")
         headline = point_figures(pairs, Thresholds()) if len(pairs.extraction_ids) else None
-        out.append(RunSummary(run, headline, len(pairs.extraction_ids), jobs.get(run.pk)))
+        out.append(RunSummary(run, headline, len(pairs.extraction_ids), jobs.get(run.pk), scope))
     return out
 
 

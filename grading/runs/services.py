@@ -101,6 +101,8 @@ def extraction_run_import(
             source_format=parsed.source_format,
             n_extractions=len(parsed.extractions),
         )
+        if parsed.contracts is not None:
+            run.scope.set([contract_ids[title] for title in parsed.contracts])
         _extractions_insert(run_id=run.pk, rows=rows)
     return run, True
 

@@ -8,16 +8,17 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from grading.dataset.models import Sample
+from grading.dataset.models import Contract, Sample
 from grading.dataset.selectors import dataset_current, sample_default
 from grading.responses import csv_response, export_format, json_response
 from grading.runs import jobs
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
 from grading.runs.run_format import RunFormatError
-from grading.runs.selectors import jobs_list, runs_list
+from grading.runs.selectors import jobs_list, run_scope, run_scope_ids, runs_list
 from grading.scorecard.selectors import run_card
 from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
-from reviewapp.core.jobs import is_stale, last_progress
+from reviewapp.core.jobs import is_stale, job_liveness, last_progress
+from reviewapp.providers.selectors import ledger_budget_raises
 from scoring.cuad.grading import Thresholds
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -51,6 +52,8 @@ def runs(request: HttpRequest) -> HttpResponse:
                 "source_format": s.run.source_format,
                 "extractions": s.run.n_extractions,
                 "in_sample": s.in_sample,
+                "scope_contracts": s.scope.n,
+                "scope_declared": int(s.scope.declared),
                 "content_sha256": s.run.content_sha256,
                 "created_at": s.run.created_at.isoformat(),
                 **(s.headline or {}),
@@ -70,6 +73,8 @@ def runs(request: HttpRequest) -> HttpResponse:
                 "source_format",
                 "extractions",
                 "in_sample",
+                "scope_contracts",
+                "scope_declared",
                 "content_sha256",
                 "created_at",
                 "precision",
@@ -166,7 +171,11 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
                 "contract__title", "category__name", "text"
             )
         ]
-        return json_response({"model": run.model, "extractions": extractions})
+        doc: dict = {"model": run.model}
+        declared = run_scope_ids(run=run)
+        if declared is not None:
+            doc["contracts"] = sorted(Contract.objects.filter(pk__in=declared).values_list("title", flat=True))
+        return json_response({**doc, "extractions": extractions})
     if fmt == "csv":
         fields = [
             "position",
@@ -214,11 +223,13 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         )
         return csv_response(f"cuad-run-{run.pk}-pair-scores", fields, rows)
     sample = sample_default(dataset=run.dataset)
-    card = run_card(run=run, sample=sample, thresholds=Thresholds(), matcher="hungarian") if sample else None
-    job = ConsoleJob.objects.filter(run=run).order_by("created_at").first()
-    return render(
-        request, "cuad/run_detail.html", {"run": run, "card": card, "job": job, "sample": sample, "tab": "runs"}
+    scope = run_scope(run=run, sample=sample) if sample else None
+    card = (
+        run_card(run=run, sample=sample, thresholds=Thresholds(), matcher="hungarian") if scope and scope.n else None
     )
+    job = ConsoleJob.objects.filter(run=run).order_by("created_at").first()
+    context = {"run": run, "card": card, "scope": scope, "job": job, "sample": sample, "tab": "runs"}
+    return render(request, "cuad/run_detail.html", context)
 
 
 @perm_required(VIEW_REPORTS)
@@ -251,9 +262,28 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "members": members,
         "stale": is_stale(job),
         "last_progress": last_progress(job),
+        "holder": job_liveness(job) if job.status == ConsoleJob.Status.RUNNING else None,
+        "finish_command": jobs.job_finish_command(job=job),
+        "budget_raises": ledger_budget_raises(ledger_ids=[job.ledger_id]) if job.ledger_id else [],
         "tab": "runs",
     }
     return render(request, "cuad/job.html", context)
+
+
+def budget_raise_input(data) -> dict:
+    """The optional budget raise of a resume form: {} when none was asked for; JobError naming a bad field."""
+    amounts = {}
+    for field in ("add_requests", "add_input_tokens"):
+        raw = (data.get(field) or "").strip()
+        try:
+            amounts[field] = int(raw) if raw else 0
+        except ValueError:
+            raise jobs.JobError(f"{field}: {raw[:40]!r} is not a whole number") from None
+        if not 0 <= amounts[field] <= 2**31 - 1:
+            raise jobs.JobError(f"{field}: must be between 0 and {2**31 - 1}")
+    if not any(amounts.values()):
+        return {}
+    return {**amounts, "reason": (data.get("reason") or "").strip()}
 
 
 def _job_json(job: ConsoleJob) -> dict:
@@ -280,7 +310,8 @@ def _job_json(job: ConsoleJob) -> dict:
 def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
     """The polled fragment; answers 286 once the job is finished so htmx stops polling."""
     job = get_object_or_404(ConsoleJob.objects.select_related("run"), pk=pk)
-    response = render(request, "cuad/job.html#progress", {"job": job})
+    holder = job_liveness(job) if job.status == ConsoleJob.Status.RUNNING else None
+    response = render(request, "cuad/job.html#progress", {"job": job, "holder": holder})
     if job.finished:
         response.status_code = 286
     return response
@@ -290,9 +321,14 @@ def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def job_resume(request: HttpRequest, pk: int) -> HttpResponse:
     job = get_object_or_404(ConsoleJob, pk=pk)
-    # worker_lost=1 comes from the "worker seems to have stopped" action: honoured only for a stale running job.
+    # worker_lost=1 comes from the "take over" action: honoured only when the job's worker is gone (stale
+    # heartbeat, or celery inspect shows its worker no longer runs it).
     worker_lost = request.POST.get("worker_lost") == "1"
     try:
+        raise_by = budget_raise_input(request.POST)
+        if raise_by:
+            job = jobs.job_budget_raise(job=job, user=request.user, **raise_by)
+            messages.info(request, f"Budget of job {job.pk} raised (recorded in its ledger).")
         jobs.job_resume(
             job=job, reattempt=request.POST.get("reattempt") == "1", worker_lost=worker_lost, only_if_stale=worker_lost
         )

@@ -9,10 +9,11 @@ from rest_framework.views import APIView
 
 from grading.responses import refused
 from grading.scorecard.explorer import explorer_json, explorer_view
-from grading.scorecard.exports import scorecard_json
+from grading.scorecard.exports import comparison_json, leaderboard_json, scorecard_json
+from grading.scorecard.leaderboard import LeaderboardError, leaderboard_runs, leaderboard_view
 from grading.scorecard.params import ParameterError, parse_view
-from grading.scorecard.playground import playground_grounding, playground_overlap
-from grading.scorecard.selectors import scorecard_view
+from grading.scorecard.playground import playground_check, playground_grounding, playground_overlap
+from grading.scorecard.selectors import ComparisonError, conclusion, scorecard_view
 from reviewapp.core.access import CanViewReports
 
 
@@ -24,15 +25,45 @@ class FiguresSerializer(serializers.Serializer):
     counts = serializers.DictField(child=serializers.IntegerField())
 
 
+class IntervalSerializer(serializers.Serializer):
+    estimate = serializers.FloatField(allow_null=True)
+    ci = serializers.ListField(child=serializers.FloatField(allow_null=True))
+
+
+class ScopeSerializer(serializers.Serializer):
+    declared = serializers.BooleanField()
+    contracts = serializers.IntegerField()
+    sample_contracts = serializers.IntegerField()
+    sample_seed = serializers.IntegerField()
+    declared_outside_sample = serializers.IntegerField()
+    full = serializers.BooleanField()
+    caption = serializers.CharField()
+
+
 class ScorecardSerializer(FiguresSerializer):
     run = serializers.DictField()
     matcher = serializers.CharField()
     thresholds = serializers.DictField(child=serializers.FloatField())
     population = serializers.CharField()
+    scope = ScopeSerializer()
+    grounded = IntervalSerializer()
     bootstrap = serializers.DictField()
     other_matcher = serializers.DictField()
     extractions_outside_sample = serializers.IntegerField()
     per_category = serializers.DictField(child=FiguresSerializer())
+
+
+class DifferenceSerializer(serializers.Serializer):
+    first = serializers.IntegerField()
+    other = serializers.IntegerField()
+    f1_difference = IntervalSerializer()
+
+
+class ComparisonSerializer(serializers.Serializer):
+    common_contracts = serializers.IntegerField()
+    notice = serializers.CharField(allow_blank=True)
+    runs = ScorecardSerializer(many=True)
+    differences = DifferenceSerializer(many=True)
 
 
 class ScorecardApi(APIView):
@@ -41,13 +72,74 @@ class ScorecardApi(APIView):
     def get(self, request):
         try:
             view = parse_view(request.query_params)
+            card, comparison = scorecard_view(view=view)
         except ParameterError as exc:
             return refused(exc.errors)
-        card, comparison = scorecard_view(view=view)
-        out = ScorecardSerializer(scorecard_json(card, view.sample)).data
+        except ComparisonError as exc:
+            return refused([str(exc)])
+        out = {"conclusion": conclusion(card=card, comparison=comparison)}
+        out.update(ScorecardSerializer(scorecard_json(card, view.sample)).data)
         if comparison:
-            out["comparison"] = [ScorecardSerializer(scorecard_json(c, view.sample)).data for c in comparison.cards]
+            out["comparison"] = ComparisonSerializer(comparison_json(comparison, view.sample)).data
         return Response(out)
+
+
+class LeaderboardCellSerializer(serializers.Serializer):
+    f1 = serializers.FloatField(allow_null=True)
+    ci = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    spans = serializers.IntegerField()
+    extractions = serializers.IntegerField()
+
+
+class LeaderboardRunSerializer(FiguresSerializer):
+    rank = serializers.IntegerField()
+    id = serializers.IntegerField()
+    model = serializers.CharField()
+    scope = ScopeSerializer()
+    hallucination_rate = IntervalSerializer()
+    per_category = serializers.DictField(child=LeaderboardCellSerializer())
+
+
+class LeaderboardPairSerializer(serializers.Serializer):
+    a = serializers.IntegerField(help_text="run ranked higher")
+    b = serializers.IntegerField()
+    a_model = serializers.CharField()
+    b_model = serializers.CharField()
+    f1_diff = serializers.FloatField(allow_null=True, help_text="micro F1 of a minus b on the common contracts")
+    ci = serializers.ListField(child=serializers.FloatField(allow_null=True), help_text="paired 95% percentile")
+    p_value = serializers.FloatField(allow_null=True)
+    p_adjusted = serializers.FloatField(allow_null=True, help_text="Holm over every pair")
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    sample = serializers.DictField(child=serializers.IntegerField())
+    population = serializers.CharField()
+    common_contracts = serializers.IntegerField()
+    notice = serializers.CharField(allow_blank=True)
+    matcher = serializers.CharField()
+    contracts = serializers.IntegerField()
+    thresholds = serializers.DictField(child=serializers.FloatField())
+    bootstrap = serializers.DictField()
+    method = serializers.CharField()
+    runs = LeaderboardRunSerializer(many=True)
+    pairs = LeaderboardPairSerializer(many=True)
+
+
+class LeaderboardApi(APIView):
+    """Every chosen run (default: the sample's complete runs) ranked at the given thresholds and matcher."""
+
+    permission_classes = [IsAuthenticated, CanViewReports]
+
+    def get(self, request):
+        asked = any(str(v).strip() for v in request.query_params.getlist("run"))
+        try:
+            view, by_default = leaderboard_runs(view=parse_view(request.query_params, need_run=False), asked=asked)
+            lb = leaderboard_view(view=view, chosen_by_default=by_default)
+        except ParameterError as exc:
+            return refused(exc.errors)
+        except LeaderboardError as exc:
+            return refused([str(exc)])
+        return Response(LeaderboardSerializer(leaderboard_json(lb)).data)
 
 
 class ExplorerItemSerializer(serializers.Serializer):
@@ -85,11 +177,13 @@ class ExplorerApi(APIView):
 
 
 class PlaygroundSerializer(serializers.Serializer):
-    f1 = serializers.FloatField()
-    precision = serializers.FloatField()
-    recall = serializers.FloatField()
+    f1 = serializers.FloatField(allow_null=True, help_text="null when neither text has a token")
+    precision = serializers.FloatField(allow_null=True, help_text="null when a has no token (0/0)")
+    recall = serializers.FloatField(allow_null=True, help_text="null when b has no token (0/0)")
     shared_tokens = serializers.IntegerField()
-    grounding = serializers.FloatField()
+    a_tokens = serializers.IntegerField()
+    b_tokens = serializers.IntegerField()
+    grounding = serializers.FloatField(allow_null=True, help_text="null when the claim has no token")
     grounding_n = serializers.IntegerField()
     grounding_found = serializers.IntegerField()
     grounding_total = serializers.IntegerField()
@@ -102,8 +196,12 @@ class PlaygroundApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
     def _answer(self, params):
-        overlap = playground_overlap(a=str(params.get("a", "")), b=str(params.get("b", "")))
-        ground = playground_grounding(claim=str(params.get("claim", "")), source=str(params.get("source", "")))
+        values = {name: str(params.get(name, "")) for name in ("a", "b", "claim", "source")}
+        errors = playground_check(values)
+        if errors:
+            return refused(errors)
+        overlap = playground_overlap(a=values["a"], b=values["b"])
+        ground = playground_grounding(claim=values["claim"], source=values["source"])
         return Response(
             PlaygroundSerializer(
                 {
@@ -111,6 +209,8 @@ class PlaygroundApi(APIView):
                     "precision": overlap.precision,
                     "recall": overlap.recall,
                     "shared_tokens": overlap.shared,
+                    "a_tokens": overlap.a_tokens,
+                    "b_tokens": overlap.b_tokens,
                     "grounding": ground.grounding,
                     "grounding_n": ground.n,
                     "grounding_found": ground.found,

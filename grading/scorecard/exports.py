@@ -6,18 +6,42 @@ import math
 from collections.abc import Sequence
 
 from grading.dataset.models import Sample
-from grading.scorecard.selectors import RunCard, ScorecardRow, population
+from grading.scorecard.leaderboard import Board, HeatCell, Leaderboard, PairDifference, Standing
+from grading.scorecard.selectors import Comparison, RunCard, ScorecardRow, population
 from scoring.cuad.grading import Figures
+from scoring.stats.bootstrap import Interval
+
+
+def _interval(i: Interval) -> dict:
+    def num(x: float) -> float | None:
+        return None if math.isnan(x) else float(x)
+
+    return {"estimate": num(i.estimate), "ci": [num(i.low), num(i.high)]}
 
 
 def scorecard_json(card: RunCard, sample: Sample) -> dict:
     out = card.card.as_json()
     out["run"] = {"id": card.run.pk, "model": card.run.model}
-    out["population"] = population(sample=sample, n_contracts=card.card.n_contracts)
+    out["population"] = population(scope=card.scope)
+    out["scope"] = card.scope.as_dict()
+    out["grounded"] = _interval(card.grounded)
     out["bootstrap"] = {"replicates": card.card.replicates, "seed": card.card.seed, "unit": "contract"}
     out["other_matcher"] = {"matcher": card.other_matcher, **card.other}
     out["extractions_outside_sample"] = card.outside
     return out
+
+
+def comparison_json(comparison: Comparison, sample: Sample) -> dict:
+    """The comparison on the contracts all its runs attempted, with each paired F1 difference."""
+    return {
+        "common_contracts": comparison.common,
+        "notice": comparison.notice,
+        "runs": [scorecard_json(c, sample) for c in comparison.cards],
+        "differences": [
+            {"first": d.first.run.pk, "other": d.other.run.pk, "f1_difference": _interval(d.f1)}
+            for d in comparison.differences
+        ],
+    }
 
 
 SCORECARD_CSV_FIELDS = (
@@ -51,3 +75,102 @@ def scorecard_csv_rows(card: RunCard, rows: Sequence[ScorecardRow]) -> list[dict
         return out
 
     return [row("ALL", card.card.overall)] + [row(r.category, r.figures) for r in rows]
+
+
+# ---------------------------------------------------------------------------
+# The leaderboard
+
+
+def _num(x: float) -> float | None:
+    return None if math.isnan(x) else float(x)
+
+
+def standing_json(standing: Standing) -> dict:
+    """One run's figures on a board: the grade_cuad shape (P/R/F1, ``ci`` per metric, counts) and the
+    hallucination rate with its interval."""
+    out = standing.overall.as_dict()
+    out["hallucination_rate"] = _interval(standing.hallucination)
+    return out
+
+
+def pair_json(pair: PairDifference) -> dict:
+    return {
+        "f1_diff": _num(pair.f1.estimate),
+        "ci": [_num(pair.f1.low), _num(pair.f1.high)],
+        "p_value": _num(pair.p_value),
+        "p_adjusted": _num(pair.p_adjusted),
+    }
+
+
+def board_meta_json(board: Board) -> dict:
+    return {
+        "contracts": board.n_contracts,
+        "thresholds": board.thresholds.as_dict(),
+        "bootstrap": {"replicates": board.replicates, "seed": board.seed, "unit": "contract", "paired": True},
+        "method": board.method,
+    }
+
+
+def _cell_json(cell: HeatCell) -> dict:
+    return {"f1": _num(cell.f1.estimate), "ci": [_num(cell.f1.low), _num(cell.f1.high)], "spans": cell.spans,
+            "extractions": cell.extractions}
+
+
+def leaderboard_json(lb: Leaderboard) -> dict:
+    """The page's JSON export (and the API's): ranked runs, per-type F1, every pair with Holm-adjusted p."""
+    runs = []
+    for e in lb.entries:
+        out = {"rank": e.rank, "id": e.run.pk, "model": e.run.model, "scope": e.scope.as_dict()}
+        out.update(standing_json(e.standing))
+        out["per_category"] = {row.category.name: _cell_json(row.cells[e.rank - 1]) for row in lb.heat}
+        runs.append(out)
+    return {
+        "sample": {"id": lb.sample.pk, "seed": lb.sample.seed, "contracts": lb.sample.n},
+        "population": lb.population,
+        "common_contracts": lb.common,
+        "notice": lb.notice,
+        "matcher": lb.matcher,
+        **board_meta_json(lb.board),
+        "runs": runs,
+        "pairs": [
+            {"a": p.a.run.pk, "b": p.b.run.pk, "a_model": p.a.run.model, "b_model": p.b.run.model,
+             **pair_json(p.difference)}
+            for p in lb.pairs
+        ],
+    }
+
+
+LEADERBOARD_CSV_FIELDS = (
+    "kind", "rank", "run", "model", "other_run", "other_model", "category", "metric",
+    "estimate", "low", "high", "p_value", "p_adjusted", "contracts", "matcher", "replicates", "seed",
+)
+
+
+def leaderboard_csv_rows(lb: Leaderboard) -> list[dict]:
+    """One tidy row per figure: ``run`` rows (each run x metric, ALL and per clause type F1) and ``pair`` rows
+    (F1 difference of run minus other_run, with p-values), every row naming its population and bootstrap."""
+
+    def fixed(x: float) -> str:
+        return "" if math.isnan(x) else f"{x:.6f}"
+
+    common = {"contracts": lb.common, "matcher": lb.matcher, "replicates": lb.board.replicates,
+              "seed": lb.board.seed}
+    rows = []
+    for e in lb.entries:
+        base = {"kind": "run", "rank": e.rank, "run": e.run.pk, "model": e.run.model, **common}
+        f = e.standing.overall
+        for metric, i in (("precision", f.precision), ("recall", f.recall), ("f1", f.f1),
+                          ("hallucination_rate", e.standing.hallucination)):
+            rows.append({**base, "category": "ALL", "metric": metric, "estimate": fixed(i.estimate),
+                         "low": fixed(i.low), "high": fixed(i.high)})
+        for row in lb.heat:
+            cell = row.cells[e.rank - 1]
+            rows.append({**base, "category": row.category.name, "metric": "f1", "estimate": fixed(cell.f1.estimate),
+                         "low": fixed(cell.f1.low), "high": fixed(cell.f1.high)})
+    for p in lb.pairs:
+        d = p.difference
+        rows.append({"kind": "pair", "run": p.a.run.pk, "model": p.a.run.model, "other_run": p.b.run.pk,
+                     "other_model": p.b.run.model, "category": "ALL", "metric": "f1_difference",
+                     "estimate": fixed(d.f1.estimate), "low": fixed(d.f1.low), "high": fixed(d.f1.high),
+                     "p_value": fixed(d.p_value), "p_adjusted": fixed(d.p_adjusted), **common})
+    return rows

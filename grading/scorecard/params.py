@@ -8,10 +8,15 @@ from dataclasses import dataclass
 from grading.dataset.models import Category, Sample
 from grading.dataset.selectors import sample_default
 from grading.runs.models import ExtractionRun
+from grading.runs.selectors import run_default
 from scoring.cuad.grading import Thresholds
 from scoring.cuad.matching import MATCHERS
 
 NO_RUN_YET = "run: there is no extraction run yet; paste one or launch the local extractor on the Runs page"
+NO_FULL_RUN = (
+    "run: no complete run of the whole sample yet (a launched run of every contract, or a file with extractions "
+    "for every contract or a \"contracts\" list naming them all), so none is shown by default; choose a run above"
+)
 SORT_KEYS = (
     "category",
     "spans",
@@ -75,14 +80,22 @@ class View:
         return urlencode(values)
 
 
+THRESHOLD_FIELDS = (("correct", 0.70), ("partial", 0.40), ("grounding", 0.80))
+
+
 def _float(params, name: str, default: float, errors: list[str]) -> float:
+    """A threshold in [0, 1]. Absent: the default. Present but empty or not a number: an error naming the field
+    (a box someone cleared or mistyped is never silently replaced by the default)."""
+    if name not in params:
+        return default
     raw = params.get(name)
-    if raw in (None, ""):
+    if raw is None or not str(raw).strip():
+        errors.append(f"{name}: the box is empty; enter a number between 0 and 1 (default {default:g})")
         return default
     try:
         value = float(raw)
     except (TypeError, ValueError):
-        errors.append(f"{name}: {raw!r} is not a number")
+        errors.append(f"{name}: {raw!r} is not a number; enter a number between 0 and 1")
         return default
     if not math.isfinite(value) or not 0.0 <= value <= 1.0:
         errors.append(f"{name}: {raw} is outside [0, 1]")
@@ -90,12 +103,11 @@ def _float(params, name: str, default: float, errors: list[str]) -> float:
 
 
 def parse_thresholds(params) -> Thresholds:
+    """Correct, partial and grounding thresholds from a query dict; ParameterError names each bad field."""
     errors: list[str] = []
-    correct = _float(params, "correct", 0.70, errors)
-    partial = _float(params, "partial", 0.40, errors)
-    ground = _float(params, "grounding", 0.80, errors)
+    correct, partial, ground = (_float(params, name, default, errors) for name, default in THRESHOLD_FIELDS)
     if not errors and partial > correct:
-        errors.append(f"partial floor {partial:g} is above the correct threshold {correct:g}")
+        errors.append(f"partial: the partial floor {partial:g} is above the correct threshold {correct:g}")
     if errors:
         raise ParameterError(errors)
     return Thresholds(correct=correct, partial=partial, grounding=ground)
@@ -132,11 +144,12 @@ def parse_view(params, *, need_run: bool = True) -> View:
         if run.pk not in [r.pk for r in runs]:
             runs.append(run)
     if not runs and not errors and sample is not None:
-        latest = ExtractionRun.objects.filter(dataset=sample.dataset_id).order_by("-created_at", "-id").first()
-        if latest is not None:
-            runs = [latest]
+        default = run_default(sample=sample)
+        if default is not None:
+            runs = [default]
         elif need_run:
-            errors.append(NO_RUN_YET)
+            has_runs = ExtractionRun.objects.filter(dataset=sample.dataset_id).exists()
+            errors.append(NO_FULL_RUN if has_runs else NO_RUN_YET)
     matcher = params.get("matcher") or "hungarian"
     if matcher not in MATCHERS:
         errors.append(f"matcher: {matcher!r} is not one of {', '.join(MATCHERS)}")

@@ -9,6 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
 from scoring.cuad.tokens import SourceIndex, grounding, ngrams, token_f1, tokenize
 
 
@@ -16,6 +19,18 @@ from scoring.cuad.tokens import SourceIndex, grounding, ngrams, token_f1, tokeni
 class Piece:
     text: str
     marked: bool
+
+
+def pieces_html(pieces: list[Piece]) -> SafeString:
+    """The pieces as escaped HTML, matched ones in ``<mark>``.
+
+    Built here rather than in a template loop: a 70,000-character contract is
+    ~25,000 pieces, which a template loop took over a second to render on
+    every keystroke.
+    """
+    return mark_safe(  # noqa: S308 -- every piece is escaped
+        "".join(f"<mark>{escape(p.text)}</mark>" if p.marked else escape(p.text) for p in pieces)
+    )
 
 
 def _word_spans(text: str) -> list[tuple[int, int, str]] | None:
@@ -41,16 +56,40 @@ def _pieces(text: str, spans: list[tuple[int, int, str]] | None, marked: set[int
     return [p for p in out if p.text]
 
 
+MAX_CHARS = 400_000  # per box: CUAD's longest contract is 338k characters
+
+
+def playground_check(values: dict[str, str]) -> list[str]:
+    """Errors naming each box over the size limit (nothing else is refused: any text has a score)."""
+    return [
+        f"{name}: {len(text):,} characters is over the {MAX_CHARS:,}-character limit of a box"
+        for name, text in values.items()
+        if len(text) > MAX_CHARS
+    ]
+
+
 @dataclass(frozen=True)
 class OverlapResult:
-    f1: float
-    precision: float
-    recall: float
+    f1: float | None  # None when neither text has a token (the grader's 1.0 there is a convention, not a match)
+    precision: float | None  # None when A has no token (0/0)
+    recall: float | None  # None when B has no token (0/0)
     shared: int
     a_tokens: int
     b_tokens: int
     a_pieces: list[Piece]
     b_pieces: list[Piece]
+
+    @property
+    def no_tokens(self) -> bool:
+        return self.a_tokens == 0 and self.b_tokens == 0
+
+    @property
+    def a_html(self) -> SafeString:
+        return pieces_html(self.a_pieces)
+
+    @property
+    def b_html(self) -> SafeString:
+        return pieces_html(self.b_pieces)
 
 
 def playground_overlap(*, a: str, b: str) -> OverlapResult:
@@ -79,9 +118,9 @@ def playground_overlap(*, a: str, b: str) -> OverlapResult:
 
     sa, sb = _word_spans(a), _word_spans(b)
     return OverlapResult(
-        f1=f1,
-        precision=shared / len(ta) if ta else 0.0,
-        recall=shared / len(tb) if tb else 0.0,
+        f1=f1 if ta or tb else None,
+        precision=shared / len(ta) if ta else None,
+        recall=shared / len(tb) if tb else None,
         shared=shared,
         a_tokens=len(ta),
         b_tokens=len(tb),
@@ -92,13 +131,21 @@ def playground_overlap(*, a: str, b: str) -> OverlapResult:
 
 @dataclass(frozen=True)
 class GroundingResult:
-    grounding: float
+    grounding: float | None  # None when the claim has no token and is not verbatim in the source (nothing to find)
     n: int  # n-gram length used (3, or the claim's own length when shorter)
     found: int
     total: int
     verbatim: bool
     claim_pieces: list[Piece]
     source_pieces: list[Piece]
+
+    @property
+    def claim_html(self) -> SafeString:
+        return pieces_html(self.claim_pieces)
+
+    @property
+    def source_html(self) -> SafeString:
+        return pieces_html(self.source_pieces)
 
 
 def playground_grounding(*, claim: str, source: str) -> GroundingResult:
@@ -124,7 +171,7 @@ def playground_grounding(*, claim: str, source: str) -> GroundingResult:
 
     sc, ss = _word_spans(claim), _word_spans(source)
     return GroundingResult(
-        grounding=value,
+        grounding=value if tokens or verbatim else None,
         n=n,
         found=len(hits),
         total=len(grams),

@@ -3,19 +3,32 @@
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.views.decorators.http import require_http_methods
 
+from grading.dataset.models import Sample
 from grading.dataset.selectors import sample_default
 from grading.responses import csv_response, error_response, export_format, json_response
 from grading.runs.models import ExtractionRun
+from grading.runs.selectors import run_scope
 from grading.scorecard.explorer import explorer_json, explorer_view
-from grading.scorecard.exports import SCORECARD_CSV_FIELDS, scorecard_csv_rows, scorecard_json
-from grading.scorecard.params import NO_RUN_YET, SORT_KEYS, ParameterError, View, parse_view
-from grading.scorecard.playground import playground_grounding, playground_overlap
-from grading.scorecard.selectors import population, scorecard_view, sorted_rows
+from grading.scorecard.exports import (
+    LEADERBOARD_CSV_FIELDS,
+    SCORECARD_CSV_FIELDS,
+    comparison_json,
+    leaderboard_csv_rows,
+    leaderboard_json,
+    scorecard_csv_rows,
+    scorecard_json,
+)
+from grading.scorecard.leaderboard import LeaderboardError, leaderboard_runs, leaderboard_view
+from grading.scorecard.params import NO_FULL_RUN, NO_RUN_YET, SORT_KEYS, ParameterError, View, parse_view
+from grading.scorecard.playground import playground_check, playground_grounding, playground_overlap
+from grading.scorecard.selectors import ComparisonError, conclusion, population, scorecard_view, sorted_rows
 from reviewapp.core.access import VIEW_REPORTS, perm_required
 from scoring.cuad.matching import MATCHERS
 
@@ -39,18 +52,19 @@ def scorecard(request: HttpRequest) -> HttpResponse:
     started = time.perf_counter()
     try:
         view = parse_view(request.GET)
-    except ParameterError as exc:
-        if exc.errors == [NO_RUN_YET] and not request.GET.get("format"):
-            # Not a bad request: there is simply nothing to grade yet.
-            return render(request, "cuad/scorecard.html", {"errors": exc.errors, **_controls_context(request)})
-        return error_response(request, "cuad/scorecard.html", exc.errors, _controls_context(request))
-    card, comparison = scorecard_view(view=view)
+        card, comparison = scorecard_view(view=view)
+    except (ParameterError, ComparisonError) as exc:
+        errors = exc.errors if isinstance(exc, ParameterError) else [str(exc)]
+        if errors in ([NO_RUN_YET], [NO_FULL_RUN]) and not request.GET.get("format"):
+            # Not a bad request: there is nothing to show by default; the controls let the person choose.
+            return render(request, "cuad/scorecard.html", {"errors": errors, **_controls_context(request)})
+        return error_response(request, "cuad/scorecard.html", errors, _controls_context(request))
     rows = sorted_rows(card.card.rows, key=view.sort, descending=view.descending)
     server_ms = (time.perf_counter() - started) * 1000
     if fmt == "json":
-        data = scorecard_json(card, view.sample)
+        data = {"conclusion": conclusion(card=card, comparison=comparison), **scorecard_json(card, view.sample)}
         if comparison:
-            data["comparison"] = [scorecard_json(c, view.sample) for c in comparison.cards]
+            data["comparison"] = comparison_json(comparison, view.sample)
         return json_response(data)
     if fmt == "csv":
         return csv_response(
@@ -61,8 +75,9 @@ def scorecard(request: HttpRequest) -> HttpResponse:
         "card": card,
         "rows": rows,
         "comparison": comparison,
+        "conclusion": conclusion(card=card, comparison=comparison),
         "server_ms": server_ms,
-        "population": population(sample=view.sample, n_contracts=card.card.n_contracts),
+        "population": population(scope=card.scope),
         "columns": SORT_KEYS,
         "sort_links": {
             col: view.query(
@@ -86,12 +101,29 @@ def scorecard(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@dataclass(frozen=True)
+class RunChoice:
+    pk: int
+    model: str
+    scope: str  # "" for a run covering the whole sample, else "5 of 100 contracts"
+
+
+def run_choices(sample: Sample | None) -> list[RunChoice]:
+    """Every run of the sample's dataset, newest first, a partial one labelled with what it covers."""
+    if sample is None:
+        return []
+    out = []
+    for run in ExtractionRun.objects.filter(dataset=sample.dataset_id):
+        scope = run_scope(run=run, sample=sample)
+        out.append(RunChoice(run.pk, run.model, "" if scope.full else f"{scope.n} of {scope.sample_size} contracts"))
+    return out
+
+
 def _controls_context(request: HttpRequest, view: View | None = None) -> dict:
     sample = view.sample if view else sample_default()
-    run_choices = list(ExtractionRun.objects.filter(dataset=sample.dataset_id)) if sample else []
     g = request.GET
     return {
-        "run_choices": run_choices,
+        "run_choices": run_choices(sample),
         "matchers": MATCHERS,
         "selected_runs": [r.pk for r in view.runs] if view
         else [int(x) for x in g.getlist("run") if x.isdecimal() and len(x) <= 18],
@@ -106,6 +138,50 @@ def _controls_context(request: HttpRequest, view: View | None = None) -> dict:
         "sample": sample,
         "tab": "scorecard",
     }
+
+
+# ---------------------------------------------------------------------------
+# Leaderboard (every chosen run at once, live thresholds)
+
+
+def _runs_asked(request: HttpRequest) -> bool:
+    return any(value.strip() for value in request.GET.getlist("run"))
+
+
+@perm_required(VIEW_REPORTS)
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    fmt = export_format(request)
+    started = time.perf_counter()
+    try:
+        view, by_default = leaderboard_runs(view=parse_view(request.GET, need_run=False),
+                                            asked=_runs_asked(request))
+        lb = leaderboard_view(view=view, chosen_by_default=by_default)
+    except (ParameterError, LeaderboardError) as exc:
+        errors = exc.errors if isinstance(exc, ParameterError) else [str(exc)]
+        controls = {**_controls_context(request), "tab": "leaderboard"}
+        if not _runs_asked(request) and isinstance(exc, LeaderboardError) and not fmt:
+            # Not a bad request: nothing to rank by default; the controls let the person choose.
+            return render(request, "cuad/leaderboard.html", {"errors": errors, **controls})
+        return error_response(request, "cuad/leaderboard.html", errors, controls)
+    server_ms = (time.perf_counter() - started) * 1000
+    if fmt == "json":
+        return json_response(leaderboard_json(lb))
+    if fmt == "csv":
+        return csv_response(f"cuad-leaderboard-sample-{lb.sample.pk}", LEADERBOARD_CSV_FIELDS,
+                            leaderboard_csv_rows(lb))
+    context = {
+        "lb": lb,
+        "view": view,
+        "server_ms": server_ms,
+        "scorecard_links": {e.run.pk: view.query(runs=[e.run.pk], sort="", dir="") for e in lb.entries},
+    }
+    if not request.htmx:  # the controls are not part of the swapped fragment
+        context.update(_controls_context(request, view))
+        context["tab"] = "leaderboard"
+    template = "cuad/leaderboard.html#board" if request.htmx else "cuad/leaderboard.html"
+    response = render(request, template, context)
+    response["Server-Timing"] = f"regrade;dur={server_ms:.1f}"
+    return response
 
 
 # ---------------------------------------------------------------------------
@@ -172,12 +248,29 @@ def explorer(request: HttpRequest) -> HttpResponse:
 # Playground (the grader's own two primitives)
 
 
+def _fixed(value: float | None) -> str:
+    return "" if value is None else f"{value:.6f}"
+
+
 @perm_required(VIEW_REPORTS)
+@require_http_methods(["GET", "POST"])
 def playground(request: HttpRequest) -> HttpResponse:
-    values = {k: request.GET.get(k, v) for k, v in PLAYGROUND_EXAMPLE.items()}
+    """The texts come by POST (a contract is far longer than a URL may be); GET serves the page and exports."""
+    source = request.POST if request.method == "POST" else request.GET
+    values = {k: source.get(k, v) for k, v in PLAYGROUND_EXAMPLE.items()}
+    fmt = export_format(request)
+    part = request.GET.get("part")
+    errors = playground_check(values)
+    if errors:
+        ctx = {"values": values, "errors": errors, "tab": "playground"}
+        if fmt:
+            return json_response({"errors": errors}, status=400)
+        if request.htmx and part in ("overlap", "grounding"):
+            # 200 so htmx swaps it: the message replaces the figures of the previous texts.
+            return render(request, f"cuad/playground.html#{part}", ctx)
+        return render(request, "cuad/playground.html", ctx, status=400)
     overlap = playground_overlap(a=values["a"], b=values["b"])
     ground = playground_grounding(claim=values["claim"], source=values["source"])
-    fmt = export_format(request)
     data = {
         "overlap": {
             "a": values["a"],
@@ -188,6 +281,7 @@ def playground(request: HttpRequest) -> HttpResponse:
             "shared_tokens": overlap.shared,
             "a_tokens": overlap.a_tokens,
             "b_tokens": overlap.b_tokens,
+            "note": "no tokens in either text" if overlap.no_tokens else "",
         },
         "grounding": {
             "claim": values["claim"],
@@ -197,6 +291,7 @@ def playground(request: HttpRequest) -> HttpResponse:
             "found": ground.found,
             "total": ground.total,
             "verbatim": ground.verbatim,
+            "note": "no tokens in the claim" if ground.grounding is None else "",
         },
     }
     if fmt == "json":
@@ -208,17 +303,18 @@ def playground(request: HttpRequest) -> HttpResponse:
             [
                 {
                     "axis": "token_f1",
-                    "value": f"{overlap.f1:.6f}",
-                    "detail": f"shared {overlap.shared} of {overlap.a_tokens} / {overlap.b_tokens} tokens",
+                    "value": _fixed(overlap.f1),
+                    "detail": "no tokens in either text" if overlap.no_tokens
+                    else f"shared {overlap.shared} of {overlap.a_tokens} / {overlap.b_tokens} tokens",
                 },
                 {
                     "axis": "grounding",
-                    "value": f"{ground.grounding:.6f}",
-                    "detail": f"{ground.found} of {ground.total} distinct {ground.n}-grams found",
+                    "value": _fixed(ground.grounding),
+                    "detail": "no tokens in the claim" if ground.grounding is None
+                    else f"{ground.found} of {ground.total} distinct {ground.n}-grams found",
                 },
             ],
         )
-    part = request.GET.get("part")
     ctx = {"values": values, "overlap": overlap, "ground": ground, "tab": "playground"}
     if request.htmx and part in ("overlap", "grounding"):
         return render(request, f"cuad/playground.html#{part}", ctx)

@@ -1,8 +1,9 @@
 """Roles and what each may do.
 
-Three roles are Django groups carrying custom permissions (declared on
-``reviewapp.review.models.Access``). Code checks permissions, never group names, so a
-person may hold several roles.
+The roles are Django groups carrying custom permissions (declared on
+``reviewapp.core.models.Access``). Code checks permissions, never group names, so a
+person may hold several roles, except that an account which can see model output never
+grades (``grading_refusal``). Users, groups and tokens are for superusers only.
 """
 
 from __future__ import annotations
@@ -20,17 +21,70 @@ GRADE = "reviewapp.grade_passages"
 VIEW_REPORTS = "reviewapp.view_reports"
 LAUNCH_RUNS = "reviewapp.launch_runs"
 MANAGE_REVIEWS = "reviewapp.manage_reviews"
+SYNTHETIC = "reviewapp.generate_synthetic_labels"
+
+# The permissions that show model output (ranks, scores, proposed grades, reports). Whoever holds one of
+# them has seen what the blind review is meant to check, so may never grade.
+MODEL_OUTPUT_PERMISSIONS = (VIEW_REPORTS, LAUNCH_RUNS, MANAGE_REVIEWS)
 
 ROLE_PERMISSIONS: dict[str, list[str]] = {
     "reviewer": ["grade_passages"],
     "stakeholder": ["view_reports"],
     "admin": ["view_reports", "launch_runs", "manage_reviews"],
+    "synthetic": ["generate_synthetic_labels"],
 }
 ROLE_DESCRIPTIONS = {
     "reviewer": "grades passages blind",
     "stakeholder": "reads reports, calibration and scorecards",
-    "admin": "launches runs, declares review pools, adjudicates",
+    "admin": "launches runs, declares review pools, manages reviewers, adjudicates",
+    "synthetic": "demo account that generates synthetic labels (not a person; never assignable to real review)",
 }
+# Django's own apps whose admin pages change who may do what: superusers only, never a role group.
+ACCOUNT_APP_LABELS = ("auth", "authtoken")
+
+
+def sees_model_output(user: Any) -> bool:
+    """True for anyone who can read model output: superusers, staff, admins and stakeholders."""
+    if not getattr(user, "is_authenticated", False):
+        return False
+    if user.is_superuser or user.is_staff:
+        return True
+    return any(user.has_perm(perm) for perm in MODEL_OUTPUT_PERMISSIONS)
+
+
+def is_synthetic_account(user: Any) -> bool:
+    """A demo account that generates labels: not a person, never a reviewer of a real pool."""
+    return bool(getattr(user, "is_authenticated", False)) and not sees_model_output(user) and \
+        user.has_perm(SYNTHETIC)
+
+
+# The review engine registers how many blind-review assignments a user holds (core cannot import it), so that
+# a role change that would let an assignee see model output can be refused.
+_ASSIGNMENT_COUNTERS: list[Callable[[Any], int]] = []
+
+
+def register_assignment_counter(counter: Callable[[Any], int]) -> None:
+    if counter not in _ASSIGNMENT_COUNTERS:
+        _ASSIGNMENT_COUNTERS.append(counter)
+
+
+def open_review_assignments(user: Any) -> int:
+    return sum(counter(user) for counter in _ASSIGNMENT_COUNTERS)
+
+
+def grading_refusal(user: Any) -> str | None:
+    """Why ``user`` may not hold a reviewer assignment of a real pool, or None if they may."""
+    name = user.get_username() if hasattr(user, "get_username") else str(user)
+    if not getattr(user, "is_active", False):
+        return f"reviewer {name!r} is deactivated"
+    if sees_model_output(user):
+        return (f"reviewer {name!r} can see model output (admin, stakeholder, staff or superuser) and so may "
+                "never hold a blind-review assignment; create a separate reviewer account")
+    if is_synthetic_account(user):
+        return f"reviewer {name!r} is a synthetic demo account, not a person; it only grades synthetic demo pools"
+    if not user.has_perm(GRADE):
+        return f"reviewer {name!r} does not hold the reviewer role"
+    return None
 
 
 def roles_of(user: Any) -> list[str]:
@@ -107,6 +161,7 @@ def role_context(request: HttpRequest) -> dict[str, Any]:
             "launch_runs": user.has_perm(LAUNCH_RUNS),
             "manage_reviews": user.has_perm(MANAGE_REVIEWS),
             "admin_site": user.is_staff,
+            "audit_log": user.is_superuser,
         }
     }
 
@@ -114,22 +169,32 @@ def role_context(request: HttpRequest) -> dict[str, Any]:
 # Keeping the admin group's Django-admin permissions in step with the models (after every migrate).
 
 def grant_admin_model_permissions(sender: Any = None, **kwargs: Any) -> None:
+    """The admin group administers the product's data, never accounts, groups or tokens.
+
+    Users, groups and tokens are a superuser's alone (an admin holding them could mint a reviewer's token or
+    make itself a reviewer), so any such permission a group holds from before is taken away here, on every
+    migrate, from every role group.
+    """
     from django.contrib.auth.models import Group, Permission
 
+    for role_group in Group.objects.filter(name__in=ROLE_PERMISSIONS):
+        held = list(role_group.permissions.filter(content_type__app_label__in=ACCOUNT_APP_LABELS))
+        if held:
+            role_group.permissions.remove(*held)
     group = Group.objects.filter(name="admin").first()
     if group is None:
         return
     from reviewapp.core.apps import product_data_apps
 
-    labels = [config.label for config in product_data_apps()] + ["auth", "authtoken"]
+    labels = [config.label for config in product_data_apps()]
     perms = Permission.objects.filter(content_type__app_label__in=labels).exclude(
-        codename="grade_passages"
+        codename__in=["grade_passages", "generate_synthetic_labels"]
     )
     group.permissions.add(*perms)
 
 
 def ensure_role_groups() -> None:
-    """Create the three role groups with their permissions if a flush removed them."""
+    """Create the role groups with their permissions if a flush removed them; strip account permissions."""
     from django.contrib.auth.models import Group, Permission
     from django.contrib.contenttypes.models import ContentType
 

@@ -10,9 +10,18 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from reviewapp.core.access import grant_admin_model_permissions
+        from reviewapp.core.audit import connect_audit_signals
 
-        post_migrate.connect(grant_admin_model_permissions, dispatch_uid="reviewapp-admin-perms")
+        post_migrate.connect(_role_permissions_after_migrate, dispatch_uid="reviewapp-admin-perms")
+        connect_audit_signals()
+
+
+def _role_permissions_after_migrate(sender: AppConfig | None = None, **kwargs: object) -> None:
+    from reviewapp.core.access import grant_admin_model_permissions
+    from reviewapp.core.audit import audit_suspended
+
+    with audit_suspended():
+        grant_admin_model_permissions(sender, **kwargs)
 
 
 # What each app offers the product as a whole, found through its AppConfig, so that core names no job.

@@ -141,6 +141,7 @@ def _read(lines: Iterable[bytes]) -> tuple[dict, list[bytes], dict]:
 def backup_import(*, lines: Iterable[bytes]) -> BackupSummary:
     """Restore a backup into an empty database; all or nothing. Returns the counts restored."""
     from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.audit import audit_suspended
 
     header, rows, trailer = _read(lines)
     known = {m._meta.label: m for m in backup_models()}
@@ -152,7 +153,8 @@ def backup_import(*, lines: Iterable[bytes]) -> BackupSummary:
         raise BackupError(f"the database is not empty ({', '.join(f'{k}: {v} rows' for k, v in not_empty.items())});"
                           " restore into a new database after 'manage.py migrate'")
     counts = dict.fromkeys(known, 0)
-    with transaction.atomic(), connection.constraint_checks_disabled():
+    # The backup carries its own account audit log: the restore's own writes are not changes to record.
+    with transaction.atomic(), connection.constraint_checks_disabled(), audit_suspended():
         ensure_role_groups()
         pending: list = []
         pending_model = None

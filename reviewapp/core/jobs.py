@@ -15,11 +15,12 @@ from __future__ import annotations
 import os
 import socket
 import uuid
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import models, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
@@ -48,19 +49,88 @@ class TrackedJob(models.Model):
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
 
+    def waits_on_network(self) -> bool:
+        """True when an execution may sit in a provider request (up to PROVIDER_TIMEOUT_SECONDS) between two
+        heartbeats; a job that only computes on this machine beats every few seconds. Kinds override it."""
+        return True
+
 
 class ClaimLost(RuntimeError):
     """This execution no longer holds the job (it was resumed elsewhere): stop without writing."""
 
 
+IN_PROCESS = " (in-process)"
+
+
 def worker_name() -> str:
-    return f"{socket.gethostname()}:{os.getpid()}"[:255]
+    """Who executes: ``<celery node>:<pid>`` inside a Celery worker (``celery inspect`` can then say whether that
+    node still runs it), else ``<host>:<pid> (in-process)`` (a command with --sync/--inline, a test)."""
+    from celery import current_task
+
+    request = getattr(current_task, "request", None) if current_task else None
+    node = getattr(request, "hostname", None) if request is not None and not request.is_eager else None
+    if node:
+        return f"{node}:{os.getpid()}"[:255]
+    return f"{socket.gethostname()}:{os.getpid()}{IN_PROCESS}"[:255]
+
+
+def stale_after(job: TrackedJob | None = None) -> timedelta:
+    """A running job silent for longer than this has presumably lost its worker.
+
+    Its executor beats before every provider request, after every answer and during long local steps. A job that
+    only computes on this machine is never silent for long (``JOB_STALE_SECONDS_LOCAL``, default 30 s); one that
+    waits on a provider may sit in one request for PROVIDER_TIMEOUT_SECONDS (``JOB_STALE_SECONDS_REMOTE``, default
+    max(30, 2 x that timeout)). ``JOB_STALE_SECONDS``, when set, overrides both. Without a job: the longer one.
+    """
+    override = getattr(settings, "JOB_STALE_SECONDS", None)
+    if override is not None:
+        return timedelta(seconds=int(override))
+    remote = int(getattr(settings, "JOB_STALE_SECONDS_REMOTE",
+                         max(30, 2 * int(getattr(settings, "PROVIDER_TIMEOUT_SECONDS", 60)))))
+    if job is not None and not job.waits_on_network():
+        return timedelta(seconds=int(getattr(settings, "JOB_STALE_SECONDS_LOCAL", 30)))
+    return timedelta(seconds=remote)
+
+
+def last_progress(job: TrackedJob) -> datetime | None:
+    """When a job last showed life: its heartbeat, else (rows from before heartbeats) its start."""
+    return job.heartbeat_at or job.started_at
+
+
+def is_stale(job: TrackedJob) -> bool:
+    """Running, and no progress for longer than ``stale_after(job)``."""
+    seen = last_progress(job)
+    return job.status == job.RUNNING and (seen is None or seen < timezone.now() - stale_after(job))
+
+
+def _silent_since(cutoff: datetime) -> Q:
+    return Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff) | Q(
+        heartbeat_at__isnull=True, started_at__isnull=True
+    )
+
+
+def stale_filter(model: type[TrackedJob], job: TrackedJob | None = None) -> Q:
+    """The rows ``is_stale`` accepts, plus every non-running row (for a conditional UPDATE)."""
+    return ~Q(status=model.RUNNING) | _silent_since(timezone.now() - stale_after(job))
 
 
 def job_claim(model: type[TrackedJob], *, pk: int, **fields: Any) -> str:
-    """queued -> running with a fresh token, exactly once; '' when another execution got there first."""
+    """Claim the job with a fresh token; '' when there is nothing to claim.
+
+    Claimable: a queued job, or a running job whose heartbeat is stale (its worker died; this is a redelivery of
+    its task, e.g. Redis handing an unacknowledged message to another worker after the visibility timeout). A
+    running job that still beats, and a finished job, are left alone: a second delivery does nothing.
+    """
+    job = model.objects.filter(pk=pk).first()
+    if job is None or job.is_finished:
+        return ""
+    claimable = Q(status=model.QUEUED)
+    if job.status == model.RUNNING and is_stale(job):
+        # Only the execution we judged stale: a takeover by someone else meanwhile changes the token.
+        claimable |= Q(status=model.RUNNING, claim_token=job.claim_token) & _silent_since(
+            timezone.now() - stale_after(job))
     token = uuid.uuid4().hex
-    claimed = model.objects.filter(pk=pk, status=model.QUEUED).update(
+    claimed = model.objects.filter(claimable, pk=pk).update(
         status=model.RUNNING, claim_token=token, worker=worker_name(), heartbeat_at=Now(),
         started_at=Coalesce(F("started_at"), Now()), executions=F("executions") + 1, **fields,
     )
@@ -96,50 +166,148 @@ def job_requeue(model: type[TrackedJob], *, pk: int, from_statuses: list[str], o
     """Take a job back for a new execution: status queued, token cleared (the old execution can write nothing).
 
     A running job is taken only when ``only_if_stale`` is false (the caller knows its worker is gone) or its
-    heartbeat is older than ``stale_after()``; the same test sits inside the UPDATE, so a worker that beats
+    heartbeat is older than ``stale_after(job)``; the same test sits inside the UPDATE, so a worker that beats
     meanwhile keeps its job.
     """
     rows = model.objects.filter(pk=pk, status__in=from_statuses)
     if only_if_stale:
-        rows = rows.filter(stale_filter(model))
+        rows = rows.filter(stale_filter(model, model.objects.filter(pk=pk).first()))
     return bool(rows.update(status=model.QUEUED, claim_token="", worker="", finished_at=None, **fields))
 
 
-def stale_after() -> timedelta:
-    """A running job silent for longer than this has presumably lost its worker.
+# --------------------------------------------------------------------------- who holds a job
 
-    Its executor beats before every provider request and after every answer; a request lasts at most
-    PROVIDER_TIMEOUT_SECONDS, so a live executor is never silent longer than that. Default: twice the
-    timeout, at least 120 s; settings.JOB_STALE_SECONDS overrides it.
+
+@dataclass(frozen=True)
+class Liveness:
+    """What is known of the execution holding a running job (for takeover decisions, pages and commands)."""
+
+    worker: str  # host:pid, or node:pid under Celery; '' when nobody holds the job
+    started_at: datetime | None
+    heartbeat_at: datetime | None
+    stale_seconds: int
+    stale: bool  # heartbeat older than stale_seconds
+    # "held": the job's Celery node answered and runs it; "gone": the node answered without it (the executing
+    # process died, e.g. a killed pool child); "silent": the node did not answer (dead, paused or unreachable:
+    # only the heartbeat can tell); "not asked": workers were not asked, or the execution is not under Celery.
+    inspect: str = "not asked"
+
+    @property
+    def takeover_allowed(self) -> bool:
+        return self.stale or self.inspect == "gone"
+
+    @property
+    def retry_at(self) -> datetime | None:
+        seen = self.heartbeat_at or self.started_at
+        return seen + timedelta(seconds=self.stale_seconds) if seen else None
+
+    def describe(self) -> str:
+        """One sentence for pages and commands: who holds it, since when, last heartbeat, the timeout."""
+        if not self.worker:
+            return "No worker holds it."
+        beat = _clock(self.heartbeat_at) if self.heartbeat_at else "never"
+        age = f" ({int((timezone.now() - self.heartbeat_at).total_seconds())} s ago)" if self.heartbeat_at else ""
+        since = _clock(self.started_at) if self.started_at else "an unknown time"
+        text = (f"Held by worker {self.worker} since {since}; last heartbeat {beat}{age}; "
+                f"stale after {self.stale_seconds} s without one.")
+        return text + {
+            "held": " Celery inspect: its worker is running it.",
+            "gone": " Celery inspect: its worker answered and no longer runs it.",
+            "silent": " Celery inspect: its worker did not answer (dead, paused or unreachable).",
+        }.get(self.inspect, "")
+
+
+def _clock(moment: datetime) -> str:
+    return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S")
+
+
+def _celery_node(worker: str) -> tuple[str, int] | None:
+    """(node name, pid) of an execution recorded under Celery; None for in-process executions."""
+    if not worker or worker.endswith(IN_PROCESS) or "@" not in worker:
+        return None
+    node, _, pid = worker.rpartition(":")
+    return (node, int(pid)) if pid.isdigit() else None
+
+
+def celery_active(timeout: float | None = None) -> dict[str, list[dict]] | None:
+    """``celery inspect active``: {node: [task, ...]} of the nodes that answered; None when none answered."""
+    from celery import current_app as app  # the project's app (reviewapp/__init__ loads it)
+
+    wait = float(getattr(settings, "JOB_INSPECT_TIMEOUT_SECONDS", 1.0) if timeout is None else timeout)
+    try:
+        return app.control.inspect(timeout=wait).active() or None
+    except Exception:  # an unreachable broker: nobody answered
+        return None
+
+
+def job_liveness(job: TrackedJob, *, ask_workers: bool = False,
+                 active: dict[str, list[dict]] | None = None) -> Liveness:
+    """Who holds ``job`` and whether it looks alive; with ``ask_workers``, ``celery inspect`` is consulted.
+
+    Only the node that runs the job can say it does not (a paused node does not answer at all, and the other
+    nodes know nothing of it), so an answer that lacks the node falls back to the heartbeat.
     """
-    default = max(120, 2 * int(getattr(settings, "PROVIDER_TIMEOUT_SECONDS", 60)))
-    return timedelta(seconds=int(getattr(settings, "JOB_STALE_SECONDS", default)))
-
-
-def last_progress(job: TrackedJob) -> datetime | None:
-    """When a job last showed life: its heartbeat, else (rows from before heartbeats) its start."""
-    return job.heartbeat_at or job.started_at
-
-
-def is_stale(job: TrackedJob) -> bool:
-    """Running, and no progress for longer than ``stale_after()``."""
-    seen = last_progress(job)
-    return job.status == job.RUNNING and (seen is None or seen < timezone.now() - stale_after())
-
-
-def stale_filter(model: type[TrackedJob]) -> Q:
-    """The rows ``is_stale`` accepts, plus every non-running row (for a conditional UPDATE)."""
-    cutoff = timezone.now() - stale_after()
-    old = Q(heartbeat_at__lt=cutoff) | Q(heartbeat_at__isnull=True, started_at__lt=cutoff) | Q(
-        heartbeat_at__isnull=True, started_at__isnull=True
+    running = job.status == job.RUNNING
+    inspect = "not asked"
+    node = _celery_node(job.worker) if running else None
+    if node is not None and (ask_workers or active is not None):
+        replies = active if active is not None else celery_active()
+        name, pid = node
+        if replies is None or name not in replies:
+            inspect = "silent"
+        else:
+            held = any(int(task.get("worker_pid") or -1) == pid for task in replies[name] or ())
+            inspect = "held" if held else "gone"
+    return Liveness(
+        worker=job.worker if running else "", started_at=job.started_at, heartbeat_at=job.heartbeat_at,
+        stale_seconds=int(stale_after(job).total_seconds()), stale=is_stale(job), inspect=inspect,
     )
-    return ~Q(status=model.RUNNING) | old
 
 
-def not_stale_message(what: str, job: TrackedJob) -> str:
+def job_takeover(model: type[TrackedJob], *, job: TrackedJob, from_statuses: list[str], force: bool = False,
+                 ask_workers: bool = True, **fields: Any) -> tuple[bool, Liveness]:
+    """Queue a job again for a new execution; a running one only when its execution is gone.
+
+    Gone means: ``force`` (the person knows the worker died), a heartbeat older than ``stale_after(job)``, or
+    ``celery inspect`` showing that the job's node no longer runs it. The UPDATE is conditional on the very
+    execution that was judged (its claim token), so a job claimed again meanwhile is left alone. Returns
+    (taken, what was known of the holder); correctness never depends on the judgement: the old execution's
+    token is cleared, so whatever it still tries to write matches no row.
+    """
+    liveness = job_liveness(job, ask_workers=ask_workers and not force and not is_stale(job))
+    rows = model.objects.filter(pk=job.pk, status__in=from_statuses)
+    if job.status == model.RUNNING:
+        if not (force or liveness.takeover_allowed):
+            return False, liveness
+        rows = rows.filter(claim_token=job.claim_token)
+        if not force and liveness.inspect != "gone":
+            rows = rows.filter(stale_filter(model, job))
+    with transaction.atomic():
+        # The execution locks its row while it opens a receipt (claim check and receipt in one transaction); a
+        # process paused right there keeps the lock. Skip it rather than wait: try again in a moment.
+        if not list(model.objects.select_for_update(skip_locked=True).filter(pk=job.pk).values_list("pk", flat=True)):
+            return False, liveness
+        taken = bool(rows.update(status=model.QUEUED, claim_token="", worker="", finished_at=None, **fields))
+    return taken, liveness
+
+
+def not_stale_message(what: str, job: TrackedJob, liveness: Liveness | None = None) -> str:
+    liveness = liveness or job_liveness(job)
     seen = last_progress(job)
-    since = timezone.localtime(seen).strftime("%Y-%m-%d %H:%M:%S") if seen else "its start"
+    since = _clock(seen) if seen else "its start"
+    retry = f" Try again after {_clock(liveness.retry_at)} if it stays silent." if liveness.retry_at else ""
     return (
-        f"{what} is still running and made progress at {since} (less than {int(stale_after().total_seconds())} s "
-        "ago): its worker looks alive, so it was not resumed. Try again if it stays silent."
+        f"{what} is still running and made progress at {since} (less than {liveness.stale_seconds} s ago): its "
+        f"worker looks alive, so it was not taken over. {liveness.describe()}{retry}"
     )
+
+
+def command_actor() -> str:
+    """Who acts from a shell (a budget raise by a management command): the operating-system user and host."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except Exception:  # no user name in this environment (a container without one)
+        user = "unknown user"
+    return f"command line: {user}@{socket.gethostname()}"

@@ -1,4 +1,5 @@
-"""Tables every part of the product shares: the role-permission holder and worker heartbeats.
+"""Tables every part of the product shares: the role-permission holder, worker heartbeats, the account audit
+log and hashed API tokens.
 
 They keep the ``reviewapp`` app label (and so their table names and the content type that the
 role permissions hang on) from before the project package was split into core and review.
@@ -6,6 +7,9 @@ role permissions hang on) from before the project package was split into core an
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
+from django.conf import settings
 from django.db import models
 
 
@@ -21,6 +25,7 @@ class Access(models.Model):
             ("view_reports", "Can read reports, calibration pages and scorecards"),
             ("launch_runs", "Can launch benchmark, extraction and audit runs"),
             ("manage_reviews", "Can declare review pools, assign and adjudicate"),
+            ("generate_synthetic_labels", "Demo account that generates synthetic labels (not a person)"),
         ]
 
     def __str__(self) -> str:
@@ -39,3 +44,77 @@ class WorkerHeartbeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.token} by {self.hostname}"
+
+
+class AppendOnlyError(RuntimeError):
+    pass
+
+
+class AppendOnlyQuerySet(models.QuerySet):
+    def update(self, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError(f"{self.model.__name__} rows are append-only: they are never updated")
+
+    def delete(self) -> NoReturn:
+        raise AppendOnlyError(f"{self.model.__name__} rows are append-only: they are never deleted")
+
+
+class AccountAudit(models.Model):
+    """One change to who may do what: a user, group, permission or API token created, changed or deleted.
+
+    Append-only: the ORM can insert rows, never update or delete them (``save`` of an existing row, ``delete``,
+    ``QuerySet.update`` and ``QuerySet.delete`` all raise). The actor and target are kept as ids and names, not
+    foreign keys, so deleting a user never rewrites (``SET_NULL``) or removes (``CASCADE``) its history.
+    """
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    actor_id = models.IntegerField(null=True, blank=True)
+    actor = models.CharField(max_length=150, help_text="Username of whoever made the change, or how it was made.")
+    action = models.CharField(max_length=64, help_text="e.g. user.create, user.groups.add, token.delete")
+    target_type = models.CharField(max_length=32)
+    target_id = models.CharField(max_length=64, blank=True)
+    target = models.CharField(max_length=300)
+    # Field names with before/after values; a password is recorded as changed, never as a value.
+    detail = models.JSONField(default=dict, blank=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        app_label = "reviewapp"
+        ordering = ["-id"]
+        verbose_name = "account audit entry"
+        verbose_name_plural = "account audit log"
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.action} {self.target}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("AccountAudit rows are append-only: they are never updated")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("AccountAudit rows are append-only: they are never deleted")
+
+
+class ApiToken(models.Model):
+    """An API token its owner made for themself: stored as a SHA-256 digest, shown once, expiring.
+
+    ``password_stamp`` is a digest of the owner's session-auth hash (itself an HMAC of the password hash) at
+    creation: after a password change it no longer matches and the token is dead.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, blank=True)
+    prefix = models.CharField(max_length=8, help_text="First characters of the token, to tell tokens apart.")
+    key_digest = models.CharField(max_length=64, unique=True)
+    password_stamp = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+
+    class Meta:
+        app_label = "reviewapp"
+        ordering = ["-created_at", "-id"]
+        verbose_name = "API token"
+
+    def __str__(self) -> str:
+        return f"{self.prefix}… ({self.user})"

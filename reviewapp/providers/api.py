@@ -20,10 +20,12 @@ class LedgerApi(APIView):
         purpose = serializers.CharField()
         provider = serializers.CharField()
         model_id = serializers.CharField()
-        requests = serializers.IntegerField()
+        requests = serializers.IntegerField(help_text="requests sent (whose body left this server)")
+        not_sent = serializers.IntegerField(help_text="requests refused before leaving (no key, unreachable)")
         max_requests = serializers.IntegerField()
         input_tokens = serializers.IntegerField()
         reported_input_tokens = serializers.IntegerField()
+        estimated_input_tokens = serializers.IntegerField(help_text="estimate for sent requests with no usage")
         max_input_tokens = serializers.IntegerField()
         by_status = serializers.DictField(child=serializers.IntegerField())
         stop_reason = serializers.CharField(allow_blank=True)
@@ -32,6 +34,7 @@ class LedgerApi(APIView):
         ledger = get_object_or_404(Ledger, pk=pk)
         spend = ledger_spend(ledger=ledger)
         data = {"id": ledger.pk, "purpose": ledger.purpose, "provider": ledger.provider, "model_id": ledger.model_id,
-                **{k: getattr(spend, k) for k in ("requests", "max_requests", "input_tokens", "reported_input_tokens",
+                **{k: getattr(spend, k) for k in ("requests", "not_sent", "max_requests", "input_tokens",
+                                                  "reported_input_tokens", "estimated_input_tokens",
                                                   "max_input_tokens", "by_status", "stop_reason")}}
         return Response(self.Output(data).data)

@@ -30,6 +30,15 @@ does: OpenBLAS's sgemv blocks the rows by their count, and the same pair gave co
 float32 ulp apart (1.2e-7) when graded in batches of 30 or of 7, which moved the local
 heuristic's probabilities in the 7th decimal between otherwise identical runs.
 
+Shared between processes (``VectorStore``): every vector computed is also written to a file
+cache keyed by (model id, sha256 of the text), so a snapshot's passages are embedded once and
+every worker process on the machine (Celery prefork children, several workers) reads them
+instead of recomputing. The file holds the float32 bytes as computed: a vector read back is
+bit-identical to a fresh one. Files are written to a temporary name and renamed, so a reader
+never sees half a vector; two processes writing the same vector write the same bytes.
+``warm(texts, beat=...)`` embeds a list in chunks starting at a per-process offset, so workers
+warming the same snapshot at the same time split it instead of all computing all of it.
+
 Reusable by any job: ``embed_texts(texts)`` -> (n, 384) float32 unit vectors.
 """
 
@@ -40,6 +49,7 @@ import importlib.metadata
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -97,11 +107,55 @@ def model_files() -> ModelFiles:
     )
 
 
+class VectorStore:
+    """Vectors on disk, one file per (model, text): ``<root>/<model>-t<max tokens>/<sha[:2]>/<sha>.f32``."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root) / f"{MODEL_ID}-t{MAX_TOKENS}"
+
+    def _path(self, text: str) -> Path:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+        return self.root / digest[:2] / f"{digest}.f32"
+
+    def get(self, text: str) -> np.ndarray | None:
+        try:
+            raw = self._path(text).read_bytes()
+        except OSError:
+            return None
+        if len(raw) != DIMENSION * 4:  # not a vector of this model: recompute rather than trust it
+            return None
+        return np.frombuffer(raw, dtype=np.float32).copy()
+
+    def put(self, text: str, vector: np.ndarray) -> None:
+        path = self._path(text)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+            temporary.write_bytes(np.ascontiguousarray(vector, dtype=np.float32).tobytes())
+            os.replace(temporary, path)
+        except OSError:  # a full or read-only disk costs speed, never a result
+            return
+
+
+def default_store() -> VectorStore | None:
+    """The shared store under settings.EMBEDDING_CACHE_DIR (default var/embeddings); None outside Django or
+    when set to an empty value."""
+    try:
+        from django.conf import settings
+
+        configured = settings.configured and getattr(settings, "EMBEDDING_CACHE_DIR", None)
+    except ImportError:
+        return None
+    return VectorStore(Path(configured)) if configured else None
+
+
 class LocalEncoder:
     """Loads once (verifying both digests), then embeds. Thread-safe."""
 
-    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None) -> None:
-        """``threads``: how many texts run at once (default: the cores, at most 4)."""
+    def __init__(self, files: ModelFiles | None = None, *, threads: int | None = None,
+                 store: VectorStore | bool | None = True) -> None:
+        """``threads``: how many texts run at once (default: the cores, at most 4). ``store``: the shared
+        vector store (True: ``default_store()``; None/False: this process only)."""
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -127,6 +181,8 @@ class LocalEncoder:
         self._lock = threading.Lock()
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
         self._cache_size = 4096
+        self._store = default_store() if store is True else (store or None)
+        self.computed = 0  # texts this encoder ran through the model (not found in either cache)
 
     def _embed_one(self, text: str) -> np.ndarray:
         ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
@@ -191,7 +247,20 @@ class LocalEncoder:
             # One text per session run (a lone text needs no padding, so its vector never
             # depends on what else is embedded with it); the runs go side by side.
             unique = list(dict.fromkeys(texts[i] for i in todo))
-            vectors = dict(zip(unique, self._embed_parallel(unique), strict=True))
+            vectors: dict[str, np.ndarray] = {}
+            if self._store is not None:
+                for text in unique:
+                    stored = self._store.get(text)
+                    if stored is not None:
+                        vectors[text] = stored
+            missing = [text for text in unique if text not in vectors]
+            if missing:
+                fresh = self._embed_parallel(missing)
+                self.computed += len(missing)
+                for text, vector in zip(missing, fresh, strict=True):
+                    vectors[text] = vector
+                    if self._store is not None:
+                        self._store.put(text, vector)
             for i in todo:
                 out[i] = vectors[texts[i]]
             with self._lock:
@@ -215,6 +284,27 @@ def get_encoder() -> LocalEncoder:
             if _encoder is None:
                 _encoder = LocalEncoder()
     return _encoder
+
+
+def warm(texts: list[str], *, beat: Callable[[], None] | None = None, chunk: int = 16) -> int:
+    """Embed ``texts`` into the shared store ahead of use; returns how many this process computed.
+
+    Chunks are taken from a per-process starting point (so two processes warming the same list at once mostly
+    compute different chunks, then read each other's), and ``beat`` is called after each chunk (a job's
+    heartbeat: warming a snapshot takes longer than its stale timeout on a busy machine).
+    """
+    unique = list(dict.fromkeys(texts))
+    if not unique:
+        return 0
+    encoder = get_encoder()
+    before = encoder.computed
+    chunks = [unique[i:i + chunk] for i in range(0, len(unique), chunk)]
+    start = os.getpid() % len(chunks)
+    for k in range(len(chunks)):
+        encoder.embed(chunks[(start + k) % len(chunks)])
+        if beat is not None:
+            beat()
+    return encoder.computed - before
 
 
 def embed_texts(texts: list[str]) -> np.ndarray:

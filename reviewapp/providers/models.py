@@ -1,14 +1,20 @@
 """The receipt ledger: one Ledger per budgeted piece of work, one Receipt per attempted request.
 
 Receipts are append-only. A receipt is written BEFORE its request leaves (status
-``sent``) and completed exactly once afterwards (``answered``, ``failed`` or
-``unknown``) by a conditional UPDATE on ``status='sent'``; after that no field
-changes. A ``sent`` receipt found at resume time had no recorded answer: it turns
-``unknown`` and its request is not sent again unless a person asks for a re-attempt.
+``sent``) and completed exactly once afterwards (``answered``, ``failed``,
+``unknown`` or ``not_sent``) by a conditional UPDATE on ``status='sent'``; after
+that no field changes. A ``sent`` receipt found at resume time had no recorded
+answer: it turns ``unknown`` and its request is not sent again unless a person
+asks for a re-attempt.
+
+``not_sent`` means the body never left this process (no key in the environment,
+connection refused, unknown host): the provider processed nothing, so it is not
+spend, and a later execution may send that request again.
 """
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.db import models
 
 
@@ -24,7 +30,7 @@ class Ledger(models.Model):
     provider = models.CharField(max_length=32, choices=Provider.choices)
     model_id = models.CharField(max_length=200, help_text="pinned model id, sent verbatim")
     base_url = models.CharField(max_length=500, blank=True, help_text="endpoint base (no credentials)")
-    max_requests = models.PositiveIntegerField(help_text="attempted requests, every attempt counts")
+    max_requests = models.PositiveIntegerField(help_text="requests sent, every attempt counts")
     max_input_tokens = models.PositiveBigIntegerField(help_text="reported input tokens (estimates until reported)")
     estimate_rule = models.CharField(
         max_length=100, default="utf8_bytes+256",
@@ -47,6 +53,7 @@ class Receipt(models.Model):
         ANSWERED = "answered", "answered and validated"
         FAILED = "failed", "failed"
         UNKNOWN = "unknown", "sent, answer unknown"
+        NOT_SENT = "not_sent", "not sent (nothing left this machine)"
 
     ledger = models.ForeignKey(Ledger, on_delete=models.PROTECT, related_name="receipts")
     seq = models.PositiveIntegerField(help_text="order of sending within the ledger, from 1")
@@ -87,5 +94,41 @@ class Receipt(models.Model):
 
     @property
     def spent_input_tokens(self) -> int:
-        """Reported input tokens when known, else the conservative estimate (a budget never under-counts)."""
+        """Reported input tokens when known, else the conservative estimate (a budget never under-counts).
+
+        A request that never left this process spent nothing."""
+        if self.status == self.Status.NOT_SENT:
+            return 0
         return self.reported_input_tokens if self.reported_input_tokens is not None else self.estimated_input_tokens
+
+
+class BudgetRaise(models.Model):
+    """An explicit raise of a ledger's limits by a person: who, when, why, the limits before and after.
+
+    Append-only, like receipts: a later raise is a new row. The ledger's own limits hold the current values;
+    these rows are how they got there (the re-attempt of requests whose answer is unknown after a crash needs
+    room the default budget, exactly one request per item, does not leave).
+    """
+
+    ledger = models.ForeignKey(Ledger, on_delete=models.PROTECT, related_name="budget_raises")
+    raised_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="+")
+    actor = models.CharField(max_length=200, help_text="who raised it, as shown (a user name or 'command line: ...')")
+    reason = models.TextField()
+    old_max_requests = models.PositiveIntegerField()
+    new_max_requests = models.PositiveIntegerField()
+    old_max_input_tokens = models.PositiveBigIntegerField()
+    new_max_input_tokens = models.PositiveBigIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["ledger_id", "id"]
+
+    def __str__(self) -> str:
+        return (f"ledger {self.ledger_id} raised by {self.actor}: requests {self.old_max_requests} -> "
+                f"{self.new_max_requests}, input tokens {self.old_max_input_tokens} -> {self.new_max_input_tokens}")
+
+    def save(self, *args, **kwargs) -> None:
+        if self.pk is not None and not kwargs.get("force_insert"):
+            raise RuntimeError("budget raises are append-only")
+        super().save(*args, **kwargs)

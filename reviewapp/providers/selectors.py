@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
-from reviewapp.providers.models import Ledger, Receipt
+from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
 
 EXPORT_FIELDS = (
     "seq", "request_key", "attempt", "method", "request_url", "request_body", "request_bytes",
@@ -19,13 +19,44 @@ EXPORT_FIELDS = (
 
 @dataclass(frozen=True)
 class LedgerSpend:
-    requests: int
+    """What a ledger spent: only requests whose body left this process count.
+
+    ``input_tokens`` = ``reported_input_tokens`` (the provider's usage) + ``estimated_input_tokens``
+    (the conservative byte estimate, for sent requests whose answer reported no usage).
+    """
+
+    requests: int  # sent
     max_requests: int
     input_tokens: int  # reported where reported, else estimated
     reported_input_tokens: int
     max_input_tokens: int
-    by_status: dict[str, int]
+    by_status: dict[str, int]  # every receipt, not_sent included
     stop_reason: str
+    estimated_input_tokens: int = 0
+    estimated_requests: int = 0  # sent requests counted at their estimate
+
+    def _count(self, status: str) -> int:
+        return self.by_status.get(status, 0)
+
+    @property
+    def answered(self) -> int:
+        return self._count(Receipt.Status.ANSWERED)
+
+    @property
+    def failed(self) -> int:
+        return self._count(Receipt.Status.FAILED)
+
+    @property
+    def unknown(self) -> int:
+        return self._count(Receipt.Status.UNKNOWN)
+
+    @property
+    def in_flight(self) -> int:
+        return self._count(Receipt.Status.SENT)
+
+    @property
+    def not_sent(self) -> int:
+        return self._count(Receipt.Status.NOT_SENT)
 
     @property
     def request_share(self) -> float:
@@ -37,13 +68,17 @@ class LedgerSpend:
 
 
 def ledger_spend(*, ledger: Ledger) -> LedgerSpend:
-    rows = Receipt.objects.filter(ledger=ledger).values_list("reported_input_tokens", "estimated_input_tokens")
-    spent = reported_total = 0
-    count = 0
+    rows = Receipt.objects.filter(ledger=ledger).exclude(status=Receipt.Status.NOT_SENT).values_list(
+        "reported_input_tokens", "estimated_input_tokens")
+    spent = reported_total = estimated_total = 0
+    count = estimated_count = 0
     for reported, estimated in rows:
         count += 1
         spent += reported if reported is not None else estimated
         reported_total += reported or 0
+        if reported is None:
+            estimated_total += estimated
+            estimated_count += 1
     by_status = dict(
         Receipt.objects.filter(ledger=ledger).values_list("status").annotate(n=Count("id")).values_list("status", "n")
     )
@@ -51,6 +86,7 @@ def ledger_spend(*, ledger: Ledger) -> LedgerSpend:
     return LedgerSpend(
         requests=count, max_requests=ledger.max_requests, input_tokens=spent, reported_input_tokens=reported_total,
         max_input_tokens=ledger.max_input_tokens, by_status=by_status, stop_reason=ledger.stop_reason,
+        estimated_input_tokens=estimated_total, estimated_requests=estimated_count,
     )
 
 
@@ -76,7 +112,50 @@ def receipts_jsonl(*, ledger: Ledger) -> Iterator[str]:
 
 def receipt_failures(*, ledger: Ledger, limit: int = 50) -> list[Receipt]:
     return list(
-        Receipt.objects.filter(ledger=ledger, status__in=[Receipt.Status.FAILED, Receipt.Status.UNKNOWN])
+        Receipt.objects.filter(ledger=ledger, status__in=[Receipt.Status.FAILED, Receipt.Status.UNKNOWN,
+                                                          Receipt.Status.NOT_SENT])
         .order_by("seq")
         .only("id", "seq", "request_key", "attempt", "status", "http_status", "error", "sent_at")[:limit]
     )
+
+
+@dataclass(frozen=True)
+class Shortfall:
+    """What finishing a ledger's work needs beyond its limits: re-attempts of its failed and unknown requests
+    (each counts again) plus requests not sent yet; 0 when the budget already has room."""
+
+    reattempts: int  # requests whose latest receipt is failed or unknown
+    unsent: int
+    extra_requests: int
+    extra_input_tokens: int
+
+
+def ledger_shortfall(*, ledger: Ledger, unsent: int = 0) -> Shortfall:
+    """How much the limits must grow to re-attempt every failed/unknown request once and send ``unsent`` more
+    (estimated like the re-attempts: at the mean estimate of the ledger's requests)."""
+    latest: dict[str, Receipt] = {}
+    for receipt in Receipt.objects.filter(ledger=ledger).order_by("seq").only(
+            "request_key", "status", "estimated_input_tokens"):
+        latest[receipt.request_key] = receipt
+    again = [r for r in latest.values() if r.status in (Receipt.Status.FAILED, Receipt.Status.UNKNOWN)]
+    spend = ledger_spend(ledger=ledger)
+    estimates = [r.estimated_input_tokens for r in latest.values()]
+    mean = -(-sum(estimates) // len(estimates)) if estimates else 0
+    need_requests = len(again) + unsent
+    need_tokens = sum(r.estimated_input_tokens for r in again) + unsent * mean
+    return Shortfall(
+        reattempts=len(again), unsent=unsent,
+        extra_requests=max(0, spend.requests + need_requests - ledger.max_requests),
+        extra_input_tokens=max(0, spend.input_tokens + need_tokens - ledger.max_input_tokens),
+    )
+
+
+def ledger_budget_raises(*, ledger_ids: list[int]) -> list[BudgetRaise]:
+    """Every recorded raise of these ledgers, oldest first."""
+    return list(BudgetRaise.objects.filter(ledger_id__in=list(ledger_ids)).order_by("created_at", "id"))
+
+
+def ledger_keys(*, ledger: Ledger) -> int:
+    """How many distinct requests of the ledger were sent at least once (their body left this process)."""
+    return (Receipt.objects.filter(ledger=ledger).exclude(status=Receipt.Status.NOT_SENT)
+            .values("request_key").distinct().count())

@@ -16,7 +16,14 @@ How a job uses it::
 Calling ``ledger_execute`` again with the same requests resumes: answered keys are
 served from their receipts, failed/unknown keys are disclosed and NOT re-sent
 unless listed in ``reattempt_keys`` (each re-attempt counts against the budget).
+A request whose body never left this process (``not_sent``: no key, connection
+refused) reached no provider, so a later execution sends it again.
 The caller must hold an exclusive claim on the work (one executor per ledger).
+
+Spend is what was sent: a ``not_sent`` receipt counts neither as a request nor as
+tokens. An execution sends its first request alone; an answer that rules out every
+other request (refused key, unknown model, unreachable endpoint: ``fatal_reason``)
+stops the execution there, with the provider's own message in ``report.fatal``.
 """
 
 from __future__ import annotations
@@ -25,14 +32,15 @@ import logging
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
 from reviewapp.providers.budget import ESTIMATE_RULE, Spend, estimate_input_tokens
-from reviewapp.providers.clients.base import Client, check_base_url
-from reviewapp.providers.models import Ledger, Receipt
+from reviewapp.providers.clients.base import Client, check_base_url, fatal_reason, provider_message, redact
+from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
 from reviewapp.providers.types import Parse, PreparedRequest, ProviderError, SendOutcome, ValidationFailed
 
 logger = logging.getLogger(__name__)
@@ -41,7 +49,8 @@ ANSWERED = Receipt.Status.ANSWERED
 FAILED = Receipt.Status.FAILED
 UNKNOWN = Receipt.Status.UNKNOWN
 SENT = Receipt.Status.SENT
-NOT_SENT = "not_sent"
+NOT_SENT = Receipt.Status.NOT_SENT  # also the result of a request this execution did not attempt
+CLAIM_LOST = "claim lost: another execution disclosed a receipt this execution had open"
 
 
 @dataclass(frozen=True)
@@ -63,6 +72,7 @@ class ExecutionReport:
     stop_reason: str = ""
     unknown_disclosed: int = 0
     counts: dict[str, int] = field(default_factory=dict)
+    fatal: str = ""  # the answer that stopped the execution because no other request could succeed
 
 
 def ledger_create(
@@ -90,6 +100,41 @@ def ledger_create(
     )
 
 
+def ledger_budget_raise(
+    *, ledger: Ledger, add_requests: int = 0, add_input_tokens: int = 0, reason: str, user: Any = None,
+    actor: str = "",
+) -> BudgetRaise:
+    """Raise a ledger's limits explicitly, recording who, when, why and the limits before and after.
+
+    Only upwards (a budget is never lowered under work already sent) and only with a reason. The raise and its
+    record are one transaction, on the ledger's row locked, so two raises at once add up.
+    """
+    reason = reason.strip()
+    if not reason:
+        raise ProviderError("reason: say why the budget is raised (it is recorded in the ledger)")
+    if add_requests < 0 or add_input_tokens < 0:
+        raise ProviderError("a budget raise adds requests or input tokens; it never lowers the limits")
+    if not add_requests and not add_input_tokens:
+        raise ProviderError("add_requests / add_input_tokens: give at least one positive amount to add")
+    who = actor or (user.get_username() if getattr(user, "is_authenticated", False) else "")
+    if not who:
+        raise ProviderError("actor: a budget raise must name who raised it")
+    with transaction.atomic():
+        locked = Ledger.objects.select_for_update().get(pk=ledger.pk)
+        entry = BudgetRaise(
+            ledger=locked, raised_by=user if getattr(user, "is_authenticated", False) else None, actor=who[:200],
+            reason=reason[:5000], old_max_requests=locked.max_requests,
+            new_max_requests=locked.max_requests + add_requests, old_max_input_tokens=locked.max_input_tokens,
+            new_max_input_tokens=locked.max_input_tokens + add_input_tokens,
+        )
+        entry.save(force_insert=True)
+        Ledger.objects.filter(pk=locked.pk).update(max_requests=entry.new_max_requests,
+                                                   max_input_tokens=entry.new_max_input_tokens)
+    ledger.max_requests, ledger.max_input_tokens = entry.new_max_requests, entry.new_max_input_tokens
+    logger.info("budget of ledger %s raised by %s: %s", ledger.pk, who, entry)
+    return entry
+
+
 def ledger_disclose_unknown(*, ledger: Ledger) -> int:
     """Receipts still ``sent`` (their executor died before recording an answer) become ``unknown``."""
     return Receipt.objects.filter(ledger=ledger, status=SENT).update(
@@ -99,7 +144,7 @@ def ledger_disclose_unknown(*, ledger: Ledger) -> int:
 
 def _spend_of(ledger: Ledger) -> Spend:
     spend = Spend()
-    for reported, estimated in Receipt.objects.filter(ledger=ledger).values_list(
+    for reported, estimated in Receipt.objects.filter(ledger=ledger).exclude(status=NOT_SENT).values_list(
         "reported_input_tokens", "estimated_input_tokens"
     ):
         spend.requests += 1
@@ -130,7 +175,8 @@ def _attempt(client: Client, prepared: PreparedRequest) -> AttemptOutcome:
     if outcome.error:
         return outcome, None, outcome.error, usage, reported
     if outcome.http_status is None or not 200 <= outcome.http_status < 300:
-        return outcome, None, f"HTTP {outcome.http_status}", usage, reported
+        message = provider_message(outcome.body_text)
+        return outcome, None, f"HTTP {outcome.http_status}" + (f": {message}" if message else ""), usage, reported
     try:
         return outcome, client.validate(prepared, outcome), "", usage, reported
     except ValidationFailed as error:
@@ -154,19 +200,22 @@ def receipt_complete(
     *, receipt_id: int, outcome: SendOutcome, parse: Parse | None, error: str, usage: dict | None,
     reported: int | None,
 ) -> str:
-    """The one completion of a receipt (conditional on status 'sent'). Returns the status written."""
+    """The one completion of a receipt (conditional on status 'sent'). Returns the status written, '' if none."""
     if parse is not None:
         status = ANSWERED
-    elif outcome.sent and not outcome.answered:
+    elif not outcome.sent:
+        status = NOT_SENT
+    elif not outcome.answered:
         status = UNKNOWN
     else:
         status = FAILED
-    Receipt.objects.filter(pk=receipt_id, status=SENT).update(
+    written = Receipt.objects.filter(pk=receipt_id, status=SENT).update(
         status=status, answered_at=timezone.now() if outcome.answered else None, http_status=outcome.http_status,
         response_body=outcome.body_text, parse=parse.as_json() if parse is not None else None, error=error,
         usage=usage, reported_input_tokens=reported, latency_ms=round(outcome.latency_ms, 3),
     )
-    return status
+    # Nothing written: another execution took the work over and disclosed this receipt as unknown meanwhile.
+    return status if written else ""
 
 
 def _result_from_receipt(index: int, receipt: Receipt) -> RequestResult:
@@ -224,7 +273,7 @@ def ledger_execute(
             to_send.append((requests[idx[0]], 1))
         elif receipt.status == ANSWERED:
             deliver(_result_from_receipt(idx[0], receipt))
-        elif key in reattempt:
+        elif key in reattempt or receipt.status == NOT_SENT:
             to_send.append((requests[idx[0]], receipt.attempt + 1))
         else:
             deliver(_result_from_receipt(idx[0], receipt))
@@ -232,41 +281,61 @@ def ledger_execute(
     spend = _spend_of(ledger)
     next_seq = (Receipt.objects.filter(ledger=ledger).aggregate(m=Max("seq"))["m"] or 0) + 1
     stop_reason = ""
+    recorded = 0
     inflight: dict[Future, tuple[PreparedRequest, Receipt]] = {}
     pending = list(reversed(to_send))
 
     def record(future: Future) -> None:
+        nonlocal stop_reason, recorded
         prepared, receipt = inflight.pop(future)
         try:
             outcome, parse, error, usage, reported = future.result()
         except Exception as exc:  # a client bug: record it, the receipt must not stay open
             logger.exception("provider client crashed on %s", prepared.key)
+            # Whether the body left before the crash is unknown: charged as sent, answer unknown.
             outcome = SendOutcome(sent=True, answered=False, http_status=None, body_text="", latency_ms=0.0,
-                                  error=f"client error: {type(exc).__name__}")
+                                  error=redact(f"client error: {type(exc).__name__}: {exc}")[:2000])
             parse, error, usage, reported = None, outcome.error, None, None
         status = receipt_complete(receipt_id=receipt.pk, outcome=outcome, parse=parse, error=error, usage=usage,
                                   reported=reported)
-        if reported is not None:
+        recorded += 1
+        if not status:
+            # Its answer belongs to nobody now: the execution holding the work disclosed it; stop sending.
+            stop_reason = stop_reason or CLAIM_LOST
+            return
+        if status == NOT_SENT:
+            spend.requests -= 1
+            spend.input_tokens -= receipt.estimated_input_tokens
+            report.sent -= 1
+        elif reported is not None:
             spend.input_tokens += reported - receipt.estimated_input_tokens
+        fatal = fatal_reason(outcome) if parse is None else ""
+        if fatal and not report.fatal:
+            report.fatal = fatal
+            stop_reason = f"stopped at the first request that cannot succeed: {fatal}"
         deliver(RequestResult(index=indices_by_key[prepared.key][0], key=prepared.key, status=status, parse=parse,
                               error=error, attempt=receipt.attempt, receipt_id=receipt.pk))
 
     with ThreadPoolExecutor(max_workers=max(1, ledger.concurrency), thread_name_prefix="provider") as pool:
         while pending or inflight:
-            while pending and not stop_reason and len(inflight) < max(1, ledger.concurrency):
-                stop_reason = should_stop() if should_stop is not None else ""
-                if stop_reason:
-                    break
+            # The first request goes alone: if it shows that none can succeed, nothing else was sent.
+            limit = max(1, ledger.concurrency) if recorded else 1
+            while pending and not stop_reason and len(inflight) < limit:
                 prepared, attempt = pending[-1]
                 estimate = estimate_input_tokens(len(prepared.body_bytes))
-                stop_reason = spend.refusal(max_requests=ledger.max_requests,
-                                            max_input_tokens=ledger.max_input_tokens, estimate=estimate)
-                if stop_reason:
-                    break
-                pending.pop()
+                # The caller's claim check and the receipt commit together: a job's heartbeat UPDATE in
+                # ``should_stop`` locks its row until the receipt is in, so a takeover either comes first (the
+                # check fails, nothing is opened) or waits and then sees this receipt (disclosed, never re-sent).
                 with transaction.atomic():
+                    stop_reason = should_stop() if should_stop is not None else ""
+                    if not stop_reason:
+                        stop_reason = spend.refusal(max_requests=ledger.max_requests,
+                                                    max_input_tokens=ledger.max_input_tokens, estimate=estimate)
+                    if stop_reason:
+                        break
                     receipt = _receipt_open(ledger=ledger, seq=next_seq, prepared=prepared, attempt=attempt,
                                             estimate=estimate)
+                pending.pop()
                 next_seq += 1
                 spend.requests += 1
                 spend.input_tokens += estimate
@@ -282,7 +351,7 @@ def ledger_execute(
                 # Record in submission order among those done, so receipts complete deterministically.
                 for future in sorted(done, key=lambda f: inflight[f][1].seq):
                     record(future)
-    if stop_reason:
+    if stop_reason and not stop_reason.startswith("claim lost"):  # an execution that lost its claim writes nothing
         Ledger.objects.filter(pk=ledger.pk).update(stop_reason=stop_reason)
         ledger.stop_reason = stop_reason
     report.stop_reason = stop_reason

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from reviewapp.review.models import (
+    POOL_FROZEN_FIELDS,
     Adjudication,
     Assignment,
     ImportedLabel,
@@ -31,8 +32,22 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 @admin.register(ReviewPool)
 class ReviewPoolAdmin(admin.ModelAdmin):
+    """Names and reviewer-facing texts stay editable; what decides labels is frozen once a judgment exists."""
+
     list_display = ("name", "kind", "reviewers_per_item", "created_at")
     readonly_fields = ("public_id", "kind", "declared_rule", "declared_params", "external_ref", "created_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and obj.is_judged():
+            fields += [field for field in POOL_FROZEN_FIELDS if field not in fields]
+        return fields
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # Deleting a judged pool would delete its judgments (labels are append-only).
+        if obj is not None and obj.is_judged():
+            return False
+        return super().has_delete_permission(request, obj)
 
 
 @admin.register(ReviewItem)

@@ -3,6 +3,12 @@
 Built on the counted (complete, non-stale) judgments and the labels of
 ``selectors``. An adjudicator sees the texts and the reviewers' grades, never
 model information.
+
+Agreement figures (quadratic kappa per reviewer pair, ordinal Krippendorff's
+alpha) carry a percentile bootstrap interval (``scoring.stats.agreement``).
+The engine knows no job, so by default the unit resampled is the review item;
+a job that knows how its queries cluster (the statute benchmark's query
+families) passes ``units_by_query`` and ``unit`` to resample those instead.
 """
 
 from __future__ import annotations
@@ -10,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,7 +31,13 @@ from reviewapp.review.selectors import (
     pool_judgments,
     pool_labels,
 )
-from scoring.stats.agreement import krippendorff_alpha_ordinal, pair_agreement
+from scoring.stats.agreement import alpha_interval, kappa_interval, pair_agreement, raw_agreement_interval
+from scoring.stats.bootstrap import UnitBootstrap
+
+# Items are the units here, so each figure costs resamples x items; 2,000 percentile resamples keep a pool page of
+# a few thousand items within seconds (the CUAD scorecard uses 1,000). A fixed seed: one page, one interval.
+AGREEMENT_REPLICATES = 2_000
+AGREEMENT_SEED = 20260920
 
 # --- progress ---------------------------------------------------------------
 
@@ -121,6 +134,8 @@ class PairRow:
     raw_agreement: float | None
     kappa_quadratic: float | None
     band: str | None
+    kappa_interval: UnitBootstrap  # quadratic kappa with its interval, unit, units, resamples, seed
+    raw_agreement_interval: UnitBootstrap  # the same draws
 
 
 @dataclass(frozen=True)
@@ -132,6 +147,7 @@ class GradeTypeAgreement:
     alpha_items: int  # items with at least two grades (pairable)
     alpha_values: int  # grades in those items
     reviewers: int
+    alpha_interval: UnitBootstrap
 
 
 @dataclass(frozen=True)
@@ -156,16 +172,42 @@ def pool_reliability_data(*, pool: ReviewPool, grade_type: str) -> ReliabilityDa
     return ReliabilityData(reviewer_names=[name for name, _ in reviewers], item_ids=items, matrix=matrix)
 
 
-def pool_agreement(*, pool: ReviewPool) -> list[GradeTypeAgreement]:
-    """Per grade type: quadratic-weighted Cohen's kappa for each reviewer pair, Krippendorff's alpha (ordinal)."""
+def _item_units(records: list[JudgmentRecord], units_by_query: Mapping[str, str] | None) -> dict[str, str]:
+    """Unit of each judged item: the item itself, or its query's unit from ``units_by_query``."""
+    if units_by_query is None:
+        return {r.item_id: r.item_id for r in records}
+    missing = sorted({r.query_id for r in records} - set(units_by_query))
+    if missing:
+        raise ValueError(f"units_by_query has no unit for queries {missing[:5]} of this pool")
+    return {r.item_id: units_by_query[r.query_id] for r in records}
+
+
+def pool_agreement(
+    *,
+    pool: ReviewPool,
+    grade_types: tuple[str, ...] | None = None,
+    units_by_query: Mapping[str, str] | None = None,
+    unit: str = "item",
+    replicates: int = AGREEMENT_REPLICATES,
+    seed: int = AGREEMENT_SEED,
+) -> list[GradeTypeAgreement]:
+    """Per grade type: quadratic-weighted Cohen's kappa for each reviewer pair, Krippendorff's alpha (ordinal).
+
+    Each figure carries a percentile bootstrap interval resampling items, or
+    the units ``units_by_query`` gives each query (then name them in ``unit``).
+    """
     kind = kind_get(pool.kind)
     records = pool_completed_judgments(pool=pool)
+    unit_of = _item_units(records, units_by_query)
     completed_by: dict[int, set[str]] = defaultdict(set)
     for r in records:
         completed_by[r.reviewer_id].add(r.item_id)
     results = []
     for grade_type in kind.grade_types:
+        if grade_types is not None and grade_type.key not in grade_types:
+            continue
         data = pool_reliability_data(pool=pool, grade_type=grade_type.key)
+        item_units = [unit_of[item_id] for item_id in data.item_ids]
         ids = sorted({(r.reviewer_username, r.reviewer_id) for r in records})
         pairs = []
         for (i, (name_a, pk_a)), (j, (name_b, pk_b)) in itertools.combinations(enumerate(ids), 2):
@@ -176,20 +218,25 @@ def pool_agreement(*, pool: ReviewPool) -> list[GradeTypeAgreement]:
             a = [data.matrix[i][c] for c in columns]
             b = [data.matrix[j][c] for c in columns]
             result = pair_agreement(a, b, categories=kind.values)
+            pair_units = [item_units[c] for c in columns]
+            common = {"categories": kind.values, "unit": unit, "replicates": replicates, "seed": seed}
+            interval = kappa_interval(a, b, pair_units, weights="quadratic", **common)
             pairs.append(
                 PairRow(
                     reviewer_a=name_a, reviewer_b=name_b, n=result.n, excluded=result.excluded,
                     raw_agreement=result.raw_agreement, kappa_quadratic=result.kappa_quadratic,
-                    band=result.band_quadratic,
+                    band=result.band_quadratic, kappa_interval=interval,
+                    raw_agreement_interval=raw_agreement_interval(a, b, pair_units, **common),
                 )
             )
         per_item = [sum(1 for row in data.matrix if row[c] is not None) for c in range(len(data.item_ids))]
         pairable = [n for n in per_item if n >= 2]
+        alpha = alpha_interval(data.matrix, item_units, unit=unit, replicates=replicates, seed=seed)
         results.append(
             GradeTypeAgreement(
                 grade_type=grade_type.key, label=grade_type.label, pairs=pairs,
-                alpha=krippendorff_alpha_ordinal(data.matrix) if data.matrix else None,
-                alpha_items=len(pairable), alpha_values=sum(pairable), reviewers=len(ids),
+                alpha=alpha.interval.estimate if alpha.defined else None,
+                alpha_items=len(pairable), alpha_values=sum(pairable), reviewers=len(ids), alpha_interval=alpha,
             )
         )
     return results

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ObjectDoesNotExist
@@ -97,6 +98,19 @@ class ReviewerItemOut(serializers.Serializer):
     scale = serializers.SerializerMethodField()
     current = RevisionOut(allow_null=True)
     needs_regrade = serializers.BooleanField()
+    # The hashes of the texts above; a judgment POST sends them back (a changed text is a 409, nothing saved).
+    query_hash = serializers.SerializerMethodField()
+    source_hash = serializers.SerializerMethodField()
+    passage_hash = serializers.SerializerMethodField()
+
+    def get_query_hash(self, obj) -> str:
+        return self.context["shown"]["query_hash"]
+
+    def get_source_hash(self, obj) -> str:
+        return self.context["shown"]["source_hash"]
+
+    def get_passage_hash(self, obj) -> str:
+        return self.context["shown"]["passage_hash"]
 
     def get_grade_types(self, obj) -> list[dict]:
         return GradeTypeOut(obj.kind.grade_types, many=True).data
@@ -112,6 +126,16 @@ def _assigned_or_404(request: Request, item_id: str) -> selectors.ReviewerItem:
         raise Http404 from None
 
 
+def _reviewer_item_out(request: Request, item_id: str) -> dict:
+    """The reviewer's item as the API shows it, with the hashes of the texts shown (404 if not theirs)."""
+    try:
+        assignment = selectors.reviewer_assignment(reviewer=request.user, item_id=item_id)
+    except services.NotAssigned:
+        raise Http404 from None
+    view = selectors.reviewer_item_view(assignment=assignment)
+    return ReviewerItemOut(view, context={"shown": services.item_shown_hashes(assignment.item)}).data
+
+
 class QueueApi(APIView):
     permission_classes = [CanGrade]
 
@@ -125,7 +149,7 @@ class ItemApi(APIView):
 
     @extend_schema(responses=ReviewerItemOut)
     def get(self, request: Request, item_id: str) -> Response:
-        return Response(ReviewerItemOut(_assigned_or_404(request, item_id)).data)
+        return Response(_reviewer_item_out(request, item_id))
 
 
 class JudgmentApi(APIView):
@@ -135,13 +159,22 @@ class JudgmentApi(APIView):
         grades = serializers.DictField(child=GradeValueField(allow_null=True), allow_empty=True)
         complete = serializers.BooleanField(default=False)
         note = serializers.CharField(allow_blank=True, default="", max_length=5000)
+        # The hashes GET /api/review/items/<id>/ gave with the texts the grades were given on.
+        query_hash = serializers.CharField(max_length=64)
+        source_hash = serializers.CharField(max_length=64)
+        passage_hash = serializers.CharField(max_length=64)
 
     class JudgmentSaved(serializers.Serializer):
         item = serializers.CharField()
         created = serializers.BooleanField()
         revision = RevisionOut()
 
-    @extend_schema(request=JudgmentIn, responses=JudgmentSaved)
+    class TextChangedOut(serializers.Serializer):
+        detail = serializers.CharField()
+        changed = serializers.ListField(child=serializers.CharField())
+        item = ReviewerItemOut()
+
+    @extend_schema(request=JudgmentIn, responses={200: JudgmentSaved, 201: JudgmentSaved, 409: TextChangedOut})
     def post(self, request: Request, item_id: str) -> Response:
         view = _assigned_or_404(request, item_id)
         data = self.JudgmentIn(data=request.data)
@@ -151,12 +184,40 @@ class JudgmentApi(APIView):
             result = services.judgment_submit(
                 item=item, reviewer=request.user, grades=data.validated_data["grades"],
                 complete=data.validated_data["complete"], note=data.validated_data["note"],
+                shown={field: data.validated_data[field] for field in services.SHOWN_HASH_FIELDS},
             )
+        except services.TextChanged as changed:
+            # Nothing saved; the body carries the new texts and their hashes to grade again.
+            body = {"detail": str(changed), "changed": changed.changed, "item": _reviewer_item_out(request, item_id)}
+            return Response(body, status=status.HTTP_409_CONFLICT)
         except services.ReviewError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         revision = selectors.reviewer_history(reviewer=request.user, item_id=item_id)[result.revision.number - 1]
         body = {"item": view.item_id, "created": result.created, "revision": revision}
         return Response(self.JudgmentSaved(body).data, status=201 if result.created else 200)
+
+
+class JudgmentReopenApi(APIView):
+    """Reopen a completed judgment as a draft (the only way to change it); the completed revision stays."""
+
+    permission_classes = [CanGrade]
+
+    class ReopenOut(serializers.Serializer):
+        item = serializers.CharField()
+        created = serializers.BooleanField()
+        revision = RevisionOut()
+
+    @extend_schema(request=None, responses=ReopenOut)
+    def post(self, request: Request, item_id: str) -> Response:
+        view = _assigned_or_404(request, item_id)
+        item = ReviewItem.objects.select_related("pool").get(public_id=view.item_id)
+        try:
+            result = services.judgment_reopen(item=item, reviewer=request.user)
+        except services.ReviewError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        revision = selectors.reviewer_history(reviewer=request.user, item_id=item_id)[result.revision.number - 1]
+        body = {"item": view.item_id, "created": result.created, "revision": revision}
+        return Response(self.ReopenOut(body).data, status=201 if result.created else 200)
 
 
 class HistoryApi(APIView):
@@ -297,6 +358,28 @@ class ProgressApi(APIView):
         return Response(ProgressOut(agreement.pool_progress(pool=_pool_or_404(pool_id))).data)
 
 
+class UnitIntervalOut(serializers.Serializer):
+    """A statistic's percentile bootstrap interval with the units resampled (scoring.stats.bootstrap.UnitBootstrap)."""
+
+    estimate = serializers.FloatField(allow_null=True, source="interval.estimate")
+    low = serializers.FloatField(allow_null=True, source="interval.low")
+    high = serializers.FloatField(allow_null=True, source="interval.high")
+    level = serializers.FloatField(source="interval.level")
+    unit = serializers.CharField()
+    units = serializers.IntegerField()
+    observation = serializers.CharField()
+    observations = serializers.IntegerField()
+    replicates = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    undefined_replicates = serializers.IntegerField(source="undefined")
+    caveat = serializers.CharField(allow_null=True)
+
+    def to_representation(self, instance):
+        data = super().to_representation(instance)
+        # NaN is not JSON: an undefined estimate or a missing bound is null.
+        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in data.items()}
+
+
 class PairOut(serializers.Serializer):
     reviewer_a = serializers.CharField()
     reviewer_b = serializers.CharField()
@@ -305,6 +388,8 @@ class PairOut(serializers.Serializer):
     raw_agreement = serializers.FloatField(allow_null=True)
     kappa_quadratic = serializers.FloatField(allow_null=True)
     band = serializers.CharField(allow_null=True)
+    kappa_interval = UnitIntervalOut()
+    raw_agreement_interval = UnitIntervalOut()
 
 
 class AgreementOut(serializers.Serializer):
@@ -314,6 +399,7 @@ class AgreementOut(serializers.Serializer):
     alpha_items = serializers.IntegerField()
     alpha_values = serializers.IntegerField()
     reviewers = serializers.IntegerField()
+    alpha_interval = UnitIntervalOut()
 
 
 class AgreementApi(APIView):

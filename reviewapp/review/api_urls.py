@@ -1,6 +1,6 @@
 """API of the blinded review, under /api/review/.
 
-Reviewer: queue/, items/<id>/, items/<id>/judgment/, items/<id>/history/ (own only).
+Reviewer: queue/, items/<id>/, items/<id>/judgment/ (+ reopen/), items/<id>/history/ (own only).
 Admin: pools/, pools/<id>/assign|progress|agreement|qrels|judgments/, label-sources/.
 """
 
@@ -13,6 +13,7 @@ urlpatterns = [
     path("queue/", api.QueueApi.as_view(), name="queue"),
     path("items/<str:item_id>/", api.ItemApi.as_view(), name="item"),
     path("items/<str:item_id>/judgment/", api.JudgmentApi.as_view(), name="judgment"),
+    path("items/<str:item_id>/judgment/reopen/", api.JudgmentReopenApi.as_view(), name="judgment-reopen"),
     path("items/<str:item_id>/history/", api.HistoryApi.as_view(), name="history"),
     path("pools/", api.PoolsApi.as_view(), name="pools"),
     path("pools/<str:pool_id>/assign/", api.AssignApi.as_view(), name="assign"),

@@ -8,3 +8,15 @@ class ReviewConfig(AppConfig):
     label = "reviewapp"
     product_data = True
     verbose_name = "Blinded review"
+
+    def ready(self) -> None:
+        from reviewapp.core.access import register_assignment_counter
+
+        def assignments_held(user) -> int:
+            """Assignments not yet completed: a finished reviewer may take another role, an active one may not."""
+            from reviewapp.review.models import Assignment, Judgment
+
+            done = Judgment.objects.filter(reviewer=user, current__status="complete").values("item_id")
+            return Assignment.objects.filter(reviewer=user).exclude(item_id__in=done).count()
+
+        register_assignment_counter(assignments_held)

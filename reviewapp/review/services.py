@@ -16,6 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 from django.db.models import Count
 
+from reviewapp.core.access import grading_refusal, is_synthetic_account
 from reviewapp.core.hashing import sha256_hex, sha256_json
 from reviewapp.review.kinds import PoolKind, UnknownKind, kind_for_grade_type, kind_get
 from reviewapp.review.models import (
@@ -25,6 +26,7 @@ from reviewapp.review.models import (
     Judgment,
     JudgmentRevision,
     LabelSource,
+    PoolFrozen,
     ReviewItem,
     ReviewPool,
 )
@@ -36,6 +38,17 @@ class ReviewError(ValueError):
 
 class NotAssigned(LookupError):
     """The reviewer has no assignment for this item (callers answer 404, never reveal the item)."""
+
+
+class TextChanged(ReviewError):
+    """The item's texts changed after the reviewer was shown them: nothing was saved (pages 409, API 409)."""
+
+    def __init__(self, changed: Sequence[str]) -> None:
+        self.changed = list(changed)
+        super().__init__(
+            f"the {', '.join(self.changed)} text of this item changed since it was shown to you; nothing was "
+            "saved. Read the new text and grade again."
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -53,6 +66,15 @@ def source_hash_of(heading: str, text: str) -> str:
 
 def passage_hash_of(caption: str, text: str) -> str:
     return sha256_json({"caption": caption, "text": text})
+
+
+# What a grading submit carries back: the hashes of the texts the reviewer was shown (form hidden fields,
+# API body fields), compared with the item's current hashes when the revision is written.
+SHOWN_HASH_FIELDS = ("query_hash", "source_hash", "passage_hash")
+
+
+def item_shown_hashes(item: ReviewItem) -> dict[str, str]:
+    return {field: getattr(item, field) for field in SHOWN_HASH_FIELDS}
 
 
 def pool_kind(kind: str) -> PoolKind:
@@ -216,6 +238,20 @@ def item_rebind(
     return item
 
 
+def assignee_refusal(*, pool: ReviewPool, user: AbstractBaseUser) -> str | None:
+    """Why ``user`` may not hold (or grade) an assignment of ``pool``, or None.
+
+    A real pool takes only people in the reviewer role who cannot see model output; a pool marked synthetic
+    (demo data) takes only synthetic demo accounts, so the two never mix.
+    """
+    if pool.synthetic:
+        if is_synthetic_account(user) and user.is_active:
+            return None
+        return (f"pool {pool.public_id} is a synthetic demo pool; only synthetic demo accounts are assigned to it, "
+                f"not {user.get_username()!r}")
+    return grading_refusal(user)
+
+
 def _tiebreak(pool: ReviewPool, reviewer_id: int, item: ReviewItem) -> str:
     return sha256_hex(f"assign:{pool.public_id}:{item.public_id}:{reviewer_id}")
 
@@ -235,13 +271,14 @@ def pool_assign(
     """
     per_item = pool.reviewers_per_item if per_item is None else per_item
     people = {user.pk: user for user in reviewers}
+    for user in people.values():
+        refusal = assignee_refusal(pool=pool, user=user)
+        if refusal:
+            raise ReviewError(refusal)
     if per_item < 1:
         raise ReviewError("per_item: must be at least 1")
     if per_item > len(people):
         raise ReviewError(f"per_item {per_item} needs at least {per_item} reviewers; {len(people)} given")
-    for user in people.values():
-        if not user.has_perm("reviewapp.grade_passages"):
-            raise ReviewError(f"reviewer {user.get_username()!r} does not hold the reviewer role")
     # Lock the pool row so two concurrent assign runs cannot over-assign.
     ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
     load = dict.fromkeys(people, 0)
@@ -274,6 +311,104 @@ def pool_assign(
             )
     Assignment.objects.bulk_create(new)
     return len(new)
+
+
+def _open_assignments(*, pool: ReviewPool, reviewer: AbstractBaseUser):
+    """Assignments of ``reviewer`` in ``pool`` with no judgment yet (a judged one is a label's record: it stays)."""
+    judged = Judgment.objects.filter(reviewer=reviewer, item__pool=pool).values("item_id")
+    return Assignment.objects.filter(pool=pool, reviewer=reviewer).exclude(item_id__in=judged)
+
+
+@dataclass(frozen=True)
+class Unassigned:
+    removed: int
+    kept_judged: int
+
+
+@transaction.atomic
+def assignment_unassign(*, pool: ReviewPool, reviewer: AbstractBaseUser) -> Unassigned:
+    """Take ``reviewer`` off ``pool``: their unjudged assignments go; judged ones stay (their history)."""
+    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
+    open_ids = list(_open_assignments(pool=pool, reviewer=reviewer).values_list("pk", flat=True))
+    Assignment.objects.filter(pk__in=open_ids).delete()
+    kept = Assignment.objects.filter(pool=pool, reviewer=reviewer).count()
+    return Unassigned(removed=len(open_ids), kept_judged=kept)
+
+
+@dataclass(frozen=True)
+class Reassigned:
+    moved: int
+    already_held: int
+    kept_judged: int
+
+
+@transaction.atomic
+def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
+                        to_reviewer: AbstractBaseUser) -> Reassigned:
+    """Give ``from_reviewer``'s unjudged items of ``pool`` to ``to_reviewer`` (who must be assignable).
+
+    An item ``to_reviewer`` already holds is not given twice: it is only taken off ``from_reviewer``.
+    """
+    if from_reviewer.pk == to_reviewer.pk:
+        raise ReviewError("to_reviewer: choose a different reviewer")
+    refusal = assignee_refusal(pool=pool, user=to_reviewer)
+    if refusal:
+        raise ReviewError(f"to_reviewer: {refusal}")
+    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
+    moving = list(_open_assignments(pool=pool, reviewer=from_reviewer).select_related("item"))
+    held = set(Assignment.objects.filter(pool=pool, reviewer=to_reviewer).values_list("item_id", flat=True))
+    new = [
+        Assignment(item=a.item, pool=pool, reviewer=to_reviewer, sort_key=assignment_sort_key(
+            pool_public_id=pool.public_id, reviewer_id=to_reviewer.pk, item_public_id=a.item.public_id))
+        for a in moving if a.item_id not in held
+    ]
+    Assignment.objects.filter(pk__in=[a.pk for a in moving]).delete()
+    Assignment.objects.bulk_create(new)
+    kept = Assignment.objects.filter(pool=pool, reviewer=from_reviewer).count()
+    return Reassigned(moved=len(new), already_held=len(moving) - len(new), kept_judged=kept)
+
+
+@transaction.atomic
+def pool_settings_change(*, pool: ReviewPool, reviewers_per_item: int | None = None,
+                         kind: str | None = None) -> ReviewPool:
+    """Change a pool's label-deciding settings; refused once any judgment exists (make a new version then)."""
+    locked = ReviewPool.objects.select_for_update().get(pk=pool.pk)
+    if reviewers_per_item is not None:
+        if not isinstance(reviewers_per_item, int) or not 1 <= reviewers_per_item <= MAX_REVIEWERS_PER_ITEM:
+            raise ReviewError(f"reviewers_per_item: must be a whole number from 1 to {MAX_REVIEWERS_PER_ITEM}")
+        locked.reviewers_per_item = reviewers_per_item
+    if kind is not None:
+        pool_kind(kind)
+        locked.kind = kind
+    try:
+        locked.save()
+    except PoolFrozen as error:
+        raise ReviewError(error.messages[0]) from None
+    return locked
+
+
+@transaction.atomic
+def pool_new_version(*, pool: ReviewPool, reviewers_per_item: int | None = None,
+                     created_by: AbstractBaseUser | None = None) -> ReviewPool:
+    """A new pool with the same items and a changed label-deciding setting; the judged pool stays as it was.
+
+    The new version has no judgments or assignments (assign it like any pool). Its declared parameters name
+    the version it replaces and its number.
+    """
+    per_item = pool.reviewers_per_item if reviewers_per_item is None else reviewers_per_item
+    params = dict(pool.declared_params or {})
+    version = int(params.get("pool_version", 1)) + 1
+    params.update({"pool_version": version, "previous_version": pool.public_id})
+    items = [
+        {field: getattr(item, field) for field in _ITEM_KNOWN_FIELDS}
+        for item in pool.items.all()
+    ]
+    return pool_create(
+        name=f"{pool.name} (v{version})"[:200], kind=pool.kind, items=items,
+        declared_rule=pool.declared_rule, declared_params=params, reviewers_per_item=per_item,
+        reviewer_title=pool.reviewer_title, instructions=pool.instructions, external_ref=pool.external_ref,
+        created_by=created_by,
+    )
 
 
 # ---------------------------------------------------------------------------
@@ -309,13 +444,21 @@ def judgment_submit(
     grades: Mapping[str, Any],
     complete: bool,
     note: str = "",
+    shown: Mapping[str, Any] | None = None,
 ) -> SubmitResult:
     """Save a reviewer's grades as a new revision (draft, or complete).
 
+    ``shown``: the hashes (``SHOWN_HASH_FIELDS``) of the texts the grades were given on, as the page or the
+    API sent them to the reviewer; every reviewer-facing submit passes them. If the item was re-bound to new
+    texts since, ``TextChanged`` is raised and nothing is stored.
+
     Append-only: each change inserts a revision; the judgment's current state
     is its latest revision. Saving exactly the current state again (a double
-    click, a retried request) inserts nothing. Reopening a completed judgment
-    is a draft save after it; the completed revision stays in the history.
+    click, a retried request) inserts nothing. A completed judgment changes
+    only after ``judgment_reopen`` (any other save or complete is refused)
+    unless it is stale (its texts changed since); the completed revision
+    stays in the history. Whoever can see model output
+    is refused even if an assignment row exists.
     "unknown" is kept as unknown. A complete judgment needs every grade
     answered (a grade or unknown).
     """
@@ -329,20 +472,73 @@ def judgment_submit(
     note = (note or "").strip()
     if "\x00" in note:
         raise ReviewError("note: contains a NUL character")
+    if shown is not None:
+        shown = _clean_shown(shown)
     if not Assignment.objects.filter(item=item, reviewer=reviewer).exists():
         raise NotAssigned(item.public_id)
+    _refuse_grader(item=item, reviewer=reviewer)
     for _attempt in range(3):
         try:
-            return _judgment_submit_once(item=item, reviewer=reviewer, grades=cleaned, status=status, note=note)
+            return _judgment_submit_once(item=item, reviewer=reviewer, grades=cleaned, status=status, note=note,
+                                         shown=shown)
         except IntegrityError:
             # Another request of this same reviewer created the head or the same revision number first.
             continue
     raise ReviewError("the judgment could not be saved after three attempts; try again")
 
 
+COMPLETED_MESSAGE = ("cannot change a completed judgment: reopen it first (the Reopen button, or POST "
+                     "/api/review/items/<id>/judgment/reopen/); the completed revision stays in the history")
+
+
+def _refuse_grader(*, item: ReviewItem, reviewer: AbstractBaseUser) -> None:
+    """Checked on every save: an assignment row made before a role change must not let model output in."""
+    refusal = assignee_refusal(pool=item.pool, user=reviewer)
+    if refusal:
+        raise ReviewError(f"cannot grade: {refusal}")
+
+
+@transaction.atomic
+def judgment_reopen(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResult:
+    """Make a completed judgment a draft again (a new revision with the same grades); the completed one stays.
+
+    Reopening a judgment that is not complete changes nothing.
+    """
+    if not Assignment.objects.filter(item=item, reviewer=reviewer).exists():
+        raise NotAssigned(item.public_id)
+    _refuse_grader(item=item, reviewer=reviewer)
+    judgment = (Judgment.objects.select_for_update(of=("self",)).select_related("current", "item")
+                .filter(item=item, reviewer=reviewer).first())
+    if judgment is None or judgment.current is None:
+        raise ReviewError("nothing to reopen: no judgment saved for this item yet")
+    current = judgment.current
+    if current.status != JudgmentRevision.COMPLETE:
+        return SubmitResult(revision=current, created=False)
+    revision = JudgmentRevision.objects.create(
+        judgment=judgment, number=judgment.revision_count + 1, status=JudgmentRevision.DRAFT, grades=current.grades,
+        # Reopening re-grades nothing: the draft keeps the texts the completed grades were given on.
+        note=current.note, query_hash=current.query_hash, source_hash=current.source_hash,
+        passage_hash=current.passage_hash,
+    )
+    Judgment.objects.filter(pk=judgment.pk).update(current=revision, revision_count=revision.number)
+    return SubmitResult(revision=revision, created=True)
+
+
+def _clean_shown(shown: Mapping[str, Any]) -> dict[str, str]:
+    cleaned = {}
+    for field in SHOWN_HASH_FIELDS:
+        value = shown.get(field)
+        if not isinstance(value, str) or not value.strip():
+            raise ReviewError(f"{field}: required (the hash of the text you were shown, as the item page or "
+                              "GET /api/review/items/<id>/ gave it)")
+        cleaned[field] = value.strip()
+    return cleaned
+
+
 @transaction.atomic
 def _judgment_submit_once(
-    *, item: ReviewItem, reviewer: AbstractBaseUser, grades: dict, status: str, note: str
+    *, item: ReviewItem, reviewer: AbstractBaseUser, grades: dict, status: str, note: str,
+    shown: dict[str, str] | None = None,
 ) -> SubmitResult:
     # Serialise saves of the same reviewer on the same item; only the judgment row is locked
     # (``of=("self",)``), so another reviewer saving the same item is never blocked.
@@ -353,6 +549,11 @@ def _judgment_submit_once(
         judgment = locked.get(item=item, reviewer=reviewer)
     fresh = judgment.item
     hashes = {"query_hash": fresh.query_hash, "source_hash": fresh.source_hash, "passage_hash": fresh.passage_hash}
+    if shown is not None:
+        changed = [field.removesuffix("_hash") for field in SHOWN_HASH_FIELDS if shown[field] != hashes[field]]
+        if changed:
+            # Raised inside the transaction: a judgment head created just above is rolled back too.
+            raise TextChanged(changed)
     current = judgment.current
     if (
         current is not None
@@ -362,6 +563,13 @@ def _judgment_submit_once(
         and all(getattr(current, field) == value for field, value in hashes.items())
     ):
         return SubmitResult(revision=current, created=False)
+    if (
+        current is not None
+        and current.status == JudgmentRevision.COMPLETE
+        # A stale judgment (its texts changed since) is graded again on the new texts, no reopen needed.
+        and all(getattr(current, field) == value for field, value in hashes.items())
+    ):
+        raise ReviewError(COMPLETED_MESSAGE)
     revision = JudgmentRevision.objects.create(
         judgment=judgment, number=judgment.revision_count + 1, status=status, grades=grades, note=note, **hashes
     )
@@ -449,6 +657,9 @@ def label_source_import(
             raise ReviewError(f"{where}.value: {error}") from None
         if value is None:
             raise ReviewError(f"{where}.value: required (0-3 or unknown)")
+        external_ref = raw.get("external_ref") or {}
+        if not isinstance(external_ref, Mapping):  # dict("ab") raised inside the import: a 500
+            raise ReviewError(f"{where}.external_ref: must be an object")
         key = (str(raw["query_id"]), str(raw["doc_id"]), str(raw["grade_type"]))
         if key in seen:
             raise ReviewError(f"{where}: repeats query_id/doc_id/grade_type {key}")
@@ -462,7 +673,7 @@ def label_source_import(
                 value=value,
                 query_hash=str(raw.get("query_hash") or ""),
                 source_hash=str(raw.get("source_hash") or ""),
-                external_ref=dict(raw.get("external_ref") or {}),
+                external_ref=dict(external_ref),
             )
         )
     ImportedLabel.objects.bulk_create(rows)

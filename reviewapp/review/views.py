@@ -7,16 +7,15 @@ so a field that is not listed there cannot reach a reviewer.
 
 from __future__ import annotations
 
-import json
-
 from django.contrib import messages
-from django.core.exceptions import ObjectDoesNotExist
+from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp.core.access import GRADE, MANAGE_REVIEWS, perm_required
+from reviewapp.core.json_input import JsonInputError, JsonSyntaxError, json_loads
 from reviewapp.review import agreement, exports, selectors, services
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
@@ -36,7 +35,7 @@ def _grades_from_post(request: HttpRequest, view: selectors.ReviewerItem) -> dic
 
 
 def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = None, error: str = "",
-                  saved: str = "") -> dict:
+                  saved: str = "", shown: dict[str, str] | None = None) -> dict:
     grades = form_grades if form_grades is not None else (view.current.grades if view.current else {})
     rows = []
     for grade_type in view.kind.grade_types:
@@ -49,7 +48,8 @@ def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = No
         options.append({"value": "unknown", "key": "u", "meaning": "unknown", "checked": chosen in ("unknown", "u")})
         rows.append({"key": grade_type.key, "label": grade_type.label, "help": grade_type.help_text,
                      "options": options})
-    return {"view": view, "grade_rows": rows, "error": error, "saved": saved}
+    return {"view": view, "grade_rows": rows, "error": error, "saved": saved,
+            "shown_hashes": sorted((shown or {}).items())}
 
 
 @perm_required(GRADE)
@@ -60,21 +60,35 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
     except services.NotAssigned:
         raise Http404("no such item in your queue") from None
     view = selectors.reviewer_item_view(assignment=assignment)
+    # The hashes of the texts on this page go out as hidden fields and come back with the grades.
+    shown = services.item_shown_hashes(assignment.item)
     if request.method == "GET":
-        return render(request, "review/item.html", _item_context(view))
+        return render(request, "review/item.html", _item_context(view, shown=shown))
 
     action = request.POST.get("action", "save")
     grades = _grades_from_post(request, view)
     note = request.POST.get("note", "")
-    if action == "reopen" and view.current is not None:
-        grades = dict(view.current.grades)
-        note = view.current.note
     try:
-        result = services.judgment_submit(
-            item=assignment.item, reviewer=request.user, grades=grades, complete=action == "complete", note=note
-        )
+        if action == "reopen":
+            grades = dict(view.current.grades) if view.current is not None else grades
+            result = services.judgment_reopen(item=assignment.item, reviewer=request.user)
+        else:
+            result = services.judgment_submit(
+                item=assignment.item, reviewer=request.user, grades=grades, complete=action == "complete", note=note,
+                shown={field: request.POST.get(field, "") for field in services.SHOWN_HASH_FIELDS},
+            )
+    except services.TextChanged as changed:
+        # Nothing was saved. The page is shown again with the new texts (read after the change) to grade.
+        assignment = selectors.reviewer_assignment(reviewer=request.user, item_id=item_id)
+        view = selectors.reviewer_item_view(assignment=assignment)
+        shown = services.item_shown_hashes(assignment.item)
+        if request.htmx:
+            # The texts sit outside the form fragment: reload the whole page, with the message.
+            messages.warning(request, str(changed))
+            return HttpResponse(status=200, headers={"HX-Refresh": "true"})
+        return render(request, "review/item.html", _item_context(view, shown=shown, error=str(changed)), status=409)
     except services.ReviewError as error:
-        context = _item_context(view, form_grades=grades, error=str(error))
+        context = _item_context(view, form_grades=grades, error=str(error), shown=shown)
         if request.htmx:
             return render(request, "review/item.html#judgment", context)
         return render(request, "review/item.html", context, status=400)
@@ -88,7 +102,7 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
     if not result.created:
         saved = f"Nothing changed since revision {result.revision.number}."
     if request.htmx:
-        return render(request, "review/item.html#judgment", _item_context(view, saved=saved))
+        return render(request, "review/item.html#judgment", _item_context(view, saved=saved, shown=shown))
     messages.success(request, saved)
     if action == "complete" and view.next_id:
         return redirect("review:item", item_id=view.next_id)
@@ -133,22 +147,19 @@ def _parse_json_lines(text: str) -> list:
         return []
     if text.startswith("["):
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as error:
+            return json_loads(text)
+        except JsonInputError as error:
             raise services.ReviewError(f"JSON: {error}") from None
-        except RecursionError:  # "[[[[..." deeper than the parser follows: a 500 before
-            raise services.ReviewError("JSON: nested too deeply") from None
-        return data
     rows = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as error:
+            rows.append(json_loads(line))
+        except JsonSyntaxError as error:
             raise services.ReviewError(f"line {number}: {error.msg}") from None
-        except RecursionError:
-            raise services.ReviewError(f"line {number}: JSON nested too deeply") from None
+        except JsonInputError as error:
+            raise services.ReviewError(f"line {number}: {error}") from None
     return rows
 
 
@@ -191,6 +202,8 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
         "stale": selectors.pool_stale_judgments(pool=pool),
         "label_rule": selectors.LABEL_RULE,
         "candidates": selectors.reviewer_candidates(),
+        "assignees": selectors.pool_assignees(pool=pool),
+        "judged": pool.is_judged(),
         "labels": selectors.pool_labels(pool=pool),
         # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
         # pool declared from a rerank run has one (its item count), which made this page a 500.
@@ -294,3 +307,109 @@ def admin_label_import(request: HttpRequest) -> HttpResponse:
     else:
         messages.success(request, f"Imported {source.labels.count()} labels as {source.name!r}.")
     return redirect("review:admin-pools")
+
+
+# ---------------------------------------------------------------------------
+# Admin pages: reviewers (accounts and who is assigned what)
+# ---------------------------------------------------------------------------
+
+
+def _user_or_404(user_id: int):
+    from django.contrib.auth import get_user_model
+
+    user = get_user_model().objects.filter(pk=user_id).first()
+    if user is None:
+        raise Http404("no such reviewer")
+    return user
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_http_methods(["GET", "POST"])
+def admin_reviewers(request: HttpRequest) -> HttpResponse:
+    """Reviewer accounts: list, create (a random password shown once), deactivate, reactivate."""
+    from reviewapp.core import accounts
+
+    form = {"username": "", "first_name": "", "last_name": ""}
+    error = ""
+    created = None
+    if request.method == "POST":
+        form = {key: request.POST.get(key, "") for key in form}
+        try:
+            created = accounts.reviewer_account_create(by=request.user, **form)
+        except accounts.AccountError as exc:
+            error = str(exc)
+        except ValidationError as exc:
+            error = "password: " + " ".join(exc.messages)
+    context = {"reviewers": selectors.reviewer_accounts(), "form": form, "error": error, "created": created}
+    response = render(request, "review/admin/reviewers.html", context, status=400 if error else 200)
+    if created is not None:
+        response["Cache-Control"] = "no-store"  # the one-time password is on this page
+    return response
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_reviewer_active(request: HttpRequest, user_id: int) -> HttpResponse:
+    from reviewapp.core import accounts
+
+    user = _user_or_404(user_id)
+    active = request.POST.get("active") in ("1", "true", "on")
+    try:
+        accounts.reviewer_account_set_active(user=user, active=active, by=request.user)
+    except accounts.AccountError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"{user.get_username()} {'reactivated' if active else 'deactivated'}. "
+                         "Their judgments stay; reassign their open items on each pool's page.")
+    return redirect("review:admin-reviewers")
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_pool_unassign(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    user = _user_or_404(_int_or_404(request.POST.get("reviewer")))
+    result = services.assignment_unassign(pool=pool, reviewer=user)
+    messages.success(request, f"{user.get_username()}: {result.removed} open assignment(s) removed; "
+                     f"{result.kept_judged} with a judgment kept.")
+    return redirect("review:admin-pool", pool_id=pool.public_id)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_pool_reassign(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    source = _user_or_404(_int_or_404(request.POST.get("from_reviewer")))
+    target = _user_or_404(_int_or_404(request.POST.get("to_reviewer")))
+    try:
+        result = services.assignment_reassign(pool=pool, from_reviewer=source, to_reviewer=target)
+    except services.ReviewError as error:
+        messages.error(request, str(error))
+    else:
+        messages.success(request, f"{result.moved} open item(s) moved from {source.get_username()} to "
+                         f"{target.get_username()} ({result.already_held} they held already; {result.kept_judged} "
+                         "judged kept).")
+    return redirect("review:admin-pool", pool_id=pool.public_id)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_pool_new_version(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    try:
+        per_item = int(request.POST.get("reviewers_per_item") or pool.reviewers_per_item)
+        new = services.pool_new_version(pool=pool, reviewers_per_item=per_item, created_by=request.user)
+    except ValueError as error:  # ReviewError is a ValueError
+        messages.error(request, f"reviewers_per_item: {error}" if not isinstance(error, services.ReviewError)
+                       else str(error))
+        return redirect("review:admin-pool", pool_id=pool.public_id)
+    messages.success(request, f"New version declared with {new.reviewers_per_item} reviewer(s) per item; "
+                     f"the judged pool {pool.public_id} stays as it was. Assign reviewers next.")
+    return redirect("review:admin-pool", pool_id=new.public_id)
+
+
+def _int_or_404(value: str | None) -> int:
+    try:
+        return int(value or "")
+    except ValueError:
+        raise Http404("no such reviewer") from None

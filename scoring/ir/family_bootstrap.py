@@ -27,15 +27,19 @@ depend on the order in which queries are listed.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TypeVar
 
 import numpy as np
 
-from scoring.stats.bootstrap import DEFAULT_LEVEL, Interval, cluster_sums, percentile_bounds, resample_indices
+from scoring.stats.bootstrap import DEFAULT_LEVEL, Interval, percentile_bounds_columns
 
 DEFAULT_REPLICATES = 10_000
 DEFAULT_SEED = 20260920
+
+S = TypeVar("S", bound=Hashable)
+P = TypeVar("P", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -62,24 +66,13 @@ class PairedFamilyBootstrap:
     families: int
     replicates: int
     seed: int
+    # The (replicates,) differences a - b, one per draw, when asked for (``keep_replicates``): what a
+    # bootstrap p-value of the pair is read from. Not part of equality, so stored results compare as before.
+    replicate_differences: np.ndarray | None = field(default=None, compare=False, repr=False)
 
 
 def _is_missing(value: float | None) -> bool:
     return value is None or (isinstance(value, float) and math.isnan(value))
-
-
-def _family_codes(families: Sequence[Hashable]) -> tuple[np.ndarray, int]:
-    labels = sorted(set(families), key=str)
-    code_of = {label: code for code, label in enumerate(labels)}
-    return np.fromiter((code_of[f] for f in families), dtype=np.intp, count=len(families)), len(labels)
-
-
-def _per_family(columns: np.ndarray, family_code: np.ndarray, n_families: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per-family sums of each column (shape (F, m)) and per-family query counts (shape (F,))."""
-    sums = np.zeros((n_families, columns.shape[1]))
-    np.add.at(sums, family_code, columns)
-    counts = np.bincount(family_code, minlength=n_families).astype(float)
-    return sums, counts
 
 
 def _check_lengths(families: Sequence[Hashable], *value_lists: Sequence[float | None]) -> None:
@@ -88,24 +81,214 @@ def _check_lengths(families: Sequence[Hashable], *value_lists: Sequence[float | 
             raise ValueError(f"{len(values)} per-query values but {len(families)} family labels")
 
 
-def _bootstrap_means(
-    columns: np.ndarray,
+def _family_codes(families: Sequence[Hashable]) -> np.ndarray:
+    labels = sorted(set(families), key=str)
+    code_of = {label: code for code, label in enumerate(labels)}
+    return np.fromiter((code_of[f] for f in families), dtype=np.intp, count=len(families))
+
+
+# Drawn cells gathered at once. Bounds the working memory to a few MB per column whatever the
+# numbers of replicates and families, instead of replicates x families x columns at once.
+_BLOCK_CELLS = 1 << 18
+
+
+def draw_blocks(n_families: int, *, replicates: int, seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
+    """Row blocks ``(start, stop, indices[start:stop])`` of ``resample_indices(n_families, replicates, seed)``.
+
+    One generator fills the blocks in order. ``Generator.integers`` consumes its
+    stream in C order and PCG64 keeps a leftover 32-bit half in the bit
+    generator itself, so the blocks concatenate to exactly the full index
+    matrix (a test checks it) without ever holding replicates x families.
+    """
+    if n_families <= 0:
+        raise ValueError("the bootstrap needs at least one cluster")
+    if replicates <= 0:
+        raise ValueError("the bootstrap needs at least one replicate")
+    rng = np.random.default_rng(seed)
+    rows = max(1, _BLOCK_CELLS // n_families)
+    for start in range(0, replicates, rows):
+        stop = min(replicates, start + rows)
+        yield start, stop, rng.integers(0, n_families, size=(stop - start, n_families))
+
+
+@dataclass
+class _Group:
+    """Columns that keep the same queries, so they share family numbering, draws and per-draw query counts.
+
+    ``singles`` holds (n, 1) columns of one system; ``pairs`` (n, 2) columns of
+    two systems. Their replicate sums are added in the order the first
+    implementation added them, so stored intervals come back bit for bit: a
+    single column as a (r, F) gather summed along the row (numpy sums a
+    contiguous row pairwise), a pair family after family in draw order (as
+    numpy summed the first implementation's (r, F, 2) gather).
+    """
+
+    keep: list[int]
+    singles: list[np.ndarray] = field(default_factory=list)
+    pairs: list[np.ndarray] = field(default_factory=list)
+    n_families: int = 0
+    single_reps: np.ndarray | None = None
+    pair_reps: np.ndarray | None = None
+
+    def prepare(self, families: Sequence[Hashable], replicates: int) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
+        """Per-family query counts (F,), single sums [(F,)], pair sums (F, 2 * pairs); sets n_families."""
+        family_code = _family_codes([families[i] for i in self.keep])
+        # Renumber so that only families with an included query take part in the draw.
+        present, code = np.unique(family_code, return_inverse=True)
+        self.n_families = n = present.size
+        counts = np.bincount(code, minlength=n).astype(float)
+        single_sums = []
+        for column in self.singles:
+            sums = np.zeros((n, 1))
+            np.add.at(sums, code, column)
+            single_sums.append(sums[:, 0].copy())
+        pair_sums = np.zeros((n, 2 * len(self.pairs)))
+        for k, column in enumerate(self.pairs):
+            sums = np.zeros((n, 2))
+            np.add.at(sums, code, column)
+            pair_sums[:, 2 * k : 2 * k + 2] = sums
+        self.single_reps = np.empty((replicates, len(self.singles)))
+        self.pair_reps = np.empty((replicates, pair_sums.shape[1]))
+        return counts, single_sums, pair_sums
+
+
+def _replicate_means(groups: list[_Group], families: Sequence[Hashable], *, replicates: int, seed: int) -> None:
+    """Fill each group's replicate means, drawing each (n_families, replicates, seed) index matrix once."""
+    by_size: dict[int, list[tuple[_Group, np.ndarray, list[np.ndarray], np.ndarray]]] = {}
+    for group in groups:
+        counts, single_sums, pair_sums = group.prepare(families, replicates)
+        by_size.setdefault(group.n_families, []).append((group, counts, single_sums, pair_sums))
+    for n_families, members in by_size.items():
+        for start, stop, indices in draw_blocks(n_families, replicates=replicates, seed=seed):
+            # Families down the rows, replicates along them: summing over axis 0 adds whole rows in draw
+            # order, the order the first implementation's (r, F, 2) sum used, and vectorises across replicates.
+            by_family = indices.T
+            for group, counts, single_sums, pair_sums in members:
+                one_per_family = bool((counts == 1.0).all())
+                if pair_sums.shape[1]:
+                    # Query counts ride along as the last column: whole numbers, so any order sums them exactly.
+                    columns = pair_sums if one_per_family else np.column_stack([pair_sums, counts])
+                    drawn = np.take(columns, by_family, axis=0).sum(axis=0)
+                    replicate_counts = (
+                        np.full(stop - start, float(n_families)) if one_per_family else drawn[:, -1]
+                    )
+                    group.pair_reps[start:stop] = drawn[:, : pair_sums.shape[1]] / replicate_counts[:, None]
+                elif one_per_family:
+                    replicate_counts = np.full(stop - start, float(n_families))
+                else:
+                    replicate_counts = np.take(counts, indices).sum(axis=1)
+                for k, sums in enumerate(single_sums):
+                    group.single_reps[start:stop, k] = np.take(sums, indices).sum(axis=1) / replicate_counts
+
+
+def _intervals(points: Sequence[float], replicate_values: np.ndarray, level: float) -> list[Interval]:
+    """One percentile interval per column of a (replicates, k) matrix; one percentile call for all of them."""
+    lows, highs = percentile_bounds_columns(replicate_values, level=level)
+    return [Interval(float(p), float(lo), float(hi), level) for p, lo, hi in zip(points, lows, highs, strict=True)]
+
+
+def family_bootstraps(
+    singles: Mapping[S, Sequence[float | None]],
+    pairs: Mapping[P, tuple[Sequence[float | None], Sequence[float | None]]],
     families: Sequence[Hashable],
     *,
-    replicates: int,
-    seed: int,
-) -> tuple[np.ndarray, np.ndarray, int]:
-    """Point means (m,) and replicate means (replicates, m) of the included columns."""
-    family_code, _ = _family_codes(families)
-    # Renumber so that only families with an included query take part in the draw.
-    present, family_code = np.unique(family_code, return_inverse=True)
-    n_families = present.size
-    sums, counts = _per_family(columns, family_code, n_families)
-    indices = resample_indices(n_families, replicates=replicates, seed=seed)
-    replicate_sums = cluster_sums(sums, indices)
-    replicate_counts = cluster_sums(counts, indices)
-    # Every retained family has at least one query, so no replicate count is zero.
-    return columns.mean(axis=0), replicate_sums / replicate_counts[:, None], n_families
+    replicates: int = DEFAULT_REPLICATES,
+    seed: int = DEFAULT_SEED,
+    level: float = DEFAULT_LEVEL,
+    keep_replicates: bool = False,
+) -> tuple[dict[S, FamilyBootstrap], dict[P, PairedFamilyBootstrap]]:
+    """Many family bootstraps over the same queries and families, on shared draws.
+
+    ``singles`` maps a name to one system's per-query values and gets
+    :func:`family_bootstrap` of each; ``pairs`` maps a name to (values a,
+    values b) and gets :func:`paired_family_bootstrap` of each. Every figure is
+    the one those functions give with the same seed, bit for bit. The index
+    matrix for a number of retained families is drawn once for every metric
+    and system, in blocks of replicates, so memory grows with replicates x
+    metrics, never replicates x families x metrics.
+
+    With ``keep_replicates`` every pair also carries its replicate differences
+    (``replicate_differences``, one per draw): pairs over the same queries share
+    the draws, so their differences are replicate by replicate comparable (the
+    p-values of a leaderboard come from them). The intervals are unchanged.
+    """
+    for values in singles.values():
+        _check_lengths(families, values)
+    for values_a, values_b in pairs.values():
+        _check_lengths(families, values_a, values_b)
+    nan = float("nan")
+    empty = Interval(nan, nan, nan, level)
+    missing_of: dict[int, np.ndarray] = {}
+    groups: dict[bytes, _Group] = {}
+
+    def missing(values: Sequence[float | None]) -> np.ndarray:
+        if id(values) not in missing_of:
+            missing_of[id(values)] = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
+        return missing_of[id(values)]
+
+    def group_of(keep_mask: np.ndarray) -> _Group:
+        key = np.packbits(keep_mask).tobytes()
+        if key not in groups:
+            groups[key] = _Group(keep=np.flatnonzero(keep_mask).tolist())
+        return groups[key]
+
+    single_plan: dict[S, tuple[_Group | None, int, float, int]] = {}
+    for name, values in singles.items():
+        keep_mask = ~missing(values)
+        if not keep_mask.any():
+            single_plan[name] = (None, 0, nan, len(values))
+            continue
+        group = group_of(keep_mask)
+        column = np.array([[float(values[i])] for i in group.keep])
+        group.singles.append(column)
+        single_plan[name] = (group, len(group.singles) - 1, float(column.mean(axis=0)[0]), len(values))
+    pair_plan: dict[P, tuple[_Group | None, int, np.ndarray | None, int]] = {}
+    for name, (values_a, values_b) in pairs.items():
+        keep_mask = ~(missing(values_a) | missing(values_b))
+        if not keep_mask.any():
+            pair_plan[name] = (None, 0, None, len(families))
+            continue
+        group = group_of(keep_mask)
+        columns = np.array([[float(values_a[i]), float(values_b[i])] for i in group.keep])
+        group.pairs.append(columns)
+        pair_plan[name] = (group, len(group.pairs) - 1, columns.mean(axis=0), len(families))
+    _replicate_means(list(groups.values()), families, replicates=replicates, seed=seed)
+
+    single_results: dict[S, FamilyBootstrap] = {}
+    for name, (group, k, point, total) in single_plan.items():
+        if group is None:
+            single_results[name] = FamilyBootstrap(empty, 0, total, 0, replicates, seed)
+            continue
+        (interval,) = _intervals([point], group.single_reps[:, k : k + 1], level)
+        single_results[name] = FamilyBootstrap(
+            interval=interval,
+            included=len(group.keep),
+            excluded=total - len(group.keep),
+            families=group.n_families,
+            replicates=replicates,
+            seed=seed,
+        )
+    pair_results: dict[P, PairedFamilyBootstrap] = {}
+    for name, (group, k, points, total) in pair_plan.items():
+        if group is None:
+            pair_results[name] = PairedFamilyBootstrap(empty, empty, empty, 0, total, 0, replicates, seed)
+            continue
+        reps_a, reps_b = group.pair_reps[:, 2 * k], group.pair_reps[:, 2 * k + 1]
+        a, b, difference = _intervals(
+            [points[0], points[1], points[0] - points[1]], np.column_stack([reps_a, reps_b, reps_a - reps_b]), level
+        )
+        pair_results[name] = PairedFamilyBootstrap(
+            a=a,
+            b=b,
+            difference=difference,
+            included=len(group.keep),
+            excluded=total - len(group.keep),
+            families=group.n_families,
+            replicates=replicates,
+            seed=seed,
+            replicate_differences=(reps_a - reps_b) if keep_replicates else None,
+        )
+    return single_results, pair_results
 
 
 def family_bootstrap(
@@ -122,23 +305,8 @@ def family_bootstrap(
     Interval: percentile ``level`` interval over ``replicates`` family resamples.
     With no included query the estimate and bounds are NaN.
     """
-    _check_lengths(families, values)
-    keep = [i for i, v in enumerate(values) if not _is_missing(v)]
-    excluded = len(values) - len(keep)
-    if not keep:
-        nan = float("nan")
-        return FamilyBootstrap(Interval(nan, nan, nan, level), 0, excluded, 0, replicates, seed)
-    columns = np.array([[float(values[i])] for i in keep])
-    point, reps, n_families = _bootstrap_means(columns, [families[i] for i in keep], replicates=replicates, seed=seed)
-    low, high = percentile_bounds(reps[:, 0], level=level)
-    return FamilyBootstrap(
-        interval=Interval(float(point[0]), low, high, level),
-        included=len(keep),
-        excluded=excluded,
-        families=n_families,
-        replicates=replicates,
-        seed=seed,
-    )
+    singles, _ = family_bootstraps({0: values}, {}, families, replicates=replicates, seed=seed, level=level)
+    return singles[0]
 
 
 def paired_family_bootstrap(
@@ -158,30 +326,5 @@ def paired_family_bootstrap(
     is taken on that draw. Interval: percentile ``level`` interval over
     ``replicates`` draws. With no query defined for both, every figure is NaN.
     """
-    _check_lengths(families, values_a, values_b)
-    keep = [i for i in range(len(families)) if not (_is_missing(values_a[i]) or _is_missing(values_b[i]))]
-    excluded = len(families) - len(keep)
-    if not keep:
-        nan = float("nan")
-        empty = Interval(nan, nan, nan, level)
-        return PairedFamilyBootstrap(empty, empty, empty, 0, excluded, 0, replicates, seed)
-    columns = np.array([[float(values_a[i]), float(values_b[i])] for i in keep])
-    point, reps, n_families = _bootstrap_means(columns, [families[i] for i in keep], replicates=replicates, seed=seed)
-    intervals = []
-    for point_value, replicate_values in (
-        (point[0], reps[:, 0]),
-        (point[1], reps[:, 1]),
-        (point[0] - point[1], reps[:, 0] - reps[:, 1]),
-    ):
-        low, high = percentile_bounds(replicate_values, level=level)
-        intervals.append(Interval(float(point_value), low, high, level))
-    return PairedFamilyBootstrap(
-        a=intervals[0],
-        b=intervals[1],
-        difference=intervals[2],
-        included=len(keep),
-        excluded=excluded,
-        families=n_families,
-        replicates=replicates,
-        seed=seed,
-    )
+    _, pairs = family_bootstraps({}, {0: (values_a, values_b)}, families, replicates=replicates, seed=seed, level=level)
+    return pairs[0]

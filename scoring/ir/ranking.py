@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+from array import array
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +32,8 @@ USEFUL_GRADE = 2
 HIT_CUTOFFS = (1, 5, 10)
 
 
-def _check_ranked(ranked: Sequence[str]) -> None:
+def check_ranked(ranked: Sequence[str]) -> None:
+    """ValueError naming the first document that appears twice in a ranked list."""
     seen: set[str] = set()
     for index, docid in enumerate(ranked):
         if docid in seen:
@@ -52,7 +54,7 @@ def hit_at_k(ranked: Sequence[str], targets: Collection[str], k: int) -> int:
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
-    _check_ranked(ranked)
+    check_ranked(ranked)
     return int(any(docid in targets for docid in ranked[:k]))
 
 
@@ -61,7 +63,7 @@ def reciprocal_rank(ranked: Sequence[str], targets: Collection[str]) -> float:
 
     Unit: fraction in [0, 1]; no cutoff (the whole list, normally 30 candidates).
     """
-    _check_ranked(ranked)
+    check_ranked(ranked)
     for index, docid in enumerate(ranked):
         if docid in targets:
             return 1.0 / (index + 1)
@@ -139,7 +141,7 @@ def judged_precision_at_k(
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
-    _check_ranked(ranked)
+    check_ranked(ranked)
     top = ranked[:k]
     if len(top) < k:
         return None
@@ -183,7 +185,7 @@ def pooled_ndcg_at_k(
     """
     if k < 1:
         raise ValueError(f"k must be at least 1, got {k}")
-    _check_ranked(ranked)
+    check_ranked(ranked)
     pool_set = set(pool)
     pool_grades: list[int] = []
     for docid in pool_set:
@@ -299,13 +301,84 @@ def ranked_docids(rows: Sequence[RunRow], *, order: Literal["score", "rank"] = "
     raise ValueError(f"order must be 'score' or 'rank', got {order!r}")
 
 
+def _ranked_by_score(lines: Iterable[str]) -> dict[str, list[str]] | None:
+    """``{qid: docids in trec_eval order}`` of well-formed run lines, or None if any line is not.
+
+    The fast path of :func:`read_run`: no object per line, scores converted a
+    block of lines at a time, one sort per query. On anything unusual (a wrong
+    field count, a bad rank or score, a repeated docid) it gives up and
+    :func:`parse_run` reads the lines again to name the line at fault.
+    """
+    docids: dict[str, list[str]] = {}
+    scores: dict[str, array] = {}
+    qid = None
+    query_docids: list[str] = []
+    block_ranks: list[str] = []
+    block_scores: list[str] = []
+
+    def flush() -> bool:
+        # Validation only: the rank column is not used for the order.
+        try:
+            for _ in map(int, block_ranks):
+                pass
+            converted = array("d", map(float, block_scores))
+        except ValueError:
+            return False
+        if not all(map(math.isfinite, converted)):
+            return False
+        scores[qid].extend(converted)
+        block_ranks.clear()
+        block_scores.clear()
+        return True
+
+    for line in lines:
+        fields = line.split()
+        if len(fields) != 6:
+            if fields:
+                return None
+            continue
+        if fields[0] != qid:
+            # A new query, or an earlier one listed again further down the file.
+            if qid is not None and not flush():
+                return None
+            qid = fields[0]
+            if qid not in docids:
+                docids[qid] = []
+                scores[qid] = array("d")
+            query_docids = docids[qid]
+        query_docids.append(fields[2])
+        block_ranks.append(fields[3])
+        block_scores.append(fields[4])
+    if qid is not None and not flush():
+        return None
+    ranked: dict[str, list[str]] = {}
+    for qid, query_docids in docids.items():
+        if len(set(query_docids)) != len(query_docids):
+            return None
+        # Score descending, ties by docid descending: one sort of (score, docid) pairs, reversed.
+        ranked[qid] = [docid for _, docid in sorted(zip(scores[qid], query_docids, strict=True), reverse=True)]
+    return ranked
+
+
 def read_run(
     source: str | os.PathLike[str] | Iterable[str], *, order: Literal["score", "rank"] = "score"
 ) -> dict[str, list[str]]:
     """Read a TREC run (a path or an iterable of lines) into ``{qid: [docid in rank order]}``.
 
-    See :func:`ranked_docids` for the order.
+    See :func:`ranked_docids` for the order. Errors are those of :func:`parse_run`.
     """
+    if order == "score":
+        if isinstance(source, str | os.PathLike):
+            try:
+                with open(source, encoding="utf-8") as lines:
+                    ranked = _ranked_by_score(lines)
+            except UnicodeDecodeError as exc:
+                raise ValueError(f"{Path(source)}: not UTF-8 text ({exc})") from exc
+        else:
+            source = source if isinstance(source, list | tuple) else list(source)
+            ranked = _ranked_by_score(source)
+        if ranked is not None:
+            return ranked
     name, lines = source_lines(source)
     return {qid: ranked_docids(rows, order=order) for qid, rows in parse_run(lines, source=name).items()}
 
@@ -373,7 +446,7 @@ def format_run(
     out: list[str] = []
     for qid, ranked in rankings.items():
         _check_token("query id", qid)
-        _check_ranked(ranked)
+        check_ranked(ranked)
         if scores is None:
             query_scores: Sequence[float] = [float(len(ranked) - i) for i in range(len(ranked))]
         else:

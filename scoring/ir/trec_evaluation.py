@@ -13,7 +13,10 @@ pure and testable. Conventions, chosen to agree with ir_measures / trec_eval:
 - Per query: Hit@1, Hit@5, Hit@10 (0/1) and RR (0 when no target is listed).
   Mean: query-weighted mean over the population. CI: percentile interval of
   the family bootstrap (``family_bootstrap``); for two or more runs, the paired
-  difference of each run against the first.
+  difference of each run against the first, and every pair of runs (``pairs``:
+  later run - earlier run) on the same draws, with two-sided paired-bootstrap
+  p-values adjusted by Holm's rule over the pairs of each metric
+  (``scoring.stats.multiple``).
 
 Families file: one ``qid family`` pair per line (whitespace-separated; blank
 lines and lines starting with ``#`` are skipped). Without one, every query is
@@ -23,18 +26,18 @@ its own family.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
 from scoring.ir.family_bootstrap import (
     DEFAULT_REPLICATES,
     DEFAULT_SEED,
     FamilyBootstrap,
     PairedFamilyBootstrap,
-    family_bootstrap,
-    paired_family_bootstrap,
+    family_bootstraps,
 )
-from scoring.ir.ranking import TrecFormatError, query_ranking_metrics, source_lines
+from scoring.ir.ranking import TrecFormatError, check_ranked, source_lines
+from scoring.stats.multiple import bootstrap_p_value, holm_adjust
 
 METRICS = ("Hit@1", "Hit@5", "Hit@10", "RR")
 
@@ -77,6 +80,18 @@ class RunEvaluation:
 
 
 @dataclass(frozen=True)
+class PairComparison:
+    """One pair of runs (a - b) on one metric: the paired interval, its p-value and Holm-adjusted p-value."""
+
+    a: str
+    b: str
+    metric: str
+    bootstrap: PairedFamilyBootstrap
+    p_value: float
+    p_adjusted: float
+
+
+@dataclass(frozen=True)
 class TrecEvaluation:
     """Every run evaluated on the same queries and families, plus paired differences against the first run."""
 
@@ -88,17 +103,38 @@ class TrecEvaluation:
     differences: list[tuple[str, str, dict[str, PairedFamilyBootstrap]]]
     replicates: int
     seed: int
+    # Every pair of runs (later - earlier) per metric; Holm's family is the pairs of one metric.
+    pairs: list[PairComparison] = field(default_factory=list)
+
+
+def _query_metrics(ranked: Sequence[str], targets: Collection[str]) -> dict[str, float]:
+    """Hit@1/5/10 (0/1) and RR of one query from the rank of its first target; as ``query_ranking_metrics``."""
+    if len(set(ranked)) != len(ranked):
+        check_ranked(ranked)  # raises, naming the repeated document
+    first = next((rank for rank, docid in enumerate(ranked, start=1) if docid in targets), 0)
+    return {
+        "Hit@1": int(0 < first <= 1),
+        "Hit@5": int(0 < first <= 5),
+        "Hit@10": int(0 < first <= 10),
+        "RR": 1.0 / first if first else 0.0,
+    }
+
+
+def _p_value(pair: PairedFamilyBootstrap) -> float:
+    return float("nan") if pair.replicate_differences is None else bootstrap_p_value(pair.replicate_differences)
 
 
 def evaluate_trec_runs(
     qrels: Mapping[str, Mapping[str, int]],
-    runs: Sequence[tuple[str, Mapping[str, Sequence[str]]]],
+    runs: Iterable[tuple[str, Mapping[str, Sequence[str]]]],
     *,
     families: Mapping[str, str] | None = None,
     replicates: int = DEFAULT_REPLICATES,
     seed: int = DEFAULT_SEED,
 ) -> TrecEvaluation:
     """Hit@1/5/10 and RR of each run (``(name, {qid: ranked docids})``) against ``qrels``.
+
+    ``runs`` may be a generator: each run is read, scored and released before the next.
 
     Statistic: mean over every qrels query, with a percentile family-bootstrap
     interval (``replicates``, ``seed``). ``families`` maps qid -> family; every
@@ -118,50 +154,54 @@ def evaluate_trec_runs(
     targets = {qid: {d for d, rel in qrels[qid].items() if rel >= 1} for qid in queries}
 
     evaluations: list[RunEvaluation] = []
-    for name, rankings in runs:
-        per_query = {
-            qid: {
-                key: value
-                for key, value in query_ranking_metrics(rankings.get(qid, []), targets[qid]).as_dict().items()
-                if key in METRICS
-            }
-            for qid in queries
-        }
-        intervals = {
-            metric: family_bootstrap(
-                [per_query[qid][metric] for qid in queries], family_list, replicates=replicates, seed=seed
-            )
-            for metric in METRICS
-        }
+    values: dict[tuple[int, str], list[float]] = {}
+    # Runs are consumed one at a time (the caller may read each file lazily): only the per-query
+    # figures of a run are kept, never its rankings.
+    for index, (name, rankings) in enumerate(runs):
+        per_query = {qid: _query_metrics(rankings.get(qid, ()), targets[qid]) for qid in queries}
+        for metric in METRICS:
+            values[index, metric] = [per_query[qid][metric] for qid in queries]
         evaluations.append(
             RunEvaluation(
                 name=name,
                 per_query=per_query,
-                intervals=intervals,
+                intervals={},
                 unanswered=[qid for qid in queries if qid not in rankings],
                 ignored=sorted(qid for qid in rankings if qid not in qrels),
             )
         )
 
-    differences = []
-    for other in evaluations[1:]:
-        baseline = evaluations[0]
-        differences.append(
-            (
-                other.name,
-                baseline.name,
-                {
-                    metric: paired_family_bootstrap(
-                        [other.per_query[qid][metric] for qid in queries],
-                        [baseline.per_query[qid][metric] for qid in queries],
-                        family_list,
-                        replicates=replicates,
-                        seed=seed,
-                    )
-                    for metric in METRICS
-                },
-            )
-        )
+    # One draw for every metric of every run and every paired difference (same queries, same families).
+    # The pairs (j, i) with i = 0 are the differences against the first run; every other pair rides the
+    # same draws, so all pairwise intervals and p-values come from the same replicates.
+    singles, pairs = family_bootstraps(
+        values,
+        {
+            (later, earlier, metric): (values[later, metric], values[earlier, metric])
+            for later in range(1, len(evaluations))
+            for earlier in range(later)
+            for metric in METRICS
+        },
+        family_list,
+        replicates=replicates,
+        seed=seed,
+        keep_replicates=True,
+    )
+    for index, run in enumerate(evaluations):
+        run.intervals.update({metric: singles[index, metric] for metric in METRICS})
+    differences = [
+        (run.name, evaluations[0].name, {metric: pairs[index, 0, metric] for metric in METRICS})
+        for index, run in enumerate(evaluations[1:], start=1)
+    ]
+    comparisons: list[PairComparison] = []
+    for metric in METRICS:
+        keys = [key for key in pairs if key[2] == metric]
+        p_values = [_p_value(pairs[key]) for key in keys]
+        for (later, earlier, _), p_value, p_adjusted in zip(keys, p_values, holm_adjust(p_values), strict=True):
+            comparisons.append(PairComparison(
+                a=evaluations[later].name, b=evaluations[earlier].name, metric=metric,
+                bootstrap=pairs[later, earlier, metric], p_value=p_value, p_adjusted=p_adjusted,
+            ))
     return TrecEvaluation(
         queries=queries,
         families_given=families is not None,
@@ -171,4 +211,5 @@ def evaluate_trec_runs(
         differences=differences,
         replicates=replicates,
         seed=seed,
+        pairs=comparisons,
     )

@@ -20,16 +20,31 @@ counted, never read as a category.
   pairable values (units with at least two grades), with the ordinal distance
   delta(c, k)^2 = (sum of n_g for g from c to k - (n_c + n_k) / 2)^2. Any
   number of raters, missing grades allowed. Undefined (None) when D_e = 0.
+
+Intervals (``kappa_interval``, ``alpha_interval``): percentile bootstrap
+resampling units (``scoring.stats.bootstrap.unit_bootstrap``): contracts for
+the CUAD audit's candidates, items (or query families) for review pools. Each
+unit carries its confusion table (kappa) or its share of the coincidence
+matrix (alpha), which add up over units, so a replicate's statistic is the
+statistic of the summed tables of its drawn units. A resample in which both
+raters used one and the same category (kappa) or in which every pairable
+grade is the same (alpha) has no expected disagreement: the statistic is
+undefined there, that replicate is left out of the percentile and counted
+(``UnitBootstrap.undefined``), and the caveat says how many. Units without a
+paired item (kappa) or without a pairable item (alpha) take no part in the
+draw.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+
+from scoring.stats.bootstrap import DEFAULT_LEVEL, UnitBootstrap, unit_bootstrap, unit_codes
 
 GRADES = (0, 1, 2, 3)
 
@@ -207,3 +222,160 @@ def krippendorff_alpha_ordinal(reliability_data: Sequence[Sequence[object]]) -> 
     if disagreement_expected == 0.0:
         return None
     return 1.0 - disagreement_observed / disagreement_expected
+
+
+def _weights(k: int, weights: Literal["quadratic"] | None) -> np.ndarray:
+    i, j = np.indices((k, k))
+    if weights is None:
+        return (i != j).astype(float)
+    if weights == "quadratic":
+        return ((i - j) ** 2).astype(float)
+    raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
+
+
+def kappa_of_tables(tables: np.ndarray, weights: Literal["quadratic"] | None = None) -> np.ndarray:
+    """Cohen's kappa of each (k, k) confusion table in a (r, k, k) stack; NaN where undefined."""
+    tables = np.asarray(tables, dtype=float)
+    w = _weights(tables.shape[-1], weights)
+    n = tables.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = np.einsum("ri,rj->rij", tables.sum(axis=2), tables.sum(axis=1)) / n[:, None, None]
+        expected_disagreement = (w * expected).sum(axis=(1, 2))
+        observed_disagreement = (w * tables).sum(axis=(1, 2))
+        kappa = 1.0 - observed_disagreement / expected_disagreement
+    return np.where((n > 0) & (expected_disagreement > 0), kappa, np.nan)
+
+
+def _unit_tables(
+    a: Sequence[object], b: Sequence[object], units: Sequence[Hashable], categories: Sequence[object]
+) -> tuple[np.ndarray, int]:
+    """Per-unit confusion tables (n_units, k, k) over items both graded, and how many such items there are."""
+    if len(units) != len(a):
+        raise ValueError(f"rater a graded {len(a)} items but {len(units)} unit labels were given")
+    index_a, index_b, _ = _paired(a, b, categories)
+    kept_units = [u for u, x, y in zip(units, a, b, strict=True) if not (_missing(x) or _missing(y))]
+    code, n_units = unit_codes(kept_units)
+    k = len(categories)
+    tables = np.bincount(code * k * k + index_a * k + index_b, minlength=n_units * k * k).reshape(n_units, k, k)
+    return tables, int(index_a.size)
+
+
+def kappa_interval(
+    a: Sequence[object],
+    b: Sequence[object],
+    units: Sequence[Hashable],
+    *,
+    weights: Literal["quadratic"] | None = None,
+    categories: Sequence[object] = GRADES,
+    unit: str,
+    observation: str = "item",
+    replicates: int,
+    seed: int,
+    level: float = DEFAULT_LEVEL,
+) -> UnitBootstrap:
+    """Cohen's kappa (unweighted or quadratic) of two raters with a percentile interval resampling ``units``.
+
+    Population: items both raters graded; ``units[i]`` is item i's unit (its
+    contract, its query family, or the item itself).
+    """
+    tables, observations = _unit_tables(a, b, units, categories)
+    name = "Cohen's kappa" if weights is None else "Cohen's kappa, quadratic"
+    return unit_bootstrap(
+        tables, lambda t: kappa_of_tables(t, weights), name=name, unit=unit, observation=observation,
+        observations=observations, undefined_when="both raters using one and the same category",
+        replicates=replicates, seed=seed, level=level,
+    )
+
+
+def raw_agreement_of_tables(tables: np.ndarray) -> np.ndarray:
+    """Share of items on the diagonal of each (k, k) table in a (r, k, k) stack; NaN for an empty table."""
+    tables = np.asarray(tables, dtype=float)
+    n = tables.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(n > 0, np.trace(tables, axis1=1, axis2=2) / n, np.nan)
+
+
+def raw_agreement_interval(
+    a: Sequence[object],
+    b: Sequence[object],
+    units: Sequence[Hashable],
+    *,
+    categories: Sequence[object] = GRADES,
+    unit: str,
+    observation: str = "item",
+    replicates: int,
+    seed: int,
+    level: float = DEFAULT_LEVEL,
+) -> UnitBootstrap:
+    """Raw agreement of two raters with a percentile interval resampling ``units`` (same draw as kappa's)."""
+    tables, observations = _unit_tables(a, b, units, categories)
+    return unit_bootstrap(
+        tables, raw_agreement_of_tables, name="raw agreement", unit=unit, observation=observation,
+        observations=observations, undefined_when="no item graded by both", replicates=replicates, seed=seed,
+        level=level,
+    )
+
+
+def _ordinal_delta(n_c: np.ndarray) -> np.ndarray:
+    """Ordinal squared distances (r, k, k) from category totals (r, k)."""
+    k = n_c.shape[-1]
+    cumulative = np.concatenate([np.zeros((n_c.shape[0], 1)), np.cumsum(n_c, axis=1)], axis=1)
+    lo = np.minimum.outer(np.arange(k), np.arange(k))
+    hi = np.maximum.outer(np.arange(k), np.arange(k))
+    between = cumulative[:, hi + 1] - cumulative[:, lo]
+    return (between - (n_c[:, :, None] + n_c[:, None, :]) / 2.0) ** 2
+
+
+def alpha_of_coincidences(coincidence: np.ndarray) -> np.ndarray:
+    """Krippendorff's ordinal alpha of each (k, k) coincidence matrix in a (r, k, k) stack; NaN where undefined."""
+    o = np.asarray(coincidence, dtype=float)
+    n_c = o.sum(axis=2)
+    n = n_c.sum(axis=1)
+    delta = _ordinal_delta(n_c)
+    observed = (o * delta).sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        expected = np.einsum("rc,rk,rck->r", n_c, n_c, delta) / (n - 1)
+        alpha = 1.0 - observed / expected
+    return np.where((n > 1) & (expected > 0), alpha, np.nan)
+
+
+def alpha_interval(
+    reliability_data: Sequence[Sequence[object]],
+    units: Sequence[Hashable],
+    *,
+    unit: str,
+    replicates: int,
+    seed: int,
+    level: float = DEFAULT_LEVEL,
+) -> UnitBootstrap:
+    """Krippendorff's ordinal alpha (raters x items) with a percentile interval resampling ``units``.
+
+    ``units[j]`` is item j's unit (the item itself, or its query family).
+    Population: items with at least two grades (pairable); the others
+    contribute nothing and a unit with none of them takes no part in the draw.
+    """
+    rows = [list(row) for row in reliability_data]
+    n_items = len(units)
+    if any(len(row) != n_items for row in rows):
+        raise ValueError(f"every rater row must have one entry per item ({n_items} unit labels given)")
+    observed = sorted({v for row in rows for v in row if not _missing(v)})
+    position = {v: i for i, v in enumerate(observed)}
+    k = max(len(observed), 1)
+    counts = np.zeros((n_items, k))
+    for row in rows:
+        for item, value in enumerate(row):
+            if not _missing(value):
+                counts[item, position[value]] += 1
+    m = counts.sum(axis=1)
+    pairable = m >= 2
+    counts, m = counts[pairable], m[pairable]
+    share = counts / (m - 1)[:, None]
+    per_item = np.einsum("uc,uk->uck", share, counts) - np.einsum("uc,ck->uck", share, np.eye(k))
+    code, n_units = unit_codes([u for u, keep in zip(units, pairable, strict=True) if keep])
+    per_unit = np.zeros((n_units, k, k))
+    np.add.at(per_unit, code, per_item)
+    return unit_bootstrap(
+        per_unit, alpha_of_coincidences, name="Krippendorff's alpha (ordinal)", unit=unit,
+        observation="pairable item", observations=int(pairable.sum()),
+        undefined_when="every pairable grade the same", replicates=replicates, seed=seed, level=level,
+    )

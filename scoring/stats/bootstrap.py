@@ -4,10 +4,17 @@ Outcomes within a cluster (a CUAD contract, a query family) are correlated, so
 the unit of resampling is the cluster: draw as many clusters as there are, with
 replacement, and recompute the statistic on that draw. All replicates come from
 one ``rng.integers`` index matrix; nothing loops over replicates in Python.
+
+``unit_bootstrap`` applies the same draw to any statistic of additive per-unit
+tallies (Brier, ECE, Cohen's kappa, Krippendorff's alpha), and records the
+unit, the number of units, the replicates, the seed and the replicates on
+which the statistic was undefined.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -40,6 +47,27 @@ def resample_indices(n_clusters: int, *, replicates: int, seed: int) -> np.ndarr
         raise ValueError("the bootstrap needs at least one replicate")
     rng = np.random.default_rng(seed)
     return rng.integers(0, n_clusters, size=(replicates, n_clusters))
+
+
+# Drawn cells per block of ``resample_index_blocks``: a few MB whatever the replicates and units.
+BLOCK_CELLS = 1 << 18
+
+
+def resample_index_blocks(n_clusters: int, *, replicates: int, seed: int) -> Iterator[np.ndarray]:
+    """``resample_indices(n_clusters, replicates, seed)`` in consecutive row blocks, never held whole.
+
+    One generator fills the blocks in order; ``Generator.integers`` consumes its
+    stream row by row, so the blocks concatenate to exactly the full matrix (a
+    test checks it).
+    """
+    if n_clusters <= 0:
+        raise ValueError("the bootstrap needs at least one cluster")
+    if replicates <= 0:
+        raise ValueError("the bootstrap needs at least one replicate")
+    rng = np.random.default_rng(seed)
+    rows = max(1, BLOCK_CELLS // n_clusters)
+    for start in range(0, replicates, rows):
+        yield rng.integers(0, n_clusters, size=(min(rows, replicates - start), n_clusters))
 
 
 def percentile_bounds(replicate_values: np.ndarray, *, level: float = DEFAULT_LEVEL) -> tuple[float, float]:
@@ -90,3 +118,160 @@ def cluster_sums(values_per_cluster: np.ndarray, indices: np.ndarray) -> np.ndar
     """
     values = np.asarray(values_per_cluster, dtype=float)
     return values[indices].sum(axis=1)
+
+
+def unit_codes(units: Sequence[Hashable]) -> tuple[np.ndarray, int]:
+    """Number each observation's unit in sorted order of ``str(unit)``, as the family bootstrap does.
+
+    The draw then does not depend on the order in which observations are listed.
+    """
+    labels = sorted(set(units), key=str)
+    code_of = {label: code for code, label in enumerate(labels)}
+    return np.fromiter((code_of[u] for u in units), dtype=np.intp, count=len(units)), len(labels)
+
+
+def draw_counts(indices: np.ndarray, n_units: int) -> np.ndarray:
+    """Count form of an index matrix: (replicates, n_units), how many times each unit is drawn per replicate.
+
+    ``draw_counts(indices, n) @ values`` equals ``cluster_sums(values, indices)``
+    without building a replicates x units x k array.
+    """
+    replicates = indices.shape[0]
+    flat = (indices + n_units * np.arange(replicates)[:, None]).ravel()
+    return np.bincount(flat, minlength=replicates * n_units).reshape(replicates, n_units).astype(float)
+
+
+def _plural(noun: str) -> str:
+    return noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+
+
+@dataclass(frozen=True)
+class UnitBootstrap:
+    """A statistic with its percentile interval over resampled units, and everything needed to read it.
+
+    ``units``: how many units took part in the draw (those with at least one
+    observation); ``observations``: what the point estimate is computed over.
+    ``undefined``: replicates on which the statistic is undefined (e.g. a
+    kappa whose resample holds one category); they are left out of the
+    percentile and counted here, never dropped silently. ``caveat`` says in
+    words what the data made of the interval (None when nothing to say).
+    """
+
+    statistic: str
+    interval: Interval
+    unit: str
+    units: int
+    observation: str
+    observations: int
+    replicates: int
+    seed: int
+    undefined: int
+    caveat: str | None
+
+    @property
+    def defined(self) -> bool:
+        return not math.isnan(self.interval.estimate)
+
+    @property
+    def has_interval(self) -> bool:
+        return not (math.isnan(self.interval.low) or math.isnan(self.interval.high))
+
+    @property
+    def population(self) -> str:
+        """E.g. "12 query families (87 labelled items), 10000 resamples, seed 20260920"."""
+        obs = self.observation if self.observations == 1 else _plural(self.observation)
+        unit = self.unit if self.units == 1 else _plural(self.unit)
+        return (
+            f"{self.units} {unit} ({self.observations} {obs}), "
+            f"{self.replicates} resamples of {_plural(self.unit)}, seed {self.seed}"
+        )
+
+    @property
+    def description(self) -> str:
+        """E.g. "95% percentile bootstrap interval over 12 query families (87 labelled items), ..."; caveat appended."""
+        text = f"{self.interval.level * 100:g}% percentile bootstrap interval over {self.population}"
+        return f"{text}; {self.caveat}" if self.caveat else text
+
+    def as_dict(self) -> dict[str, object]:
+        def clean(x: float) -> float | None:
+            return None if math.isnan(x) else round(float(x), 6)
+
+        return {
+            "estimate": clean(self.interval.estimate),
+            "low": clean(self.interval.low),
+            "high": clean(self.interval.high),
+            "level": self.interval.level,
+            "method": "percentile bootstrap",
+            "unit": self.unit,
+            "units": self.units,
+            "observation": self.observation,
+            "observations": self.observations,
+            "replicates": self.replicates,
+            "seed": self.seed,
+            "undefined_replicates": self.undefined,
+            "caveat": self.caveat,
+        }
+
+
+def unit_bootstrap(
+    per_unit: np.ndarray,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    *,
+    name: str,
+    unit: str,
+    observation: str,
+    observations: int,
+    undefined_when: str,
+    replicates: int,
+    seed: int,
+    level: float = DEFAULT_LEVEL,
+) -> UnitBootstrap:
+    """Percentile bootstrap of a statistic of additive per-unit tallies, resampling units.
+
+    ``per_unit`` has shape (n_units, ...): each unit's sufficient statistics
+    (a confusion table, squared errors and counts, a coincidence matrix) that
+    add up over units. ``statistic`` maps summed tallies of shape (r, ...) to
+    r values, NaN where undefined. The point estimate is the statistic of the
+    sum over all units; replicate b sums the units of row b of
+    ``resample_indices(n_units, replicates, seed)``, the same draw as the
+    family and contract bootstraps. Units must all carry at least one
+    observation (callers leave empty ones out, as the family bootstrap does).
+
+    Degenerate cases, stated in ``caveat``: an undefined point estimate gets
+    no interval; a single unit gets no interval (every resample is that unit);
+    replicates on which the statistic is undefined (``undefined_when`` says
+    when) are left out of the percentile and counted in ``undefined``.
+    """
+    values = np.asarray(per_unit, dtype=float)
+    n_units = values.shape[0] if values.ndim else 0
+    nan = float("nan")
+
+    def result(estimate: float, low: float, high: float, undefined: int, caveat: str | None) -> UnitBootstrap:
+        return UnitBootstrap(
+            statistic=name, interval=Interval(estimate, low, high, level), unit=unit, units=n_units,
+            observation=observation, observations=observations, replicates=replicates, seed=seed,
+            undefined=undefined, caveat=caveat,
+        )
+
+    if n_units == 0:
+        return result(nan, nan, nan, 0, f"no {_plural(observation)}: {name} is not computed")
+    estimate = float(statistic(values.sum(axis=0)[None])[0])
+    if math.isnan(estimate):
+        return result(nan, nan, nan, 0, f"{name} is undefined on these data ({undefined_when}): no interval")
+    if n_units < 2:
+        return result(estimate, nan, nan, 0, f"one {unit} only: every resample is that {unit}, so no interval")
+    per_unit_flat = values.reshape(n_units, -1)
+    replicate_values = np.concatenate([
+        np.asarray(statistic((draw_counts(block, n_units) @ per_unit_flat).reshape((-1, *values.shape[1:]))),
+                   dtype=float)
+        for block in resample_index_blocks(n_units, replicates=replicates, seed=seed)
+    ])
+    undefined = int(np.isnan(replicate_values).sum())
+    low, high = percentile_bounds(replicate_values, level=level)
+    caveat = None
+    if undefined:
+        caveat = (
+            f"{undefined} of {replicates} resamples had {undefined_when}, where {name} is undefined; they are left "
+            f"out and the interval is the percentile over the other {replicates - undefined}"
+        )
+    return result(estimate, low, high, undefined, caveat)

@@ -19,14 +19,25 @@ excluded (counted, never read as 0). Model probabilities are never labels.
   Confidence-vs-agreement bins it with the same five bins and reports how often
   the most probable grade (argmax; ties go to the lower grade) equals the human
   grade.
+
+Intervals (``calibration_intervals``): percentile bootstrap of Brier and ECE
+resampling units (query families on the statute benchmark), both statistics
+on the same draws (``scoring.stats.bootstrap.unit_bootstrap``). Each unit
+carries its squared-error sum and its per-bin count, P(useful) sum and useful
+count; a replicate's ECE is sum over bins of |sum predicted - sum useful| /
+total, which is the definition above written with sums. Units without a
+labelled item take no part in the draw. Neither statistic is undefined on a
+non-empty resample, so no replicate is ever left out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+
+from scoring.stats.bootstrap import DEFAULT_LEVEL, UnitBootstrap, unit_bootstrap, unit_codes
 
 N_BINS = 5
 # Interior bin edges written as decimals: np.linspace(0, 1, 6) gives 0.6000000000000001.
@@ -222,4 +233,65 @@ def calibration_summary(
         bins=table,
         agreement_bins=confidence_agreement_table(distributions, labels),
         diagnostic=threshold_diagnostic(p, labels, threshold=threshold),
+    )
+
+
+@dataclass(frozen=True)
+class CalibrationIntervals:
+    """Brier and ECE of one split, each with its percentile interval over the same unit resamples."""
+
+    brier: UnitBootstrap
+    ece: UnitBootstrap
+
+
+def _brier_of_sums(sums: np.ndarray) -> np.ndarray:
+    return sums[:, 0] / sums[:, 1]
+
+
+def _ece_of_sums(sums: np.ndarray) -> np.ndarray:
+    # sums[:, 0] counts, [:, 1] P(useful) sums, [:, 2] useful counts, per bin.
+    return np.abs(sums[:, 1] - sums[:, 2]).sum(axis=1) / sums[:, 0].sum(axis=1)
+
+
+def calibration_intervals(
+    p_useful_values: Sequence[float],
+    labels: Sequence[int | None],
+    units: Sequence[Hashable],
+    *,
+    unit: str,
+    replicates: int,
+    seed: int,
+    level: float = DEFAULT_LEVEL,
+) -> CalibrationIntervals:
+    """Brier and ECE over labelled items with percentile intervals resampling ``units`` (one label per item).
+
+    Population: items whose label is not None; ``units[i]`` is item i's unit
+    (e.g. its query family). Both statistics come from the same index matrix.
+    """
+    if len(units) != len(labels):
+        raise ValueError(f"{len(labels)} labels but {len(units)} unit labels")
+    probs, grades, _ = _included(p_useful_values, labels)
+    index = bin_index(probs)
+    kept_units = [units[i] for i, label in enumerate(labels) if label is not None]
+    code, n_units = unit_codes(kept_units)
+    useful = (grades >= USEFUL_GRADE).astype(float)
+    brier_tallies = np.zeros((n_units, 2))
+    np.add.at(brier_tallies, code, np.stack([(probs - useful) ** 2, np.ones_like(probs)], axis=1))
+    cell = code * N_BINS + index
+    size = n_units * N_BINS
+    ece_tallies = np.stack(
+        [
+            np.bincount(cell, minlength=size).astype(float),
+            np.bincount(cell, weights=probs, minlength=size),
+            np.bincount(cell, weights=useful, minlength=size),
+        ],
+        axis=1,
+    ).reshape(n_units, N_BINS, 3).transpose(0, 2, 1)
+    common = {
+        "unit": unit, "observation": "labelled item", "observations": int(probs.size),
+        "undefined_when": "no labelled item", "replicates": replicates, "seed": seed, "level": level,
+    }
+    return CalibrationIntervals(
+        brier=unit_bootstrap(brier_tallies, _brier_of_sums, name="Brier score", **common),
+        ece=unit_bootstrap(ece_tallies, _ece_of_sums, name="ECE", **common),
     )

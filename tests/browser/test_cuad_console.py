@@ -49,6 +49,19 @@ def test_changing_a_threshold_changes_the_scorecard_in_place(page, live_server, 
     page.fill('[data-testid="th-partial"]', "0.9")
     page.wait_for_selector('[data-testid="errors"]')
     assert "partial floor 0.9 is above the correct threshold 0.2" in page.inner_text('[data-testid="errors"]')
+    # values a number box would have blocked in the browser (so htmx sent nothing and the old figures stayed)
+    page.fill('[data-testid="th-correct"]', "7")
+    page.wait_for_function(
+        "() => { const e = document.querySelector('[data-testid=errors]');"
+        " return e && e.innerText.includes('correct: 7 is outside [0, 1]'); }"
+    )
+    assert page.locator('[data-testid="headline-f1"]').count() == 0
+    page.fill('[data-testid="th-correct"]', "0.2")
+    page.fill('[data-testid="th-partial"]', "")
+    page.wait_for_function(
+        "() => { const e = document.querySelector('[data-testid=errors]');"
+        " return e && e.innerText.includes('partial: the box is empty'); }"
+    )
     # the matcher switch and comparison also update in place
     page.fill('[data-testid="th-partial"]', "0.1")
     page.wait_for_selector('[data-testid="headline-f1"]')
@@ -94,11 +107,37 @@ def test_pasting_an_invalid_run_shows_the_error_and_saves_nothing(page, live_ser
     assert ExtractionRun.objects.count() == before
 
 
-def test_the_playground_recomputes_as_you_type(page, live_server, django_user_model, loaded):
+def test_the_playground_recomputes_as_you_type(page, live_server, django_user_model, loaded, settings):
     _user(django_user_model, "stakeholder")
     login(page, live_server, "cuad_stakeholder", PASSWORD)
     page.goto(f"{live_server.url}/cuad/playground/")
     page.fill('[data-testid="pg-a"]', "governed by Nevada law")
     page.fill('[data-testid="pg-b"]', "Nevada law governs")
-    page.wait_for_function("document.querySelector('[data-testid=f1]').innerText === '0.571'")
+    page.wait_for_function("() => document.querySelector('[data-testid=f1]').innerText === '0.571'")
     assert page.locator('[data-testid="a-marked"] mark').count() == 2
+
+    # a 70,000-character contract: sent by POST (by GET it was "414 Request-URI Too Long")
+    contract = " ".join(f"{i}. The Licensee shall pay the royalty of clause {i} on time." for i in range(1, 1400))
+    contract = contract[:70_000]
+    assert len(contract) == 70_000
+    page.fill('[data-testid="pg-claim"]', "the royalty of clause 777 on time")
+    page.fill('[data-testid="pg-source"]', contract)
+    page.wait_for_function(
+        "() => { const g = document.querySelector('[data-testid=grounding]');"
+        " return g && g.innerText.includes('verbatim in the source'); }"
+    )
+    assert page.inner_text('[data-testid="grounding-value"]') == "1.000"
+
+    # two empty boxes: no tokens, not a perfect F1
+    page.fill('[data-testid="pg-a"]', "")
+    page.fill('[data-testid="pg-b"]', "")
+    page.wait_for_function("() => document.querySelector('[data-testid=f1]').innerText === 'no tokens'")
+    assert "0/0" not in page.inner_text('[data-testid="overlap"]')
+
+    # a request the server refuses (here: a body over the upload limit, answered 400 by Django itself) clears the
+    # previous figures instead of leaving them on the page
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 100_000
+    page.fill('[data-testid="pg-source"]', contract + contract)
+    page.locator('[data-testid="pg-error"]').wait_for()
+    assert "HTTP 400" in page.inner_text('[data-testid="grounding"]')
+    assert page.locator('[data-testid="grounding-value"]').count() == 0

@@ -46,6 +46,7 @@ class World:
     chapter: str = ""
     provision_pk: int = 0
     suite_pk: int = 0
+    draft_pk: int = 0  # an open suite draft of the workbench
     retrieval_pk: int = 0
     rerank_pk: int = 0  # the local-model run
     planted_rerank_pk: int = 0  # markers in its model id, provider, grades
@@ -159,6 +160,9 @@ def build_world(tmp_path: Path) -> World:
     w.retrieval_pk, w.suite_pk = retrieval.pk, retrieval.suite_id
     provision = Provision.objects.order_by("id").first()
     w.provision_pk, w.chapter = provision.pk, provision.chapter
+    from benchmarks.suites.services import suite_draft_create
+
+    w.draft_pk = suite_draft_create(owner=w.users["admin"], name="trust draft", corpus="nrs").pk
     local = rerank.rerank_run_create(retrieval_run=retrieval, provider="local", enqueue=False)
     assert rerank.rerank_run_execute(run_id=local.pk) == "done"
     w.rerank_pk, w.ledger_pk = local.pk, local.ledger_id

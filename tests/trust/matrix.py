@@ -88,11 +88,19 @@ MATRIX: dict[str, Entry] = {
                                 note="signed-in users are sent home"),
     "accounts/logout/": Entry("/accounts/logout/", dict.fromkeys(("anonymous", "reviewer", "stakeholder", "admin"),
                                                                  405), note="logout is POST only"),
+    "accounts/password/": Entry("/accounts/password/", {"anonymous": LOGIN, "reviewer": 200, "stakeholder": 200,
+                                                         "admin": 200}, note="each user, their own password"),
+    "accounts/tokens/": Entry("/accounts/tokens/", {"anonymous": LOGIN, "reviewer": 200, "stakeholder": 200,
+                                                     "admin": 200}, note="each user, their own tokens"),
+    "accounts/tokens/<int:token_id>/revoke/": Entry(
+        "/accounts/tokens/999999/revoke/", dict.fromkeys(("reviewer", "stakeholder", "admin"), 405) | {
+            "anonymous": LOGIN}, note="POST only; only the owner's own tokens"),
     # --- API (project)
     "api/me/": Entry("/api/me/", {"anonymous": API_ANON, "reviewer": 200, "stakeholder": 200, "admin": 200}),
-    "api/schema/": Entry("/api/schema/", {"anonymous": API_ANON, "reviewer": 200, "stakeholder": 200,
+    # The schema names admin and stakeholder fields: readers of reports only, never reviewers.
+    "api/schema/": Entry("/api/schema/", {"anonymous": API_ANON, "reviewer": 403, "stakeholder": 200,
                                           "admin": 200}),
-    "api/docs/": Entry("/api/docs/", {"anonymous": API_ANON, "reviewer": 200, "stakeholder": 200, "admin": 200}),
+    "api/docs/": Entry("/api/docs/", {"anonymous": API_ANON, "reviewer": 403, "stakeholder": 200, "admin": 200}),
     # --- statute benchmark pages
     "benchmarks/": page(VIEW_REPORTS, "/benchmarks/"),
     "benchmarks/corpus/<str:corpus>/": page(VIEW_REPORTS, "/benchmarks/corpus/{corpus}/"),
@@ -100,6 +108,20 @@ MATRIX: dict[str, Entry] = {
                                                                    "/benchmarks/corpus/{corpus}/chapter/{chapter}/"),
     "benchmarks/provisions/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/provisions/{provision_pk}/"),
     "benchmarks/suites/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/suites/{suite_pk}/"),
+    "benchmarks/suites/<int:pk>/export/<str:fmt>": page(VIEW_REPORTS, "/benchmarks/suites/{suite_pk}/export/yaml"),
+    "benchmarks/suites/<int:pk>/new-version/": post_only(LAUNCH_RUNS, "/benchmarks/suites/{suite_pk}/new-version/"),
+    "benchmarks/suites/workbench/": form(LAUNCH_RUNS, LAUNCH_RUNS, "/benchmarks/suites/workbench/",
+                                         {"name": "trust draft 2", "corpus": "nrs"}),
+    "benchmarks/suites/workbench/<int:pk>/": page(LAUNCH_RUNS, "/benchmarks/suites/workbench/{draft_pk}/"),
+    "benchmarks/suites/workbench/<int:pk>/edit/": post_only(
+        LAUNCH_RUNS, "/benchmarks/suites/workbench/{draft_pk}/edit/",
+        {"action": "query-add", "id": "q", "kind": "ranking"}),
+    "benchmarks/suites/workbench/<int:pk>/search/": page(LAUNCH_RUNS,
+                                                         "/benchmarks/suites/workbench/{draft_pk}/search/?q=court"),
+    "benchmarks/suites/workbench/<int:pk>/provisions/<int:provision_pk>/": page(
+        LAUNCH_RUNS, "/benchmarks/suites/workbench/{draft_pk}/provisions/{provision_pk}/"),
+    "benchmarks/suites/workbench/<int:pk>/freeze/": post_only(LAUNCH_RUNS,
+                                                              "/benchmarks/suites/workbench/{draft_pk}/freeze/"),
     "benchmarks/retrieval/new/": form(LAUNCH_RUNS, LAUNCH_RUNS, "/benchmarks/retrieval/new/",
                                       {"suite": "{suite_pk}", "configuration": "default"}),
     "benchmarks/retrieval/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/retrieval/{retrieval_pk}/"),
@@ -119,6 +141,11 @@ MATRIX: dict[str, Entry] = {
                                                    "/benchmarks/reports/retrieval/{retrieval_pk}/?replicates=1000"),
     "benchmarks/reports/retrieval/<int:pk>/<str:export>": page(
         VIEW_REPORTS, "/benchmarks/reports/retrieval/{retrieval_pk}/queries.csv?replicates=1000"),
+    "benchmarks/reports/leaderboard/": page(VIEW_REPORTS, "/benchmarks/reports/leaderboard/"),
+    "benchmarks/reports/leaderboard/<int:pk>/": page(
+        VIEW_REPORTS, "/benchmarks/reports/leaderboard/{retrieval_pk}/?replicates=1000"),
+    "benchmarks/reports/leaderboard/<int:pk>/<str:export>": page(
+        VIEW_REPORTS, "/benchmarks/reports/leaderboard/{retrieval_pk}/leaderboard.csv?replicates=1000"),
     "benchmarks/rerank/<int:pk>/human-metrics/": page(VIEW_REPORTS,
                                                       "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/"),
     "benchmarks/rerank/<int:pk>/human-metrics/<str:export>": page(
@@ -136,13 +163,19 @@ MATRIX: dict[str, Entry] = {
     "api/benchmarks/provisions/<int:pk>/": api(VIEW_REPORTS, "/api/benchmarks/provisions/{provision_pk}/"),
     "api/benchmarks/suites/": api(VIEW_REPORTS, "/api/benchmarks/suites/"),
     "api/benchmarks/suites/<int:pk>/": api(VIEW_REPORTS, "/api/benchmarks/suites/{suite_pk}/"),
+    "api/benchmarks/suites/<int:pk>/export/<str:fmt>": api(VIEW_REPORTS,
+                                                           "/api/benchmarks/suites/{suite_pk}/export/json"),
     "api/benchmarks/retrieval-runs/": api(VIEW_REPORTS, "/api/benchmarks/retrieval-runs/"),
     "api/benchmarks/retrieval-runs/<int:pk>/": api(VIEW_REPORTS, "/api/benchmarks/retrieval-runs/{retrieval_pk}/"),
+    "api/benchmarks/rerank-runs/": api_post(None, LAUNCH_RUNS, "/api/benchmarks/rerank-runs/",
+                                            {"retrieval_run": "{retrieval_pk}", "provider": "local"}),
     "api/benchmarks/rerank-runs/<int:pk>/": api(VIEW_REPORTS, "/api/benchmarks/rerank-runs/{rerank_pk}/"),
     "api/benchmarks/reports/rerank/<int:pk>/": api(VIEW_REPORTS,
                                                    "/api/benchmarks/reports/rerank/{rerank_pk}/?replicates=1000"),
     "api/benchmarks/reports/retrieval/<int:pk>/": api(
         VIEW_REPORTS, "/api/benchmarks/reports/retrieval/{retrieval_pk}/?replicates=1000"),
+    "api/benchmarks/reports/leaderboard/<int:pk>/": api(
+        VIEW_REPORTS, "/api/benchmarks/reports/leaderboard/{retrieval_pk}/?replicates=1000"),
     "api/benchmarks/rerank-runs/<int:pk>/human-metrics/": api(
         VIEW_REPORTS, "/api/benchmarks/rerank-runs/{planted_rerank_pk}/human-metrics/"),
     "api/benchmarks/rerank-runs/<int:pk>/calibration/": api(
@@ -160,6 +193,7 @@ MATRIX: dict[str, Entry] = {
     "cuad/jobs/<int:pk>/progress/": page(VIEW_REPORTS, "/cuad/jobs/{cuad_job_pk}/progress/"),
     "cuad/jobs/<int:pk>/resume/": post_only(LAUNCH_RUNS, "/cuad/jobs/{cuad_job_pk}/resume/"),
     "cuad/scorecard/": page(VIEW_REPORTS, "/cuad/scorecard/"),
+    "cuad/leaderboard/": page(VIEW_REPORTS, "/cuad/leaderboard/"),
     "cuad/explorer/": page(VIEW_REPORTS, "/cuad/explorer/"),
     "cuad/playground/": page(VIEW_REPORTS, "/cuad/playground/"),
     "cuad/audits/": form(VIEW_REPORTS, LAUNCH_RUNS, "/cuad/audits/",
@@ -176,6 +210,7 @@ MATRIX: dict[str, Entry] = {
     "api/cuad/jobs/": api_post(None, LAUNCH_RUNS, "/api/cuad/jobs/", {"provider": "local", "limit": 1}),
     "api/cuad/jobs/<int:pk>/": api(VIEW_REPORTS, "/api/cuad/jobs/{cuad_job_pk}/"),
     "api/cuad/scorecard/": api(VIEW_REPORTS, "/api/cuad/scorecard/"),
+    "api/cuad/leaderboard/": api(VIEW_REPORTS, "/api/cuad/leaderboard/?run={cuad_run_pk}"),
     "api/cuad/explorer/": api(VIEW_REPORTS, "/api/cuad/explorer/"),
     "api/cuad/playground/": api(VIEW_REPORTS, "/api/cuad/playground/"),
     "api/cuad/audits/": api(VIEW_REPORTS, "/api/cuad/audits/"),
@@ -195,6 +230,21 @@ MATRIX: dict[str, Entry] = {
     "review/admin/pools/<str:pool_id>/assign/": post_only(MANAGE_REVIEWS,
                                                           "/review/admin/pools/{marker_pool_id}/assign/",
                                                           {"per_item": "2"}),
+    "review/admin/pools/<str:pool_id>/unassign/": post_only(MANAGE_REVIEWS,
+                                                            "/review/admin/pools/{marker_pool_id}/unassign/",
+                                                            {"reviewer": "0"}),
+    "review/admin/pools/<str:pool_id>/reassign/": post_only(MANAGE_REVIEWS,
+                                                            "/review/admin/pools/{marker_pool_id}/reassign/",
+                                                            {"from_reviewer": "0",
+                                                             "to_reviewer": "0"}),
+    "review/admin/pools/<str:pool_id>/new-version/": post_only(MANAGE_REVIEWS,
+                                                               "/review/admin/pools/{marker_pool_id}/new-version/",
+                                                               {"reviewers_per_item": "3"}),
+    "review/admin/reviewers/": form(MANAGE_REVIEWS, MANAGE_REVIEWS, "/review/admin/reviewers/",
+                                    {"username": "trust_new_reviewer"}),
+    "review/admin/reviewers/<int:user_id>/active/": post_only(MANAGE_REVIEWS,
+                                                              "/review/admin/reviewers/999999/active/",
+                                                              {"active": "0"}),
     "review/admin/pools/<str:pool_id>/items/<str:item_id>/adjudicate/": form(
         MANAGE_REVIEWS, MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/items/{marker_item_id}/adjudicate/",
         {"section": "2", "passage": "1", "note": "adjudicated"}),
@@ -208,6 +258,8 @@ MATRIX: dict[str, Entry] = {
     "api/review/items/<str:item_id>/judgment/": api_post(
         None, GRADE, "/api/review/items/{marker_item_id}/judgment/",
         {"grades": {"section": 2, "passage": 2}, "complete": False}),
+    "api/review/items/<str:item_id>/judgment/reopen/": api_post(
+        None, GRADE, "/api/review/items/{marker_item_id}/judgment/reopen/"),
     "api/review/items/<str:item_id>/history/": api(GRADE, "/api/review/items/{marker_item_id}/history/"),
     "api/review/pools/": api_post(MANAGE_REVIEWS, MANAGE_REVIEWS, "/api/review/pools/",
                                   {"name": "x", "kind": "passage", "items": [], "reviewers_per_item": 1}),
@@ -238,7 +290,7 @@ MATRIX: dict[str, Entry] = {
                                               "stakeholder": ADMIN_LOGIN, "admin": 200}),
     "admin/r/<path:content_type_id>/<path:object_id>/": Entry("/admin/r/{group_ct}/{group_pk}/", {
         "anonymous": ADMIN_LOGIN, "reviewer": ADMIN_LOGIN, "stakeholder": ADMIN_LOGIN, "admin": 404}),
-    "admin/^(?P<app_label>auth|authtoken|reviewapp|providers|benchmarks)/$": Entry("/admin/reviewapp/", {
+    "admin/^(?P<app_label>auth|reviewapp|providers|benchmarks)/$": Entry("/admin/reviewapp/", {
         "anonymous": ADMIN_LOGIN, "reviewer": ADMIN_LOGIN, "stakeholder": ADMIN_LOGIN, "admin": 200}),
     "admin/(?P<url>.*)$": Entry("/admin/no-such-page/", {"anonymous": ADMIN_LOGIN, "reviewer": ADMIN_LOGIN,
                                                          "stakeholder": ADMIN_LOGIN, "admin": 404}),

@@ -57,7 +57,14 @@ def _bodies(urls: list[str]) -> dict[str, bytes]:
     for url in urls:
         response = client.get(url)
         assert response.status_code == 200, (url, response.status_code)
-        out[url] = b"".join(response.streaming_content) if response.streaming else response.content
+        body = b"".join(response.streaming_content) if response.streaming else response.content
+        if "/benchmarks/reports/" in url:
+            # Reading held-out figures appends to the held-out ledger, whose block counts this very read
+            # (tests/benchmarks/reports/test_heldout_exposure.py checks that the ledger survives a restore).
+            report = json.loads(body)
+            report.pop("heldout_exposure")
+            body = json.dumps(report, sort_keys=True).encode()
+        out[url] = body
     return out
 
 

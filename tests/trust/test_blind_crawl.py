@@ -20,6 +20,7 @@ import pytest
 
 from reviewapp.review.models import Assignment, ReviewItem, ReviewPool
 from reviewapp.review.services import assignment_sort_key
+from tests.helpers import shown_hashes
 from tests.trust.fixtures import BLIND_MARKERS, OTHER_NOTE_MARKER, body_of, client_for
 
 pytestmark = pytest.mark.django_db
@@ -129,16 +130,17 @@ def test_nothing_a_reviewer_can_reach_reveals_the_model_the_judges_ranks_or_anot
 
     # Saves: through the page (plain and htmx) and the API; their answers are checked too.
     pool_item = item_ids[0]
+    shown, shown_api = shown_hashes(pool_item), shown_hashes(item_ids[1])
     pages["POST page save"] = _post(client, f"/review/items/{pool_item}/",
-                                    {"section": "2", "passage": "1", "action": "save", "note": "n"})
+                                    {"section": "2", "passage": "1", "action": "save", "note": "n", **shown})
     pages["POST htmx save"] = _post(client, f"/review/items/{pool_item}/",
-                                    {"section": "2", "passage": "2", "action": "save"}, HTTP_HX_REQUEST="true")
-    pages["POST htmx refused"] = _post(client, f"/review/items/{pool_item}/", {"section": "9", "action": "complete"},
-                                       HTTP_HX_REQUEST="true")
+                                    {"section": "2", "passage": "2", "action": "save", **shown}, HTTP_HX_REQUEST="true")
+    pages["POST htmx refused"] = _post(client, f"/review/items/{pool_item}/",
+                                       {"section": "9", "action": "complete", **shown}, HTTP_HX_REQUEST="true")
     pages["POST api save"] = _post_json(client, f"/api/review/items/{item_ids[1]}/judgment/",
-                                        {"grades": {"section": 1, "passage": 0}, "complete": False})
+                                        {"grades": {"section": 1, "passage": 0}, "complete": False, **shown_api})
     pages["POST api refused"] = _post_json(client, f"/api/review/items/{item_ids[1]}/judgment/",
-                                           {"grades": {"passage": 9}})
+                                           {"grades": {"passage": 9}, **shown_api})
     pages[f"/review/items/{pool_item}/history/ after saves"] = _get(client, f"/review/items/{pool_item}/history/")
 
     for url, (status, text) in pages.items():

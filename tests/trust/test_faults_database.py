@@ -87,8 +87,9 @@ def test_a_dropped_connection_during_a_save_shows_an_error_and_saves_all_or_noth
     client.force_login(reviewer_user)
     url = f"/review/items/{item.public_id}/"
     dropper = DropAt(when)
+    shown = {"query_hash": item.query_hash, "source_hash": item.source_hash, "passage_hash": item.passage_hash}
     with connection.execute_wrapper(dropper):
-        response = client.post(url, {"section": "3", "passage": "2", "action": "complete"})
+        response = client.post(url, {"section": "3", "passage": "2", "action": "complete", **shown})
     connection.close()  # the test client keeps Django from closing a broken connection by itself
     assert dropper.fired
     assert response.status_code == 500  # the reviewer sees an error, not "saved"
@@ -100,7 +101,7 @@ def test_a_dropped_connection_during_a_save_shows_an_error_and_saves_all_or_noth
     assert head == (len(revisions), JudgmentRevision.objects.get(judgment__item=item, number=len(revisions)).pk)
 
     # The reviewer saves again once the database is back: exactly one new revision, fully saved.
-    retry = client.post(url, {"section": "3", "passage": "2", "action": "complete"})
+    retry = client.post(url, {"section": "3", "passage": "2", "action": "complete", **shown})
     assert retry.status_code == 302
     (count, current), revisions = _state(item, reviewer_user)
     assert count == len(revisions) == len(before[1]) + 1

@@ -21,6 +21,8 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404
 
 from benchmarks.reports.exports import report_as_json, report_csv, report_trec_run
+from benchmarks.reports.exposure import exposure_record
+from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import ReportParameterError
 from benchmarks.reports.selectors import report_build, report_request_parse
 from benchmarks.rerank.models import RerankRun
@@ -69,6 +71,9 @@ class Command(BaseCommand):
                                   replicates=parsed.replicates, seed=parsed.seed)
         except (ReportParameterError, Http404) as exc:
             raise CommandError(f"cannot build the report of rerank run #{rerank.pk}: {exc}") from None
+        report = exposure_record(report, purpose=HeldoutExposure.Purpose.COMMAND)
+        if report.exposure is not None and not report.exposure.fresh:
+            self.stderr.write(f"warning: {report.exposure.warning}")
         # The same JSON as the page's report.json (JsonResponse: DjangoJSONEncoder, ensure_ascii off, indent 1).
         as_json = json.dumps(report_as_json(report), cls=DjangoJSONEncoder, ensure_ascii=False, indent=1)
         return {"reranked.trec": report_trec_run(report, system="reranked"), "report.json": as_json,

@@ -8,12 +8,14 @@ module's docstring and are printed with the results.
 from __future__ import annotations
 
 import json
+import math
 
 from django.core.management.base import BaseCommand, CommandError
 
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 from scoring.ir.ranking import TrecFormatError, read_qrels, read_run
 from scoring.ir.trec_evaluation import METRICS, TrecEvaluation, evaluate_trec_runs, read_families
+from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD
 
 RUN_ORDER_NOTE = "runs ordered by score descending, ties by docid descending (trec_eval); rank column ignored"
 POPULATION_NOTE = "mean over every qrels query; a query the run does not answer, or with no relevant document, scores 0"
@@ -33,6 +35,23 @@ def _families_note(evaluation: TrecEvaluation, families_path: str | None) -> str
     if families_path is None:
         return f"no families file: each of the {len(evaluation.queries)} queries is its own family"
     return f"{evaluation.families} families from {families_path}"
+
+
+def _finite(x: float) -> float | None:
+    return None if math.isnan(x) else x
+
+
+def pairs_json(evaluation: TrecEvaluation) -> list[dict]:
+    """Every pair of runs (a - b, a the later run), per metric: difference, interval, p and Holm-adjusted p."""
+    out: dict[tuple[str, str], dict] = {}
+    for pair in evaluation.pairs:
+        entry = out.setdefault((pair.a, pair.b), {"a": pair.a, "b": pair.b, "metrics": {}})
+        difference = pair.bootstrap.difference
+        entry["metrics"][pair.metric] = {
+            "diff": difference.estimate, "ci": [difference.low, difference.high], "level": difference.level,
+            "p_value": _finite(pair.p_value), "p_adjusted": _finite(pair.p_adjusted),
+        }
+    return list(out.values())
 
 
 def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict:
@@ -55,6 +74,8 @@ def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict:
             }
             for name, baseline, result in evaluation.differences
         ],
+        "pairs": pairs_json(evaluation),
+        "multiple_comparisons": MULTIPLE_COMPARISON_METHOD + "; Holm's family is the pairs of one metric",
         "queries": len(evaluation.queries),
         "queries_without_relevant_documents": evaluation.queries_without_targets,
         "families": _families_note(evaluation, families_path),
@@ -85,7 +106,8 @@ class Command(BaseCommand):
             raise CommandError("--replicates must be at least 1")
         try:
             qrels = read_qrels(options["qrels"])
-            runs = [(_run_name(path, options["run"][:i]), read_run(path)) for i, path in enumerate(options["run"])]
+            # A generator: each run file is read, scored and released before the next one is read.
+            runs = ((_run_name(path, options["run"][:i]), read_run(path)) for i, path in enumerate(options["run"]))
             families = read_families(options["families"]) if options["families"] else None
             evaluation = evaluate_trec_runs(
                 qrels, runs, families=families, replicates=options["replicates"], seed=options["seed"]
@@ -126,3 +148,10 @@ class Command(BaseCommand):
             for metric in METRICS:
                 iv = result[metric].difference
                 write(f"  {metric:<7} {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]")
+        if evaluation.pairs:
+            write("")
+            write(f"every pair of runs: {MULTIPLE_COMPARISON_METHOD}; Holm's family is the pairs of one metric")
+            for pair in evaluation.pairs:
+                iv = pair.bootstrap.difference
+                write(f"  {pair.metric:<7} {pair.a} - {pair.b}  {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]"
+                      f"  p={pair.p_value:.4f}  Holm p={pair.p_adjusted:.4f}")

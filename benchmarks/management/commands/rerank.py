@@ -3,11 +3,19 @@
   manage.py rerank --suite nrs_v1 --provider local                    # queue on Celery
   manage.py rerank --retrieval-run 3 --provider openai_compatible --model openai/gpt-4o-mini --sync
   manage.py rerank --resume 7 [--reattempt] [--sync]
+  manage.py rerank --resume 7 --reattempt --add-requests 2 --reason "re-attempt the 2 unknown after the crash"
   manage.py rerank --cancel 7
 
 Without --sync the run is queued for a Celery worker; the command first asks the workers
 (``celery inspect ping``, a couple of seconds at most) and refuses, saying how to run it in this
 process, when none answers. With --sync the run executes here; a run that ends failed exits non-zero.
+A running run is taken over only when its worker is gone: its heartbeat is older than the run's stale timeout
+(30 s for the local model, max(30, 2 x PROVIDER_TIMEOUT_SECONDS) for remote providers), or ``celery inspect``
+shows its worker no longer runs it, or --worker-lost says so; otherwise the command says which worker holds it,
+since when, its last heartbeat and the timeout. --add-requests / --add-input-tokens raise the run's budget
+(recorded in its ledger with --reason and who ran the command) before resuming.
+A provider that is not configured (no key in the environment, malformed base URL, no model id) is refused
+before anything is created or queued, with a message naming what is missing; the command exits non-zero.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
+from reviewapp.core.jobs import command_actor, job_liveness
 
 PING_TIMEOUT_SECONDS = 1.5
 
@@ -57,6 +66,12 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="")
         parser.add_argument("--resume", type=int, metavar="RUN_ID")
         parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed/unknown once")
+        parser.add_argument("--worker-lost", action="store_true",
+                            help="with --resume: the worker is known to be dead; take a running run over now")
+        parser.add_argument("--add-requests", type=int, default=0, help="with --resume: raise the request budget")
+        parser.add_argument("--add-input-tokens", type=int, default=0,
+                            help="with --resume: raise the input-token budget")
+        parser.add_argument("--reason", default="", help="why the budget is raised (recorded in the ledger)")
         parser.add_argument("--cancel", type=int, metavar="RUN_ID")
         parser.add_argument("--sync", action="store_true", help="execute in this process instead of queueing")
 
@@ -66,13 +81,31 @@ class Command(BaseCommand):
                 run = rerank.rerank_run_cancel(run=self._run(o["cancel"]))
                 self.stdout.write(f"run #{run.pk}: {run.status} (cancel requested)")
                 return
+            # Before asking for workers: a missing key is the message the person needs, not a missing worker.
+            if o["resume"]:
+                resumed = self._run(o["resume"])
+                rerank.rerank_preflight(provider=resumed.provider, model_id=resumed.model_id,
+                                        base_url=resumed.ledger.base_url)
+            else:
+                rerank.rerank_preflight(provider=o["provider"], model_id=o["model"], base_url=o["base_url"])
             if not o["sync"] and not _runs_eagerly() and not celery_workers_answering():
                 raise CommandError(
                     f"no Celery worker answered within {PING_TIMEOUT_SECONDS:g} s, so a queued run would wait. "
                     "Start one (`celery -A reviewapp worker -l info`) or run it in this process: repeat the "
                     "command with --sync.")
             if o["resume"]:
-                run = rerank.rerank_run_resume(run=self._run(o["resume"]), reattempt_failures=o["reattempt"])
+                run = self._run(o["resume"])
+                if o["add_requests"] or o["add_input_tokens"]:
+                    run = rerank.rerank_run_budget_raise(
+                        run=run, add_requests=o["add_requests"], add_input_tokens=o["add_input_tokens"],
+                        reason=o["reason"], actor=command_actor())
+                    self.stdout.write(f"run #{run.pk}: budget raised to {run.ledger.max_requests} requests, "
+                                      f"{run.ledger.max_input_tokens} input tokens (recorded in ledger "
+                                      f"{run.ledger_id})")
+                if run.status == RerankStatus.RUNNING:
+                    self.stdout.write(f"run #{run.pk}: {job_liveness(run).describe()}")
+                run = rerank.rerank_run_resume(run=run, reattempt_failures=o["reattempt"],
+                                               worker_lost=o["worker_lost"], enqueue=not o["sync"])
             else:
                 run = rerank.rerank_run_create(
                     retrieval_run=self._retrieval_run(o), provider=o["provider"], model_id=o["model"],
@@ -86,17 +119,21 @@ class Command(BaseCommand):
                           f"candidates ({run.provider}:{run.model_id}, {run.method_label})")
         if o["sync"]:
             status = rerank.rerank_run_execute(run_id=run.pk)
-            progress = rerank.rerank_run_progress(run=run)
+            progress = rerank.rerank_run_progress(run=run)  # also refreshes run
             self.stdout.write(
                 f"run #{run.pk}: {status or run.status}; graded {progress.graded}, failed {progress.failed}, "
                 f"unknown {progress.unknown}; {progress.spend.requests} requests, "
                 f"{progress.spend.input_tokens} input tokens" + (f"; stopped: {run.stop_reason}" if run.stop_reason
                                                                  else "")
             )
-            run.refresh_from_db()
             if status == RerankStatus.FAILED or run.status == RerankStatus.FAILED:
                 raise CommandError(f"run #{run.pk} failed: {run.error or 'see the run page'}")
+            if progress.finish_command:
+                self.stdout.write(f"to finish: {progress.finish_command}")
         else:
+            run.refresh_from_db()  # with eager tasks (tests, demos) the run has already executed
+            if run.status == RerankStatus.FAILED:
+                raise CommandError(f"run #{run.pk} failed: {run.error or 'see the run page'}")
             self.stdout.write(f"run #{run.pk} queued; watch /benchmarks/rerank/{run.pk}/")
 
     def _run(self, pk: int) -> RerankRun:

@@ -11,9 +11,17 @@ from grading.audits.exports import audit_json
 from grading.audits.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_choice
 from grading.audits.models import Audit
 from grading.audits.selectors import AuditReport, audit_report
-from grading.audits.services import AuditError, audit_create, audit_execute, audit_resume
+from grading.audits.services import (
+    AuditError,
+    audit_budget_raise,
+    audit_create,
+    audit_execute,
+    audit_finish_command,
+    audit_resume,
+)
 from grading.dataset.models import Sample
 from grading.runs.models import ExtractionRun
+from reviewapp.core.jobs import command_actor, job_liveness
 from scoring.cuad.grading import Thresholds
 
 
@@ -28,6 +36,13 @@ class Command(BaseCommand):
         parser.add_argument("--run", type=int, help="extraction run id")
         parser.add_argument("--resume", type=int, metavar="AUDIT", help="resume a failed or stopped audit")
         parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed requests")
+        parser.add_argument("--worker-lost", action="store_true",
+                            help="with --resume: the worker is known to be dead; take a running audit over now")
+        parser.add_argument("--add-requests", type=int, default=0,
+                            help="with --resume: raise each judge's request budget by this many")
+        parser.add_argument("--add-input-tokens", type=int, default=0,
+                            help="with --resume: raise each judge's input-token budget by this many")
+        parser.add_argument("--reason", default="", help="why the budget is raised (recorded in the ledgers)")
         parser.add_argument("--sample", type=int, default=None, help="sample id (default: the latest sample)")
         parser.add_argument("--judge-a", default=DESCRIPTION)
         parser.add_argument("--judge-b", default=EXEMPLARS_METHOD)
@@ -49,7 +64,17 @@ class Command(BaseCommand):
             if audit is None:
                 raise CommandError(f"no audit {o['resume']}")
             try:
-                audit = audit_resume(audit=audit, reattempt=o["reattempt"], queue=not o["inline"])
+                if o["add_requests"] or o["add_input_tokens"]:
+                    audit = audit_budget_raise(audit=audit, add_requests=o["add_requests"],
+                                               add_input_tokens=o["add_input_tokens"], reason=o["reason"],
+                                               actor=command_actor())
+                    self.stdout.write(f"audit {audit.pk}: each judge's budget raised (recorded in its ledger)")
+                running = audit.status == Audit.Status.RUNNING
+                if running:
+                    self.stdout.write(f"audit {audit.pk}: {job_liveness(audit).describe()}")
+                # A running audit is taken over only when its worker is gone (or --worker-lost says so).
+                audit = audit_resume(audit=audit, reattempt=o["reattempt"], queue=not o["inline"],
+                                     worker_lost=running, only_if_stale=not o["worker_lost"])
             except AuditError as exc:
                 raise CommandError(str(exc)) from exc
         else:
@@ -100,7 +125,9 @@ class Command(BaseCommand):
         else:
             self._print(report, time.perf_counter() - started)
         if audit.status == Audit.Status.FAILED:
-            raise CommandError(audit.error)
+            finish = audit_finish_command(audit=audit)
+            raise CommandError(audit.error if "To finish:" in audit.error or not finish
+                               else f"{audit.error} To finish: {finish}")
 
     def _print(self, report: AuditReport, seconds: float) -> None:
         audit = report.audit
@@ -117,6 +144,9 @@ class Command(BaseCommand):
                 f"  kappa {kappa}, raw agreement {raw} over {a.n} candidates; 2x2 (A rows, B cols, no/yes):"
             )
             self.stdout.write(f"    {a.table[0]}\n    {a.table[1]}")
+            ci = a.kappa_interval
+            bounds = f"[{ci.interval.low:.3f}, {ci.interval.high:.3f}] " if ci.has_interval else ""
+            self.stdout.write(f"    kappa {bounds}{ci.description}")
         if report.impact is not None:
             for row in report.impact.rows:
                 r = row.figures.recall

@@ -8,8 +8,17 @@ from django.core.management.base import BaseCommand, CommandError
 
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_current
-from grading.runs.jobs import PROVIDERS, JobError, extraction_job_create, job_extract_execute, job_resume
+from grading.runs.jobs import (
+    PROVIDERS,
+    JobError,
+    extraction_job_create,
+    job_budget_raise,
+    job_extract_execute,
+    job_finish_command,
+    job_resume,
+)
 from grading.runs.models import ConsoleJob
+from reviewapp.core.jobs import command_actor, job_liveness
 
 
 class Command(BaseCommand):
@@ -28,6 +37,12 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="", help="endpoint base (default from settings; no credentials)")
         parser.add_argument("--resume", type=int, default=None, metavar="JOB", help="resume a failed job")
         parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed requests")
+        parser.add_argument("--worker-lost", action="store_true",
+                            help="with --resume: the worker is known to be dead; take a running job over now")
+        parser.add_argument("--add-requests", type=int, default=0, help="with --resume: raise the request budget")
+        parser.add_argument("--add-input-tokens", type=int, default=0,
+                            help="with --resume: raise the input-token budget")
+        parser.add_argument("--reason", default="", help="why the budget is raised (recorded in the ledger)")
         parser.add_argument("--inline", action="store_true", help="run in this process instead of on a worker")
         parser.add_argument("--wait", action="store_true", help="wait for the worker and print the outcome")
 
@@ -37,7 +52,17 @@ class Command(BaseCommand):
             if job is None:
                 raise CommandError(f"no job {o['resume']}")
             try:
-                job = job_resume(job=job, reattempt=o["reattempt"], queue=not o["inline"])
+                if o["add_requests"] or o["add_input_tokens"]:
+                    job = job_budget_raise(job=job, add_requests=o["add_requests"],
+                                           add_input_tokens=o["add_input_tokens"], reason=o["reason"],
+                                           actor=command_actor())
+                    self.stdout.write(f"job {job.pk}: budget raised (recorded in ledger {job.ledger_id})")
+                if job.status == ConsoleJob.Status.RUNNING:
+                    self.stdout.write(f"job {job.pk}: {job_liveness(job).describe()}")
+                # A running job is taken over only when its worker is gone (or --worker-lost says so).
+                job = job_resume(job=job, reattempt=o["reattempt"], queue=not o["inline"],
+                                 worker_lost=job.status == ConsoleJob.Status.RUNNING,
+                                 only_if_stale=not o["worker_lost"])
             except JobError as exc:
                 raise CommandError(str(exc)) from exc
         else:
@@ -73,5 +98,7 @@ class Command(BaseCommand):
         job.refresh_from_db()
         self.stdout.write(f"job {job.pk} {job.status}: {job.stage}")
         if job.error:
-            raise CommandError(job.error)
+            finish = job_finish_command(job=job)
+            raise CommandError(job.error if "To finish:" in job.error or not finish
+                               else f"{job.error} To finish: {finish}")
         self.stdout.write(f"run {job.run_id}: /cuad/scorecard/?run={job.run_id}")

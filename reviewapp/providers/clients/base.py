@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from abc import ABC, abstractmethod
 from typing import Any
@@ -136,6 +137,58 @@ def load_json(text: str, *, what: str) -> Any:
         raise ValidationFailed(f"{what} is not valid JSON ({error.msg if hasattr(error, 'msg') else error})") from None
 
 
+def provider_message(body_text: str, *, limit: int = 500) -> str:
+    """The provider's own error message from an error body, in the shapes the providers use.
+
+    OpenAI / OpenRouter ``{"error": {"message": ...}}``, Anthropic ``{"type": "error", "error":
+    {"type": ..., "message": ...}}``, vLLM ``{"message": ...}``, Ollama ``{"error": "..."}``; any other
+    body is quoted as text. ``body_text`` is already redacted by the client.
+    """
+    try:
+        data = json.loads(body_text)
+    except (json.JSONDecodeError, ValueError):
+        data = None
+    message = ""
+    if isinstance(data, dict):
+        error = data.get("error")
+        if isinstance(error, dict):
+            message = str(error.get("message") or "")
+            kind = error.get("type") or error.get("code")
+            if isinstance(kind, str) and kind and message and kind not in message:  # numeric codes repeat the status
+                message = f"{message} ({kind})"
+        elif isinstance(error, str):
+            message = error
+        elif isinstance(data.get("message"), str):
+            message = data["message"]
+    if not message:
+        message = body_text.strip()
+    message = " ".join(message.split())
+    return message[:limit] + ("…" if len(message) > limit else "")
+
+
+# An answer that means every later request of the ledger would fail the same way: the run stops
+# at the first one instead of spending the budget on a wall.
+FATAL_HTTP = {401: "authentication refused", 402: "payment required", 403: "access refused",
+              404: "unknown model or endpoint"}
+UNKNOWN_MODEL = re.compile(
+    r"model.{0,120}(not (a )?valid|not found|does not exist|unknown|invalid|not available|no endpoints)"
+    r"|(not (a )?valid|invalid|unknown) model|model_not_found", re.I | re.S)
+
+
+def fatal_reason(outcome: SendOutcome) -> str:
+    """Why this outcome means no request of the ledger can succeed ('' when it does not)."""
+    if not outcome.sent:
+        return outcome.error or "not sent"
+    if outcome.http_status is None:
+        return ""
+    message = provider_message(outcome.body_text)
+    if outcome.http_status in FATAL_HTTP:
+        return f"{FATAL_HTTP[outcome.http_status]}: HTTP {outcome.http_status}: {message}"
+    if outcome.http_status in (400, 422) and UNKNOWN_MODEL.search(message):
+        return f"unknown model: HTTP {outcome.http_status}: {message}"
+    return ""
+
+
 class Client(ABC):
     """Prepare -> send once -> validate. Subclasses fill in the provider's shapes."""
 
@@ -183,8 +236,13 @@ class HttpClient(Client):
         """Credential headers, added at send time only (never part of the request key or receipt)."""
 
     def send(self, prepared: PreparedRequest) -> SendOutcome:
-        headers = {"content-type": "application/json", "accept": "application/json", **self.auth_headers()}
         start = time.perf_counter()
+        try:
+            headers = {"content-type": "application/json", "accept": "application/json", **self.auth_headers()}
+        except ProviderError as error:
+            # No key: the body never left this process, so nothing was spent.
+            return SendOutcome(sent=False, answered=False, http_status=None, body_text="",
+                               latency_ms=(time.perf_counter() - start) * 1000, error=f"not sent: {error}")
         status: int | None = None
         chunks: list[bytes] = []
         try:
@@ -192,12 +250,12 @@ class HttpClient(Client):
                 status = response.status_code
                 for chunk in response.iter_bytes():
                     chunks.append(chunk)
-        except (httpx.ConnectError, httpx.ConnectTimeout) as error:
-            # The request never reached the server: a plain failure, nothing was processed.
+        except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as error:
+            # The request never reached the server (refused, unknown host): nothing was processed.
             return SendOutcome(
                 sent=False, answered=False, http_status=None, body_text="",
                 latency_ms=(time.perf_counter() - start) * 1000,
-                error=redact(f"not sent: {type(error).__name__}: {error}"),
+                error=redact(f"not sent: endpoint unreachable: {type(error).__name__}: {error}"),
             )
         except httpx.HTTPError as error:
             latency = (time.perf_counter() - start) * 1000

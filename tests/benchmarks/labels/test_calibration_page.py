@@ -119,8 +119,8 @@ def test_a_stakeholder_reads_brier_ece_and_the_diagram_per_split_with_the_caveat
     assert pool.declared_rule in html.replace("&#x27;", "'")
     assert f"<strong>{len(grades) - 3}</strong> of <strong>{len(grades)}</strong> items" in html
     for s in calibration.splits:
-        assert f'id="brier-{s.split}">{s.summary.brier:.3f}<' in html
-        assert f'id="ece-{s.split}">{s.summary.ece:.3f}<' in html
+        assert f'data-testid="brier-interval-{s.split}"><strong>{s.summary.brier:.3f}</strong>' in html
+        assert f'data-testid="ece-interval-{s.split}"><strong>{s.summary.ece:.3f}</strong>' in html
         assert f'aria-labelledby="reliability-{s.split}-title"' in html
     assert html.count("<svg") == 2 and "diagnostic, not a production cutoff" in html
     assert "not the probability that the grade is right" in html
@@ -129,17 +129,23 @@ def test_a_stakeholder_reads_brier_ece_and_the_diagram_per_split_with_the_caveat
 def test_with_no_completed_labels_the_page_says_so_and_shows_no_figures(world, stakeholder_client):
     run, _pool, _reviewers = world
     html = _page(stakeholder_client, run).content.decode()
-    assert "No completed labels yet" in html and 'id="brier-dev">n/a<' in html
+    assert "No completed labels yet" in html
+    assert 'data-testid="brier-interval-dev"><strong>undefined</strong>' in html
+    assert "no labelled items: Brier score is not computed" in html
     payload = _page(stakeholder_client, run, "calibration.json").json()
     assert all(row["brier"] is None and row["included"] == 0 for row in payload["summary"])
 
 
 def test_a_synthetic_demo_pool_is_flagged_and_never_the_default(world, stakeholder_client, reviewer_user,
                                                                  reviewer2_user):
-    run, _pool, reviewers = world
-    fake = review_pool_declare(rerank_run=run, reviewers=reviewers, name="DEMO SYNTHETIC",
-                                            extra_params={"synthetic": True}).pool
-    judge(fake, reviewers, random_grades(fake, seed=6))
+    from benchmarks.labels.demo import _synthetic_accounts
+
+    run, _pool, _reviewers = world
+    # A synthetic pool takes only the demo's generator accounts, never a real reviewer.
+    generators = _synthetic_accounts()
+    fake = review_pool_declare(rerank_run=run, reviewers=generators, name="DEMO SYNTHETIC",
+                               extra_params={"synthetic": True}).pool
+    judge(fake, generators, random_grades(fake, seed=6))
     default = _page(stakeholder_client, run).content.decode()
     assert "No completed labels yet" in default and f"?pool={fake.public_id}" in default
     flagged = _page(stakeholder_client, run, pool=fake.public_id).content.decode()
@@ -200,3 +206,66 @@ def test_a_bad_pool_or_bootstrap_setting_gets_a_message(world, stakeholder_clien
     response = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/?replicates=5")
     assert response.status_code == 400 and "replicates must be between" in response.content.decode()
     assert stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/nope.csv").status_code == 404
+
+
+def _family_loop(calibration: Calibration, split: str, labels, *, replicates: int, seed: int):
+    """Reference: resample the split's query families with the same RNG stream; scikit-learn Brier, hand ECE."""
+    inputs = calibration.inputs
+    ranking = {r.qid: r for r in inputs.rankings}
+    keys = sorted(k for k in labels if ranking[k[0]].split == split and k in inputs.distributions)
+    dists = np.array([inputs.distributions[k] for k in keys])
+    p = (dists[:, 2] + dists[:, 3]) / dists.sum(axis=1)
+    y = np.array([labels[k] >= 2 for k in keys], dtype=int)
+    families = sorted({ranking[k[0]].family for k in keys})
+    members = [[i for i, k in enumerate(keys) if ranking[k[0]].family == f] for f in families]
+    brier, ece = [], []
+    for row in np.random.default_rng(seed).integers(0, len(families), (replicates, len(families))):
+        rows = [i for u in row for i in members[u]]
+        brier.append(brier_score_loss(y[rows], p[rows]))
+        _, edges = np.histogram(p[rows], bins=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
+        which = np.clip(np.searchsorted(edges[1:-1], p[rows], side="right"), 0, 4)
+        ece.append(sum(abs(p[rows][which == b].sum() - y[rows][which == b].sum()) for b in range(5)) / len(rows))
+    return len(families), len(keys), np.percentile(brier, [2.5, 97.5]), np.percentile(ece, [2.5, 97.5])
+
+
+def test_brier_and_ece_intervals_resample_query_families_like_a_scikit_learn_loop(world):
+    run, pool, reviewers = world
+    grades = random_grades(pool, seed=8)
+    judge(pool, reviewers, grades)
+    calibration = calibration_compute(human_inputs_load(rerank_run=run, pool=pool), replicates=1000, seed=4)
+    for s in calibration.splits:
+        families, items, brier, ece = _family_loop(calibration, s.split, grades, replicates=1000, seed=4)
+        for figure, (low, high) in ((s.intervals.brier, brier), (s.intervals.ece, ece)):
+            assert (figure.unit, figure.units, figure.observations) == ("query family", families, items)
+            assert (figure.replicates, figure.seed, figure.undefined) == (1000, 4, 0)
+            assert [figure.interval.low, figure.interval.high] == pytest.approx([low, high], abs=1e-12)
+        assert s.intervals.brier.interval.estimate == pytest.approx(s.summary.brier, abs=1e-12)
+        assert s.intervals.ece.interval.estimate == pytest.approx(s.summary.ece, abs=1e-12)
+
+
+def test_the_page_api_and_exports_show_brier_and_ece_intervals_with_families_items_resamples_and_seed(
+        world, stakeholder_client):
+    run, pool, reviewers = world
+    judge(pool, reviewers, random_grades(pool, seed=9))
+    query = "replicates=2000&seed=17"
+    html = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/?{query}").content.decode()
+    calibration = calibration_compute(human_inputs_load(rerank_run=run, pool=pool), replicates=2000, seed=17)
+    payload = stakeholder_client.get(f"/api/benchmarks/rerank-runs/{run.pk}/calibration/?{query}").json()
+    exported = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/summary.csv?{query}")
+    csv_rows = {r["split"]: r for r in csv.DictReader(io.StringIO(exported.content.decode()))}
+    assert payload["bootstrap"] == {"replicates": 2000, "seed": 17, "level": 0.95, "unit": "query family",
+                                    "method": "percentile; Brier and ECE on the same resamples of query families"}
+    for s in calibration.splits:
+        for name, figure in (("brier", s.intervals.brier), ("ece", s.intervals.ece)):
+            low, high = figure.interval.low, figure.interval.high
+            block = html.split(f'data-testid="{name}-interval-{s.split}">')[1].split("</span></td>")[0]
+            assert f"[{low:.3f}, {high:.3f}]" in block
+            assert (f"95% percentile bootstrap interval over {figure.units} query families "
+                    f"({s.summary.included} labelled items), 2000 resamples of query families, seed 17") in block
+            row = next(r for r in payload["summary"] if r["split"] == s.split)
+            assert row[f"{name}_low"] == pytest.approx(low, abs=1e-6)
+            assert row[f"{name}_high"] == pytest.approx(high, abs=1e-6)
+            assert (row["interval_units"], row["interval_replicates"], row["interval_seed"]) == (
+                figure.units, 2000, 17)
+            assert float(csv_rows[s.split][f"{name}_low"]) == pytest.approx(low, abs=1e-6)
+    assert 'id="interval-note"' in html

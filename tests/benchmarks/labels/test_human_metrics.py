@@ -186,3 +186,40 @@ def test_an_adjudication_resolves_a_disagreement(world, admin_user_):
     metrics = _compute(run, pool)
     assert metrics.inputs.labels[key] == 2
     _check_against_reference(metrics, {**grades, key: 2})
+
+
+def test_the_page_and_api_show_reviewer_alpha_with_its_interval_over_query_families(world, stakeholder_client):
+    import krippendorff
+
+    run, pool, reviewers = world
+    rng = random.Random(12)
+    # Two reviewers who mostly agree, so alpha is defined and not trivially 1.
+    grades = {}
+    for key, g in random_grades(pool, seed=12).items():
+        other = g if rng.random() < 0.7 else min(3, max(0, g + rng.choice([-1, 1])))
+        grades[key] = (g, other)
+    judge(pool, reviewers, grades)
+    query = "replicates=2000&seed=5"
+    html = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/?{query}").content.decode()
+    api = stakeholder_client.get(f"/api/benchmarks/rerank-runs/{run.pk}/human-metrics/?{query}").json()
+    alpha = api["reviewer_agreement"]["krippendorff_alpha_ordinal"]
+
+    keys = sorted(grades)
+    matrix = np.array([[grades[k][r] for k in keys] for r in range(2)], dtype=float)
+    assert alpha["estimate"] == pytest.approx(
+        krippendorff.alpha(reliability_data=matrix, level_of_measurement="ordinal"), abs=1e-6)
+    families = {r.qid: r.family for r in human_inputs_load(rerank_run=run, pool=pool).rankings}
+    n_families = len({families[qid] for qid, _ in keys})
+    assert (alpha["unit"], alpha["units"], alpha["observations"]) == ("query family", n_families, len(keys))
+    assert (alpha["replicates"], alpha["seed"]) == (2000, 5)
+    assert alpha["low"] <= alpha["estimate"] <= alpha["high"]
+    block = html.split('data-testid="alpha-interval">')[1].split("</small>")[0]
+    assert f"<strong>{alpha['estimate']:.3f}</strong>" in block
+    assert f"[{alpha['low']:.3f}, {alpha['high']:.3f}]" in block
+    assert (f"95% percentile bootstrap interval over {n_families} query families ({len(keys)} pairable items), "
+            "2000 resamples of query families, seed 5") in block
+    # Stakeholders read this page: the reviewers are counted, never named.
+    section = html.split('id="reviewer-agreement"')[1].split("</section>")[0]
+    assert all(r.username not in section for r in reviewers)
+    exported = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/human-metrics.json?{query}").json()
+    assert exported["reviewer_agreement"] == api["reviewer_agreement"]

@@ -144,5 +144,8 @@ def test_reviewers_see_none_of_the_model_in_their_item(run, reviewer_user, revie
     judge(pool, [reviewer_user, reviewer2_user], {}, complete=True)
     html = reviewer_client.get(f"/review/items/{item.public_id}/").content.decode()
     assert item.passage_text.split()[0] in html
-    for secret in ("rerank", "P(useful)", "minilm", "keyword order", str(item.external_ref["candidate"]) + '"'):
-        assert secret not in html
+    # Nothing names the model, its scores, the keyword order or the candidate the item came from. (The
+    # candidate's database id is not searched for: as a small number it also appears as a grade value or a
+    # hash's last digits, which made that check fail by chance.)
+    for secret in ("rerank", "P(useful)", "minilm", "keyword order", "candidate", "external_ref"):
+        assert secret.lower() not in html.lower()

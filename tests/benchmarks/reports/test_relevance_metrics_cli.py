@@ -169,3 +169,56 @@ def test_a_missing_file_is_named(tmp_path):
     (tmp_path / "qrels.txt").write_text("q1 0 a 1\n", encoding="utf-8")
     with pytest.raises(CommandError, match=r"nowhere\.run: No such file"):
         _run_command("--qrels", str(tmp_path / "qrels.txt"), "--run", str(tmp_path / "nowhere.run"))
+
+
+def test_several_runs_get_every_pair_with_intervals_and_holm_p_values_against_a_hand_bootstrap(tmp_path):
+    from statsmodels.stats.multitest import multipletests
+
+    from tests.scoring.ir.test_family_bootstrap_pairs import hand_p, hand_pairs
+
+    rng = np.random.default_rng(44)
+    qrels_path, first = _write_random_files(rng, tmp_path, 0)
+    runs = [first]
+    for name in ("b", "c"):
+        (tmp_path / name).mkdir()
+        runs.append(_write_random_files(rng, tmp_path / name, 0)[1])  # other runs over the same qids
+    families_path = tmp_path / "families"
+    qids = sorted({line.split()[0] for line in qrels_path.read_text().splitlines()})
+    families = {q: f"fam{i % 3}" for i, q in enumerate(qids)}
+    families_path.write_text("".join(f"{q} {f}\n" for q, f in families.items()), encoding="utf-8")
+    args = ["--qrels", str(qrels_path), "--families", str(families_path), "--replicates", "400", "--seed", "9"]
+    for run in runs:
+        args += ["--run", str(run)]
+    result = json.loads(_run_command(*args, "--json"))
+    names = [str(r) for r in runs]
+    assert [(p["a"], p["b"]) for p in result["pairs"]] == [(names[1], names[0]), (names[2], names[0]),
+                                                            (names[2], names[1])]
+    assert "Holm" in result["multiple_comparisons"]
+    # The existing fields are unchanged, and a pair against the first run is its "differences" entry.
+    assert set(result["differences"][0]) == {"run", "baseline", "ci"}
+    for difference, pair in zip(result["differences"], result["pairs"][:2], strict=True):
+        for metric in MEASURES:
+            assert pair["metrics"][metric]["ci"] == [difference["ci"][metric]["low"], difference["ci"][metric]["high"]]
+    for metric in MEASURES:
+        systems = {name: [result["runs"][name]["per_query"][q][metric] for q in qids] for name in names}
+        reference = hand_pairs(systems, [families[q] for q in qids], replicates=400, seed=9)
+        expected_p = []
+        for pair in result["pairs"]:
+            diffs, point = reference[pair["b"], pair["a"]]
+            diffs, point = -diffs, -point
+            figures = pair["metrics"][metric]
+            assert figures["diff"] == pytest.approx(point, abs=1e-12)
+            assert figures["ci"] == pytest.approx(list(np.percentile(diffs, [2.5, 97.5])), abs=1e-12)
+            assert figures["p_value"] == pytest.approx(hand_p(diffs), abs=1e-12)
+            expected_p.append(hand_p(diffs))
+        holm = multipletests(expected_p, method="holm")[1]
+        assert [p["metrics"][metric]["p_adjusted"] for p in result["pairs"]] == pytest.approx(list(holm), abs=1e-12)
+    table = _run_command(*args)
+    assert "every pair of runs" in table and "Holm p=" in table
+
+
+def test_a_single_run_has_no_pairs(tmp_path):
+    qrels_path, run_path = _write_random_files(np.random.default_rng(45), tmp_path, 0)
+    result = json.loads(_run_command("--qrels", str(qrels_path), "--run", str(run_path), "--replicates", "50",
+                                     "--json"))
+    assert result["pairs"] == [] and result["differences"] == []

@@ -149,13 +149,32 @@ def test_the_budget_stops_a_run_cleanly_and_resuming_sends_nothing_more(retrieva
 
 
 def test_a_second_delivery_finds_nothing_to_claim(retrieval):
+    from django.utils import timezone
+
     run = rerank.rerank_run_create(retrieval_run=retrieval, provider="local", enqueue=False)
-    RerankRun.objects.filter(pk=run.pk).update(status="running", claim_token="someone-else")
+    # Running elsewhere, and beating: a second delivery leaves it alone.
+    RerankRun.objects.filter(pk=run.pk).update(status="running", claim_token="someone-else",
+                                               heartbeat_at=timezone.now(), started_at=timezone.now())
     assert rerank.rerank_run_execute(run_id=run.pk) == ""
     assert not Receipt.objects.filter(ledger=run.ledger).exists()
     RerankRun.objects.filter(pk=run.pk).update(status="queued", claim_token="")
     assert rerank.rerank_run_execute(run_id=run.pk) == "done"
     assert rerank.rerank_run_execute(run_id=run.pk) == ""
+    assert Receipt.objects.filter(ledger=run.ledger).count() == run.requests_planned
+
+
+def test_a_second_delivery_of_a_run_whose_worker_went_silent_takes_it_over(retrieval):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    run = rerank.rerank_run_create(retrieval_run=retrieval, provider="local", enqueue=False)
+    silent = timezone.now() - timedelta(seconds=31)  # the local model's stale timeout is 30 s
+    RerankRun.objects.filter(pk=run.pk).update(status="running", claim_token="dead-worker", worker="h:1",
+                                               heartbeat_at=silent, started_at=silent, executions=1)
+    assert rerank.rerank_run_execute(run_id=run.pk) == "done"
+    run.refresh_from_db()
+    assert run.executions == 2 and run.claim_token != "dead-worker"
     assert Receipt.objects.filter(ledger=run.ledger).count() == run.requests_planned
 
 

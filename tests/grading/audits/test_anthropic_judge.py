@@ -20,7 +20,10 @@ def test_anthropic_audit_judges_rule_through_a_forced_tool_call_with_receipts_an
     with LoopbackServer(verdicts_reply) as server:
         a = parse_choice("anthropic:claude-judge-a", base_url=server.url)
         b = parse_choice("anthropic:claude-judge-b", base_url=server.url)
-        audit, _ = audit_create(run=run, judge_a=a, judge_b=b, queue=False)
+        # The recorded response reports the usage of the (longer) prompt it was recorded with, more than this
+        # test's small contracts would cost: a budget that holds that reported usage, so the budget rule
+        # (spend = the provider's reported usage) is not what this test trips over.
+        audit, _ = audit_create(run=run, judge_a=a, judge_b=b, queue=False, max_input_tokens=100_000)
         done = audit_execute(audit_id=audit.pk)
         assert done.status == "done", done.error
         n = audit.n_candidates

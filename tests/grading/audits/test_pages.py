@@ -114,6 +114,28 @@ def test_exports_and_the_api_carry_the_same_figures(judged, stakeholder_client):
     assert [a["id"] for a in listing] == [judged.pk]
 
 
+def test_the_page_api_and_export_show_the_kappa_interval_with_its_contracts_resamples_and_seed(
+        judged, stakeholder_client):
+    interval = audit_report(audit=judged).agreement.kappa_interval
+    assert interval.has_interval and interval.units >= 2
+    page = stakeholder_client.get(f"/cuad/audits/{judged.pk}/").content.decode()
+    assert f"[{interval.interval.low:.3f}, {interval.interval.high:.3f}]" in page
+    population = (f"95% percentile bootstrap interval over {interval.units} contracts ({judged.n_candidates} "
+                  f"candidates), 1000 resamples of contracts, seed 0")
+    assert population in page
+    api = stakeholder_client.get(f"/api/cuad/audits/{judged.pk}/").json()["agreement"]["kappa_interval"]
+    exported = stakeholder_client.get(f"/cuad/audits/{judged.pk}/?format=json").json()["agreement"]["kappa_interval"]
+    assert api == exported
+    assert (api["unit"], api["units"], api["observations"], api["replicates"], api["seed"]) == (
+        "contract", interval.units, judged.n_candidates, 1000, 0)
+    assert api["low"] == pytest.approx(interval.interval.low, abs=1e-6)
+    assert api["undefined_replicates"] == interval.undefined
+    raw = audit_report(audit=judged).agreement.raw_agreement_interval
+    assert f'data-testid="raw-agreement-ci">[{raw.interval.low * 100:.1f}, {raw.interval.high * 100:.1f}]' in page
+    assert stakeholder_client.get(f"/api/cuad/audits/{judged.pk}/").json()["agreement"][
+        "raw_agreement_interval"]["units"] == interval.units
+
+
 def test_the_progress_fragment_stops_polling_once_the_audit_is_finished(judged, stakeholder_client):
     assert stakeholder_client.get(f"/cuad/audits/{judged.pk}/progress/").status_code == 286
     Audit.objects.filter(pk=judged.pk).update(status="running")

@@ -49,7 +49,8 @@ def test_kappa_raw_agreement_and_the_2x2_table_match_scikit_learn_on_random_verd
         n = int(rng.integers(1, 60))
         a = rng.random(n) < rng.random()
         b = np.where(rng.random(n) < rng.random(), a, rng.random(n) < rng.random())
-        ours = audit_agreement(verdicts_a=a.tolist(), verdicts_b=b.tolist())
+        ours = audit_agreement(verdicts_a=a.tolist(), verdicts_b=b.tolist(),
+                               contracts=[f"c{i % 7}" for i in range(n)])
         _kappa_matches(ours, a.tolist(), b.tolist())
         assert ours.raw_agreement == pytest.approx(accuracy_score(a, b))
         assert ours.table == confusion_matrix(a, b, labels=[False, True]).tolist()
@@ -66,6 +67,45 @@ def test_the_audit_report_kappa_matches_scikit_learn_over_stored_verdicts(tmp_pa
     report = audit_report(audit=audit)
     _kappa_matches(report.agreement, a, b)
     assert report.agreement.n == n and report.agreement.table == confusion_matrix(a, b, labels=[False, True]).tolist()
+
+
+def _loop_kappa_interval(a, b, contracts, *, replicates, seed):
+    """Reference: draw contracts (numbered in sorted order) with the same RNG stream, scikit-learn kappa per draw."""
+    names = sorted(set(contracts))
+    members = [[i for i, c in enumerate(contracts) if c == name] for name in names]
+    values = []
+    for row in np.random.default_rng(seed).integers(0, len(names), (replicates, len(names))):
+        rows = [i for u in row for i in members[u]]
+        xa, xb = [a[i] for i in rows], [b[i] for i in rows]
+        values.append(math.nan if len(set(xa) | set(xb)) < 2 else cohen_kappa_score(xa, xb, labels=[False, True]))
+    values = np.array(values)
+    return np.percentile(values[~np.isnan(values)], [2.5, 97.5]), int(np.isnan(values).sum())
+
+
+def test_the_audit_kappa_interval_resamples_contracts_like_a_scikit_learn_loop(tmp_path, db):
+    _, run = audited_run(tmp_path, extra=12)
+    audit = local_audit(run)
+    rng = np.random.default_rng(7)
+    n = audit.n_candidates
+    a = (rng.random(n) < 0.6).tolist()
+    b = [x if rng.random() < 0.7 else not x for x in a]
+    set_verdicts(audit, {"a": a, "b": b})
+    interval = audit_report(audit=audit).agreement.kappa_interval
+    contracts = [str(c) for c in audit.candidates.order_by("position").values_list("contract_id", flat=True)]
+    (low, high), undefined = _loop_kappa_interval(a, b, contracts, replicates=interval.replicates, seed=interval.seed)
+    assert (interval.unit, interval.units, interval.observations) == ("contract", len(set(contracts)), n)
+    assert (interval.replicates, interval.seed) == (1000, 0)
+    assert interval.undefined == undefined
+    assert [interval.interval.low, interval.interval.high] == pytest.approx([low, high], abs=1e-12)
+
+
+def test_unruled_candidates_and_contracts_without_a_shared_ruling_take_no_part_in_the_kappa_draw():
+    a = [True, False, True, None, True, False]
+    b = [True, False, False, True, None, True]
+    contracts = ["c1", "c1", "c2", "c3", "c4", "c2"]
+    ours = audit_agreement(verdicts_a=a, verdicts_b=b, contracts=contracts, replicates=300, seed=2)
+    assert (ours.kappa_interval.units, ours.kappa_interval.observations) == (2, 4)
+    assert ours.kappa_interval.interval.estimate == pytest.approx(ours.kappa, abs=1e-12)
 
 
 # ---------------------------------------------------------------------------

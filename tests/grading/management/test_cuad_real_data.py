@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from io import StringIO
 
+import numpy as np
 import pytest
 from django.core.management import call_command
 
@@ -86,3 +87,69 @@ def test_the_self_test_exits_non_zero_when_the_grader_misses_an_error(real_cuad,
     monkeypatch.setattr(selftest, "Thresholds", lambda: Thresholds(grounding=0.0))
     with pytest.raises(CommandError, match="missed at least one injected error"):
         run("cuad_selftest", "--contracts", "10", "--per-kind", "1")
+
+
+def _with_errors(gold: list[dict], *, rate: float, seed: int, model: str) -> tuple[list[dict], int]:
+    """Gold with errors injected at ``rate`` each: a span dropped, replaced by a fabricated clause, or cut to
+    its first half. Returns the run's lines and how many fabricated clauses it holds."""
+    rng = np.random.default_rng(seed)
+    lines, fabricated = [], 0
+    for g in gold:
+        roll = rng.random()
+        if roll < rate:
+            continue
+        if roll < 2 * rate:
+            g = {**g, "text": "The purple submarine shall pay royalties in saffron to the moon every solstice."}
+            fabricated += 1
+        elif roll < 3 * rate and len(g["text"].split()) >= 8:
+            words = g["text"].split()
+            g = {**g, "text": " ".join(words[: len(words) // 2])}
+        lines.append({"model": model, **g})
+    return lines, fabricated
+
+
+@pytest.mark.django_db
+def test_three_models_are_compared_end_to_end_on_the_real_sample(real_cuad, tmp_path, stakeholder_client):
+    manifest = tmp_path / "manifest.json"
+    run("sample_cuad", "--n", "100", "--min-per-type", "30", "--seed", "42", "--out", str(manifest))
+    titles = [c["title"] for c in json.loads(manifest.read_bytes())["contracts"]]
+    spans = Span.objects.filter(contract__title__in=titles, contract__dataset=real_cuad[0]).select_related(
+        "contract", "category"
+    ).order_by("contract__title", "category__position", "answer_index")
+    gold = [{"contract": s.contract.title, "category": s.category.name, "text": s.text} for s in spans]
+    files, fabricated = [], {}
+    for model, rate in (("gold", 0.0), ("light-errors", 0.03), ("heavy-errors", 0.12)):
+        lines, fabricated[model] = _with_errors(gold, rate=rate, seed=1, model=model)
+        path = tmp_path / f"{model}.jsonl"
+        path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+        files += ["--run", str(path)]
+
+    result = json.loads(run("compare_cuad_runs", *files, "--manifest", str(manifest), "--json"))
+    assert result["contracts"] == 100
+    assert [r["model"] for r in result["runs"]] == ["gold", "light-errors", "heavy-errors"]
+    top = result["runs"][0]
+    assert (top["precision"], top["recall"], top["f1"], top["ci"]["f1"]) == (1.0, 1.0, 1.0, [1.0, 1.0])
+    for r in result["runs"]:
+        assert r["counts"]["hallucinated"] == fabricated[r["model"]]
+        assert r["ci"]["f1"][0] <= r["f1"] <= r["ci"]["f1"][1]
+    assert [(p["a"], p["b"]) for p in result["pairs"]] == [
+        ("gold", "light-errors"), ("gold", "heavy-errors"), ("light-errors", "heavy-errors")]
+    for p in result["pairs"]:
+        assert 0 < p["ci"][0] <= p["f1_diff"] <= p["ci"][1]  # each step of error rate is a real difference
+        assert p["p_adjusted"] < 0.05
+
+    # The leaderboard page ranks the same stored runs on the same sample to the same figures.
+    from grading.dataset.models import Sample
+    from grading.runs.models import ExtractionRun
+
+    sample = Sample.objects.get(dataset=real_cuad[0], n=100, seed=42, min_per_type=30)
+    ids = [ExtractionRun.objects.get(dataset=real_cuad[0], model=r["model"]).pk for r in result["runs"]]
+    query = "&".join([f"sample={sample.pk}"] + [f"run={pk}" for pk in reversed(ids)])
+    page = stakeholder_client.get(f"/cuad/leaderboard/?{query}&format=json").json()
+    assert [r["id"] for r in page["runs"]] == ids
+    for mine, theirs in zip(page["runs"], result["runs"], strict=True):
+        assert (mine["f1"], mine["ci"], mine["hallucination_rate"]) == (
+            theirs["f1"], theirs["ci"], theirs["hallucination_rate"])
+    for mine, theirs in zip(page["pairs"], result["pairs"], strict=True):
+        assert (mine["f1_diff"], mine["ci"], mine["p_adjusted"]) == (theirs["f1_diff"], theirs["ci"],
+                                                                      theirs["p_adjusted"])

@@ -105,4 +105,4 @@ def test_the_api_pastes_a_run_and_refuses_an_invalid_one_with_errors(loaded, adm
                               content_type="application/json")
     assert good.status_code == 201 and good.json()["model"] == "api"
     assert set(good.json()) == {"id", "model", "source_name", "source_format", "n_extractions", "content_sha256",
-                                "created_at", "in_sample", "heuristic", "headline"}
+                                "created_at", "in_sample", "heuristic", "headline", "scope"}

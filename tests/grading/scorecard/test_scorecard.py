@@ -134,6 +134,11 @@ def test_moving_a_threshold_changes_the_scorecard_in_place(loaded, stakeholder_c
         ("correct=abc", "correct: &#x27;abc&#x27; is not a number"),
         ("matcher=random", "matcher: &#x27;random&#x27; is not one of hungarian, greedy"),
         ("correct=nan", "correct: nan is outside [0, 1]"),
+        ("correct=7", "correct: 7 is outside [0, 1]"),
+        ("partial=", "partial: the box is empty; enter a number between 0 and 1 (default 0.4)"),
+        ("correct=0.7&partial=%20&grounding=0.8", "partial: the box is empty"),
+        ("grounding=high", "grounding: &#x27;high&#x27; is not a number; enter a number between 0 and 1"),
+        ("correct=0.3&partial=0.6", "partial: the partial floor 0.6 is above the correct threshold 0.3"),
     ],
 )
 def test_absurd_parameters_are_refused_with_a_message(loaded, stakeholder_client, query, message):
@@ -173,7 +178,7 @@ def test_several_runs_compare_side_by_side_with_the_matcher_delta(loaded, stakeh
     greedy = run_card(run=loaded.noisy, sample=loaded.sample, thresholds=Thresholds(), matcher="greedy")
     assert card.delta_f1 == pytest.approx(hungarian.card.overall.f1.estimate - greedy.card.overall.f1.estimate)
     data = stakeholder_client.get(f"/api/cuad/scorecard/?run={loaded.noisy.pk}&run={loaded.gold.pk}").json()
-    assert len(data["comparison"]) == 2
+    assert len(data["comparison"]["runs"]) == 2
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -211,3 +216,24 @@ def test_the_scorecard_without_any_run_says_what_to_do(db, tmp_path, stakeholder
     sample_create(dataset=cuad_load(path=path).dataset, n=4, min_per_type=1, seed=42)
     response = stakeholder_client.get("/cuad/scorecard/")
     assert response.status_code == 200 and "there is no extraction run yet" in response.content.decode()
+
+
+def test_a_cleared_threshold_box_is_never_replaced_by_the_default(loaded, stakeholder_client):
+    """An empty box used to grade silently at the default; now the page says which box is empty."""
+    fragment = stakeholder_client.get(f"/cuad/scorecard/?run={loaded.noisy.pk}&correct=0.7&partial=&grounding=0.8",
+                                      HTTP_HX_REQUEST="true")
+    assert "card" not in fragment.context and "partial: the box is empty" in fragment.content.decode()
+    explorer = stakeholder_client.get(f"/cuad/explorer/?run={loaded.noisy.pk}&correct=")
+    assert explorer.status_code == 400 and "correct: the box is empty" in explorer.content.decode()
+    # absent (a plain link) still means the defaults
+    plain = stakeholder_client.get(f"/cuad/scorecard/?run={loaded.noisy.pk}")
+    assert plain.status_code == 200 and plain.context["view"].thresholds == Thresholds()
+
+
+def test_the_threshold_boxes_are_not_blocked_by_browser_validation(loaded, stakeholder_client):
+    """htmx sends nothing for a form the browser finds invalid (a number box holding 7 with max=1, or text),
+    which left the old figures on screen; the form opts out so the server names the field."""
+    page = stakeholder_client.get(f"/cuad/scorecard/?run={loaded.noisy.pk}").content.decode()
+    start = page.index('<form id="controls"')
+    form = page[start:page.index("</form>", start)]
+    assert "novalidate" in form and 'type="number"' not in form and 'max="1"' not in form

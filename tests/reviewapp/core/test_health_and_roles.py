@@ -4,23 +4,25 @@ from __future__ import annotations
 
 import pytest
 from django.test import Client, override_settings
-from rest_framework.authtoken.models import Token
+
+from reviewapp.core.auth import api_token_create
 
 
 @pytest.mark.django_db
-def test_healthz_reports_database_and_broker_without_login():
+def test_healthz_reports_up_without_login_and_details_to_staff(admin_client_):
     response = Client().get("/healthz")
     assert response.status_code == 200
-    body = response.json()
+    assert response.json() == {"status": "ok"}  # anonymous: up or down only (see test_health_details.py)
+    body = admin_client_.get("/healthz").json()
     assert body["status"] == "ok"
     assert body["database"]["ok"] is True
     assert body["broker"]["ok"] is True
 
 
 @pytest.mark.django_db
-def test_healthz_reports_a_down_broker_as_503():
+def test_healthz_reports_a_down_broker_as_503(admin_client_):
     with override_settings(REDIS_URL="redis://127.0.0.1:1/0"):
-        response = Client().get("/healthz")
+        response = admin_client_.get("/healthz")
     assert response.status_code == 503
     body = response.json()
     assert body["status"] == "down"
@@ -63,13 +65,15 @@ def test_roles_carry_their_permissions(admin_user_, reviewer_user, stakeholder_u
 
 def test_the_admin_role_reaches_the_django_admin_and_others_do_not(admin_client_, reviewer_client):
     assert admin_client_.get("/admin/").status_code == 200
-    assert admin_client_.get("/admin/auth/user/").status_code == 200
+    assert admin_client_.get("/admin/reviewapp/reviewpool/").status_code == 200
+    # users, groups and tokens are a superuser's alone (tests/reviewapp/core/test_accounts.py)
+    assert admin_client_.get("/admin/auth/user/").status_code == 403
     assert reviewer_client.get("/admin/").status_code == 302
 
 
 def test_the_api_accepts_session_and_token_auth(reviewer_user, reviewer_client):
     assert reviewer_client.get("/api/me/").json() == {"username": "rita_reviewer", "roles": ["reviewer"]}
-    token = Token.objects.create(user=reviewer_user)
+    token = api_token_create(user=reviewer_user)
     response = Client().get("/api/me/", HTTP_AUTHORIZATION=f"Token {token.key}")
     assert response.status_code == 200
     assert response.json()["roles"] == ["reviewer"]

@@ -100,7 +100,7 @@ def test_failures_are_recorded_once_and_never_retried(planted_keys):
         assert [r.status for r in report.results] == ["failed", "failed", "answered", "answered"]
         assert server.max_count_per_body == 1 and len(server.requests) == 4
         failed = Receipt.objects.get(ledger=ledger, seq=1)
-        assert failed.http_status == 500 and failed.error == "HTTP 500" and "boom" in failed.response_body
+        assert failed.http_status == 500 and failed.error == "HTTP 500: boom" and "boom" in failed.response_body
         # Resuming discloses the failures and does not send them again.
         again, _ = _run(ledger, _specs(4))
         assert again.sent == 0 and [r.status for r in again.results] == ["failed", "failed", "answered", "answered"]

@@ -12,7 +12,13 @@ from sklearn.metrics import cohen_kappa_score
 
 from reviewapp.core.access import ensure_role_groups
 from reviewapp.review import agreement, services
+from reviewapp.review.selectors import pool_completed_judgments as pool_records_of
+from scoring.stats.agreement import kappa_interval
 from tests.reviewapp.review.conftest import make_items, make_pool
+
+
+def pool_records(pool):
+    return pool_records_of(pool=pool)
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
@@ -77,3 +83,90 @@ def test_drafts_and_stale_judgments_do_not_enter_agreement(pool, reviewer_user, 
     (section, passage) = agreement.pool_agreement(pool=pool)
     assert section.pairs[0].n == passage.pairs[0].n == len(counted)
     assert passage.pairs[0].kappa_quadratic == pytest.approx(1.0)
+
+
+def _grade_pool(pool, people, rng):
+    items = list(pool.items.order_by("doc_id"))
+    for user in people:
+        for item in items:
+            base = int(rng.integers(0, 4))
+            passage = int(np.clip(base + rng.integers(-1, 2), 0, 3))
+            services.judgment_submit(item=item, reviewer=user, grades={"section": base, "passage": passage},
+                                     complete=True)
+    return items
+
+
+def test_every_agreement_figure_carries_an_interval_resampling_review_items(pool, reviewer_user, reviewer2_user):
+    items = _grade_pool(pool, [reviewer_user, reviewer2_user], np.random.default_rng(4))
+    (section, passage) = agreement.pool_agreement(pool=pool)
+    for grade_type, figures in (("section", section), ("passage", passage)):
+        row = figures.pairs[0]
+        interval = row.kappa_interval
+        assert interval.interval.estimate == pytest.approx(row.kappa_quadratic, abs=1e-12)
+        assert (interval.unit, interval.units, interval.observations) == ("item", len(items), row.n)
+        assert (interval.replicates, interval.seed) == (agreement.AGREEMENT_REPLICATES, agreement.AGREEMENT_SEED)
+        # The same figure from the pure bootstrap on the same grades, items as units.
+        grades = {r.item_id: r.grades[grade_type] for r in pool_records(pool) if r.reviewer_id == reviewer_user.pk}
+        grades2 = {r.item_id: r.grades[grade_type] for r in pool_records(pool) if r.reviewer_id == reviewer2_user.pk}
+        ids = sorted(grades)
+        expected = kappa_interval([grades[i] for i in ids], [grades2[i] for i in ids], ids, weights="quadratic",
+                                  unit="item", replicates=agreement.AGREEMENT_REPLICATES,
+                                  seed=agreement.AGREEMENT_SEED)
+        assert interval.interval == expected.interval
+        assert figures.alpha_interval.units == figures.alpha_items == len(items)
+        assert figures.alpha_interval.interval.estimate == pytest.approx(figures.alpha, abs=1e-12)
+        assert figures.alpha_interval.interval.low <= figures.alpha <= figures.alpha_interval.interval.high
+
+
+def test_a_job_can_resample_its_own_units_instead_of_items(pool, reviewer_user, reviewer2_user):
+    _grade_pool(pool, [reviewer_user, reviewer2_user], np.random.default_rng(5))
+    # make_items puts four items under each of three queries; two of the queries share a family.
+    families = {"QIDMARK-0": "fam-a", "QIDMARK-1": "fam-a", "QIDMARK-2": "fam-b"}
+    (passage,) = agreement.pool_agreement(pool=pool, grade_types=("passage",), units_by_query=families,
+                                          unit="query family", replicates=500, seed=3)
+    assert (passage.alpha_interval.unit, passage.alpha_interval.units) == ("query family", 2)
+    assert passage.pairs[0].kappa_interval.units == 2
+    assert "2 query families (12 items), 500 resamples of query families, seed 3" in (
+        passage.pairs[0].kappa_interval.description)
+    with pytest.raises(ValueError, match="no unit for queries"):
+        agreement.pool_agreement(pool=pool, units_by_query={"QIDMARK-0": "fam-a"}, unit="query family")
+
+
+def test_the_pool_page_and_api_show_each_interval_with_its_units_resamples_and_seed(
+        pool, admin_client_, reviewer_user, reviewer2_user):
+    items = _grade_pool(pool, [reviewer_user, reviewer2_user], np.random.default_rng(6))
+    (_, passage) = agreement.pool_agreement(pool=pool)
+    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
+    pair = passage.pairs[0]
+    testid = f"kappa-passage-{pair.reviewer_a}-{pair.reviewer_b}"
+    low, high = pair.kappa_interval.interval.low, pair.kappa_interval.interval.high
+    assert f'data-testid="{testid}"' in html
+    assert f"[{low:.3f}, {high:.3f}]" in html
+    population = (f"95% percentile bootstrap interval over {len(items)} items ({pair.n} items), "
+                  f"{agreement.AGREEMENT_REPLICATES} resamples of items, seed {agreement.AGREEMENT_SEED}")
+    assert population in html
+    raw = pair.raw_agreement_interval.interval
+    assert f'data-testid="raw-passage-{pair.reviewer_a}-{pair.reviewer_b}">[{raw.low:.3f}, {raw.high:.3f}]' in html
+    alpha = passage.alpha_interval.interval
+    assert f"{alpha.estimate:.3f}</strong> <span class=\"ci\">[{alpha.low:.3f}, {alpha.high:.3f}]" in html
+
+    data = admin_client_.get(f"/api/review/pools/{pool.public_id}/agreement/").json()
+    api_passage = next(g for g in data["grade_types"] if g["grade_type"] == "passage")
+    api_kappa = api_passage["pairs"][0]["kappa_interval"]
+    assert api_kappa["low"] == pytest.approx(low) and api_kappa["high"] == pytest.approx(high)
+    assert (api_kappa["unit"], api_kappa["units"], api_kappa["observations"]) == ("item", len(items), pair.n)
+    assert (api_kappa["replicates"], api_kappa["seed"], api_kappa["undefined_replicates"]) == (
+        agreement.AGREEMENT_REPLICATES, agreement.AGREEMENT_SEED, pair.kappa_interval.undefined)
+    assert api_passage["alpha_interval"]["estimate"] == pytest.approx(passage.alpha)
+
+
+def test_an_undefined_kappa_is_shown_as_undefined_with_the_reason_not_as_a_number(
+        pool, admin_client_, reviewer_user, reviewer2_user):
+    for item in pool.items.all():
+        for user in (reviewer_user, reviewer2_user):
+            services.judgment_submit(item=item, reviewer=user, grades={"section": 2, "passage": 2}, complete=True)
+    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
+    assert "undefined on these data (both raters using one and the same category): no interval" in html
+    data = admin_client_.get(f"/api/review/pools/{pool.public_id}/agreement/").json()
+    kappa = data["grade_types"][0]["pairs"][0]["kappa_interval"]
+    assert kappa["estimate"] is None and kappa["low"] is None and "undefined" in kappa["caveat"]

@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from reviewapp.review import selectors, services
+from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import assert_blind
 
 
@@ -27,9 +28,11 @@ def test_reviewer_pages_and_api_carry_no_model_information(pool, reviewer_client
         pages[f"/api/review/items/{item_id}/history/"] = reviewer_client.get(f"/api/review/items/{item_id}/history/")
     pages["/api/review/queue/"] = reviewer_client.get("/api/review/queue/")
     pages["save"] = reviewer_client.post(f"/review/items/{ids[0]}/", {"section": "3", "passage": "u",
-                                                                     "action": "save"}, HTTP_HX_REQUEST="true")
+                                                                     "action": "save", **shown_hashes(ids[0])},
+                                         HTTP_HX_REQUEST="true")
     pages["api save"] = reviewer_client.post(f"/api/review/items/{ids[1]}/judgment/",
-                                             {"grades": {"section": 1, "passage": 0}, "complete": True},
+                                             {"grades": {"section": 1, "passage": 0}, "complete": True,
+                                              **shown_hashes(ids[1])},
                                              content_type="application/json")
     pages[f"/review/items/{ids[0]}/history/"] = reviewer_client.get(f"/review/items/{ids[0]}/history/")
     for where, response in pages.items():
@@ -43,6 +46,8 @@ def test_the_item_api_lists_exactly_the_blind_fields(pool, reviewer_client):
     assert set(body) == {
         "item", "pool", "position", "total", "previous", "next", "query_text", "source_heading", "source_text",
         "passage_caption", "passage_text", "grade_types", "scale", "current", "needs_regrade",
+        # hashes of the texts above (computable from them): sent back with a grade
+        "query_hash", "source_hash", "passage_hash",
     }
 
 
@@ -125,10 +130,11 @@ def test_anonymous_users_are_sent_to_login(pool):
 
 def test_the_page_works_without_javascript(pool, reviewer_client, reviewer_user):
     ids = _queue_ids(reviewer_client)
-    response = reviewer_client.post(f"/review/items/{ids[0]}/", {"section": "2", "passage": "3", "action": "save"})
+    response = reviewer_client.post(f"/review/items/{ids[0]}/", {"section": "2", "passage": "3", "action": "save",
+                                                                **shown_hashes(ids[0])})
     assert response.status_code == 302 and response["Location"].endswith(f"/review/items/{ids[0]}/")
     response = reviewer_client.post(f"/review/items/{ids[0]}/", {"section": "2", "passage": "3",
-                                                                "action": "complete"})
+                                                                "action": "complete", **shown_hashes(ids[0])})
     assert response.status_code == 302 and response["Location"].endswith(f"/review/items/{ids[1]}/")
     page = reviewer_client.get(f"/review/items/{ids[0]}/").content.decode()
     assert "Review complete (revision 2)" in page
@@ -138,15 +144,16 @@ def test_the_page_works_without_javascript(pool, reviewer_client, reviewer_user)
     assert [(r.number, r.status) for r in history] == [(1, "draft"), (2, "complete"), (3, "draft")]
     assert history[2].grades == {"section": 2, "passage": 3}
     # an incomplete "complete" is refused with a message and nothing saved
-    response = reviewer_client.post(f"/review/items/{ids[1]}/", {"section": "2", "action": "complete"})
+    response = reviewer_client.post(f"/review/items/{ids[1]}/", {"section": "2", "action": "complete",
+                                                                **shown_hashes(ids[1])})
     assert response.status_code == 400 and b"cannot mark complete" in response.content
     assert selectors.reviewer_history(reviewer=reviewer_user, item_id=ids[1]) == []
 
 
 def test_htmx_saves_swap_the_judgment_fragment(pool, reviewer_client):
     item_id = _queue_ids(reviewer_client)[0]
-    response = reviewer_client.post(f"/review/items/{item_id}/", {"section": "1", "passage": "0", "action": "save"},
-                                    HTTP_HX_REQUEST="true")
+    response = reviewer_client.post(f"/review/items/{item_id}/", {"section": "1", "passage": "0", "action": "save",
+                                                                 **shown_hashes(item_id)}, HTTP_HX_REQUEST="true")
     html = response.content.decode()
     assert response.status_code == 200
     assert html.lstrip().startswith('<form id="judgment"') and "<html" not in html
@@ -155,12 +162,13 @@ def test_htmx_saves_swap_the_judgment_fragment(pool, reviewer_client):
 
 def test_the_judgment_api_is_idempotent_for_a_double_submit(pool, reviewer_client):
     item_id = _queue_ids(reviewer_client)[0]
-    payload = json.dumps({"grades": {"section": 2, "passage": "unknown"}, "complete": True})
+    payload = json.dumps({"grades": {"section": 2, "passage": "unknown"}, "complete": True, **shown_hashes(item_id)})
     first = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", payload, content_type="application/json")
     second = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", payload, content_type="application/json")
     assert (first.status_code, second.status_code) == (201, 200)
     assert first.json()["revision"]["number"] == second.json()["revision"]["number"] == 1
     assert second.json()["revision"]["grades"] == {"section": 2, "passage": "unknown"}
-    bad = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", {"grades": {"passage": 9}},
+    bad = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", {"grades": {"passage": 9},
+                                                                          **shown_hashes(item_id)},
                                content_type="application/json")
     assert bad.status_code == 400 and "grades.passage" in bad.json()["detail"]

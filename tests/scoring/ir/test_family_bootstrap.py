@@ -172,3 +172,16 @@ def test_with_no_included_query_every_figure_is_nan_and_everything_is_excluded()
 def test_mismatched_lengths_are_refused():
     with pytest.raises(ValueError, match="3 per-query values but 2 family labels"):
         family_bootstrap([1.0, 0.0, 1.0], ["f", "g"])
+
+
+def test_the_draw_in_blocks_is_exactly_the_full_index_matrix():
+    from scoring.ir.family_bootstrap import draw_blocks
+
+    for n_families in (1, 2, 3, 7, 31, 300, 1001, 5000):
+        for replicates in (1, 2, 3, 99, 1000):
+            full = resample_indices(n_families, replicates=replicates, seed=n_families + replicates)
+            blocks = list(draw_blocks(n_families, replicates=replicates, seed=n_families + replicates))
+            assert blocks[0][0] == 0 and blocks[-1][1] == replicates
+            assert np.array_equal(np.concatenate([indices for _, _, indices in blocks]), full)
+            if n_families * replicates > 1 << 18:
+                assert len(blocks) > 1  # the large cases really are drawn in several blocks

@@ -12,6 +12,7 @@ from scoring.ir.ranking import (
     format_run,
     parse_qrels,
     parse_run,
+    ranked_docids,
     read_qrels,
     read_run,
     reciprocal_rank,
@@ -99,4 +100,57 @@ def test_errors_from_a_file_name_the_file(tmp_path):
     path = tmp_path / "bad.run"
     path.write_text("q1 Q0 a 1 1.0 t\nq1 Q0 b 2\n", encoding="utf-8")
     with pytest.raises(TrecFormatError, match=r"bad\.run, line 2"):
+        read_run(path)
+
+
+def _careful_read(lines: list[str]) -> dict[str, list[str]]:
+    """The reference reader: one RunRow per line, trec_eval's order by two stable sorts."""
+    return {qid: ranked_docids(rows) for qid, rows in parse_run(lines).items()}
+
+
+def test_the_fast_run_reader_gives_the_careful_readers_ranking_on_random_files_with_ties(tmp_path):
+    rng = np.random.default_rng(17)
+    for case in range(200):
+        lines = []
+        for q in range(int(rng.integers(1, 6))):
+            docs = rng.choice([f"d{i}" for i in range(60)], size=int(rng.integers(1, 40)), replace=False)
+            for rank, docid in enumerate(docs, start=1):
+                # Few distinct scores, so ties (broken by docid) are common; signed zeros and exponents too.
+                score = rng.choice(["0", "-0.0", "1e-3", "0.001", "2", "-1.5", "3.25E+1", "7"])
+                lines.append(f"q{q}\tQ0  {docid} {rank} {score} tag\n")
+        order = rng.permutation(len(lines)) if case % 3 == 0 else np.arange(len(lines))
+        lines = [lines[i] for i in order]  # a third of the files interleave their queries
+        if case % 4 == 0:
+            lines.insert(int(rng.integers(0, len(lines) + 1)), "   \n")  # a blank line
+        path = tmp_path / f"run{case}"
+        path.write_text("".join(lines), encoding="utf-8")
+        expected = _careful_read(lines)
+        assert read_run(path) == expected, case
+        assert read_run(iter(lines)) == expected, case
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("q1 Q0 a 1 1.0 t\nq1 Q0 b 2 1.0\n", r"bad\.run, line 2: expected 6 fields"),
+        ("q1 Q0 a 1 1.0 t\nq2 Q0 a one 1.0 t\n", r"bad\.run, line 2: rank 'one' is not an integer"),
+        ("q1 Q0 a 1 1.0 t\n\nq1 Q0 b 1 high t\n", r"bad\.run, line 3: score 'high' is not a number"),
+        ("q1 Q0 a 1 inf t\n", r"bad\.run, line 1: score 'inf' is not finite"),
+        (
+            "q1 Q0 a 1 1 t\nq2 Q0 b 1 1 t\nq1 Q0 a 2 0 t\n",
+            r"bad\.run, line 3: document 'a' already listed for query 'q1' on line 1",
+        ),
+    ],
+)
+def test_the_fast_run_reader_still_names_the_file_and_line_of_a_malformed_line(tmp_path, text, message):
+    path = tmp_path / "bad.run"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TrecFormatError, match=message):
+        read_run(path)
+
+
+def test_a_run_that_is_not_utf8_is_refused_with_the_file_name(tmp_path):
+    path = tmp_path / "latin1.run"
+    path.write_bytes("q1 Q0 caf\u00e9 1 1.0 t\n".encode("latin-1"))
+    with pytest.raises(ValueError, match=r"latin1\.run: not UTF-8 text"):
         read_run(path)

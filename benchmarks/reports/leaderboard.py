@@ -1,0 +1,445 @@
+"""The statute leaderboard: every rerank run of one retrieval run, and keyword order, on the same candidates. Pure.
+
+Population: the ranking queries of the retrieval run's frozen suite, one table per split (dev, held-out),
+never pooled. Systems: the keyword order of the retrieval run, and for each chosen rerank run the same
+candidates by its P(useful) descending (ties by keyword rank, ungraded candidates last: ``inputs.reranked_order``).
+Every system ranks the SAME candidate set; a rerank run of another retrieval run is refused before this module
+is reached (``selectors.leaderboard_inputs_load``).
+
+Per split, one ``family_bootstraps`` call draws the query families once for every system, metric and pair:
+means of Hit@1/5/10 and RR with percentile 95% intervals over query families; for every pair of systems the
+paired difference (later - earlier in the listed order, so a rerank run against keyword order is rerank -
+keyword) on the same draws. Its two-sided paired-bootstrap p-value (``scoring.stats.multiple``) is adjusted by
+Holm's rule over every pair of one metric in one split (the pairs of one table), as
+``MULTIPLE_COMPARISON_METHOD`` says on the page.
+
+A rerank run's coverage (``coverage.run_coverage``) decides what it shows: a failed run, or one that graded no
+candidate, gets no figures and says why; an incomplete one is shown with "incomplete: n of N queries reranked".
+
+Human labels (judged P@5, pooled nDCG@5; ``scoring.ir.ranking``, as ``benchmarks.labels.metrics`` computes them)
+are shown for a system in a split only when every query of the split has both defined; otherwise the cell says
+"labels incomplete: n of N judged" (N: the distinct query-passage items its top five and the declared pools
+need). A missing label is never filled.
+
+Systems are listed in run order, not ranked: the intervals, not the order, say which differences are real.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.reports.coverage import RunCoverage, run_coverage
+from benchmarks.reports.figures import METRICS, PRIMARY_METRIC, PRIMARY_SPLIT, SPLITS
+from benchmarks.reports.inputs import QueryInput, ReportInputs, RerankMeta, RetrievalMeta, SuiteMeta, reranked_order
+from reviewapp.core.csv_export import SafeCsvWriter
+from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, PairedFamilyBootstrap, family_bootstraps
+from scoring.ir.ranking import format_qrels, format_run, judged_precision_at_5, pooled_ndcg_at_5, query_ranking_metrics
+from scoring.stats.bootstrap import Interval
+from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
+
+LEADERBOARD_SCHEMA = "statute-leaderboard/1"
+KEYWORD = "keyword"
+HUMAN_METRICS = ("P@5", "nDCG@5")
+HOLM_FAMILY = "every pair of systems on one metric in one split (the pairs of one table)"
+ORDER_NOTE = "Systems are listed in run order, not ranked: read the intervals, not the order."
+LABELS_NOTE = (
+    "Judged P@5 and pooled nDCG@5 appear for a system only when every query of the split has all its top five "
+    "and its whole declared pool labelled by people (completed, non-stale judgments of the chosen rerank runs' "
+    "newest non-synthetic pools); otherwise the cell counts what is judged. A missing label is never filled."
+)
+PER_QUERY_COLUMNS = ("qid", "system", *METRICS, "split", "family")
+
+
+@dataclass(frozen=True)
+class RerankEntry:
+    """One chosen rerank run: its metadata and the retrieval run's queries with its P(useful) applied."""
+
+    meta: RerankMeta
+    queries: tuple[QueryInput, ...]
+
+
+@dataclass(frozen=True)
+class LabelInputs:
+    """Completed human passage labels from the chosen runs' review pools (plain data, no database)."""
+
+    labels: Mapping[tuple[str, str], int]  # (qid, docid) -> grade 0..3
+    members: Mapping[str, frozenset[str]]  # qid -> docids of the declared pools
+    pools: tuple[str, ...] = ()  # what was read, for the page
+    conflicts: int = 0  # items two pools labelled differently (left unlabelled)
+
+
+@dataclass(frozen=True)
+class LeaderboardInputs:
+    suite: SuiteMeta
+    retrieval: RetrievalMeta
+    queries: tuple[QueryInput, ...]  # keyword order, no rerank applied
+    reranks: tuple[RerankEntry, ...]
+    labels: LabelInputs | None = None
+
+
+@dataclass(frozen=True)
+class System:
+    key: str  # "keyword" / "rerank-<pk>"
+    label: str
+    rerank: RerankMeta | None
+    coverage: RunCoverage | None
+    exposure: Any = None  # set by the view: what the held-out ledger says about this configuration
+
+    @property
+    def has_figures(self) -> bool:
+        return self.coverage is None or not self.coverage.withheld
+
+    @property
+    def incomplete(self) -> str:
+        """'' or "incomplete: n of N queries reranked"."""
+        return self.coverage.headline_label if self.coverage is not None else ""
+
+    @property
+    def withheld_reason(self) -> str:
+        return self.coverage.banner if self.coverage is not None and self.coverage.withheld else ""
+
+
+@dataclass(frozen=True)
+class PairFigure:
+    """Paired difference a - b on one metric, its interval, p-value and Holm-adjusted p-value."""
+
+    a: str
+    b: str
+    metric: str
+    difference: Interval
+    p_value: float
+    p_adjusted: float
+
+
+@dataclass(frozen=True)
+class SystemRow:
+    """One system in one split: means, its comparison with keyword order, human-label figures or why not."""
+
+    system: System
+    means: dict[str, Interval]
+    vs_keyword: dict[str, PairFigure]  # empty for keyword order and for a system without figures
+    human: dict[str, Interval]  # empty unless labels are complete for this system and split
+    labels_judged: int
+    labels_needed: int
+
+    @property
+    def labels_note(self) -> str:
+        if self.human:
+            return ""
+        return f"labels incomplete: {self.labels_judged} of {self.labels_needed} judged"
+
+
+@dataclass(frozen=True)
+class SplitBoard:
+    split: str
+    label: str
+    queries: int
+    families: int
+    rows: tuple[SystemRow, ...]
+    pairs: tuple[PairFigure, ...]  # every pair of systems with figures, every metric
+
+    def pairs_of(self, metric: str) -> list[PairFigure]:
+        return [p for p in self.pairs if p.metric == metric]
+
+
+@dataclass(frozen=True)
+class QueryFigures:
+    qid: str
+    split: str
+    family: str
+    targets: tuple[str, ...]
+    values: dict[str, dict[str, float]]  # system -> metric -> value
+    rankings: dict[str, tuple[str, ...]]  # system -> docids in its order
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    inputs: LeaderboardInputs
+    systems: tuple[System, ...]
+    splits: tuple[SplitBoard, ...]
+    queries: tuple[QueryFigures, ...]
+    replicates: int
+    seed: int
+    level: float = 0.95
+    method: str = MULTIPLE_COMPARISON_METHOD
+    holm_family: str = HOLM_FAMILY
+    notes: tuple[str, ...] = (ORDER_NOTE, LABELS_NOTE)
+
+    def system(self, key: str) -> System:
+        return next(s for s in self.systems if s.key == key)
+
+    @property
+    def primary(self) -> SplitBoard | None:
+        return next((s for s in self.splits if s.split == PRIMARY_SPLIT and s.queries), None)
+
+    def forest_rows(self) -> list[tuple[str, Interval | None, str]]:
+        """(system label, held-out Hit@5 difference against keyword order, note) for every rerank system."""
+        board = self.primary
+        rows = []
+        for system in self.systems[1:]:
+            row = next((r for r in board.rows if r.system.key == system.key), None) if board else None
+            pair = row.vs_keyword.get(PRIMARY_METRIC) if row else None
+            if pair is None:
+                rows.append((system.label, None, "no figures" if not system.has_figures else "no held-out queries"))
+            else:
+                note = f"Holm p = {_p_text(pair.p_adjusted)}" + (f"; {system.incomplete}" if system.incomplete else "")
+                rows.append((system.label, pair.difference, note))
+        return rows
+
+
+def _p_text(p: float) -> str:
+    return "n/a" if math.isnan(p) else f"{p:.3f}"
+
+
+def system_key(rerank: RerankMeta) -> str:
+    return f"rerank-{rerank.pk}"
+
+
+def system_label(rerank: RerankMeta) -> str:
+    return (f"rerank #{rerank.pk}: {rerank.provider_label} {rerank.model_id}, question {rerank.question_version}")
+
+
+def _metrics(ranked: Sequence[str], targets: frozenset[str]) -> dict[str, float]:
+    values = query_ranking_metrics(list(ranked), targets).as_dict()
+    return {m: float(values[m]) for m in METRICS}
+
+
+def _human(ranked: Sequence[str], qid: str, labels: LabelInputs | None,
+           graded: Mapping[str, int]) -> tuple[dict[str, float | None], set[tuple[str, str]]]:
+    """(P@5 and pooled nDCG@5 of one system on one query, the items they need); ``graded``: docid -> grade."""
+    members = labels.members.get(qid, frozenset()) if labels else frozenset()
+    needed = {(qid, d) for d in ranked[:5]} | {(qid, d) for d in members}
+    if labels is None:
+        return {"P@5": None, "nDCG@5": None}, needed
+    return {
+        "P@5": judged_precision_at_5(list(ranked), graded),
+        "nDCG@5": pooled_ndcg_at_5(list(ranked), members, graded) if members else None,
+    }, needed
+
+
+def leaderboard_compute(inputs: LeaderboardInputs, *, replicates: int = DEFAULT_REPLICATES,
+                        seed: int = DEFAULT_SEED, level: float = 0.95) -> Leaderboard:
+    """Every figure of the leaderboard from plain inputs (no database). See the module docstring."""
+    for entry in inputs.reranks:
+        if [q.qid for q in entry.queries] != [q.qid for q in inputs.queries]:
+            raise ValueError(f"rerank run #{entry.meta.pk} does not rank the queries of retrieval run "
+                             f"#{inputs.retrieval.pk}")
+    systems = [System(KEYWORD, f"keyword order of retrieval run #{inputs.retrieval.pk} "
+                               f"({inputs.retrieval.configuration})", None, None)]
+    queries_of: dict[str, tuple[QueryInput, ...]] = {KEYWORD: inputs.queries}
+    for entry in inputs.reranks:
+        coverage = run_coverage(ReportInputs(suite=inputs.suite, retrieval=inputs.retrieval, queries=entry.queries,
+                                             rerank=entry.meta))
+        system = System(system_key(entry.meta), system_label(entry.meta), entry.meta, coverage)
+        systems.append(system)
+        queries_of[system.key] = entry.queries
+    shown = [s for s in systems if s.has_figures]
+
+    rows: list[QueryFigures] = []
+    human_of: dict[tuple[str, str], dict[str, float | None]] = {}
+    needed_of: dict[tuple[str, str], set] = {}
+    by_qid = {key: {q.qid: q for q in queries} for key, queries in queries_of.items()}
+    graded_of: dict[str, dict[str, int]] = {}
+    for (qid, docid), grade in (inputs.labels.labels.items() if inputs.labels else ()):
+        graded_of.setdefault(qid, {})[docid] = grade
+    for q in inputs.queries:
+        if q.kind != "ranking":
+            continue
+        targets = frozenset(q.targets)
+        values, rankings = {}, {}
+        for system in shown:
+            candidates = sorted(by_qid[system.key][q.qid].candidates, key=lambda c: c.keyword_rank)
+            ranked = tuple(c.docid for c in (candidates if system.key == KEYWORD else reranked_order(candidates)))
+            rankings[system.key] = ranked
+            values[system.key] = _metrics(ranked, targets)
+            human_of[system.key, q.qid], needed_of[system.key, q.qid] = _human(ranked, q.qid, inputs.labels,
+                                                                          graded_of.get(q.qid, {}))
+        rows.append(QueryFigures(q.qid, q.split, q.family, q.targets, values, rankings))
+
+    splits = []
+    for split, label in SPLITS:
+        in_split = [r for r in rows if r.split == split]
+        splits.append(_split_board(split, label, in_split, shown, human_of, needed_of, inputs.labels,
+                                   replicates=replicates, seed=seed, level=level))
+    return Leaderboard(inputs=inputs, systems=tuple(systems), splits=tuple(splits), queries=tuple(rows),
+                       replicates=replicates, seed=seed, level=level)
+
+
+def _split_board(split: str, label: str, in_split: list[QueryFigures], shown: list[System],
+                 human_of: dict, needed_of: dict, labels: LabelInputs | None, *, replicates: int, seed: int,
+                 level: float) -> SplitBoard:
+    if not in_split:
+        return SplitBoard(split, label, 0, 0, (), ())
+    families = [r.family for r in in_split]
+    column = {(s.key, m): [r.values[s.key][m] for r in in_split] for s in shown for m in METRICS}
+    complete_human = {}
+    for s in shown:
+        human = {m: [human_of[s.key, r.qid][m] for r in in_split] for m in HUMAN_METRICS}
+        if all(v is not None for values in human.values() for v in values):
+            complete_human[s.key] = human
+    singles_in = dict(column)
+    singles_in.update({(key, m): values for key, human in complete_human.items() for m, values in human.items()})
+    pairs_in = {
+        (later.key, earlier.key, m): (column[later.key, m], column[earlier.key, m])
+        for j, later in enumerate(shown) for earlier in shown[:j] for m in METRICS
+    }
+    # One call: every system, metric and pair rides the same resampled families.
+    singles, pairs = family_bootstraps(singles_in, pairs_in, families, replicates=replicates, seed=seed,
+                                       level=level, keep_replicates=True)
+    figures: dict[tuple[str, str, str], PairFigure] = {}
+    for metric in METRICS:
+        keys = [k for k in pairs if k[2] == metric]
+        p_values = [_p_value(pairs[k]) for k in keys]
+        for key, p, adjusted in zip(keys, p_values, holm_adjust(p_values), strict=True):
+            figures[key] = PairFigure(key[0], key[1], metric, pairs[key].difference, p, adjusted)
+    system_rows = []
+    for s in shown:
+        needed = set().union(*(needed_of[s.key, r.qid] for r in in_split))
+        judged = sum(item in labels.labels for item in needed) if labels else 0
+        system_rows.append(SystemRow(
+            system=s,
+            means={m: singles[s.key, m].interval for m in METRICS},
+            vs_keyword={m: figures[s.key, KEYWORD, m] for m in METRICS} if s.key != KEYWORD else {},
+            human={m: singles[s.key, m].interval for m in HUMAN_METRICS} if s.key in complete_human else {},
+            labels_judged=judged, labels_needed=len(needed),
+        ))
+    return SplitBoard(split, label, len(in_split), len(set(families)), tuple(system_rows), tuple(figures.values()))
+
+
+def _p_value(pair: PairedFamilyBootstrap) -> float:
+    if pair.replicate_differences is None:
+        return float("nan")
+    return bootstrap_p_value(pair.replicate_differences)
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def _clean(x: float | None) -> float | None:
+    return None if x is None or math.isnan(x) else round(float(x), 6)
+
+
+def _interval_json(i: Interval | None) -> dict[str, float | None] | None:
+    if i is None:
+        return None
+    return {"estimate": _clean(i.estimate), "low": _clean(i.low), "high": _clean(i.high)}
+
+
+def _pair_json(p: PairFigure) -> dict[str, Any]:
+    return {"a": p.a, "b": p.b, "metric": p.metric, "difference": _interval_json(p.difference),
+            "ci": [_clean(p.difference.low), _clean(p.difference.high)], "p_value": _clean(p.p_value),
+            "p_adjusted": _clean(p.p_adjusted)}
+
+
+def _system_json(s: System) -> dict[str, Any]:
+    r = s.rerank
+    return {
+        "key": s.key, "label": s.label, "figures": s.has_figures, "incomplete": s.incomplete,
+        "withheld_reason": s.withheld_reason,
+        "rerank": None if r is None else {"run": r.pk, "provider": r.provider, "model_id": r.model_id,
+                                          "question_version": r.question_version,
+                                          "question_sha256": r.question_sha256, "status": r.status},
+        "coverage": s.coverage.as_json() if s.coverage is not None else None,
+        "heldout_exposure": s.exposure.as_json() if s.exposure is not None else None,
+    }
+
+
+def leaderboard_as_json(board: Leaderboard) -> dict[str, Any]:
+    """Every figure of the leaderboard page as JSON-ready data (NaN written as null)."""
+    inputs = board.inputs
+    return {
+        "schema": LEADERBOARD_SCHEMA,
+        "suite": {"name": inputs.suite.name, "version": inputs.suite.version, "sha256": inputs.suite.sha256},
+        "retrieval": {"run": inputs.retrieval.pk, "engine": inputs.retrieval.engine,
+                      "configuration": inputs.retrieval.configuration,
+                      "candidates_sha256": inputs.retrieval.candidates_sha256},
+        "systems": [_system_json(s) for s in board.systems],
+        "bootstrap": {"replicates": board.replicates, "seed": board.seed, "level": board.level,
+                      "unit": "query family", "method": "paired percentile, one draw for every system and pair"},
+        "multiple_comparisons": {"method": board.method, "family": board.holm_family},
+        "primary_endpoint": {"split": PRIMARY_SPLIT, "metric": PRIMARY_METRIC},
+        "labels": None if inputs.labels is None else {"pools": list(inputs.labels.pools),
+                                                      "labelled_items": len(inputs.labels.labels),
+                                                      "conflicting_items": inputs.labels.conflicts},
+        "notes": list(board.notes),
+        "splits": [
+            {"split": s.split, "label": s.label, "queries": s.queries, "families": s.families,
+             "systems": [
+                 {"system": r.system.key, "means": {m: _interval_json(i) for m, i in r.means.items()},
+                  "vs_keyword": {m: _pair_json(p) for m, p in r.vs_keyword.items()},
+                  "human": {m: _interval_json(i) for m, i in r.human.items()} or None,
+                  "labels_note": r.labels_note, "labels_judged": r.labels_judged,
+                  "labels_needed": r.labels_needed}
+                 for r in s.rows],
+             "pairs": [_pair_json(p) for p in s.pairs]}
+            for s in board.splits
+        ],
+    }
+
+
+CSV_COLUMNS = ("split", "kind", "system", "baseline", "metric", "estimate", "low", "high", "p_value", "p_adjusted",
+               "queries", "families", "note")
+
+
+def leaderboard_csv(board: Leaderboard) -> str:
+    """One row per (split, system, metric) mean and per (split, pair, metric) difference; blanks for none."""
+    out = io.StringIO()
+    writer = SafeCsvWriter(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+
+    def cell(x: float | None) -> Any:
+        x = _clean(x)
+        return "" if x is None else x
+
+    for s in board.splits:
+        for r in s.rows:
+            note = r.system.incomplete
+            for m, i in [*r.means.items(), *r.human.items()]:
+                writer.writerow([s.split, "mean", r.system.key, "", m, cell(i.estimate), cell(i.low), cell(i.high),
+                                 "", "", s.queries, s.families, note])
+            if not r.human:
+                writer.writerow([s.split, "labels", r.system.key, "", "P@5 nDCG@5", "", "", "", "", "", s.queries,
+                                 s.families, r.labels_note])
+        for p in s.pairs:
+            d = p.difference
+            writer.writerow([s.split, "difference", p.a, p.b, p.metric, cell(d.estimate), cell(d.low), cell(d.high),
+                             cell(p.p_value), cell(p.p_adjusted), s.queries, s.families, board.method])
+    for system in board.systems:
+        if not system.has_figures:
+            writer.writerow(["", "withheld", system.key, "", "", "", "", "", "", "", "", "",
+                             " ".join(system.withheld_reason.split())])
+    return out.getvalue()
+
+
+def leaderboard_per_query(board: Leaderboard) -> str:
+    """TREC-style per-query table, tab-separated: qid, system, Hit@1, Hit@5, Hit@10, RR, split, family."""
+    lines = ["\t".join(PER_QUERY_COLUMNS)]
+    for q in board.queries:
+        for key, values in q.values.items():
+            lines.append("\t".join([q.qid, key, *(_number(values[m]) for m in METRICS), q.split, q.family]))
+    return "\n".join(lines) + "\n"
+
+
+def _number(x: float) -> str:
+    return repr(float(x))
+
+
+def leaderboard_trec_run(board: Leaderboard, *, system: str) -> str:
+    """TREC run of one system (scores from the rank, so trec_eval's order is the file order)."""
+    if not any(s.key == system and s.has_figures for s in board.systems):
+        raise ValueError(f"this leaderboard has no {system!r} system with figures")
+    return format_run({q.qid: list(q.rankings[system]) for q in board.queries if q.rankings.get(system)},
+                      tag=system)
+
+
+def leaderboard_trec_qrels(board: Leaderboard) -> str:
+    """Qrels of the nominated targets (relevance 1), for ir_measures / trec_eval."""
+    return format_qrels({q.qid: dict.fromkeys(q.targets, 1) for q in board.queries if q.targets})
+
+
+def leaderboard_families(board: Leaderboard) -> str:
+    return "".join(f"{q.qid} {q.family}\n" for q in board.queries)

@@ -1,0 +1,316 @@
+"""The CUAD leaderboard: any number of runs graded at once on the same contracts, every pair compared.
+
+``board_grade`` is the arithmetic on pair tables (the compare_cuad_runs command
+and the page share it): each run's micro precision / recall / F1 and
+hallucination rate with contract-bootstrap intervals, and every pairwise F1
+difference on the same seeded contract draws (``bootstrap_draws``), so all
+pairs are computed from one set of resamples and are consistent with each
+other; two-sided bootstrap p-values are Holm-adjusted over every pair shown.
+
+``leaderboard_view`` reads the runs of a sample from their stored pair scores
+(``stored_pairs``, cached), on the contracts every run attempted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from grading.dataset.models import Category, Sample
+from grading.dataset.selectors import sample_scope
+from grading.runs.models import Extraction, ExtractionRun
+from grading.runs.selectors import RunScope, run_scope, stored_pairs
+from grading.scorecard.params import View
+from grading.scorecard.selectors import BOOTSTRAP_SEED, grounded_rate, replicate_f1
+from scoring.cuad.grading import DEFAULT_REPLICATES, Figures, PairTable, Thresholds, grade
+from scoring.stats.bootstrap import Interval, percentile_bounds
+from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
+
+MAX_RUNS = 12  # 66 pairs: more would be a table nobody reads and a server budget nobody keeps
+HEAT_BANDS = 5  # F1 colour bands of 20 points each: heat-0 (below 20%) .. heat-4 (80% and above)
+
+
+class LeaderboardError(ValueError):
+    """The runs cannot be put on one leaderboard (none chosen, too many, or no contract in common)."""
+
+
+# ---------------------------------------------------------------------------
+# The arithmetic: pair tables in, standings and pairwise differences out
+
+
+@dataclass(frozen=True)
+class Standing:
+    """One run graded on the leaderboard's contracts."""
+
+    overall: Figures
+    per_category: tuple[Figures, ...]
+    hallucination: Interval  # hallucinated extractions / extractions, contract bootstrap
+    replicates_f1: np.ndarray = field(repr=False, compare=False)  # micro F1 on each contract resample
+
+
+@dataclass(frozen=True)
+class PairDifference:
+    """Micro F1 of standing ``a`` minus standing ``b`` (indices into the board's standings), paired."""
+
+    a: int
+    b: int
+    f1: Interval
+    p_value: float  # two-sided, from the paired bootstrap distribution of the difference
+    p_adjusted: float  # Holm over every pair of the board
+
+    @property
+    def excludes_zero(self) -> bool:
+        return self.f1.low > 0 or self.f1.high < 0
+
+    @property
+    def significant(self) -> bool:
+        return not math.isnan(self.p_adjusted) and self.p_adjusted < 0.05
+
+
+@dataclass(frozen=True)
+class Board:
+    standings: list[Standing]  # in the order the tables were given
+    order: list[int]  # standings ranked by F1, best first (undefined F1 last, ties in the order given)
+    pairs: list[PairDifference]  # every pair, a ranked above b
+    n_contracts: int
+    thresholds: Thresholds
+    replicates: int
+    seed: int
+    method: str = MULTIPLE_COMPARISON_METHOD
+
+
+def hallucination_rate(table: PairTable, outcome: np.ndarray, *, replicates: int, seed: int) -> Interval:
+    """Share of extractions hallucinated (grounding below the threshold), 95% percentile interval resampling
+    contracts: the complement of ``grounded_rate`` on the same draws (so its bounds are the swapped complements)."""
+    g = grounded_rate(table, outcome, replicates=replicates, seed=seed)
+    return Interval(1.0 - g.estimate, 1.0 - g.high, 1.0 - g.low)
+
+
+def _rank(standings: Sequence[Standing]) -> list[int]:
+    def key(i: int) -> tuple[bool, float, int]:
+        f1 = standings[i].overall.f1.estimate
+        return (math.isnan(f1), -f1 if not math.isnan(f1) else 0.0, i)
+
+    return sorted(range(len(standings)), key=key)
+
+
+def board_grade(
+    tables: Sequence[PairTable],
+    thresholds: Thresholds,
+    *,
+    replicates: int = DEFAULT_REPLICATES,
+    seed: int = BOOTSTRAP_SEED,
+) -> Board:
+    """Every run's figures and every pairwise F1 difference, from pair tables of the same contracts.
+
+    The tables must list the same contracts in the same order (the pairing is by
+    contract index). Per run: micro P/R/F1 overall and per clause type with 95%
+    percentile intervals over B contract resamples, and the hallucination rate.
+    Per pair (a ranked above b): F1(a) − F1(b), its paired percentile interval and
+    two-sided p-value from the same B resamples, and the Holm-adjusted p-value over
+    all pairs.
+    """
+    if not tables:
+        raise LeaderboardError("run: a leaderboard needs at least one run")
+    n = tables[0].n_contracts
+    for k, t in enumerate(tables[1:], start=2):
+        if t.n_contracts != n:
+            raise LeaderboardError(f"run {k}: graded on {t.n_contracts} contracts, the first run on {n}; "
+                                   "a paired comparison needs the same contracts")
+    standings = []
+    for table in tables:
+        result = grade(table, thresholds, replicates=replicates, seed=seed)
+        _, reps = replicate_f1(table, result.classified, replicates=replicates, seed=seed)
+        standings.append(
+            Standing(
+                overall=result.overall,
+                per_category=result.per_category,
+                hallucination=hallucination_rate(table, result.classified.outcome, replicates=replicates, seed=seed),
+                replicates_f1=reps,
+            )
+        )
+    order = _rank(standings)
+    raw: list[tuple[int, int, Interval, float]] = []
+    for i, a in enumerate(order):
+        for b in order[i + 1 :]:
+            differences = standings[a].replicates_f1 - standings[b].replicates_f1
+            low, high = percentile_bounds(differences)
+            point = standings[a].overall.f1.estimate - standings[b].overall.f1.estimate
+            raw.append((a, b, Interval(point, low, high), bootstrap_p_value(differences)))
+    adjusted = holm_adjust([p for *_, p in raw])
+    pairs = [PairDifference(a, b, f1, p, adj) for (a, b, f1, p), adj in zip(raw, adjusted, strict=True)]
+    return Board(standings, order, pairs, n, thresholds, replicates, seed)
+
+
+# ---------------------------------------------------------------------------
+# The page: runs of a sample, from their stored pair scores
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    """One clause type x run cell of the F1 table: the colour band and the hover text come from the figures."""
+
+    f1: Interval
+    spans: int
+    extractions: int
+    replicates: int
+
+    @property
+    def css(self) -> str:
+        if math.isnan(self.f1.estimate):
+            return "heat-na"
+        return f"heat-{min(HEAT_BANDS - 1, int(self.f1.estimate * HEAT_BANDS))}"
+
+    @property
+    def title(self) -> str:
+        if math.isnan(self.f1.estimate):
+            return f"F1 undefined: no extractions and no CUAD spans of this type ({self.spans} spans)"
+        text = f"F1 {self.f1.estimate * 100:.1f}%"
+        if not math.isnan(self.f1.low):
+            text += (f", 95% interval {self.f1.low * 100:.1f} to {self.f1.high * 100:.1f} "
+                     f"(contract bootstrap, B = {self.replicates})")
+        return f"{text}; {self.spans} CUAD spans, {self.extractions} extractions"
+
+
+@dataclass(frozen=True)
+class HeatRow:
+    category: Category
+    spans: int
+    cells: list[HeatCell]  # in rank order
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A run on the leaderboard, in rank order."""
+
+    rank: int
+    run: ExtractionRun
+    scope: RunScope  # the run's own scope on the sample (the board grades the common contracts)
+    standing: Standing
+
+    @property
+    def heuristic(self) -> bool:
+        return "heuristic" in self.run.model
+
+
+@dataclass(frozen=True)
+class PairRow:
+    a: Entry
+    b: Entry
+    difference: PairDifference
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    sample: Sample
+    entries: list[Entry]  # ranked
+    pairs: list[PairRow]
+    heat: list[HeatRow]
+    board: Board
+    matcher: str
+    common: int  # contracts graded (every run attempted them)
+    notice: str  # "" when every run has the same scope
+    chosen_by_default: bool  # no run asked for: the complete runs of the sample
+
+    @property
+    def population(self) -> str:
+        plural = "s" if self.common != 1 else ""
+        return (f"{self.common} contract{plural} of the seed-{self.sample.seed} sample that every run attempted; "
+                "intervals resample contracts")
+
+    @property
+    def method(self) -> str:
+        return self.board.method
+
+
+def runs_complete(*, sample: Sample, limit: int = MAX_RUNS) -> list[ExtractionRun]:
+    """The newest complete runs of the whole sample (at most ``limit``): the leaderboard's default.
+
+    Complete as ``run_default`` means it: a declared scope covering the sample, or
+    no declared scope and an extraction for every contract of the sample.
+    """
+    ids = sample_scope(sample=sample)
+    out = []
+    for run in ExtractionRun.objects.filter(dataset=sample.dataset_id).order_by("-created_at", "-id"):
+        scope = run_scope(run=run, sample=sample)
+        if not scope.full:
+            continue
+        if not scope.declared:
+            touched = Extraction.objects.filter(run=run, contract_id__in=ids).values("contract_id").distinct().count()
+            if touched != len(ids):
+                continue
+        out.append(run)
+        if len(out) == limit:
+            break
+    return out
+
+
+def leaderboard_runs(*, view: View, asked: bool) -> tuple[View, bool]:
+    """The runs to rank: those asked for, or (none asked) the sample's complete runs. LeaderboardError if none
+    or too many."""
+    if not asked:
+        view = replace(view, runs=runs_complete(sample=view.sample))
+    if not view.runs:
+        raise LeaderboardError(
+            "run: no complete run of the whole sample to rank by default; choose the runs to compare above"
+        )
+    if len(view.runs) > MAX_RUNS:
+        raise LeaderboardError(f"run: {len(view.runs)} runs chosen; a leaderboard compares at most {MAX_RUNS}")
+    return view, not asked
+
+
+def leaderboard_view(*, view: View, chosen_by_default: bool = False,
+                     replicates: int = DEFAULT_REPLICATES) -> Leaderboard:
+    """The view's runs on the contracts of the sample they all attempted, graded at the view's thresholds and
+    matcher from stored pair scores. LeaderboardError when they share no contract."""
+    runs = view.runs
+    if not runs:
+        raise LeaderboardError("run: a leaderboard needs at least one run")
+    scopes = [run_scope(run=r, sample=view.sample) for r in runs]
+    common_set = set(scopes[0].contract_ids).intersection(*(set(s.contract_ids) for s in scopes[1:]))
+    common = tuple(pk for pk in scopes[0].contract_ids if pk in common_set)
+    if not common:
+        covers = "; ".join(f"run #{r.pk} covers {s.caption()}" for r, s in zip(runs, scopes, strict=True))
+        raise LeaderboardError(f"run: the runs chosen share no contract, so there is nothing to compare ({covers})")
+    same = all(s.contract_ids == scopes[0].contract_ids for s in scopes)
+    notice = ""
+    if not same:
+        covers = ", ".join(f"#{r.pk} {s.n}" for r, s in zip(runs, scopes, strict=True))
+        notice = (
+            f"These runs attempted different contracts (contracts covered: {covers}); they are ranked only on the "
+            f"{len(common)} contract{'s' if len(common) != 1 else ''} they all attempted, so the figures below "
+            "differ from each run's own scorecard."
+        )
+    within = None if same else common
+    stored = [stored_pairs(run=r, sample=view.sample, matcher=view.matcher, within=within) for r in runs]
+    board = board_grade([p.table for p in stored], view.thresholds, replicates=replicates, seed=BOOTSTRAP_SEED)
+    entries_by_index = {
+        i: Entry(rank, runs[i], scopes[i], board.standings[i]) for rank, i in enumerate(board.order, start=1)
+    }
+    entries = [entries_by_index[i] for i in board.order]
+    pairs = [PairRow(entries_by_index[d.a], entries_by_index[d.b], d) for d in board.pairs]
+    categories = stored[0].scope.categories  # the dataset's clause types, as every table indexes them (cached)
+    heat = []
+    for k, category in enumerate(categories):
+        figures = [e.standing.per_category[k] for e in entries]
+        heat.append(
+            HeatRow(
+                category,
+                figures[0].counts["spans"],
+                [HeatCell(f.f1, f.counts["spans"], f.counts["extractions"], replicates) for f in figures],
+            )
+        )
+    return Leaderboard(
+        sample=view.sample,
+        entries=entries,
+        pairs=pairs,
+        heat=heat,
+        board=board,
+        matcher=view.matcher,
+        common=len(common),
+        notice=notice,
+        chosen_by_default=chosen_by_default,
+    )

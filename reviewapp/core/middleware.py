@@ -1,0 +1,115 @@
+"""Project middleware: a bound on request bodies, and the Content-Security-Policy header."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
+from django.http import HttpRequest, HttpResponse
+
+
+class _CappedStream:
+    """A request stream that refuses to deliver more than ``limit`` bytes in total."""
+
+    def __init__(self, stream: Any, limit: int) -> None:
+        self._stream = stream
+        self._limit = limit
+        self._read = 0
+
+    def _count(self, data: bytes) -> bytes:
+        self._read += len(data)
+        if self._read > self._limit:
+            raise RequestDataTooBig(f"request body over the {self._limit} byte limit")
+        return data
+
+    def read(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            # Never more than one byte past the limit, so an endless body is not buffered to find its end.
+            size = self._limit - self._read + 1
+        return self._count(self._stream.read(size))
+
+    def readline(self, size: int | None = -1) -> bytes:
+        if size is None or size < 0:
+            size = self._limit - self._read + 1
+        return self._count(self._stream.readline(size))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+def _too_large(limit: int, got: str) -> HttpResponse:
+    return HttpResponse(
+        f"Request body too large: {got}; the limit is {limit} bytes.\n",
+        status=413,
+        content_type="text/plain; charset=utf-8",
+    )
+
+
+class RequestBodyLimitMiddleware:
+    """Refuse a request body over ``REQUEST_BODY_MAX_BYTES`` before anything reads it.
+
+    Placed first, ahead of sessions, CSRF and authentication: the CSRF check reads
+    ``request.POST``, which spools a multipart upload to disk, so an anonymous
+    300 MB POST was written to the temporary folder before the login redirect.
+    A declared ``Content-Length`` over the limit is answered 413 at once; a body
+    without one (chunked) is read through a stream that stops at the limit.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        limit = int(settings.REQUEST_BODY_MAX_BYTES)
+        declared = request.META.get("CONTENT_LENGTH") or ""
+        if declared.strip():
+            try:
+                length = int(declared)
+            except ValueError:
+                return HttpResponse("Content-Length is not a whole number.\n", status=400,
+                                    content_type="text/plain; charset=utf-8")
+            if length > limit:
+                return _too_large(limit, f"{length} bytes declared")
+        stream = getattr(request, "_stream", None)
+        if stream is not None:
+            request._stream = _CappedStream(stream, limit)
+        return self.get_response(request)
+
+
+class ContentSecurityPolicyMiddleware:
+    """Send ``CONTENT_SECURITY_POLICY`` on every response: scripts from this origin only, no inline script."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        policy = getattr(settings, "CONTENT_SECURITY_POLICY", "")
+        if policy and "Content-Security-Policy" not in response:
+            response["Content-Security-Policy"] = policy
+        return response
+
+
+class DebugNotFoundMiddleware:
+    """With DEBUG on, a 404 page for anyone but staff is the product's plain page, not Django's URL list.
+
+    Django's debug 404 lists every URL pattern of the project (admin, API, job pages). It is replaced
+    here, after authentication so that staff developers keep it; the page itself is templates/404.html.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if (
+            settings.DEBUG
+            and response.status_code == 404
+            and response.get("Content-Type", "").startswith("text/html")
+            and not getattr(getattr(request, "user", None), "is_staff", False)
+        ):
+            from django.views.defaults import page_not_found
+
+            return page_not_found(request, exception=None)
+        return response

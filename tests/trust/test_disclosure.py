@@ -1,0 +1,93 @@
+"""What the app tells about itself: the API schema and docs are for readers of reports only (never reviewers),
+the docs page loads Swagger UI from this server's static files (pinned, no CDN), every page carries a
+Content-Security-Policy, and with DEBUG on a 404 page lists no URL patterns."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.contrib.staticfiles import finders
+from django.test import Client
+
+from tests.trust.fixtures import client_for
+
+pytestmark = pytest.mark.django_db
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_reviewers_cannot_read_the_api_schema_or_docs(world):
+    reviewer = client_for(world.users["reviewer"])
+    for url in ("/api/schema/", "/api/docs/", "/api/docs/?script"):
+        assert reviewer.get(url).status_code == 403, url
+        assert Client().get(url).status_code in (401, 403), url
+    for role in ("stakeholder", "admin"):
+        client = client_for(world.users[role])
+        assert client.get("/api/schema/").status_code == 200
+        assert client.get("/api/docs/").status_code == 200
+
+
+def test_the_docs_page_loads_swagger_from_pinned_static_files_only(world):
+    client = client_for(world.users["stakeholder"])
+    html = client.get("/api/docs/").content.decode()
+    sources = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
+    assert sources, html[:500]
+    for source in sources:
+        assert source.startswith("/"), f"{source}: not from this server"
+    assert not re.search(r"<script>(?!\s*</script>)", html), "an inline script on the docs page"
+    pinned = json.loads((REPO / "package.json").read_text())["dependencies"]["swagger-ui-dist"]
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pinned), f"swagger-ui-dist is not pinned: {pinned}"
+    lock = json.loads((REPO / "package-lock.json").read_text())
+    assert lock["packages"]["node_modules/swagger-ui-dist"]["version"] == pinned
+    for name in ("swagger-ui-bundle.js", "swagger-ui-standalone-preset.js", "swagger-ui.css"):
+        assert f"/static/vendor/swagger-ui/{name}" in sources
+        assert finders.find(f"vendor/swagger-ui/{name}"), name
+        assert client.get(f"/static/vendor/swagger-ui/{name}").status_code == 200
+    script = client.get("/api/docs/?script")
+    assert script.status_code == 200 and "SwaggerUIBundle" in script.content.decode()
+
+
+def test_every_page_carries_a_content_security_policy_without_inline_script(world):
+    pages = {"anonymous": ["/accounts/login/", "/healthz", "/no-such-page/"],
+             "reviewer": ["/", "/review/", f"/review/items/{world.marker_item_id}/"],
+             "stakeholder": ["/benchmarks/", "/cuad/", "/api/docs/", "/api/schema/"],
+             "admin": ["/review/admin/", "/admin/"]}
+    for role, urls in pages.items():
+        client = Client() if role == "anonymous" else client_for(world.users[role])
+        for url in urls:
+            policy = client.get(url).get("Content-Security-Policy", "")
+            directives = dict(d.strip().split(" ", 1) for d in policy.split(";") if d.strip())
+            assert directives.get("script-src") == "'self'", f"{url}: {policy!r}"
+            assert "unsafe-inline" not in directives["script-src"] and "unsafe-eval" not in policy
+            assert directives.get("object-src") == "'none'" and directives.get("frame-ancestors") == "'none'"
+
+
+def test_no_template_has_an_inline_script_or_event_handler():
+    offenders = []
+    for path in (REPO / "templates").rglob("*.html"):
+        text = path.read_text(encoding="utf-8")
+        for match in re.finditer(r"<script\b([^>]*)>", text):
+            attributes = match.group(1)
+            if "src=" not in attributes and "application/json" not in attributes:
+                offenders.append(f"{path.relative_to(REPO)}: inline <script{attributes}>")
+        for match in re.finditer(r"""\son[a-z]+\s*=\s*["']""", text):
+            offenders.append(f"{path.relative_to(REPO)}: event handler attribute {match.group().strip()}")
+        if "javascript:" in text:
+            offenders.append(f"{path.relative_to(REPO)}: javascript: URL")
+    assert offenders == []
+
+
+def test_a_404_with_debug_on_lists_no_url_patterns(settings, world):
+    settings.DEBUG = True
+    for client, url in ((Client(), "/no-such-page/"), (Client(), "/api/no-such-endpoint/"),
+                        (client_for(world.users["reviewer"]), "/review/items/not-mine/")):
+        response = client.get(url)
+        text = response.content.decode()
+        assert response.status_code == 404
+        for leak in ("URLconf", "admin/", "api/review/", "benchmarks/", "Django tried these URL patterns"):
+            assert leak not in text, f"{url}: {leak!r} in the 404 page"
+    # Staff developers keep Django's debug page.
+    page = client_for(world.users["admin"]).get("/no-such-page/").content.decode()
+    assert "URLconf" in page
