@@ -12,7 +12,8 @@ app_name = "benchmarks"
 urlpatterns = [
     path("", views.index, name="index"),
     path("corpus/<str:corpus>/", corpus_views.corpus_detail, name="corpus"),
-    path("corpus/<str:corpus>/chapter/<str:chapter>/", corpus_views.chapter_detail, name="chapter"),
+    # path: US Code chapter ids contain "/" (title 1, chapter 1 is "1/1").
+    path("corpus/<str:corpus>/chapter/<path:chapter>/", corpus_views.chapter_detail, name="chapter"),
     path("provisions/<int:pk>/", corpus_views.provision_detail, name="provision"),
     path("suites/<int:pk>/", suite_views.suite_detail, name="suite"),
     path("suites/<int:pk>/export/<str:fmt>", suite_views.suite_export, name="suite-export"),

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import httpx
 from django.db import transaction
 from django.utils import timezone
 
@@ -15,6 +15,9 @@ from benchmarks.corpus.models import Passage, Provision, SourceSnapshot
 from benchmarks.corpus.passages import PASSAGE_RULE, passage_extract
 from benchmarks.retrieval.engines import engine_for_connection
 from reviewapp.core.hashing import sha256_hex, sha256_json
+
+if TYPE_CHECKING:
+    import httpx
 
 FORMATS = ("nrs-html", "hrs-json", "uslm-xml")
 HRS_INDEX = "index-meta.json"
@@ -178,6 +181,9 @@ def _statutes_import(*, fmt: str, files: list[Path], hrs_index: Path | None) -> 
 
 def source_fetch(*, url: str, client: httpx.Client | None = None) -> bytes:
     """GET an official page. One request, no retry: a failure is reported to the person who asked."""
+    # httpx is loaded when a page is fetched, not when the URL config imports this module.
+    import httpx
+
     own = client is None
     client = client or httpx.Client(timeout=60, follow_redirects=True,
                                     headers={"User-Agent": "legal-eval statute snapshot"})

@@ -66,6 +66,8 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
         root = ET.fromstring(raw)  # noqa: S314 -- DOCTYPE refused above; expat fetches no external entities
     except ET.ParseError as exc:
         raise ParseError(f"{filename or 'USLM file'}: not well-formed XML ({exc})") from exc
+    except LookupError as exc:  # an XML declaration naming an encoding Python does not know
+        raise ParseError(f"{filename or 'USLM file'}: unreadable XML declaration ({exc})") from exc
     doc_id = root.get("identifier") or ""
     found = re.match(r"/us/usc/t(\w+)$", doc_id)
     if _local(root.tag) != "uscDoc" or not found:

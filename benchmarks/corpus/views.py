@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from benchmarks.corpus import selectors
 from benchmarks.corpus.models import Corpus
 from reviewapp.core.access import VIEW_REPORTS, perm_required
+
+# A long chapter (HRS 346 has hundreds of sections) rendered whole was slow; pages keep it quick.
+PROVISIONS_PER_PAGE = 50
 
 
 @perm_required(VIEW_REPORTS)
@@ -25,12 +29,14 @@ def corpus_detail(request: HttpRequest, corpus: str) -> HttpResponse:
 def chapter_detail(request: HttpRequest, corpus: str, chapter: str) -> HttpResponse:
     if corpus not in Corpus.values:
         raise Http404("unknown corpus")
-    provisions = list(selectors.chapter_provisions(corpus=corpus, chapter=chapter))
-    if not provisions:
+    paginator = Paginator(selectors.chapter_provisions(corpus=corpus, chapter=chapter), PROVISIONS_PER_PAGE)
+    if not paginator.count:
         raise Http404("no such chapter")
+    # Out-of-range or malformed ?page= falls back to the nearest page rather than a 404.
+    page = paginator.get_page(request.GET.get("page"))
     return render(request, "benchmarks/chapter.html", {
         "corpus": corpus, "label": Corpus(corpus).label, "chapter": chapter,
-        "chapter_title": provisions[0].chapter_title, "provisions": provisions,
+        "chapter_title": page.object_list[0].chapter_title, "provisions": page.object_list, "page": page,
     })
 
 

@@ -26,9 +26,8 @@ import logging
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 from django.db import transaction
 from django.db.models import Count
 from django.db.models.functions import Now
@@ -57,6 +56,9 @@ from reviewapp.providers.preflight import ProviderSetup, provider_preflight
 from reviewapp.providers.services import ExecutionReport, RequestResult
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED, GradeSpec, ProviderError
 from scoring.stats.calibration import p_useful
+
+if TYPE_CHECKING:
+    import httpx
 
 logger = logging.getLogger(__name__)
 

@@ -8,19 +8,24 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
+from django.core.paginator import Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from benchmarks.rerank import services as rerank
-from benchmarks.rerank.models import RerankRun
+from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
-from benchmarks.retrieval.models import RetrievalRun, RunStatus
+from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
 from reviewapp.providers.selectors import receipts_jsonl
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED
 
 HTMX_STOP_POLLING = 286
+GRADES_PER_PAGE = 100
+NOT_SENT = "not_sent"
+# The grades table filter: a grade row's status, or planned candidates that have no grade row at all.
+GRADE_FILTERS = [*RerankGrade.Status.choices, (NOT_SENT, "not sent")]
 
 
 class RerankRunForm(forms.Form):
@@ -73,7 +78,7 @@ def rerank_run_new(request: HttpRequest) -> HttpResponse:
         except (rerank.RerankError, ValueError) as error:
             form.add_error(None, str(error))
         else:
-            messages.success(request, f"Rerank run #{run.pk} queued: {run.requests_planned} requests planned.")
+            # No flash message: the run page states "queued" itself, from the status, so it cannot go stale.
             return redirect("benchmarks:rerank-run", pk=run.pk)
     return render(request, "benchmarks/rerank_new.html", {"form": form})
 
@@ -88,8 +93,46 @@ def rerank_run_detail(request: HttpRequest, pk: int) -> HttpResponse:
         if run.is_finished:
             response.status_code = HTMX_STOP_POLLING
         return response
-    context["grades"] = rerank.rerank_run_grades(run=run) if run.is_finished else []
+    if run.is_finished:
+        context.update(grades_table(run=run, status=request.GET.get("status", ""), page=request.GET.get("page")))
     return render(request, "benchmarks/rerank_run.html", context)
+
+
+def grades_table(*, run: RerankRun, status: str, page: str | None) -> dict:
+    """One page of the run's grades (latest attempt per candidate), optionally of one status, with each section.
+
+    "not sent" rows are planned candidates without any grade row (nothing left this server for them).
+    """
+    grades = rerank.rerank_run_grades(run=run)
+    counts = {value: 0 for value, _ in GRADE_FILTERS}
+    for grade in grades:
+        counts[grade.status] += 1
+    planned = RetrievalCandidate.objects.filter(result__run=run.retrieval_run,
+                                                result__query__kind__in=rerank.RERANKED_KINDS)
+    graded_ids = {g.candidate_id for g in grades}
+    not_sent = [c for c in planned.select_related("result__query", "provision").order_by("result__query__position",
+                                                                                         "rank")
+                if c.pk not in graded_ids]
+    counts[NOT_SENT] = len(not_sent)
+    if status == NOT_SENT:
+        rows = [{"qid": c.result.query.qid, "citation": c.provision.citation, "status": "not sent", "grade": None}
+                for c in not_sent]
+    else:
+        chosen = [g for g in grades if g.status == status] if status in counts else grades
+        rows = [{"qid": g.query.qid, "status": g.get_status_display(), "grade": g} for g in chosen]
+    paged = Paginator(rows, GRADES_PER_PAGE).get_page(page)
+    citations = dict(RetrievalCandidate.objects.filter(
+        pk__in=[r["grade"].candidate_id for r in paged.object_list if r["grade"]]).values_list("pk",
+                                                                                            "provision__citation"))
+    for row in paged.object_list:
+        if row["grade"]:
+            row["citation"] = citations.get(row["grade"].candidate_id, "")
+    return {
+        "grades_shown": True, "grades_sent": len(grades), "grades_page": paged,
+        "grade_filter": status if status in counts else "",
+        "grade_filters": [(value, label, counts[value]) for value, label in GRADE_FILTERS],
+        "grades_query_prefix": f"status={status}&" if status in counts else "",
+    }
 
 
 @perm_required(LAUNCH_RUNS)
@@ -113,8 +156,6 @@ def rerank_run_resume(request: HttpRequest, pk: int) -> HttpResponse:
         rerank.rerank_run_resume(run=run, reattempt_failures=request.POST.get("reattempt") == "1")
     except rerank.RerankError as error:
         messages.error(request, str(error))
-    else:
-        messages.success(request, f"Run #{run.pk} queued again; answered requests will not be re-sent.")
     return redirect("benchmarks:rerank-run", pk=pk)
 
 

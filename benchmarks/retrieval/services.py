@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db import DatabaseError, transaction
 from django.utils import timezone
@@ -12,7 +12,6 @@ from django.utils import timezone
 from benchmarks.corpus.models import Provision
 from benchmarks.corpus.passages import PASSAGE_RULE
 from benchmarks.corpus.services import passages_ensure
-from benchmarks.retrieval import bm25, suite_index
 from benchmarks.retrieval.engines import (
     CONFIGURATIONS,
     DEFAULT_CONFIGURATION,
@@ -25,6 +24,9 @@ from benchmarks.retrieval.models import ResultStatus, RetrievalCandidate, Retrie
 from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.models import QueryKind, Suite, SuiteQuery
 from reviewapp.core.hashing import sha256_json
+
+if TYPE_CHECKING:
+    from benchmarks.retrieval import bm25
 
 # --------------------------------------------------------------------------- retrieval
 
@@ -46,6 +48,9 @@ def retrieval_run_create(*, suite: Suite, configuration: str = DEFAULT_CONFIGURA
     ``bm25-v1`` (the default) searches the suite's own BM25 index and records engine "bm25s";
     the other configurations search the database's full-text engine.
     """
+    # bm25s (and scipy.sparse under it) loads on the first run, not with the URL config.
+    from benchmarks.retrieval import suite_index
+
     if configuration not in CONFIGURATIONS:
         raise ValueError(f"unknown configuration {configuration!r}; expected one of {', '.join(CONFIGURATIONS)}")
     if not 1 <= k <= 200:
@@ -86,6 +91,8 @@ def bm25_search(index: bm25.Bm25Index, text: str, k: int) -> bm25.SearchOutcome:
 
 
 def _bm25_searcher(index: bm25.Bm25Index, *, k: int) -> Searcher:
+    from benchmarks.retrieval import bm25
+
     def search(text: str, _snapshot_ids: list[int]):
         try:
             outcome = bm25_search(index, text, k)

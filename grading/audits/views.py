@@ -198,6 +198,7 @@ def audit_progress(request: HttpRequest, pk: int) -> HttpResponse:
         "cuad/audit.html#progress",
         {
             "audit": audit,
+            "polled": True,  # the fragment alone: a run finished since page load needs a reload for figures
             "holder": job_liveness(audit) if audit.status == Audit.Status.RUNNING else None,
             "progress": {
                 "ruled": ruled,

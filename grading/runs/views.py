@@ -260,6 +260,7 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "job": job,
         "members": members,
+        "params": job_params_rows(job.params),
         "stale": is_stale(job),
         "last_progress": last_progress(job),
         "holder": job_liveness(job) if job.status == ConsoleJob.Status.RUNNING else None,
@@ -268,6 +269,20 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "tab": "runs",
     }
     return render(request, "cuad/job.html", context)
+
+
+def job_params_rows(params: dict | None) -> list[tuple[str, str]]:
+    """A job's parameters as (name, readable value) rows for a definition list, not a raw Python dict."""
+    rows = []
+    for key, value in (params or {}).items():
+        if isinstance(value, list | tuple):
+            value = ", ".join(str(v) for v in value)
+        elif isinstance(value, dict):
+            value = ", ".join(f"{k}: {v}" for k, v in value.items())
+        elif isinstance(value, bool):
+            value = "yes" if value else "no"
+        rows.append((key.replace("_", " "), "" if value is None else str(value)))
+    return rows
 
 
 def budget_raise_input(data) -> dict:

@@ -9,7 +9,6 @@ the same outcome (F1 0) while keeping "matched span" meaningful for display.
 from __future__ import annotations
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 MATCHERS = ("hungarian", "greedy")
 
@@ -30,6 +29,9 @@ def hungarian(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     matrix = _as_matrix(scores)
     if matrix.size == 0:
         return _empty()
+    # scipy.optimize costs ~0.4 s to import; load it on first match, not with the URL config.
+    from scipy.optimize import linear_sum_assignment
+
     rows, cols = linear_sum_assignment(matrix, maximize=True)
     keep = matrix[rows, cols] > 0
     return rows[keep].astype(np.intp), cols[keep].astype(np.intp)

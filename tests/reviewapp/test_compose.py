@@ -42,3 +42,9 @@ def test_compose_reads_provider_keys_from_the_environment_only():
 def test_web_and_workers_are_restarted_when_they_exit():
     for name in ("web", "worker"):
         assert COMPOSE["services"][name]["restart"] == "unless-stopped"
+
+
+def test_web_preloads_the_app_so_workers_fork_with_the_url_config_imported():
+    assert "--preload" in COMPOSE["services"]["web"]["command"]
+    wsgi = (Path(__file__).resolve().parents[2] / "reviewapp" / "wsgi.py").read_text()
+    assert "import reviewapp.urls" in wsgi

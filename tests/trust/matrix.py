@@ -104,7 +104,7 @@ MATRIX: dict[str, Entry] = {
     # --- statute benchmark pages
     "benchmarks/": page(VIEW_REPORTS, "/benchmarks/"),
     "benchmarks/corpus/<str:corpus>/": page(VIEW_REPORTS, "/benchmarks/corpus/{corpus}/"),
-    "benchmarks/corpus/<str:corpus>/chapter/<str:chapter>/": page(VIEW_REPORTS,
+    "benchmarks/corpus/<str:corpus>/chapter/<path:chapter>/": page(VIEW_REPORTS,
                                                                    "/benchmarks/corpus/{corpus}/chapter/{chapter}/"),
     "benchmarks/provisions/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/provisions/{provision_pk}/"),
     "benchmarks/suites/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/suites/{suite_pk}/"),

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import httpx
-
 from reviewapp.providers.clients.base import Client
 from reviewapp.providers.types import ProviderError
 
 if TYPE_CHECKING:
+    import httpx
+
     from reviewapp.providers.models import Ledger
 
 

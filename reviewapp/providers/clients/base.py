@@ -6,10 +6,9 @@ import json
 import re
 import time
 from abc import ABC, abstractmethod
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-import httpx
 import jsonschema
 from django.conf import settings
 
@@ -24,6 +23,9 @@ from reviewapp.providers.types import (
     StructuredSpec,
     ValidationFailed,
 )
+
+if TYPE_CHECKING:
+    import httpx
 
 REDACTED = "[redacted]"
 MAX_STORED_BODY = 2_000_000  # characters of a response body kept in a receipt
@@ -48,6 +50,9 @@ def check_base_url(base_url: str) -> str:
 
 def http_client(*, concurrency: int, timeout: float | None, transport: httpx.BaseTransport | None) -> httpx.Client:
     """An httpx client that never retries (retries=0 on the transport; no redirects followed)."""
+    # httpx is loaded when a client is built, not when the URL config imports the providers.
+    import httpx
+
     seconds = float(timeout if timeout is not None else settings.PROVIDER_TIMEOUT_SECONDS)
     if transport is None:
         transport = httpx.HTTPTransport(
@@ -236,6 +241,8 @@ class HttpClient(Client):
         """Credential headers, added at send time only (never part of the request key or receipt)."""
 
     def send(self, prepared: PreparedRequest) -> SendOutcome:
+        import httpx
+
         start = time.perf_counter()
         try:
             headers = {"content-type": "application/json", "accept": "application/json", **self.auth_headers()}

@@ -112,3 +112,13 @@ def test_parsers_reject_bytes_of_another_format():
         uslm_xml.parse(b'<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "b">]><x/>')
     with pytest.raises(ParseError):
         hrs_json.parse(b"[]", meta_raw=b'{"chapters": []}')
+
+
+def test_a_uslm_file_declaring_an_unknown_encoding_is_refused_with_a_parse_error():
+    # Found by the importer fuzz test: ElementTree raised LookupError, which escaped as a crash.
+    from benchmarks.corpus import ParseError
+    from benchmarks.corpus.uslm_xml import parse
+
+    raw = b'<?xml version="1.0" encoding="no-such-encoding"?><uscDoc identifier="/us/usc/t9"/>'
+    with pytest.raises(ParseError, match="unreadable XML declaration"):
+        parse(raw, filename="usc09.xml")

@@ -1,0 +1,65 @@
+"""Corpus browser pages: the US Code (chapter ids with "/") and paginated chapters."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from django.urls import reverse
+
+from benchmarks.corpus.models import Provision
+from benchmarks.corpus.views import PROVISIONS_PER_PAGE
+from tests.benchmarks.conftest import import_synthetic
+
+
+@pytest.fixture
+def usc_imported(db, data_dir):
+    from benchmarks.corpus.services import statutes_import
+
+    return statutes_import(fmt="uslm-xml", paths=[data_dir / "statutes" / "usc" / "usc01.xml"])
+
+
+def test_the_us_code_corpus_and_its_slashed_chapters_can_be_browsed(usc_imported, stakeholder_client):
+    chapters = sorted(set(Provision.objects.filter(snapshot__corpus="usc").values_list("chapter", flat=True)))
+    assert any("/" in c for c in chapters), chapters  # the case that raised NoReverseMatch
+    page = stakeholder_client.get(reverse("benchmarks:corpus", args=["usc"]))
+    assert page.status_code == 200
+    for chapter in chapters:
+        url = reverse("benchmarks:chapter", args=["usc", chapter])
+        assert url in page.content.decode()
+        detail = stakeholder_client.get(url)
+        assert detail.status_code == 200, url
+        first = Provision.objects.filter(snapshot__corpus="usc", chapter=chapter).order_by("position").first()
+        assert first.citation in detail.content.decode()
+
+
+def test_a_long_chapter_is_paginated_with_page_links(db, stakeholder_client):
+    total = PROVISIONS_PER_PAGE + 7
+    import_synthetic([(f"999.{100 + i}", f"Heading {i}.", f"Body of section {i}.") for i in range(total)])
+    url = reverse("benchmarks:chapter", args=["nrs", "999"])
+    first = stakeholder_client.get(url).content.decode()
+    assert first.count('href="/benchmarks/provisions/') == PROVISIONS_PER_PAGE
+    assert "NRS 999.100" in first and f"NRS 999.{100 + total - 1}" not in first
+    assert re.search(r'href="\?page=2"', first) and f"of {total} sections" in first
+    second = stakeholder_client.get(url, {"page": 2}).content.decode()
+    assert second.count('href="/benchmarks/provisions/') == 7
+    assert f"NRS 999.{100 + total - 1}" in second and 'href="?page=1"' in second
+    # A page number past the end shows the last page rather than an error.
+    assert stakeholder_client.get(url, {"page": 99}).status_code == 200
+
+
+def test_an_unknown_chapter_is_a_404(db, stakeholder_client):
+    assert stakeholder_client.get(reverse("benchmarks:chapter", args=["usc", "no/such"])).status_code == 404
+
+
+def test_every_page_names_a_favicon_that_the_static_finders_serve(db, stakeholder_client):
+    from django.contrib.staticfiles import finders
+
+    page = stakeholder_client.get(reverse("benchmarks:corpus", args=["nrs"])).content.decode()
+    href = re.search(r'<link rel="icon" href="([^"]+)"', page)
+    assert href, "no <link rel=icon>: browsers fall back to a 404 on /favicon.ico"
+    path = href.group(1).split("/static/", 1)[1]
+    found = finders.find(path)
+    assert found and Path(found).read_bytes().startswith(b"<svg")
+

@@ -1,0 +1,33 @@
+"""The review queue, opened by many reviewers at once, costs a fixed, small number of SQL queries.
+
+Per request: the session, the user, the user's permissions (own and role, one query), the
+reviewer's judgments and the reviewer's assignments. Nothing per item, nothing the page does not show.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.factories import client_for
+from tests.reviewapp.review.conftest import make_items, make_pool
+
+QUEUE_QUERIES = 5
+
+
+@pytest.mark.parametrize("path", ["/api/review/queue/", "/review/"])
+def test_the_queue_reads_permissions_once_and_nothing_per_item(path, reviewer_user, reviewer2_user,
+                                                                django_assert_num_queries):
+    make_pool(reviewers=[reviewer_user, reviewer2_user], items=make_items(n_queries=4, per_query=5))
+    make_pool(reviewers=[reviewer_user], per_item=1, name="second pool")
+    client = client_for(reviewer_user)
+    with django_assert_num_queries(QUEUE_QUERIES):
+        response = client.get(path)
+    assert response.status_code == 200
+
+
+def test_a_role_taken_away_applies_from_the_next_request(reviewer_user, reviewer2_user):
+    make_pool(reviewers=[reviewer_user, reviewer2_user])
+    client = client_for(reviewer_user)
+    assert client.get("/api/review/queue/").status_code == 200
+    reviewer_user.groups.clear()
+    assert client.get("/api/review/queue/").status_code == 403
