@@ -30,7 +30,8 @@ from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import NominatedTarget
 from reviewapp.core.access import ensure_role_groups
 from reviewapp.review.models import ReviewPool
-from reviewapp.review.services import assignment_unassign, judgment_submit
+from reviewapp.review.pool_admin import assignment_unassign
+from reviewapp.review.services import judgment_submit
 
 DEMO_REVIEWERS = ("reviewer", "reviewer2")
 SYNTHETIC_ACCOUNTS = ("demo-synthetic-labels-1", "demo-synthetic-labels-2")

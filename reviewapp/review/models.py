@@ -43,7 +43,7 @@ class PoolFrozen(ValidationError):
 def frozen_message(pool: Any, fields: list[str]) -> str:
     return (f"pool {pool.public_id}: {', '.join(fields)} cannot change once a judgment exists (it would change the "
             "labels of existing judgments); make a new version of the pool instead (the 'New version' form on its "
-            f"page /review/admin/pools/{pool.public_id}/, or services.pool_new_version)")
+            f"page /review/admin/pools/{pool.public_id}/, or pool_admin.pool_new_version)")
 
 
 class ReviewPool(models.Model):

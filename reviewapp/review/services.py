@@ -26,7 +26,6 @@ from reviewapp.review.models import (
     Judgment,
     JudgmentRevision,
     LabelSource,
-    PoolFrozen,
     ReviewItem,
     ReviewPool,
 )
@@ -94,7 +93,7 @@ def assignment_sort_key(*, pool_public_id: str, reviewer_id: int, item_public_id
 # ---------------------------------------------------------------------------
 
 _ITEM_TEXT_FIELDS = ("query_text", "source_heading", "source_text", "passage_caption", "passage_text")
-_ITEM_KNOWN_FIELDS = {
+ITEM_FIELDS = {
     "query_id",
     "doc_id",
     *_ITEM_TEXT_FIELDS,
@@ -109,7 +108,7 @@ def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:
     where = f"items[{index}]"
     if not isinstance(raw, Mapping):
         raise ReviewError(f"{where}: expected an object, got {type(raw).__name__}")
-    unknown = set(raw) - _ITEM_KNOWN_FIELDS
+    unknown = set(raw) - ITEM_FIELDS
     if unknown:
         raise ReviewError(f"{where}: unknown field(s) {sorted(unknown)}")
     item: dict[str, Any] = {}
@@ -311,104 +310,6 @@ def pool_assign(
             )
     Assignment.objects.bulk_create(new)
     return len(new)
-
-
-def _open_assignments(*, pool: ReviewPool, reviewer: AbstractBaseUser):
-    """Assignments of ``reviewer`` in ``pool`` with no judgment yet (a judged one is a label's record: it stays)."""
-    judged = Judgment.objects.filter(reviewer=reviewer, item__pool=pool).values("item_id")
-    return Assignment.objects.filter(pool=pool, reviewer=reviewer).exclude(item_id__in=judged)
-
-
-@dataclass(frozen=True)
-class Unassigned:
-    removed: int
-    kept_judged: int
-
-
-@transaction.atomic
-def assignment_unassign(*, pool: ReviewPool, reviewer: AbstractBaseUser) -> Unassigned:
-    """Take ``reviewer`` off ``pool``: their unjudged assignments go; judged ones stay (their history)."""
-    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
-    open_ids = list(_open_assignments(pool=pool, reviewer=reviewer).values_list("pk", flat=True))
-    Assignment.objects.filter(pk__in=open_ids).delete()
-    kept = Assignment.objects.filter(pool=pool, reviewer=reviewer).count()
-    return Unassigned(removed=len(open_ids), kept_judged=kept)
-
-
-@dataclass(frozen=True)
-class Reassigned:
-    moved: int
-    already_held: int
-    kept_judged: int
-
-
-@transaction.atomic
-def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
-                        to_reviewer: AbstractBaseUser) -> Reassigned:
-    """Give ``from_reviewer``'s unjudged items of ``pool`` to ``to_reviewer`` (who must be assignable).
-
-    An item ``to_reviewer`` already holds is not given twice: it is only taken off ``from_reviewer``.
-    """
-    if from_reviewer.pk == to_reviewer.pk:
-        raise ReviewError("to_reviewer: choose a different reviewer")
-    refusal = assignee_refusal(pool=pool, user=to_reviewer)
-    if refusal:
-        raise ReviewError(f"to_reviewer: {refusal}")
-    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
-    moving = list(_open_assignments(pool=pool, reviewer=from_reviewer).select_related("item"))
-    held = set(Assignment.objects.filter(pool=pool, reviewer=to_reviewer).values_list("item_id", flat=True))
-    new = [
-        Assignment(item=a.item, pool=pool, reviewer=to_reviewer, sort_key=assignment_sort_key(
-            pool_public_id=pool.public_id, reviewer_id=to_reviewer.pk, item_public_id=a.item.public_id))
-        for a in moving if a.item_id not in held
-    ]
-    Assignment.objects.filter(pk__in=[a.pk for a in moving]).delete()
-    Assignment.objects.bulk_create(new)
-    kept = Assignment.objects.filter(pool=pool, reviewer=from_reviewer).count()
-    return Reassigned(moved=len(new), already_held=len(moving) - len(new), kept_judged=kept)
-
-
-@transaction.atomic
-def pool_settings_change(*, pool: ReviewPool, reviewers_per_item: int | None = None,
-                         kind: str | None = None) -> ReviewPool:
-    """Change a pool's label-deciding settings; refused once any judgment exists (make a new version then)."""
-    locked = ReviewPool.objects.select_for_update().get(pk=pool.pk)
-    if reviewers_per_item is not None:
-        if not isinstance(reviewers_per_item, int) or not 1 <= reviewers_per_item <= MAX_REVIEWERS_PER_ITEM:
-            raise ReviewError(f"reviewers_per_item: must be a whole number from 1 to {MAX_REVIEWERS_PER_ITEM}")
-        locked.reviewers_per_item = reviewers_per_item
-    if kind is not None:
-        pool_kind(kind)
-        locked.kind = kind
-    try:
-        locked.save()
-    except PoolFrozen as error:
-        raise ReviewError(error.messages[0]) from None
-    return locked
-
-
-@transaction.atomic
-def pool_new_version(*, pool: ReviewPool, reviewers_per_item: int | None = None,
-                     created_by: AbstractBaseUser | None = None) -> ReviewPool:
-    """A new pool with the same items and a changed label-deciding setting; the judged pool stays as it was.
-
-    The new version has no judgments or assignments (assign it like any pool). Its declared parameters name
-    the version it replaces and its number.
-    """
-    per_item = pool.reviewers_per_item if reviewers_per_item is None else reviewers_per_item
-    params = dict(pool.declared_params or {})
-    version = int(params.get("pool_version", 1)) + 1
-    params.update({"pool_version": version, "previous_version": pool.public_id})
-    items = [
-        {field: getattr(item, field) for field in _ITEM_KNOWN_FIELDS}
-        for item in pool.items.all()
-    ]
-    return pool_create(
-        name=f"{pool.name} (v{version})"[:200], kind=pool.kind, items=items,
-        declared_rule=pool.declared_rule, declared_params=params, reviewers_per_item=per_item,
-        reviewer_title=pool.reviewer_title, instructions=pool.instructions, external_ref=pool.external_ref,
-        created_by=created_by,
-    )
 
 
 # ---------------------------------------------------------------------------

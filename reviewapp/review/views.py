@@ -16,7 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp.core.access import GRADE, MANAGE_REVIEWS, perm_required
 from reviewapp.core.json_input import JsonInputError, JsonSyntaxError, json_loads
-from reviewapp.review import agreement, exports, selectors, services
+from reviewapp.review import agreement, exports, pool_admin, selectors, services
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
 
@@ -369,7 +369,7 @@ def admin_reviewer_active(request: HttpRequest, user_id: int) -> HttpResponse:
 def admin_pool_unassign(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
     user = _user_or_404(_int_or_404(request.POST.get("reviewer")))
-    result = services.assignment_unassign(pool=pool, reviewer=user)
+    result = pool_admin.assignment_unassign(pool=pool, reviewer=user)
     messages.success(request, f"{user.get_username()}: {result.removed} open assignment(s) removed; "
                      f"{result.kept_judged} with a judgment kept.")
     return redirect("review:admin-pool", pool_id=pool.public_id)
@@ -382,7 +382,7 @@ def admin_pool_reassign(request: HttpRequest, pool_id: str) -> HttpResponse:
     source = _user_or_404(_int_or_404(request.POST.get("from_reviewer")))
     target = _user_or_404(_int_or_404(request.POST.get("to_reviewer")))
     try:
-        result = services.assignment_reassign(pool=pool, from_reviewer=source, to_reviewer=target)
+        result = pool_admin.assignment_reassign(pool=pool, from_reviewer=source, to_reviewer=target)
     except services.ReviewError as error:
         messages.error(request, str(error))
     else:
@@ -398,7 +398,7 @@ def admin_pool_new_version(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
     try:
         per_item = int(request.POST.get("reviewers_per_item") or pool.reviewers_per_item)
-        new = services.pool_new_version(pool=pool, reviewers_per_item=per_item, created_by=request.user)
+        new = pool_admin.pool_new_version(pool=pool, reviewers_per_item=per_item, created_by=request.user)
     except ValueError as error:  # ReviewError is a ValueError
         messages.error(request, f"reviewers_per_item: {error}" if not isinstance(error, services.ReviewError)
                        else str(error))

@@ -11,7 +11,7 @@ from django.core.exceptions import ValidationError
 
 from reviewapp.core.access import ensure_role_groups
 from reviewapp.core.models import AccountAudit
-from reviewapp.review import selectors, services
+from reviewapp.review import pool_admin, selectors, services
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, PoolFrozen, ReviewItem, ReviewPool
 from tests.factories import client_for, make_user
 from tests.reviewapp.review.conftest import make_items, make_pool
@@ -78,7 +78,7 @@ def test_the_django_admin_cannot_add_an_assignment(superuser, admin_user_):
 def test_reassigning_to_a_model_output_account_is_refused(reviewer_user, admin_user_):
     pool = make_pool(reviewers=[reviewer_user], per_item=1)
     with pytest.raises(services.ReviewError, match="can see model output"):
-        services.assignment_reassign(pool=pool, from_reviewer=reviewer_user, to_reviewer=admin_user_)
+        pool_admin.assignment_reassign(pool=pool, from_reviewer=reviewer_user, to_reviewer=admin_user_)
     assert not Assignment.objects.filter(reviewer=admin_user_).exists()
 
 
@@ -220,13 +220,13 @@ def test_a_judged_pools_label_settings_are_frozen_in_the_model(judged_pool):
 
 def test_an_unjudged_pool_may_still_change(reviewer_user):
     pool = make_pool(reviewers=[reviewer_user], per_item=1)
-    services.pool_settings_change(pool=pool, reviewers_per_item=2)
+    pool_admin.pool_settings_change(pool=pool, reviewers_per_item=2)
     assert ReviewPool.objects.get(pk=pool.pk).reviewers_per_item == 2
 
 
 def test_the_service_refuses_and_says_how_to_make_a_new_version(judged_pool):
     with pytest.raises(services.ReviewError, match="make a new version of the pool"):
-        services.pool_settings_change(pool=judged_pool, reviewers_per_item=2)
+        pool_admin.pool_settings_change(pool=judged_pool, reviewers_per_item=2)
 
 
 def test_the_django_admin_shows_frozen_fields_read_only_and_cannot_change_them(superuser, admin_client_,
