@@ -18,30 +18,13 @@ from benchmarks.labels.views import calibration_build, human_metrics_build
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api import UnitIntervalOut
 
 
 class IntervalOut(serializers.Serializer):
     estimate = serializers.FloatField(allow_null=True)
     low = serializers.FloatField(allow_null=True)
     high = serializers.FloatField(allow_null=True)
-
-
-class UnitIntervalOut(serializers.Serializer):
-    """A statistic's percentile bootstrap interval and what was resampled (``UnitBootstrap.as_dict``)."""
-
-    estimate = serializers.FloatField(allow_null=True)
-    low = serializers.FloatField(allow_null=True)
-    high = serializers.FloatField(allow_null=True)
-    level = serializers.FloatField()
-    method = serializers.CharField()
-    unit = serializers.CharField()
-    units = serializers.IntegerField()
-    observation = serializers.CharField()
-    observations = serializers.IntegerField()
-    replicates = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    undefined_replicates = serializers.IntegerField()
-    caveat = serializers.CharField(allow_null=True)
 
 
 class ReviewerAgreementOut(serializers.Serializer):

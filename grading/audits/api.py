@@ -12,6 +12,7 @@ from grading.audits.exports import audit_json, audit_summary_json
 from grading.audits.models import Audit
 from grading.audits.selectors import audit_list, audit_report
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api import UnitIntervalOut
 
 
 class AuditSummarySerializer(serializers.Serializer):
@@ -41,32 +42,14 @@ class JudgeSerializer(serializers.Serializer):
     ledger = serializers.IntegerField(allow_null=True)
 
 
-class UnitIntervalSerializer(serializers.Serializer):
-    """A statistic's percentile bootstrap interval and what was resampled (``UnitBootstrap.as_dict``)."""
-
-    estimate = serializers.FloatField(allow_null=True)
-    low = serializers.FloatField(allow_null=True)
-    high = serializers.FloatField(allow_null=True)
-    level = serializers.FloatField()
-    method = serializers.CharField()
-    unit = serializers.CharField()
-    units = serializers.IntegerField()
-    observation = serializers.CharField()
-    observations = serializers.IntegerField()
-    replicates = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    undefined_replicates = serializers.IntegerField()
-    caveat = serializers.CharField(allow_null=True)
-
-
 class AgreementSerializer(serializers.Serializer):
     n = serializers.IntegerField()
     excluded = serializers.IntegerField()
     kappa = serializers.FloatField(allow_null=True)
     band = serializers.CharField(allow_null=True)
     raw_agreement = serializers.FloatField(allow_null=True)
-    kappa_interval = UnitIntervalSerializer()
-    raw_agreement_interval = UnitIntervalSerializer()
+    kappa_interval = UnitIntervalOut()
+    raw_agreement_interval = UnitIntervalOut()
     table = serializers.DictField()
 
 

@@ -20,3 +20,24 @@ class MeApi(APIView):
     def get(self, request: Request) -> Response:
         data = {"username": request.user.get_username(), "roles": roles_of(request.user)}
         return Response(self.OutputSerializer(data).data)
+
+
+class UnitIntervalOut(serializers.Serializer):
+    """A statistic's percentile bootstrap interval and what was resampled (``UnitBootstrap.as_dict``).
+
+    One component for every page's API that quotes Brier, ECE, kappa or alpha with its interval.
+    """
+
+    estimate = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+    level = serializers.FloatField()
+    method = serializers.CharField()
+    unit = serializers.CharField()
+    units = serializers.IntegerField()
+    observation = serializers.CharField()
+    observations = serializers.IntegerField()
+    replicates = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    undefined_replicates = serializers.IntegerField()
+    caveat = serializers.CharField(allow_null=True)

@@ -358,7 +358,7 @@ class ProgressApi(APIView):
         return Response(ProgressOut(agreement.pool_progress(pool=_pool_or_404(pool_id))).data)
 
 
-class UnitIntervalOut(serializers.Serializer):
+class PoolUnitIntervalOut(serializers.Serializer):
     """A statistic's percentile bootstrap interval with the units resampled (scoring.stats.bootstrap.UnitBootstrap)."""
 
     estimate = serializers.FloatField(allow_null=True, source="interval.estimate")
@@ -388,8 +388,8 @@ class PairOut(serializers.Serializer):
     raw_agreement = serializers.FloatField(allow_null=True)
     kappa_quadratic = serializers.FloatField(allow_null=True)
     band = serializers.CharField(allow_null=True)
-    kappa_interval = UnitIntervalOut()
-    raw_agreement_interval = UnitIntervalOut()
+    kappa_interval = PoolUnitIntervalOut()
+    raw_agreement_interval = PoolUnitIntervalOut()
 
 
 class AgreementOut(serializers.Serializer):
@@ -399,7 +399,7 @@ class AgreementOut(serializers.Serializer):
     alpha_items = serializers.IntegerField()
     alpha_values = serializers.IntegerField()
     reviewers = serializers.IntegerField()
-    alpha_interval = UnitIntervalOut()
+    alpha_interval = PoolUnitIntervalOut()
 
 
 class AgreementApi(APIView):

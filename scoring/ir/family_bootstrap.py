@@ -33,7 +33,7 @@ from typing import TypeVar
 
 import numpy as np
 
-from scoring.stats.bootstrap import DEFAULT_LEVEL, Interval, percentile_bounds_columns
+from scoring.stats.bootstrap import DEFAULT_LEVEL, Interval, percentile_bounds_columns, resample_index_blocks
 
 DEFAULT_REPLICATES = 10_000
 DEFAULT_SEED = 20260920
@@ -87,28 +87,17 @@ def _family_codes(families: Sequence[Hashable]) -> np.ndarray:
     return np.fromiter((code_of[f] for f in families), dtype=np.intp, count=len(families))
 
 
-# Drawn cells gathered at once. Bounds the working memory to a few MB per column whatever the
-# numbers of replicates and families, instead of replicates x families x columns at once.
-_BLOCK_CELLS = 1 << 18
-
-
 def draw_blocks(n_families: int, *, replicates: int, seed: int) -> Iterator[tuple[int, int, np.ndarray]]:
     """Row blocks ``(start, stop, indices[start:stop])`` of ``resample_indices(n_families, replicates, seed)``.
 
-    One generator fills the blocks in order. ``Generator.integers`` consumes its
-    stream in C order and PCG64 keeps a leftover 32-bit half in the bit
-    generator itself, so the blocks concatenate to exactly the full index
-    matrix (a test checks it) without ever holding replicates x families.
+    The blocks are ``scoring.stats.bootstrap.resample_index_blocks``: they concatenate to exactly the full
+    index matrix (a test checks it) without ever holding replicates x families.
     """
-    if n_families <= 0:
-        raise ValueError("the bootstrap needs at least one cluster")
-    if replicates <= 0:
-        raise ValueError("the bootstrap needs at least one replicate")
-    rng = np.random.default_rng(seed)
-    rows = max(1, _BLOCK_CELLS // n_families)
-    for start in range(0, replicates, rows):
-        stop = min(replicates, start + rows)
-        yield start, stop, rng.integers(0, n_families, size=(stop - start, n_families))
+    start = 0
+    for block in resample_index_blocks(n_families, replicates=replicates, seed=seed):
+        stop = start + len(block)
+        yield start, stop, block
+        start = stop
 
 
 @dataclass
