@@ -26,6 +26,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) manage.py spectacular --file /dev/null --validate --fail-on-warn
 
 bench: install
 	@for bench in perf/bench_*.py; do \

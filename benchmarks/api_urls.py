@@ -1,8 +1,14 @@
 from django.urls import path
 
 from benchmarks.corpus.api import ProvisionDetail, ProvisionList, SnapshotList
-from benchmarks.labels.api import CalibrationApi, HumanMetricsApi, ReviewPoolListApi
-from benchmarks.reports.api import RerankReportApi, RetrievalReportApi, StatuteLeaderboardApi
+from benchmarks.labels.api import CalibrationApi, HumanMetricsApi, ReviewPoolListApi, ReviewPoolPlanApi
+from benchmarks.reports.api import (
+    RerankReportApi,
+    RerankReportTrecApi,
+    RetrievalReportApi,
+    RetrievalReportTrecApi,
+    StatuteLeaderboardApi,
+)
 from benchmarks.rerank.api import RerankRunApi, RerankRunLaunchApi
 from benchmarks.retrieval.api import RunDetail, RunList
 from benchmarks.suites.api import SuiteDetail, SuiteExport, SuiteList
@@ -31,6 +37,9 @@ urlpatterns += [
 urlpatterns += [
     path("reports/rerank/<int:pk>/", RerankReportApi.as_view(), name="report-rerank"),
     path("reports/retrieval/<int:pk>/", RetrievalReportApi.as_view(), name="report-retrieval"),
+    path("reports/rerank/<int:pk>/trec/<str:export>", RerankReportTrecApi.as_view(), name="report-rerank-trec"),
+    path("reports/retrieval/<int:pk>/trec/<str:export>", RetrievalReportTrecApi.as_view(),
+         name="report-retrieval-trec"),
     path("reports/leaderboard/<int:pk>/", StatuteLeaderboardApi.as_view(), name="leaderboard"),
 ]
 
@@ -40,4 +49,5 @@ urlpatterns += [
     path("rerank-runs/<int:pk>/human-metrics/", HumanMetricsApi.as_view(), name="rerank-human-metrics"),
     path("rerank-runs/<int:pk>/calibration/", CalibrationApi.as_view(), name="rerank-calibration"),
     path("rerank-runs/<int:pk>/review-pools/", ReviewPoolListApi.as_view(), name="rerank-review-pools"),
+    path("rerank-runs/<int:pk>/review-pool-plan/", ReviewPoolPlanApi.as_view(), name="rerank-review-pool-plan"),
 ]

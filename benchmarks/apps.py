@@ -7,10 +7,11 @@ class BenchmarksConfig(AppConfig):
     product_data = True
 
     def ready(self) -> None:
-        from benchmarks.labels.kinds import PASSAGE_KIND
+        from benchmarks.labels.kinds import PASSAGE_KIND, TARGET_KIND
         from reviewapp.review.kinds import kind_register
 
         kind_register(PASSAGE_KIND)
+        kind_register(TARGET_KIND)
 
     def demo_load(self, *, data_dir, stdout) -> None:
         from benchmarks.demo import load_demo

@@ -4,9 +4,10 @@ from benchmarks.corpus.models import Passage, Provision, SourceSnapshot
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, RetrievalRun
-from benchmarks.suites.models import NominatedTarget, QueryFamily, Suite, SuiteQuery
+from benchmarks.suites.models import NominatedTarget, QueryFamily, Suite, SuiteQuery, TargetProposal
 
 __all__ = [
     "HeldoutExposure", "NominatedTarget", "Passage", "Provision", "QueryFamily", "RerankGrade", "RerankRun",
     "RetrievalCandidate", "RetrievalResult", "RetrievalRun", "SourceSnapshot", "Suite", "SuiteQuery",
+    "TargetProposal",
 ]

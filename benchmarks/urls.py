@@ -67,4 +67,9 @@ urlpatterns += [
     path("suites/workbench/<int:pk>/provisions/<int:provision_pk>/", suite_views.workbench_provision,
          name="workbench-provision"),
     path("suites/workbench/<int:pk>/freeze/", suite_views.workbench_freeze, name="workbench-freeze"),
+    path("suites/confirmation/items/<str:item_id>/propose/", suite_views.confirmation_propose,
+         name="confirmation-propose"),
+    path("suites/<int:pk>/confirmation/declare/", suite_views.confirmation_declare, name="confirmation-declare"),
+    path("suites/<int:pk>/confirmation/new-version/", suite_views.confirmation_new_version,
+         name="confirmation-new-version"),
 ]

@@ -1,4 +1,4 @@
-"""The CUAD console's JSON API under /api/cuad/ (reviewers get 403)."""
+"""The CUAD console's JSON API under /api/v1/cuad/ (reviewers get 403)."""
 
 from django.urls import path
 

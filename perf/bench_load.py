@@ -207,7 +207,7 @@ async def _reviewer(base: str, session_key: str, deadline: float, think: tuple[f
     async with httpx.AsyncClient(base_url=base, cookies={"sessionid": session_key}, timeout=30) as client:
         started = time.perf_counter()
         try:
-            queue = await client.get("/api/review/queue/")
+            queue = await client.get("/api/v1/review/queue/")
         except httpx.HTTPError as error:
             stats["errors"].append(f"queue: {type(error).__name__}")
             return

@@ -145,7 +145,7 @@ async def _reviewer(base: str, username: str, session_key: str, deadline: float,
         # Reviewers do not all click in the same millisecond: stagger the start over one think time.
         await asyncio.sleep(rng.uniform(0, think[1]))
     async with httpx.AsyncClient(base_url=base, cookies={"sessionid": session_key}, timeout=30) as client:
-        queue = (await client.get("/api/review/queue/")).json()
+        queue = (await client.get("/api/v1/review/queue/")).json()
         item_ids = [entry["item"] for q in queue for entry in q["items"]]
         step = 0
         while time.monotonic() < deadline:

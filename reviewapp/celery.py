@@ -5,6 +5,11 @@ import os
 from celery import Celery
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
+# Celery's Django fixup runs Django's system checks when a worker starts, and the URL checks import the whole
+# URL config: every view, the API modules and drf-spectacular (with django.test and jinja2), ~420 modules and
+# ~27 MiB a worker never uses (a task reverses no URL and renders no page). The checks run where they belong:
+# `manage.py check` and `migrate` in CI and on deploy. An operator's own setting wins.
+os.environ.setdefault("CELERY_SKIP_CHECKS", "1")
 
 app = Celery("reviewapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -220,6 +220,8 @@ SPECTACULAR_SETTINGS = {
     # Schema completeness is tested by tests/reviewapp/core (the schema must generate); the deploy
     # check stays about deployment settings.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
+    # The documented request bodies are JSON: a generated client then sends JSON (forms are still parsed).
+    "PARSER_WHITELIST": ["reviewapp.core.api_parsers.BoundedJSONParser"],
 }
 
 # Celery: a broker that needs no server by default (kombu's filesystem
@@ -230,7 +232,9 @@ if REDIS_URL:
     # visibility_timeout is set below, from the jobs' stale timeout (JOB_* settings).
     CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2}
 else:
-    CELERY_BROKER_URL = "filesystem://"
+    # The filesystem transport ignores the host, but kombu warns "No hostname was supplied" on every
+    # connection whose URL has none: name one, so the worker starts without a warning.
+    CELERY_BROKER_URL = "filesystem://localhost/"
     CELERY_BROKER_TRANSPORT_OPTIONS = {
         "data_folder_in": str(CELERY_BROKER_DIR / "queue"),
         "data_folder_out": str(CELERY_BROKER_DIR / "queue"),
@@ -301,8 +305,13 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
+    "filters": {"expected_refusal": {"()": "reviewapp.core.log_filters.ExpectedRefusalOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    # httpx logs every request line at INFO; the receipt ledger already records each request.
-    "loggers": {"httpx": {"level": env_str("HTTPX_LOG_LEVEL", "WARNING")}},
+    "loggers": {
+        # httpx logs every request line at INFO; the receipt ledger already records each request.
+        "httpx": {"level": env_str("HTTPX_LOG_LEVEL", "WARNING")},
+        # An expected 403/404 is one line (method, path, status), without the exception's traceback.
+        "django.request": {"filters": ["expected_refusal"]},
+    },
 }

@@ -4,7 +4,9 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from reviewapp.core import api, views
+from reviewapp.core import schema as _token_scheme  # noqa: F401  (registers the token scheme with drf-spectacular)
 from reviewapp.core.auth import RateLimitedLoginView
+from reviewapp.core.glossary import glossary_view
 
 api_patterns = [
     path("me/", api.MeApi.as_view(), name="api-me"),
@@ -20,13 +22,15 @@ api_patterns = [
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    path("glossary/", glossary_view, name="glossary"),
+    path("favicon.ico", views.favicon, name="favicon"),
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/", views.OwnPasswordChange.as_view(), name="password-change"),
     path("accounts/tokens/", views.tokens, name="tokens"),
     path("accounts/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("admin/", admin.site.urls),
-    path("api/", include(api_patterns)),
+    path("api/v1/", include(api_patterns)),
     path("benchmarks/", include("benchmarks.urls")),
     path("cuad/", include("grading.urls")),
     path("review/", include("reviewapp.review.urls")),

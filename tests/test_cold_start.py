@@ -36,3 +36,77 @@ def test_importing_the_url_config_loads_no_handler_only_module():
     assert result.returncode == 0, result.stderr
     loaded = json.loads(result.stdout.strip().splitlines()[-1])
     assert loaded == [], f"imported with the URL config: {', '.join(loaded)}"
+
+
+BLAS_PROBE = (
+    "import json, os, sys\n"
+    "os.environ.pop('OPENBLAS_NUM_THREADS', None)\n"
+    "import reviewapp\n"
+    "print(json.dumps([os.environ.get('OPENBLAS_NUM_THREADS'), 'numpy' in sys.modules]))\n"
+)
+
+
+def test_the_project_package_asks_for_one_blas_thread_before_numpy_is_loaded():
+    # OpenBLAS reads its thread count once, when numpy first loads it: the setting must precede that.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("OPENBLAS_NUM_THREADS", None)
+    result = subprocess.run([sys.executable, "-c", BLAS_PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == ["1", False]
+
+
+COMMAND_ONLY_NOT = ("reviewapp.urls", "drf_spectacular.extensions", "drf_spectacular.plumbing", "rest_framework.test",
+                    "django.test", "scipy", "benchmarks.reports.exposure", "benchmarks.reports.leaderboard")
+
+COMMAND_PROBE = (
+    "import json, os, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "from django.core.management import execute_from_command_line\n"
+    "# As `manage.py relevance_metrics ...` runs it: system checks included unless the command opts out.\n"
+    "execute_from_command_line(['manage.py', 'relevance_metrics', '--qrels', sys.argv[1], '--run', sys.argv[2],"
+    " '--json', '--replicates', '1'])\n"
+    f"print(json.dumps(sorted(m for m in {COMMAND_ONLY_NOT!r} if m in sys.modules)))\n"
+)
+
+
+def test_the_relevance_metrics_process_loads_neither_the_schema_tools_nor_the_report_modules(tmp_path):
+    # A whole-process figure beside ir_measures: start-up is most of it at 1,000 queries, so the command's
+    # process must not pay for the URL config (system checks), the API schema tooling (drf-spectacular pulls in
+    # django.test) or the report pages.
+    qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
+    qrels.write_text("q1 0 d1 1\nq2 0 d3 2\n")
+    run.write_text("q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\nq2 Q0 d3 1 1.5 x\n")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    result = subprocess.run([sys.executable, "-c", COMMAND_PROBE, str(qrels), str(run)], cwd=ROOT, env=env,
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert loaded == [], f"imported by the relevance_metrics process: {', '.join(loaded)}"
+
+
+WORKER_PROBE = (
+    "import json, os, sys\n"
+    "os.environ.pop('CELERY_SKIP_CHECKS', None)\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "import django\n"
+    "django.setup()\n"
+    "from reviewapp.celery import app\n"
+    "app.loader.import_default_modules()  # what `celery -A reviewapp worker` does before its first task\n"
+    "print(json.dumps(sorted(m for m in ('reviewapp.urls', 'drf_spectacular.plumbing', 'django.test', 'scipy')"
+    " if m in sys.modules)))\n"
+)
+
+
+def test_a_celery_worker_starts_without_the_url_config():
+    # Celery's Django fixup would run the system checks at start-up, and the URL checks import every view and
+    # the schema tooling into a process that only runs tasks (~27 MiB of a rerank worker's peak).
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env.pop("CELERY_SKIP_CHECKS", None)
+    result = subprocess.run([sys.executable, "-c", WORKER_PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    assert loaded == [], f"imported by a worker before its first task: {', '.join(loaded)}"

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics, serializers
 
 from benchmarks.corpus.models import Provision, SourceSnapshot
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api import READ_ERRORS, error_responses
 from reviewapp.core.api_filters import IdFilter, TextFilter
+
+# A list answers 400 for a filter, limit or offset out of range (reviewapp.core.api_filters), naming it.
+LIST_ERRORS = error_responses(400, 403)
 
 
 class SnapshotOut(serializers.ModelSerializer):
@@ -23,23 +28,35 @@ class ProvisionOut(serializers.ModelSerializer):
                   "repealed", "official_url", "content_sha256"]
 
 
+class PassageOut(serializers.Serializer):
+    rule = serializers.CharField()
+    caption = serializers.CharField()
+    text = serializers.CharField()
+    word_count = serializers.IntegerField()
+    truncated = serializers.BooleanField()
+    sha256 = serializers.CharField()
+
+
 class ProvisionDetailOut(ProvisionOut):
     passages = serializers.SerializerMethodField()
 
     class Meta(ProvisionOut.Meta):
         fields = [*ProvisionOut.Meta.fields, "body", "history", "notes", "passages"]
 
+    @extend_schema_field(PassageOut(many=True))
     def get_passages(self, obj: Provision) -> list[dict]:
         return [{"rule": p.rule, "caption": p.caption, "text": p.text, "word_count": p.word_count,
                  "truncated": p.truncated, "sha256": p.sha256} for p in obj.passages.all()]
 
 
+@extend_schema_view(get=extend_schema(responses={200: SnapshotOut(many=True), **LIST_ERRORS}))
 class SnapshotList(generics.ListAPIView):
     permission_classes = [CanViewReports]
     serializer_class = SnapshotOut
     queryset = SourceSnapshot.objects.order_by("id")
 
 
+@extend_schema_view(get=extend_schema(responses={200: ProvisionOut(many=True), **LIST_ERRORS}))
 class ProvisionList(generics.ListAPIView):
     permission_classes = [CanViewReports]
     serializer_class = ProvisionOut
@@ -48,6 +65,7 @@ class ProvisionList(generics.ListAPIView):
     query_filters = {"corpus": TextFilter(), "chapter": TextFilter(), "citation": TextFilter(), "snapshot": IdFilter()}
 
 
+@extend_schema_view(get=extend_schema(responses={200: ProvisionDetailOut, **error_responses(*READ_ERRORS)}))
 class ProvisionDetail(generics.RetrieveAPIView):
     permission_classes = [CanViewReports]
     serializer_class = ProvisionDetailOut

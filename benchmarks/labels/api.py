@@ -6,19 +6,28 @@ The same figures as the pages and their JSON exports; explicit serializers.
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from benchmarks.labels.metrics import DEFAULT_REPLICATES, DEFAULT_SEED, calibration_as_json, human_metrics_as_json
-from benchmarks.labels.pools import is_synthetic, run_pools
+from benchmarks.labels.pools import (
+    DEFAULT_K,
+    DEFAULT_REVIEWERS,
+    MAX_K,
+    ReviewPoolError,
+    is_synthetic,
+    review_pool_plan_runs,
+    run_pools,
+)
 from benchmarks.labels.views import calibration_build, human_metrics_build
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.rerank.models import RerankRun
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import UnitIntervalOut
+from reviewapp.core.access import CanManageReviews, CanViewReports
+from reviewapp.core.api import READ_ERRORS, ErrorOut, UnitIntervalOut, error_responses
+from reviewapp.review.services import MAX_REVIEWERS_PER_ITEM
 
 
 class IntervalOut(serializers.Serializer):
@@ -35,6 +44,8 @@ class ReviewerAgreementOut(serializers.Serializer):
     krippendorff_alpha_ordinal = UnitIntervalOut()
 
 
+# Named apart from the review engine's own pool summary (reviewapp.review.api.PoolOut), a different shape.
+@extend_schema_serializer(component_name="LabelPoolOut")
 class PoolOut(serializers.Serializer):
     public_id = serializers.CharField()
     name = serializers.CharField()
@@ -167,10 +178,6 @@ class CalibrationOut(serializers.Serializer):
     items = CalibrationItemOut(many=True)
 
 
-class ErrorOut(serializers.Serializer):
-    error = serializers.CharField()
-
-
 class ReviewPoolOut(serializers.Serializer):
     public_id = serializers.CharField()
     name = serializers.CharField()
@@ -191,6 +198,10 @@ BOOTSTRAP_PARAMETERS = [
 ]
 
 
+# 400: a pool or bootstrap parameter refused (one sentence); 404: no such rerank run or pool.
+LABEL_ERRORS = error_responses(400, *READ_ERRORS, bad_request=ErrorOut)
+
+
 def _run(pk: int) -> RerankRun:
     return get_object_or_404(RerankRun.objects.select_related("suite", "retrieval_run", "ledger"), pk=pk)
 
@@ -200,7 +211,7 @@ class HumanMetricsApi(APIView):
 
     permission_classes = [CanViewReports]
 
-    @extend_schema(parameters=[POOL_PARAMETER, *BOOTSTRAP_PARAMETERS], responses={200: HumanMetricsOut, 400: ErrorOut})
+    @extend_schema(parameters=[POOL_PARAMETER, *BOOTSTRAP_PARAMETERS], responses={200: HumanMetricsOut, **LABEL_ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         try:
             metrics, _ = human_metrics_build(run=_run(pk), params=request.query_params)
@@ -214,7 +225,7 @@ class CalibrationApi(APIView):
 
     permission_classes = [CanViewReports]
 
-    @extend_schema(parameters=[POOL_PARAMETER, *BOOTSTRAP_PARAMETERS], responses={200: CalibrationOut, 400: ErrorOut})
+    @extend_schema(parameters=[POOL_PARAMETER, *BOOTSTRAP_PARAMETERS], responses={200: CalibrationOut, **LABEL_ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         try:
             calibration, _ = calibration_build(run=_run(pk), params=request.query_params)
@@ -228,7 +239,7 @@ class ReviewPoolListApi(APIView):
 
     permission_classes = [CanViewReports]
 
-    @extend_schema(responses={200: ReviewPoolOut(many=True)})
+    @extend_schema(responses={200: ReviewPoolOut(many=True), **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pk: int) -> Response:
         pools = run_pools(rerank_run=_run(pk))
         return Response(ReviewPoolOut([
@@ -236,3 +247,70 @@ class ReviewPoolListApi(APIView):
              "declared_params": p.declared_params, "reviewers_per_item": p.reviewers_per_item,
              "synthetic": is_synthetic(p), "created_at": p.created_at} for p in pools
         ], many=True).data)
+
+
+class PlanSystemOut(serializers.Serializer):
+    system = serializers.CharField()
+    label = serializers.CharField()
+    p5_judgments = serializers.FloatField(help_text="judgments still needed before its judged P@5 is complete")
+    judgments = serializers.FloatField(help_text="judgments still needed before all its figures are complete")
+
+
+class ReviewPoolPlanOut(serializers.Serializer):
+    rule = serializers.CharField()
+    k = serializers.IntegerField(allow_null=True)
+    declared_rule = serializers.CharField()
+    items = serializers.IntegerField()
+    items_needing_work = serializers.IntegerField()
+    items_judged_enough = serializers.IntegerField()
+    tiers = serializers.IntegerField()
+    systems = PlanSystemOut(many=True)
+    total_p5_judgments = serializers.FloatField()
+    total_judgments = serializers.FloatField()
+    mean_judgments = serializers.FloatField()
+    mean_judgments_shuffled = serializers.FloatField()
+
+
+class ReviewPoolPlanApi(APIView):
+    """What declaring a pool from this run (and ``with`` runs of the same retrieval run) would need; no writes.
+
+    Depth-k pooling of keyword order and every run; per system the judgments its figures still need (judge once:
+    completed judgments of the same texts count), the total, and the work order's tiers.
+    """
+
+    permission_classes = [CanManageReviews]
+
+    @extend_schema(parameters=[
+        OpenApiParameter("with", int, many=True, description="other rerank runs of the same retrieval run"),
+        OpenApiParameter("k", int, description=f"depth k, 1-{MAX_K} (default {DEFAULT_K})"),
+        OpenApiParameter("reviewers_per_item", int, description=f"default {DEFAULT_REVIEWERS}"),
+    ], responses={200: ReviewPoolPlanOut, **LABEL_ERRORS})
+    def get(self, request: Request, pk: int) -> Response:
+        run = _run(pk)
+        try:
+            others = [int(x) for x in request.query_params.getlist("with")]
+            k = int(request.query_params.get("k") or DEFAULT_K)
+            per_item = int(request.query_params.get("reviewers_per_item") or DEFAULT_REVIEWERS)
+        except ValueError:
+            return Response(ErrorOut({"error": "with, k and reviewers_per_item must be whole numbers"}).data,
+                            status=400)
+        found = list(RerankRun.objects.select_related("suite").filter(pk__in=others))
+        missing = sorted(set(others) - {r.pk for r in found})
+        if missing:
+            return Response(ErrorOut({"error": f"with: no rerank run {missing}"}).data, status=400)
+        if not 1 <= per_item <= MAX_REVIEWERS_PER_ITEM:
+            return Response(ErrorOut({"error": "reviewers_per_item: out of range"}).data, status=400)
+        try:
+            plan = review_pool_plan_runs(rerank_runs=[run, *found], k=k, reviewers_per_item=per_item)
+        except ReviewPoolError as exc:
+            return Response(ErrorOut({"error": str(exc)}).data, status=400)
+        work = plan.work
+        return Response(ReviewPoolPlanOut({
+            "rule": plan.rule, "k": plan.k, "declared_rule": plan.declared_rule, "items": len(plan.items),
+            "items_needing_work": work.items_needing_work, "items_judged_enough": work.items_judged_enough,
+            "tiers": work.tiers, "total_p5_judgments": work.needed_p5["total"], "total_judgments": work.needed["total"],
+            "systems": [{"system": key, "label": label, "p5_judgments": p5, "judgments": needed}
+                        for key, label, p5, needed in work.rows()],
+            "mean_judgments": work.mean_judgments, "mean_judgments_shuffled": work.mean_judgments_shuffled,
+        }).data)
+

@@ -1,8 +1,12 @@
-"""The statute benchmark's review kind: a query, the complete section and the passage the model saw."""
+"""The statute benchmark's review kinds: a query, the complete section and the passage the model saw; and a
+suite target to confirm (a query and one provision: is it a correct target?)."""
 
 from __future__ import annotations
 
-from reviewapp.review.kinds import GradeType, PoolKind
+from collections.abc import Mapping
+from typing import Any
+
+from reviewapp.review.kinds import GradeType, PoolKind, SourceContext
 
 RELEVANCE_SCALE = [
     (0, "0", "unrelated"),
@@ -10,6 +14,45 @@ RELEVANCE_SCALE = [
     (2, "2", "useful support, definition, exception or procedure"),
     (3, "3", "directly addresses the issue"),
 ]
+
+JURISDICTION = {"nrs": "Nevada", "hrs": "Hawaii", "usc": "United States (federal)"}
+
+
+def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | None:
+    """The section's citation context from its provision and snapshot: what a lawyer cites, and where it is from.
+
+    The heading is not repeated here: the item's own source heading (citation and heading) heads the page.
+
+    Reads only the provision the item points at: never the run, the candidate or anything about its order.
+    """
+    from benchmarks.corpus.selectors import provision_get
+
+    provision_pk = external_ref.get("provision")
+    if not isinstance(provision_pk, int):
+        return None
+    try:
+        provision = provision_get(pk=provision_pk)
+    except Exception:  # a missing provision only means no header, never a broken page
+        return None
+    snapshot = provision.snapshot
+    if provision.corpus == "usc" and "/" in provision.chapter:
+        title, chapter = provision.chapter.split("/", 1)
+        division = f"Title {title}, chapter {chapter}"
+    elif provision.corpus == "usc":
+        division = f"Title {provision.chapter}"
+    else:
+        division = f"Chapter {provision.chapter}"
+    if provision.chapter_title:
+        division += f": {provision.chapter_title}"
+    facts = (
+        ("Jurisdiction", JURISDICTION.get(provision.corpus, provision.corpus)),
+        ("Code", provision.get_corpus_display()),
+        ("Title / chapter", division),
+        ("Section", str(provision)),
+    )
+    return SourceContext(facts=facts, url=provision.official_url or snapshot.official_url,
+                         retrieved_at=snapshot.retrieved_at)
+
 
 PASSAGE_KIND = PoolKind(
     key="passage",
@@ -23,4 +66,21 @@ PASSAGE_KIND = PoolKind(
     source_label="Complete section",
     passage_label="Passage as shown",
     qrels_grade_type="passage",
+    source_context=statute_source_context,
+)
+
+TARGET_KIND = PoolKind(
+    key="target",
+    label="Query and provision: is it a correct target? (yes / no)",
+    grade_types=[
+        GradeType("target", "Target", "Is this provision a correct target for the query (a section a lawyer "
+                  "answering it should find)?"),
+    ],
+    scale=[(0, "n", "no"), (1, "y", "yes")],
+    query_label="Query",
+    source_label="Provision",
+    passage_label="",
+    qrels_grade_type="target",
+    reviewer_include="benchmarks/confirmation_propose.html",
+    source_context=statute_source_context,
 )

@@ -10,8 +10,17 @@ declared, because pooled nDCG@5 is defined against that pool and nothing else.
 Items carry what a reviewer needs and nothing about the model: the query text,
 the complete section (citation and heading, body) and the exact passage with
 the caption the model saw; the review core hashes each text, so a judgment is
-bound to them. ``external_ref`` carries only ids and content hashes to map a
-label back (never a rank, score or system); the review core never renders it.
+bound to them. ``external_ref`` carries ids and content hashes to map a label
+back, and for a pool of several runs which systems put the item in their top k
+(for metrics and admins); never a rank or score. The review core never renders it.
+
+A pool of several rerank runs of one retrieval run (``review_pool_declare_runs``)
+is depth-k pooling over keyword order and each run's reranked order. Every
+top-k pool gets a work order (``benchmarks.labels.pooling``): item tiers that
+complete every system's judged P@5 and pooled nDCG@5 with the fewest judgments,
+counting judgments of the same texts that exist already (judge once). Reviewers
+see the tiers only as the order of their queue, shuffled per reviewer within a
+tier; a tier is built from whole figures' needs, never from one passage's rank.
 
 Declaring is idempotent and hash-bound: the declaration hash covers the rule,
 its parameters and every member with its three hashes; declaring the same
@@ -33,19 +42,28 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
+from benchmarks.labels.pooling import (
+    SystemRanking,
+    depth_k_pool,
+    figure_needs,
+    judgments_needed,
+    order_cost,
+    work_order,
+)
 from benchmarks.reports.inputs import rerank_apply, reranked_order
 from benchmarks.reports.selectors import rerank_scores_from_run, retrieval_queries_load
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import NominatedTarget, QueryKind, Suite
 from reviewapp.core.hashing import sha256_json
+from reviewapp.review.assign import pool_assign_detail
 from reviewapp.review.models import LabelSource, ReviewPool
-from reviewapp.review.selectors import pool_find
+from reviewapp.review.reuse import completed_judges
+from reviewapp.review.selectors import pool_find, reviewer_candidates
 from reviewapp.review.services import (
     ReviewError,
     label_source_import,
     passage_hash_of,
-    pool_assign,
     pool_create,
     query_hash_of,
     source_hash_of,
@@ -59,6 +77,8 @@ JOB = "benchmarks"
 DECLARABLE = (RerankStatus.DONE, RerankStatus.STOPPED)
 RULE_UNION = "union-top-k"
 RULE_EXPLICIT = "explicit"
+RULE_DEPTH_K = "depth-k-pool"
+MAX_POOL_RUNS = 12
 REVIEWER_TITLE = "Statute passages"
 INSTRUCTIONS = (
     "Read the question, then the complete section, then the passage exactly as it was shown. Grade the section "
@@ -119,6 +139,63 @@ class PoolPlan:
     items: list[dict[str, Any]]
     params: dict[str, Any]
     declaration_sha256: str
+    work: WorkSummary | None = None  # the work order and what each system's figures still need
+
+
+@dataclass(frozen=True)
+class WorkSummary:
+    """What the figures of a pool's systems still need, and the order of work (``pooling``)."""
+
+    systems: tuple[tuple[str, str], ...]  # (key, label)
+    needed: dict[str, float]  # system key (and "total") -> judgments still needed for all its figures
+    needed_p5: dict[str, float]  # the same for its judged P@5 figures only (its own top five)
+    items_needing_work: int
+    items_judged_enough: int  # judge once: items whose existing judgments already suffice
+    tiers: int
+    mean_judgments: float  # mean judgments made before a figure completes, in this order (tiers at their end)
+    mean_judgments_shuffled: float  # the same for one tier of everything (no order: a plain shuffle)
+
+    def rows(self) -> list[tuple[str, str, float, float]]:
+        return [(key, label, self.needed_p5.get(key, 0), self.needed.get(key, 0)) for key, label in self.systems]
+
+
+KEYWORD = "keyword"
+# Neighbouring tiers are merged until each holds this many items, so that no item sits at the same place in
+# every reviewer's queue: within a tier each reviewer has their own keyed shuffle.
+MIN_TIER = 5
+
+
+def system_key(rerank_run: RerankRun) -> str:
+    return f"rerank-{rerank_run.pk}"
+
+
+def _prioritise(items: list[dict[str, Any]], rankings: Sequence[SystemRanking], *, reviewers_per_item: int,
+                reviewer_ids: Sequence[int] | None, labels: dict[str, str] | None = None) -> WorkSummary:
+    """Set each item's ``priority`` (its tier) so that every system's figures complete with the fewest judgments.
+
+    Judgments still needed per item: ``reviewers_per_item`` minus the completed judgments of the same texts by
+    ``reviewer_ids`` (default: every person who may review) anywhere (judge once).
+    """
+    if reviewer_ids is None:
+        reviewer_ids = [user.pk for user in reviewer_candidates()]
+    keys = {(i["query_id"], i["doc_id"]): (i["query_hash"], i["source_hash"], i["passage_hash"]) for i in items}
+    judges = completed_judges(kind=POOL_KIND, keys=keys.values(), reviewer_ids=reviewer_ids)
+    cost = {item: max(0, reviewers_per_item - len(judges.get(key, ()))) for item, key in keys.items()}
+    needs = figure_needs(rankings, keys)
+    order = work_order(needs, cost)
+    priority = order.priority_of(min_size=MIN_TIER)
+    for item in items:
+        item["priority"] = priority[(item["query_id"], item["doc_id"])]
+    systems = tuple(dict.fromkeys(r.system for r in rankings))
+    tiers = order.merged(MIN_TIER)
+    return WorkSummary(
+        systems=tuple((key, (labels or {}).get(key, key)) for key in systems),
+        needed=judgments_needed(needs, cost), needed_p5=judgments_needed(needs, cost, metric="P@5"),
+        items_needing_work=sum(1 for c in cost.values() if c > 0),
+        items_judged_enough=sum(1 for c in cost.values() if c <= 0), tiers=len(tiers),
+        mean_judgments=order_cost(tiers, needs, cost) / len(needs) if needs else 0.0,
+        mean_judgments_shuffled=(order_cost([tuple(cost)], needs, cost) / len(needs)) if needs else 0.0,
+    )
 
 
 def _members_union(rankings: Sequence[QueryRanking], k: int) -> list[tuple[str, str]]:
@@ -153,26 +230,14 @@ def _members_explicit(rankings: Sequence[QueryRanking], pairs: Sequence[Sequence
     return members
 
 
-def review_pool_plan(
-    *, rerank_run: RerankRun, k: int = DEFAULT_K, explicit: Sequence[Sequence[str]] | None = None
-) -> PoolPlan:
-    """What a declaration would push into the review core (no writes)."""
-    if rerank_run.status not in DECLARABLE:
-        raise ReviewPoolError(
-            f"rerank run #{rerank_run.pk} is {rerank_run.status}; declare a pool from a run that is done "
-            "(or stopped by its budget)")
-    if explicit is None and not (isinstance(k, int) and 1 <= k <= MAX_K):
-        raise ReviewPoolError(f"k must be a whole number from 1 to {MAX_K}, got {k!r}")
-    rankings = run_rankings(rerank_run=rerank_run)
-    if not rankings:
-        raise ReviewPoolError(f"rerank run #{rerank_run.pk} has no ranking queries")
-    members = _members_union(rankings, k) if explicit is None else _members_explicit(rankings, explicit)
+def _pool_items(rankings: Sequence[QueryRanking], members: Sequence[tuple[str, str]], *, retrieval_run_id: int,
+                ref: dict[str, Any]) -> list[dict[str, Any]]:
+    """The review items of ``members``: the texts the model saw, their hashes, and ids in ``external_ref``."""
     by_qid = {r.qid: r for r in rankings}
-
     wanted = {(qid, by_qid[qid].provision_of[docid]) for qid, docid in members}
     rows = {
         (c.result.query.qid, c.provision_id): c
-        for c in RetrievalCandidate.objects.filter(result__run_id=rerank_run.retrieval_run_id,
+        for c in RetrievalCandidate.objects.filter(result__run_id=retrieval_run_id,
                                                    result__query__kind=QueryKind.RANKING)
         .select_related("result__query", "provision", "passage")
         if (c.result.query.qid, c.provision_id) in wanted
@@ -187,10 +252,10 @@ def review_pool_plan(
             "query_text": query.text,
             "source_heading": heading, "source_text": provision.body,
             "passage_caption": passage.caption, "passage_text": passage.text,
-            # Ids and content hashes only: never a rank, a score or which order surfaced the passage.
+            # Ids and content hashes (and, for a pool of several runs, which systems put the item in their top
+            # k): job side only, never rendered to reviewers. Never a rank or a score.
             "external_ref": {
-                "job": JOB, "rerank_run": rerank_run.pk, "retrieval_run": rerank_run.retrieval_run_id,
-                "suite": rerank_run.suite_id, "query": query.pk, "candidate": c.pk, "provision": provision.pk,
+                **ref, "query": query.pk, "candidate": c.pk, "provision": provision.pk,
                 "passage": passage.pk, "query_sha256": query.text_sha256,
                 "provision_sha256": provision.content_sha256, "passage_sha256": passage.sha256,
             },
@@ -199,6 +264,36 @@ def review_pool_plan(
         item["source_hash"] = source_hash_of(heading, provision.body)
         item["passage_hash"] = passage_hash_of(passage.caption, passage.text)
         items.append(item)
+    return items
+
+
+def review_pool_plan(
+    *, rerank_run: RerankRun, k: int = DEFAULT_K, explicit: Sequence[Sequence[str]] | None = None,
+    reviewers_per_item: int = DEFAULT_REVIEWERS, reviewer_ids: Sequence[int] | None = None,
+) -> PoolPlan:
+    """What a declaration would push into the review core (no writes).
+
+    A top-k union gets a work order (``_prioritise``); an explicit list is one tier.
+    """
+    if rerank_run.status not in DECLARABLE:
+        raise ReviewPoolError(
+            f"rerank run #{rerank_run.pk} is {rerank_run.status}; declare a pool from a run that is done "
+            "(or stopped by its budget)")
+    if explicit is None and not (isinstance(k, int) and 1 <= k <= MAX_K):
+        raise ReviewPoolError(f"k must be a whole number from 1 to {MAX_K}, got {k!r}")
+    rankings = run_rankings(rerank_run=rerank_run)
+    if not rankings:
+        raise ReviewPoolError(f"rerank run #{rerank_run.pk} has no ranking queries")
+    members = _members_union(rankings, k) if explicit is None else _members_explicit(rankings, explicit)
+    items = _pool_items(rankings, members, retrieval_run_id=rerank_run.retrieval_run_id,
+                        ref={"job": JOB, "rerank_run": rerank_run.pk, "retrieval_run": rerank_run.retrieval_run_id,
+                             "suite": rerank_run.suite_id})
+    work = None
+    if explicit is None:
+        systems = [SystemRanking(KEYWORD, r.qid, r.split, r.keyword) for r in rankings]
+        systems += [SystemRanking(system_key(rerank_run), r.qid, r.split, r.reranked) for r in rankings]
+        work = _prioritise(items, systems, reviewers_per_item=reviewers_per_item, reviewer_ids=reviewer_ids,
+                           labels={KEYWORD: "keyword order", system_key(rerank_run): "reranked order"})
 
     suite = rerank_run.suite
     per_query = [sum(1 for m in members if m[0] == r.qid) for r in rankings]
@@ -234,7 +329,7 @@ def review_pool_plan(
         "items": len(items), "declaration_sha256": digest,
     }
     return PoolPlan(rule=declaration["rule"], k=declaration["k"], declared_rule=declared_rule, items=items,
-                    params=params, declaration_sha256=digest)
+                    params=params, declaration_sha256=digest, work=work)
 
 
 @dataclass(frozen=True)
@@ -242,6 +337,15 @@ class DeclareResult:
     pool: ReviewPool
     created: bool
     assigned: int
+    reused: int = 0  # judge once: items reviewers already held in another pool, linked instead of assigned
+    reused_complete: int = 0  # of those, already completed (they count in this pool at once)
+
+    @property
+    def message(self) -> str:
+        verb = "Declared" if self.created else "This declaration exists already:"
+        return (f"{verb} pool {self.pool.name!r} ({self.pool.items.count()} items); {self.assigned} assignments "
+                f"added; {self.reused} reused from reviewers' judgments of the same texts in other pools "
+                f"({self.reused_complete} of them complete already).")
 
 
 @transaction.atomic
@@ -263,7 +367,8 @@ def review_pool_declare(
     """
     # Serialise declarations of one run so two clicks cannot make two identical pools.
     rerank_run = RerankRun.objects.select_for_update().select_related("suite").get(pk=rerank_run.pk)
-    plan = review_pool_plan(rerank_run=rerank_run, k=k, explicit=explicit)
+    plan = review_pool_plan(rerank_run=rerank_run, k=k, explicit=explicit, reviewers_per_item=reviewers_per_item,
+                            reviewer_ids=[user.pk for user in reviewers] or None)
     digest = plan.declaration_sha256
     if extra_params:
         digest = sha256_json({"declaration": digest, "extra": extra_params})
@@ -286,18 +391,139 @@ def review_pool_declare(
         except ReviewError as error:
             raise ReviewPoolError(str(error)) from None
         created = True
-    assigned = 0
-    if reviewers:
-        try:
-            assigned = pool_assign(pool=pool, reviewers=reviewers)
-        except ReviewError as error:
-            raise ReviewPoolError(str(error)) from None
-    return DeclareResult(pool=pool, created=created, assigned=assigned)
+    return _assigned(pool, created, reviewers)
+
+
+def _assigned(pool: ReviewPool, created: bool, reviewers: Sequence[AbstractBaseUser]) -> DeclareResult:
+    if not reviewers:
+        return DeclareResult(pool=pool, created=created, assigned=0)
+    try:
+        result = pool_assign_detail(pool=pool, reviewers=reviewers)
+    except ReviewError as error:
+        raise ReviewPoolError(str(error)) from None
+    return DeclareResult(pool=pool, created=created, assigned=result.assigned, reused=result.reused,
+                         reused_complete=result.reused_complete)
+
+
+# --------------------------------------------------------------------------- a pool of several runs
+
+
+def _runs_checked(rerank_runs: Sequence[RerankRun]) -> list[RerankRun]:
+    """The runs in pk order, refused unless they are finished and rank one candidate set."""
+    runs = sorted({run.pk: run for run in rerank_runs}.values(), key=lambda run: run.pk)
+    if not runs:
+        raise ReviewPoolError("rerank runs: choose at least one")
+    if len(runs) > MAX_POOL_RUNS:
+        raise ReviewPoolError(f"rerank runs: at most {MAX_POOL_RUNS} in one pool, got {len(runs)}")
+    first = runs[0]
+    for run in runs:
+        if run.status not in DECLARABLE:
+            raise ReviewPoolError(f"rerank run #{run.pk} is {run.status}; pool only runs that are done (or "
+                                  "stopped by their budget)")
+        if run.retrieval_run_id != first.retrieval_run_id:
+            raise ReviewPoolError(
+                f"rerank run #{run.pk} reranks the candidates of retrieval run #{run.retrieval_run_id}, rerank run "
+                f"#{first.pk} those of retrieval run #{first.retrieval_run_id}: different candidate sets cannot "
+                "share one pool (their orders rank different passages). Choose runs of one retrieval run.")
+    return runs
+
+
+def review_pool_plan_runs(*, rerank_runs: Sequence[RerankRun], k: int = DEFAULT_K,
+                          reviewers_per_item: int = DEFAULT_REVIEWERS,
+                          reviewer_ids: Sequence[int] | None = None) -> PoolPlan:
+    """Depth-k pooling over keyword order and every run's reranked order of one candidate set (no writes).
+
+    Each item records the systems that put it in their top k (``external_ref.contributed_by``: job side only)
+    and gets the tier of the order that completes every system's figures with the fewest judgments.
+    """
+    runs = _runs_checked(rerank_runs)
+    if not (isinstance(k, int) and 1 <= k <= MAX_K):
+        raise ReviewPoolError(f"k must be a whole number from 1 to {MAX_K}, got {k!r}")
+    per_run = {run.pk: run_rankings(rerank_run=run) for run in runs}
+    base = per_run[runs[0].pk]
+    if not base:
+        raise ReviewPoolError(f"rerank run #{runs[0].pk} has no ranking queries")
+    systems = [SystemRanking(KEYWORD, r.qid, r.split, r.keyword) for r in base]
+    for run in runs:
+        systems += [SystemRanking(system_key(run), r.qid, r.split, r.reranked) for r in per_run[run.pk]]
+    contributed = depth_k_pool(systems, k)
+    members = sorted(contributed, key=lambda m: ([r.qid for r in base].index(m[0]), m[1]))
+    pks = [run.pk for run in runs]
+    retrieval_run_id = runs[0].retrieval_run_id
+    items = _pool_items(base, members, retrieval_run_id=retrieval_run_id,
+                        ref={"job": JOB, "rerank_runs": pks, "retrieval_run": retrieval_run_id,
+                             "suite": runs[0].suite_id})
+    for item in items:
+        item["external_ref"]["contributed_by"] = list(contributed[(item["query_id"], item["doc_id"])])
+    labels = {KEYWORD: f"keyword order (retrieval run #{retrieval_run_id})"}
+    labels.update({system_key(run): f"rerank run #{run.pk}: {run.provider}:{run.model_id}" for run in runs})
+    work = _prioritise(items, systems, reviewers_per_item=reviewers_per_item, reviewer_ids=reviewer_ids,
+                       labels=labels)
+    suite = runs[0].suite
+    declared_rule = (
+        f"Depth-{k} pooling for each of the {len(base)} ranking queries of suite {suite.name} v{suite.version}: "
+        f"the union of the top {k} of {len(labels)} systems over the candidates of retrieval run "
+        f"#{retrieval_run_id}: {'; '.join(labels.values())} (reranked orders: P(useful) descending, ties by "
+        f"keyword rank, ungraded candidates after the graded in keyword order). {len(items)} items. A selected "
+        "pool: the systems' top results are over-represented, so it cannot establish population calibration. "
+        f"Work order: {work.tiers} tiers that complete every system's judged P@5 and pooled nDCG@5 with the fewest "
+        "judgments (greedy), each reviewer's own shuffle within a tier."
+    )
+    declaration = {"rule": RULE_DEPTH_K, "k": k, "rerank_runs": pks,
+                   "members": sorted([i["query_id"], i["doc_id"], i["query_hash"], i["source_hash"],
+                                      i["passage_hash"]] for i in items)}
+    digest = sha256_json(declaration)
+    params = {"rule": RULE_DEPTH_K, "k": k, "rerank_runs": pks, "retrieval_run": retrieval_run_id,
+              "systems": [key for key, _ in work.systems], "suite": f"{suite.name} v{suite.version}",
+              "suite_sha256": suite.sha256, "queries": len(base), "items": len(items),
+              "tiers": work.tiers, "declaration_sha256": digest}
+    return PoolPlan(rule=RULE_DEPTH_K, k=k, declared_rule=declared_rule, items=items, params=params,
+                    declaration_sha256=digest, work=work)
+
+
+@transaction.atomic
+def review_pool_declare_runs(
+    *,
+    rerank_runs: Sequence[RerankRun],
+    k: int = DEFAULT_K,
+    reviewers_per_item: int = DEFAULT_REVIEWERS,
+    reviewers: Sequence[AbstractBaseUser] = (),
+    name: str = "",
+    created_by: AbstractBaseUser | None = None,
+) -> DeclareResult:
+    """Declare (or find, when the same declaration exists) the depth-k pool of several runs; assign if asked.
+
+    Judge once: assigning links each reviewer's judgments of the same texts in other pools instead of giving
+    them again (``DeclareResult.reused``).
+    """
+    # Lock every run, in pk order (no deadlock between two declarations), so that two clicks make one pool.
+    pks = sorted({run.pk for run in rerank_runs})
+    runs = list(RerankRun.objects.select_for_update().select_related("suite").filter(pk__in=pks).order_by("pk"))
+    plan = review_pool_plan_runs(rerank_runs=runs, k=k, reviewers_per_item=reviewers_per_item,
+                                 reviewer_ids=[user.pk for user in reviewers] or None)
+    ref = {"job": JOB, "rerank_runs": plan.params["rerank_runs"], "declaration_sha256": plan.declaration_sha256}
+    existing = pool_find(external_ref=ref, kind=POOL_KIND)
+    if existing:
+        return _assigned(existing[0], False, reviewers)
+    runs_text = ", ".join(f"#{pk}" for pk in plan.params["rerank_runs"])
+    try:
+        pool = pool_create(
+            name=name or f"Rerank runs {runs_text} ({runs[0].suite}): depth-{plan.k} pool",
+            kind=POOL_KIND, items=plan.items, declared_rule=plan.declared_rule, declared_params=plan.params,
+            reviewers_per_item=reviewers_per_item, reviewer_title=REVIEWER_TITLE, instructions=INSTRUCTIONS,
+            external_ref={**ref, "retrieval_run": plan.params["retrieval_run"], "suite": runs[0].suite_id},
+            created_by=created_by,
+        )
+    except ReviewError as error:
+        raise ReviewPoolError(str(error)) from None
+    return _assigned(pool, True, reviewers)
 
 
 def run_pools(*, rerank_run: RerankRun) -> list[ReviewPool]:
-    """Review pools declared from this rerank run, newest first."""
-    return pool_find(external_ref={"job": JOB, "rerank_run": rerank_run.pk}, kind=POOL_KIND)
+    """Review pools declared from this rerank run, alone or with others, newest first."""
+    return [pool for pool in pool_find(external_ref={"job": JOB}, kind=POOL_KIND)
+            if pool.external_ref.get("rerank_run") == rerank_run.pk
+            or rerank_run.pk in (pool.external_ref.get("rerank_runs") or ())]
 
 
 def is_synthetic(pool: ReviewPool) -> bool:

@@ -57,10 +57,10 @@ def reliability_svg(bins: Sequence[ReliabilityBin], *, title: str, ident: str) -
     parts.append(f'<line x1="{_x(DIAGNOSTIC_THRESHOLD):.1f}" y1="{_y(0):.1f}" x2="{_x(DIAGNOSTIC_THRESHOLD):.1f}" '
                  f'y2="{_y(1):.1f}" stroke="#000" stroke-dasharray="1 3"/>')
     parts.append(f'<text x="{_x(DIAGNOSTIC_THRESHOLD) - 3:.1f}" y="{_y(1) - 4:.1f}" text-anchor="end" '
-                 f'font-size="10">{DIAGNOSTIC_THRESHOLD:g} diagnostic</text>')
+                 f'font-size="11">{DIAGNOSTIC_THRESHOLD:g} diagnostic</text>')
     for b in bins:
         mid = (_x(b.low) + _x(b.high)) / 2
-        parts.append(f'<text x="{mid:.1f}" y="{_y(0) + 28:.1f}" text-anchor="middle" font-size="10">n={b.count}</text>')
+        parts.append(f'<text x="{mid:.1f}" y="{_y(0) + 28:.1f}" text-anchor="middle" font-size="11">n={b.count}</text>')
         if b.count and b.mean_predicted is not None and b.observed_rate is not None:
             parts.append(
                 f'<circle cx="{_x(b.mean_predicted):.1f}" cy="{_y(b.observed_rate):.1f}" r="4" fill="#000">'
@@ -69,7 +69,7 @@ def reliability_svg(bins: Sequence[ReliabilityBin], *, title: str, ident: str) -
             )
     parts.append(f'<text x="{_x(0.5):.1f}" y="{height - 26:.1f}" text-anchor="middle">P(useful) predicted by the '
                  'model (bins of 0.2)</text>')
-    parts.append(f'<text x="{_x(0.5):.1f}" y="{height - 10:.1f}" text-anchor="middle" font-size="10">'
+    parts.append(f'<text x="{_x(0.5):.1f}" y="{height - 10:.1f}" text-anchor="middle" font-size="11">'
                  f'bars: observed rate · dots: bin mean vs observed · dashed: ideal · {total} items</text>')
     parts.append(f'<text transform="translate(14 {_y(0.5):.1f}) rotate(-90)" text-anchor="middle">'
                  'Observed rate of useful (human grade ≥ 2)</text>')

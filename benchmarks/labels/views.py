@@ -35,6 +35,7 @@ from benchmarks.labels.metrics import (
     rows_csv,
 )
 from benchmarks.labels.pools import (
+    DECLARABLE,
     DEFAULT_K,
     DEFAULT_REVIEWERS,
     MAX_K,
@@ -42,7 +43,9 @@ from benchmarks.labels.pools import (
     is_synthetic,
     provisional_labels_import,
     review_pool_declare,
+    review_pool_declare_runs,
     review_pool_plan,
+    review_pool_plan_runs,
     run_pools,
 )
 from benchmarks.labels.svg import reliability_svg
@@ -178,13 +181,21 @@ class DeclarePoolForm(forms.Form):
         help_text="Optional: an explicit list instead of the top-k union, one 'query_id doc_id' per line.")
     reviewers = forms.MultipleChoiceField(required=False, widget=forms.CheckboxSelectMultiple,
                                           help_text="Assign now (balanced); or later on the review admin page.")
+    other_runs = forms.MultipleChoiceField(
+        required=False, widget=forms.CheckboxSelectMultiple, label="Pool with other rerank runs",
+        help_text="Other finished rerank runs of the same retrieval run (same candidates): the pool becomes the "
+                  "union of the top k of keyword order and of every chosen run (depth-k pooling).")
     import_provisional = forms.BooleanField(
         required=False, label="Also import the suite's nominated targets as provisional section labels")
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, run: RerankRun, **kwargs):
         super().__init__(*args, **kwargs)
         self.people = {str(u.pk): u for u in reviewer_candidates()}
         self.fields["reviewers"].choices = [(pk, u.get_username()) for pk, u in self.people.items()]
+        self.others = {str(r.pk): r for r in RerankRun.objects.filter(
+            retrieval_run_id=run.retrieval_run_id, status__in=DECLARABLE).exclude(pk=run.pk).order_by("pk")}
+        self.fields["other_runs"].choices = [(pk, f"#{pk} {r.provider}:{r.model_id} ({r.method_label})")
+                                             for pk, r in self.others.items()]
 
     def clean_explicit(self) -> list[tuple[str, str]] | None:
         text = self.cleaned_data.get("explicit") or ""
@@ -199,31 +210,50 @@ class DeclarePoolForm(forms.Form):
         return pairs or None
 
 
+def _declaration(run: RerankRun, form: DeclarePoolForm, *, plan_only: bool, user) -> tuple[object, bool]:
+    """(plan, False) for a preview, or (DeclareResult, True): one run, or depth-k pooling of several."""
+    data = form.cleaned_data
+    reviewers = [form.people[pk] for pk in data["reviewers"]]
+    others = [form.others[pk] for pk in data["other_runs"]]
+    if others and data["explicit"]:
+        raise ReviewPoolError("explicit: an explicit list belongs to one run; clear it or the other runs")
+    if plan_only:
+        ids = [u.pk for u in reviewers] or None
+        if others:
+            return review_pool_plan_runs(rerank_runs=[run, *others], k=data["k"], reviewer_ids=ids,
+                                         reviewers_per_item=data["reviewers_per_item"]), False
+        return review_pool_plan(rerank_run=run, k=data["k"], explicit=data["explicit"], reviewer_ids=ids,
+                                reviewers_per_item=data["reviewers_per_item"]), False
+    if others:
+        return review_pool_declare_runs(rerank_runs=[run, *others], k=data["k"], reviewers=reviewers,
+                                        reviewers_per_item=data["reviewers_per_item"], created_by=user), True
+    return review_pool_declare(rerank_run=run, k=data["k"], explicit=data["explicit"], reviewers=reviewers,
+                               reviewers_per_item=data["reviewers_per_item"], created_by=user), True
+
+
 @perm_required(MANAGE_REVIEWS)
 def review_pool_declare_view(request: HttpRequest, pk: int) -> HttpResponse:
+    """The declaration form; "Preview" (or any change, through htmx) shows what each system's figures need."""
     run = _run(pk)
-    form = DeclarePoolForm(request.POST or None)
+    form = DeclarePoolForm(request.POST or None, run=run)
     error = ""
+    preview = None
+    plan_only = "preview" in request.POST or "preview" in request.GET
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            result = review_pool_declare(
-                rerank_run=run, k=data["k"], explicit=data["explicit"],
-                reviewers_per_item=data["reviewers_per_item"],
-                reviewers=[form.people[pk] for pk in data["reviewers"]], created_by=request.user)
+            outcome, declared = _declaration(run, form, plan_only=plan_only, user=request.user)
             note = ""
-            if data["import_provisional"]:
+            if declared and form.cleaned_data["import_provisional"]:
                 _source, created = provisional_labels_import(suite=run.suite, created_by=request.user)
                 note = " Provisional section labels imported." if created else " Provisional labels already present."
         except ReviewPoolError as exc:
             error = str(exc)
         else:
-            verb = "Declared" if result.created else "This declaration exists already:"
-            messages.success(request, f"{verb} pool {result.pool.name!r} ({result.pool.items.count()} items); "
-                                      f"{result.assigned} assignments added.{note}")
-            return redirect("review:admin-pool", pool_id=result.pool.public_id)
-    preview = None
-    if not error:
+            if declared:
+                messages.success(request, outcome.message + note)
+                return redirect("review:admin-pool", pool_id=outcome.pool.public_id)
+            preview = outcome
+    if preview is None and not error and not form.is_bound:
         try:
             preview = review_pool_plan(rerank_run=run, k=DEFAULT_K)
         except ReviewPoolError as exc:

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from django.http import Http404, HttpResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from benchmarks.reports.exports import report_as_json
+from benchmarks.reports.exports import report_as_json, report_families, report_trec_qrels, report_trec_run
 from benchmarks.reports.exposure import exposure_record, leaderboard_exposure_record
+from benchmarks.reports.figures import report_systems
 from benchmarks.reports.leaderboard import leaderboard_as_json
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
@@ -20,24 +23,82 @@ from benchmarks.reports.selectors import (
     report_request_parse,
 )
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api import READ_ERRORS, ErrorOut, error_responses
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
+
+
+class ConclusionOut(serializers.Serializer):
+    """The report's headline (``benchmarks.reports.conclusion.Conclusion.as_json``)."""
+
+    kind = serializers.CharField()
+    sentence = serializers.CharField()
+    comparison = serializers.CharField(allow_blank=True, help_text="the primary figures with their intervals")
+
+
+class ReportIntervalOut(serializers.Serializer):
+    """An estimate with its percentile interval (null where undefined)."""
+
+    estimate = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True)
+    high = serializers.FloatField(allow_null=True)
+
+
+class PrimaryEndpointOut(serializers.Serializer):
+    split = serializers.CharField()
+    metric = serializers.CharField()
+    keyword = ReportIntervalOut(allow_null=True)
+    reranked = ReportIntervalOut(allow_null=True)
+    difference_reranked_minus_keyword = ReportIntervalOut(allow_null=True)
+
+
+class ReportSystemsOut(serializers.Serializer):
+    keyword = serializers.CharField()
+    reranked = serializers.CharField(allow_null=True)
+    secondary = serializers.CharField(allow_null=True)
+
+
+class ReportBootstrapOut(serializers.Serializer):
+    replicates = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    level = serializers.FloatField()
+    unit = serializers.CharField()
+    method = serializers.CharField()
+
+
+class MetricComparisonOut(serializers.Serializer):
+    keyword = ReportIntervalOut(allow_null=True)
+    reranked = ReportIntervalOut(allow_null=True)
+    difference = ReportIntervalOut(allow_null=True)
+
+
+class ReportSplitOut(serializers.Serializer):
+    split = serializers.CharField()
+    label = serializers.CharField()
+    queries = serializers.IntegerField()
+    families = serializers.IntegerField()
+    retrieval_fallbacks = serializers.IntegerField()
+    retrieval_failures = serializers.IntegerField()
+    rerank_failures = serializers.IntegerField()
+    coverage = ReportIntervalOut(allow_null=True)
+    coverage_included = serializers.IntegerField()
+    metrics = serializers.DictField(child=MetricComparisonOut(), help_text="by metric name (P@5, nDCG@5...)")
 
 
 class ReportOut(serializers.Serializer):
     """The report, section by section; each section's structure is documented in benchmarks/reports/exports.py."""
 
     schema = serializers.CharField()
-    conclusion = serializers.JSONField(help_text="one quotable sentence from the primary endpoint and its interval")
+    conclusion = ConclusionOut(help_text="one quotable sentence from the primary endpoint and its interval")
     coverage = serializers.JSONField(help_text="what the rerank run covered: banner, counts, queries left out")
     heldout_exposure = serializers.JSONField(
         allow_null=True, help_text="the held-out ledger: times and configurations scored, freshness, this entry")
     population = serializers.CharField()
     caveats = serializers.ListField(child=serializers.CharField())
     coverage_note = serializers.CharField()
-    primary_endpoint = serializers.JSONField()
-    systems = serializers.JSONField()
-    bootstrap = serializers.JSONField()
-    splits = serializers.JSONField()
+    primary_endpoint = PrimaryEndpointOut()
+    systems = ReportSystemsOut()
+    bootstrap = ReportBootstrapOut()
+    splits = ReportSplitOut(many=True)
     secondary = serializers.JSONField()
     queries = serializers.JSONField()
     failures = serializers.JSONField()
@@ -46,9 +107,8 @@ class ReportOut(serializers.Serializer):
     reproducibility = serializers.JSONField()
 
 
-class ReportError(serializers.Serializer):
-    error = serializers.CharField()
-
+# 400: the report's parameters refused (one sentence); 404: no such run.
+REPORT_ERRORS = error_responses(400, *READ_ERRORS, bad_request=ErrorOut)
 
 PARAMETERS = [
     OpenApiParameter(
@@ -63,14 +123,14 @@ class _ReportApi(APIView):
     permission_classes = [CanViewReports]
     source = ""
 
-    @extend_schema(parameters=PARAMETERS, responses={200: ReportOut, 400: ReportError})
+    @extend_schema(parameters=PARAMETERS, responses={200: ReportOut, **REPORT_ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         try:
             parsed = report_request_parse(source=self.source, pk=pk, params=request.query_params)
             report = report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
                                   replicates=parsed.replicates, seed=parsed.seed)
         except ReportParameterError as exc:
-            return Response(ReportError({"error": str(exc)}).data, status=400)
+            return Response(ErrorOut({"error": str(exc)}).data, status=400)
         report = exposure_record(report, purpose=HeldoutExposure.Purpose.API, user=request.user)
         return Response(ReportOut(report_as_json(report)).data)
 
@@ -83,6 +143,54 @@ class RerankReportApi(_ReportApi):
 
 class RetrievalReportApi(_ReportApi):
     """Report of a retrieval run alone: the keyword order (no rerank)."""
+
+    source = "retrieval"
+
+
+# The report's TREC files (the page's exports of the same name): runs of each system and the label files.
+TREC_EXPORTS = ("keyword.run", "reranked.run", "secondary.run", "qrels.txt", "families.txt")
+
+
+class _ReportTrecApi(APIView):
+    permission_classes = [CanViewReports]
+    source = ""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("export", str, OpenApiParameter.PATH, enum=TREC_EXPORTS,
+                                     description="a system's TREC run file, the TREC qrels or the query families"),
+                    *PARAMETERS],
+        responses={(200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="the TREC file"),
+                   **REPORT_ERRORS})
+    def get(self, request: Request, pk: int, export: str) -> HttpResponse | Response:
+        if export not in TREC_EXPORTS:
+            raise Http404(f"unknown export {export!r}; one of {', '.join(TREC_EXPORTS)}")
+        try:
+            parsed = report_request_parse(source=self.source, pk=pk, params=request.query_params)
+            report = report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
+                                  replicates=parsed.replicates, seed=parsed.seed)
+        except ReportParameterError as exc:
+            return Response(ErrorOut({"error": str(exc)}).data, status=400)
+        report = exposure_record(report, purpose=HeldoutExposure.Purpose.API, user=request.user)
+        if export == "qrels.txt":
+            body = report_trec_qrels(report)
+        elif export == "families.txt":
+            body = report_families(report)
+        else:
+            system = export.removesuffix(".run")
+            if system not in report_systems(report):
+                raise Http404(f"this report has no {system} system")
+            body = report_trec_run(report, system=system)
+        return HttpResponse(body, content_type="text/plain; charset=utf-8")
+
+
+class RerankReportTrecApi(_ReportTrecApi):
+    """A TREC file of a rerank run's report: the same bytes as the report page's export of that name."""
+
+    source = "rerank"
+
+
+class RetrievalReportTrecApi(_ReportTrecApi):
+    """A TREC file of a retrieval run's report (keyword order alone)."""
 
     source = "retrieval"
 
@@ -115,13 +223,13 @@ class StatuteLeaderboardApi(APIView):
 
     permission_classes = [CanViewReports]
 
-    @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: StatuteLeaderboardOut, 400: ReportError})
+    @extend_schema(parameters=LEADERBOARD_PARAMETERS, responses={200: StatuteLeaderboardOut, **REPORT_ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         try:
             parsed = leaderboard_request_parse(pk=pk, params=request.query_params)
             board = leaderboard_build(run=parsed.run, reranks=parsed.reranks, replicates=parsed.replicates,
                                       seed=parsed.seed)
         except ReportParameterError as exc:
-            return Response(ReportError({"error": str(exc)}).data, status=400)
+            return Response(ErrorOut({"error": str(exc)}).data, status=400)
         board = leaderboard_exposure_record(board, purpose=HeldoutExposure.Purpose.API, user=request.user)
         return Response(StatuteLeaderboardOut(leaderboard_as_json(board)).data)

@@ -144,3 +144,35 @@ def leaderboard_exposure_record(board: Leaderboard, *, purpose: str, user: Any =
     splits = tuple(replace(s, rows=tuple(replace(r, system=by_key[r.system.key]) for r in s.rows))
                    for s in board.splits)
     return replace(board, systems=tuple(systems), splits=splits)
+
+
+class ExposureRunError(ValueError):
+    """The runs named for a computation outside the report (a command on TREC files) do not fit; says why."""
+
+
+def exposure_record_runs(*, retrieval_run: Any, rerank_run: Any = None, qids: Any, purpose: str,
+                         user: Any = None) -> Exposure | None:
+    """Append a computation of figures over ``qids`` (e.g. TREC files exported from these runs) to the ledger.
+
+    None, and nothing written, when none of ``qids`` is a held-out ranking query of the run's suite. Raises
+    ExposureRunError when the rerank run is of another retrieval run or a qid is not a query of the suite.
+    """
+    from benchmarks.reports.selectors import report_inputs_load, rerank_scores_from_run
+    from benchmarks.suites.models import QueryKind, SuiteQuery
+
+    if rerank_run is not None and rerank_run.retrieval_run_id != retrieval_run.pk:
+        raise ExposureRunError(f"rerank run #{rerank_run.pk} reranks retrieval run #{rerank_run.retrieval_run_id}, "
+                               f"not #{retrieval_run.pk}")
+    qids = set(qids)
+    known = dict(SuiteQuery.objects.filter(suite_id=retrieval_run.suite_id).values_list("qid", "split"))
+    unknown = sorted(qids - set(known))
+    if unknown:
+        raise ExposureRunError(f"{len(unknown)} queries are not queries of suite {retrieval_run.suite} (retrieval "
+                               f"run #{retrieval_run.pk}): {', '.join(unknown[:10])}")
+    heldout = SuiteQuery.objects.filter(suite_id=retrieval_run.suite_id, qid__in=qids, kind=QueryKind.RANKING,
+                                        split=PRIMARY_SPLIT)
+    if not heldout.exists():
+        return None
+    scores = rerank_scores_from_run(run=rerank_run) if rerank_run is not None else None
+    inputs = report_inputs_load(run=retrieval_run, rerank=scores)
+    return exposure_record_inputs(inputs, purpose=purpose, user=user)

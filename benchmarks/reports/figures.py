@@ -252,6 +252,18 @@ def _nominators(suite: SuiteMeta) -> str:
 
 
 def _provisional(suite: SuiteMeta) -> str:
+    confirmed = sum(n for _, n in suite.targets_confirmed)
+    if confirmed:
+        # Counted from the targets' own confirmed_by: how many lawyers confirmed each, blind.
+        total = suite.targets_total
+        parts = [f"{'all' if n == total else f'{n} of {total}'} confirmed by {lawyers} lawyer{'s' * (lawyers != 1)}"
+                 for lawyers, n in suite.targets_confirmed]
+        if suite.targets_provisional:
+            parts.append(f"{suite.targets_provisional} provisional")
+        rest = total - confirmed - suite.targets_provisional
+        if rest:
+            parts.append(f"{rest} neither provisional nor confirmed")
+        return ", ".join(parts)
     if suite.targets_provisional == suite.targets_total:
         return "all provisional"
     if suite.targets_provisional == 0:

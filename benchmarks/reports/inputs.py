@@ -80,6 +80,8 @@ class SuiteMeta:
     synthetic: bool | None = None
     targets_total: int = 0
     targets_provisional: int = 0
+    # (lawyers, targets): how many targets lawyers confirmed blind, by the number of lawyers who did.
+    targets_confirmed: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ plain ``RerankScores`` the figures need, whatever the run's storage.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -41,14 +42,16 @@ def _suite_meta(run: RetrievalRun) -> SuiteMeta:
     suite = run.suite
     definition = json.loads(suite.definition)
     targets = list(NominatedTarget.objects.filter(query__suite=suite).order_by("id").values_list(
-        "nominated_by", "provisional"))
-    nominators = [definition.get("nominated_by", ""), *(by for by, _ in targets)]
+        "nominated_by", "provisional", "confirmed_by"))
+    nominators = [definition.get("nominated_by", ""), *(by for by, _, _ in targets)]
+    confirmed = Counter(c["lawyers"] for _, _, c in targets if c)
     return SuiteMeta(
         pk=suite.pk, name=suite.name, version=suite.version, corpus=suite.corpus, sha256=suite.sha256,
         sources_sha256=suite.sources_sha256, frozen_at=suite.frozen_at.isoformat(),
         snapshots=tuple(suite.snapshots.order_by("source_key", "id").values_list("source_key", "sha256")),
         nominators=tuple(dict.fromkeys(n for n in nominators if n)), synthetic=definition.get("synthetic"),
-        targets_total=len(targets), targets_provisional=sum(provisional for _, provisional in targets),
+        targets_total=len(targets), targets_provisional=sum(provisional for _, provisional, _ in targets),
+        targets_confirmed=tuple(sorted(confirmed.items())),
     )
 
 

@@ -60,8 +60,8 @@ def _axis(x0: float, x1: float, y_top: float, y_bottom: float, ticks: list[float
         x = scale(t)
         dash = "" if t == 0 and x0 == DIFF_X0 else ' stroke-dasharray="2 3"'
         out.append(f'<line x1="{x:.1f}" y1="{y_top - 8:.1f}" x2="{x:.1f}" y2="{y_bottom:.1f}" stroke="#777"{dash}/>')
-        out.append(f'<text x="{x:.1f}" y="{y_top - 10:.1f}" text-anchor="middle" font-size="10">{t:g}</text>')
-        out.append(f'<text x="{x:.1f}" y="{y_bottom + 12:.1f}" text-anchor="middle" font-size="10">{t:g}</text>')
+        out.append(f'<text x="{x:.1f}" y="{y_top - 10:.1f}" text-anchor="middle" font-size="11">{t:g}</text>')
+        out.append(f'<text x="{x:.1f}" y="{y_bottom + 12:.1f}" text-anchor="middle" font-size="11">{t:g}</text>')
     return out
 
 
@@ -117,7 +117,7 @@ def forest_plot_svg(report: Report) -> str:
         parts.append(_marker("square", 150, legend_y - 4) + f'<text x="160" y="{legend_y:.1f}">reranked order</text>')
         parts.append(_marker("diamond", 290, legend_y - 4)
                      + f'<text x="300" y="{legend_y:.1f}">paired difference (reranked - keyword)</text>')
-    parts.append(f'<text x="{WIDTH - 6}" y="{legend_y:.1f}" text-anchor="end" font-size="10">'
+    parts.append(f'<text x="{WIDTH - 6}" y="{legend_y:.1f}" text-anchor="end" font-size="11">'
                  f'{report.replicates:,} replicates, seed {report.seed}</text>')
     parts.append("</svg>")
     return "".join(parts)
@@ -164,7 +164,146 @@ def leaderboard_forest_svg(rows: list[tuple[str, Interval | None, str]], *, endp
         if _defined(interval):
             parts.append(_whisker(interval, mid, _x_lb, "diamond", f"{label} - keyword"))
         parts.append(f'<text x="{LB_NOTE_X}" y="{mid + 4:.1f}" font-size="11">{escape(note)}</text>')
-    parts.append(f'<text x="{LB_WIDTH - 6}" y="{y_bottom + 30:.1f}" text-anchor="end" font-size="10">'
+    parts.append(f'<text x="{LB_WIDTH - 6}" y="{y_bottom + 30:.1f}" text-anchor="end" font-size="11">'
                  f'{replicates:,} replicates, seed {seed}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+# Narrow screens (480 to 800 px): the same figures redrawn in a 360-unit-wide frame, shown at their own size so
+# text stays at 11 px or more. Each row's label is wrapped onto its own line above the whiskers, the panels sit
+# side by side under it with three ticks each, and the legend is stacked. Under 480 px the tables stand in.
+C_WIDTH = 360
+C_MEAN_X0, C_MEAN_X1 = 14, 166
+C_DIFF_X0, C_DIFF_X1 = 196, 346
+C_LABEL_H, C_WHISKER_H = 16, 26
+C_HEADER_H = 56
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Greedy word wrap to at most ``width`` characters a line; a longer word (a model id) is cut into pieces."""
+    lines: list[str] = []
+    words = [w[i:i + width] for w in text.split() for i in range(0, len(w), width)]
+    for word in words:
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines or [""]
+
+
+def _scale(x0: float, x1: float, low: float, high: float):
+    def scale(v: float) -> float:
+        return x0 + (x1 - x0) * (min(max(v, low), high) - low) / (high - low)
+    return scale
+
+
+def _compact_axis(x0: float, x1: float, y_top: float, y_bottom: float, ticks: list[float], scale,
+                  title: str, *, solid_zero: bool) -> list[str]:
+    out = [f'<text x="{(x0 + x1) / 2:.1f}" y="{y_top - 24:.1f}" text-anchor="middle" font-weight="bold">'
+           f'{escape(title)}</text>']
+    for t in ticks:
+        x = scale(t)
+        dash = "" if t == 0 and solid_zero else ' stroke-dasharray="2 3"'
+        out.append(f'<line x1="{x:.1f}" y1="{y_top - 8:.1f}" x2="{x:.1f}" y2="{y_bottom:.1f}" stroke="#777"{dash}/>')
+        out.append(f'<text x="{x:.1f}" y="{y_top - 10:.1f}" text-anchor="middle" font-size="11">{t:g}</text>')
+    return out
+
+
+def forest_plot_compact_svg(report: Report) -> str:
+    """The report's forest plot for narrow screens: same whiskers, wrapped labels, three ticks per panel."""
+    mean_scale = _scale(C_MEAN_X0, C_MEAN_X1, 0.0, 1.0)
+    diff_scale = _scale(C_DIFF_X0, C_DIFF_X1, -1.0, 1.0)
+    body: list[str] = []
+    y = C_HEADER_H
+    for split in report.splits:
+        if not split.queries:
+            continue
+        header = f"{split.label.capitalize()} ({split.queries} queries, {split.families} families)"
+        for line in _wrap(header, 48):
+            body.append(f'<text x="4" y="{y + 13:.1f}" font-weight="bold">{escape(line)}</text>')
+            y += C_LABEL_H
+        for row in split.rows:
+            primary = split.split == PRIMARY_SPLIT and row.metric == PRIMARY_METRIC
+            weight = ' font-weight="bold"' if primary else ""
+            label = f"{row.metric}{' (primary endpoint)' if primary else ''}"
+            if primary:
+                body.append(f'<rect x="1" y="{y + 1:.1f}" width="{C_WIDTH - 2}" height="{C_LABEL_H + C_WHISKER_H - 2}" '
+                            'fill="none" stroke="#000" stroke-dasharray="4 2"/>')
+            body.append(f'<text x="8" y="{y + 13:.1f}"{weight}>{escape(label)}</text>')
+            mid = y + C_LABEL_H + C_WHISKER_H / 2
+            if _defined(row.keyword):
+                offset = -5 if row.reranked is not None else 0
+                body.append(_whisker(row.keyword, mid + offset, mean_scale, "circle",
+                                     f"{split.label} {row.metric} keyword"))
+            if _defined(row.reranked):
+                body.append(_whisker(row.reranked, mid + 5, mean_scale, "square",
+                                     f"{split.label} {row.metric} reranked"))
+            if report.has_rerank and _defined(row.difference):
+                body.append(_whisker(row.difference, mid, diff_scale, "diamond",
+                                     f"{split.label} {row.metric} reranked - keyword"))
+            y += C_LABEL_H + C_WHISKER_H
+    y_bottom = y
+    legend = [("circle", "keyword order")]
+    if report.has_rerank:
+        legend += [("square", "reranked order"), ("diamond", "paired difference (reranked - keyword)")]
+    height = y_bottom + 18 * (len(legend) + 1) + 14
+    title = "Forest plot: means with 95% paired family-bootstrap intervals, and reranked - keyword"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {C_WIDTH} {height}" width="{C_WIDTH}" '
+        f'height="{height}" role="img" aria-labelledby="forest-compact-title" font-family="sans-serif" '
+        'font-size="12" class="forest-plot compact">',
+        f'<title id="forest-compact-title">{escape(title)}</title>',
+        f'<rect x="0" y="0" width="{C_WIDTH}" height="{height}" fill="#fff"/>',
+    ]
+    parts += _compact_axis(C_MEAN_X0, C_MEAN_X1, C_HEADER_H, y_bottom, [0, 0.5, 1], mean_scale, "Mean",
+                           solid_zero=False)
+    if report.has_rerank:
+        parts += _compact_axis(C_DIFF_X0, C_DIFF_X1, C_HEADER_H, y_bottom, [-1, 0, 1], diff_scale,
+                               "Reranked - keyword", solid_zero=True)
+    parts += body
+    legend_y = y_bottom + 22
+    for shape, text in legend:
+        parts.append(_marker(shape, 12, legend_y - 4) + f'<text x="24" y="{legend_y:.1f}">{escape(text)}</text>')
+        legend_y += 18
+    parts.append(f'<text x="4" y="{legend_y:.1f}" font-size="11">{report.replicates:,} replicates, '
+                 f'seed {report.seed}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def leaderboard_forest_compact_svg(rows: list[tuple[str, Interval | None, str]], *, endpoint: str, replicates: int,
+                                   seed: int) -> str:
+    """The leaderboard's forest plot for narrow screens: each system's label and note wrapped above its whisker."""
+    scale = _scale(C_MEAN_X0 + 10, C_WIDTH - 14, -1.0, 1.0)
+    body: list[str] = []
+    y = C_HEADER_H
+    if not rows:
+        body.append(f'<text x="4" y="{y + 14:.1f}">No rerank run on this leaderboard.</text>')
+        y += C_LABEL_H + C_WHISKER_H
+    for label, interval, note in rows:
+        for line in _wrap(label, 50):
+            body.append(f'<text x="4" y="{y + 13:.1f}">{escape(line)}</text>')
+            y += C_LABEL_H
+        if note:
+            body.append(f'<text x="4" y="{y + 13:.1f}" font-size="11">{escape(note)}</text>')
+            y += C_LABEL_H
+        if _defined(interval):
+            body.append(_whisker(interval, y + C_WHISKER_H / 2, scale, "diamond", f"{label} - keyword"))
+        y += C_WHISKER_H
+    y_bottom = y
+    height = y_bottom + 30
+    title = f"Forest plot: {endpoint}, each system minus keyword order, 95% paired family-bootstrap intervals"
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {C_WIDTH} {height}" width="{C_WIDTH}" '
+        f'height="{height}" role="img" aria-labelledby="leaderboard-forest-compact-title" font-family="sans-serif" '
+        'font-size="12" class="forest-plot compact">',
+        f'<title id="leaderboard-forest-compact-title">{escape(title)}</title>',
+        f'<rect x="0" y="0" width="{C_WIDTH}" height="{height}" fill="#fff"/>',
+    ]
+    parts += _compact_axis(C_MEAN_X0 + 10, C_WIDTH - 14, C_HEADER_H, y_bottom, [-1, 0, 1], scale,
+                           f"Minus keyword order ({endpoint})", solid_zero=True)
+    parts += body
+    parts.append(f'<text x="4" y="{y_bottom + 22:.1f}" font-size="11">{replicates:,} replicates, seed {seed}</text>')
     parts.append("</svg>")
     return "".join(parts)

@@ -42,7 +42,12 @@ from benchmarks.reports.selectors import (
     report_request_parse,
     rerank_run_list,
 )
-from benchmarks.reports.svg import forest_plot_svg, leaderboard_forest_svg
+from benchmarks.reports.svg import (
+    forest_plot_compact_svg,
+    forest_plot_svg,
+    leaderboard_forest_compact_svg,
+    leaderboard_forest_svg,
+)
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from reviewapp.core.access import VIEW_REPORTS, perm_required
 
@@ -81,7 +86,8 @@ def report_page(request: HttpRequest, source: str, pk: int) -> HttpResponse:
                                                           "params": request.GET}, status=400)
     return render(request, "benchmarks/report.html", {
         "report": report, "source": source, "pk": pk, "parsed": parsed, "params": request.GET,
-        "forest_svg": forest_plot_svg(report), "systems": report_systems(report),
+        "forest_svg": forest_plot_svg(report), "forest_svg_compact": forest_plot_compact_svg(report),
+        "systems": report_systems(report),
         "caveats": report.caveats, "coverage_note": COVERAGE_NOTE,
         "threshold_note": THRESHOLD_NOTE, "threshold": DIAGNOSTIC_THRESHOLD,
         "exports": [name for name in EXPORTS if _export_available(name, report)],
@@ -160,6 +166,9 @@ def leaderboard_page(request: HttpRequest, pk: int) -> HttpResponse:
         "board": board, "parsed": parsed, "pk": pk, "chosen": {r.pk for r in parsed.reranks},
         "forest_svg": leaderboard_forest_svg(board.forest_rows(), endpoint=f"{PRIMARY_SPLIT} {PRIMARY_METRIC}",
                                              replicates=board.replicates, seed=board.seed),
+        "forest_svg_compact": leaderboard_forest_compact_svg(
+            board.forest_rows(), endpoint=f"{PRIMARY_SPLIT} {PRIMARY_METRIC}", replicates=board.replicates,
+            seed=board.seed),
         "exports": [*LEADERBOARD_EXPORTS, *run_exports], "metrics": METRICS,
         "min_replicates": MIN_REPLICATES, "max_replicates": MAX_REPLICATES,
     })

@@ -4,8 +4,10 @@ and admins read)."""
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_serializer, inline_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -14,6 +16,7 @@ from benchmarks.rerank.models import RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun
 from reviewapp.core.access import CanLaunchRuns, CanViewReports
+from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
 from reviewapp.providers.selectors import LedgerSpend
 
 
@@ -23,11 +26,38 @@ def _request_counts(spend: LedgerSpend) -> dict[str, int]:
             "in_flight": spend.in_flight, "not_sent": spend.not_sent}
 
 
+class RequestCountsOut(serializers.Serializer):
+    """Requests by what happened to them; only ``sent`` is spend."""
+
+    sent = serializers.IntegerField()
+    answered = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    unknown = serializers.IntegerField()
+    in_flight = serializers.IntegerField()
+    not_sent = serializers.IntegerField()
+
+
+class RerankProgressOut(serializers.Serializer):
+    graded = serializers.IntegerField()
+    failed = serializers.IntegerField()
+    unknown = serializers.IntegerField()
+    pending = serializers.IntegerField()
+    requests = serializers.IntegerField()
+    max_requests = serializers.IntegerField()
+    input_tokens = serializers.IntegerField()
+    max_input_tokens = serializers.IntegerField()
+    requests_by_status = RequestCountsOut()
+    reported_input_tokens = serializers.IntegerField()
+    estimated_input_tokens = serializers.IntegerField()
+
+
 class RerankRunLaunchApi(APIView):
     """POST: create and queue a rerank run. Refused (400, nothing created) when the provider is not configured."""
 
     permission_classes = [IsAuthenticated, CanLaunchRuns]
 
+    @extend_schema_serializer(component_name="RerankRunLaunchIn", examples=[
+        OpenApiExample("the local model", value={"retrieval_run": 1, "provider": "local"}, request_only=True)])
     class Input(serializers.Serializer):
         retrieval_run = serializers.IntegerField()
         provider = serializers.ChoiceField(choices=list(rerank.DEFAULT_METHOD))
@@ -42,6 +72,7 @@ class RerankRunLaunchApi(APIView):
                                                     default=rerank.DEFAULT_MAX_INPUT_TOKENS)
         concurrency = serializers.IntegerField(required=False, min_value=1, max_value=64)
 
+    @extend_schema_serializer(component_name="RerankRunLaunchedOut")
     class Output(serializers.Serializer):
         id = serializers.IntegerField()
         status = serializers.CharField()
@@ -50,7 +81,8 @@ class RerankRunLaunchApi(APIView):
         requests_planned = serializers.IntegerField()
         candidates_planned = serializers.IntegerField()
 
-    def post(self, request):
+    @extend_schema(request=Input, responses={202: Output, **error_responses(*WRITE_ERRORS)})
+    def post(self, request: Request) -> Response:
         data = self.Input(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
@@ -73,6 +105,7 @@ class RerankRunLaunchApi(APIView):
 class RerankRunApi(APIView):
     permission_classes = [CanViewReports]
 
+    @extend_schema_serializer(component_name="RerankGradeOut")
     class Grade(serializers.Serializer):
         query = serializers.CharField(source="query.qid")
         candidate = serializers.IntegerField(source="candidate_id")
@@ -88,6 +121,7 @@ class RerankRunApi(APIView):
         captured_mass = serializers.FloatField(allow_null=True)
         error = serializers.CharField()
 
+    @extend_schema_serializer(component_name="RerankRunOut")
     class Output(serializers.Serializer):
         id = serializers.IntegerField()
         status = serializers.CharField()
@@ -103,7 +137,11 @@ class RerankRunApi(APIView):
         error = serializers.CharField()
         ledger = serializers.IntegerField(source="ledger_id")
 
-    def get(self, request, pk: int):
+    @extend_schema(responses={
+        200: inline_serializer("RerankRunDetailOut", {"run": Output(), "progress": RerankProgressOut(),
+                                                      "grades": Grade(many=True)}),
+        **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pk: int) -> Response:
         run = get_object_or_404(RerankRun, pk=pk)
         progress = rerank.rerank_run_progress(run=run)
         grades = rerank.rerank_run_grades(run=run)

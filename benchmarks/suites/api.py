@@ -6,7 +6,7 @@ from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_field, extend_schema_view
 from rest_framework import generics, serializers
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -15,12 +15,22 @@ from benchmarks.corpus.api import SnapshotOut
 from benchmarks.suites.models import NominatedTarget, Suite, SuiteQuery
 from benchmarks.suites.selectors import suite_export
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api import READ_ERRORS, error_responses
+
+
+class ConfirmedByOut(serializers.Serializer):
+    lawyers = serializers.IntegerField(help_text="how many lawyers' complete judgments decided it")
+    agreement = serializers.ChoiceField(choices=["unanimous", "adjudicated"],
+                                        help_text="all said yes, or an adjudicator ruled after a disagreement")
 
 
 class TargetOut(serializers.ModelSerializer):
+    confirmed_by = ConfirmedByOut(allow_null=True, read_only=True,
+                                  help_text="null while the target is not confirmed by lawyers")
+
     class Meta:
         model = NominatedTarget
-        fields = ["citation", "provision", "provisional", "nominated_by", "note"]
+        fields = ["citation", "provision", "provisional", "nominated_by", "note", "confirmed_by"]
 
 
 class QueryOut(serializers.ModelSerializer):
@@ -60,17 +70,20 @@ class SuiteDetailOut(SuiteOut):
         urls = {fmt: reverse("benchmarks-api:suite-export", args=[obj.pk, fmt]) for fmt in ("json", "yaml")}
         return {fmt: request.build_absolute_uri(url) if request else url for fmt, url in urls.items()}
 
+    @extend_schema_field(QueryOut(many=True))
     def get_queries(self, obj: Suite) -> list[dict]:
         qs = obj.queries.select_related("family").prefetch_related("targets").order_by("position")
         return QueryOut(qs, many=True).data
 
 
+@extend_schema_view(get=extend_schema(responses={200: SuiteOut(many=True), **error_responses(400, 403)}))
 class SuiteList(generics.ListAPIView):
     permission_classes = [CanViewReports]
     serializer_class = SuiteOut
     queryset = Suite.objects.order_by("name", "-version")
 
 
+@extend_schema_view(get=extend_schema(responses={200: SuiteDetailOut, **error_responses(*READ_ERRORS)}))
 class SuiteDetail(generics.RetrieveAPIView):
     permission_classes = [CanViewReports]
     serializer_class = SuiteDetailOut
@@ -82,8 +95,9 @@ class SuiteExport(APIView):
 
     permission_classes = [CanViewReports]
 
-    @extend_schema(responses={(200, "application/json"): OpenApiTypes.OBJECT,
-                              (200, "application/yaml"): OpenApiTypes.STR})
+    @extend_schema(parameters=[OpenApiParameter("fmt", str, OpenApiParameter.PATH, enum=("json", "yaml"))],
+                   responses={(200, "application/json"): OpenApiTypes.OBJECT,
+                              (200, "application/yaml"): OpenApiTypes.STR, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pk: int, fmt: str) -> HttpResponse:
         suite = get_object_or_404(Suite, pk=pk)
         try:

@@ -2,7 +2,8 @@
 
 Queries and families are matched by id: an id present in one version only is added or removed; a query
 present in both may have changed text, kind, split, family or expected citation, and its targets are
-compared as sets of citations (a target whose nominator, note or provisional flag changed is listed too).
+compared as sets of citations (a target whose nominator, note, provisional flag or confirmation changed is
+listed too).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from typing import Any
 
 _SUITE_FIELDS = ("corpus", "description", "nominated_by", "synthetic")
 _QUERY_FIELDS = ("kind", "split", "family", "expected_citation")
-_TARGET_FIELDS = ("provisional", "nominated_by", "note")
+_TARGET_FIELDS = ("provisional", "nominated_by", "note", "confirmed_by")
 
 
 @dataclass(frozen=True)

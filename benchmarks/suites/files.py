@@ -20,6 +20,9 @@ KINDS = ("ranking", "outside_corpus", "exact_citation")
 SPLITS = ("dev", "heldout")
 CORPORA = ("nrs", "hrs", "usc")
 DEFAULT_NOMINATOR = "assistant (not a lawyer)"
+# How lawyers came to confirm a target (benchmarks.suites.confirmation): all who graded it said yes, or an
+# adjudicator ruled after they disagreed.
+AGREEMENTS = ("unanimous", "adjudicated")
 MAX_VERSION = 2_147_483_647  # the largest value every supported database stores in Suite.version
 
 
@@ -68,7 +71,7 @@ _KEY_ORDER = {
     "suite": ("name", "version", "corpus", "description", "nominated_by", "synthetic", "families", "queries"),
     "family": ("id", "split", "description"),
     "query": ("id", "kind", "split", "family", "text", "expected_citation", "targets"),
-    "target": ("citation", "provisional", "nominated_by", "note"),
+    "target": ("citation", "provisional", "nominated_by", "note", "confirmed_by"),
 }
 
 
@@ -109,6 +112,18 @@ def _canonical(citation: str, *, corpus: Any, known: set[str] | None) -> str:
     if known is None or parsed.citation in known:
         return parsed.citation
     return citation
+
+
+def _confirmed_by(value: Any) -> dict[str, Any] | str:
+    """The normalised ``confirmed_by`` of a target, or the problem with it."""
+    if not isinstance(value, dict) or set(value) != {"lawyers", "agreement"}:
+        return "must be an object with exactly 'lawyers' and 'agreement'"
+    lawyers, agreement = value["lawyers"], value["agreement"]
+    if not isinstance(lawyers, int) or isinstance(lawyers, bool) or lawyers < 1:
+        return f"lawyers must be a positive whole number, got {lawyers!r}"
+    if agreement not in AGREEMENTS:
+        return f"agreement must be one of {', '.join(AGREEMENTS)}, got {agreement!r}"
+    return {"lawyers": lawyers, "agreement": agreement}
 
 
 def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -> dict[str, Any]:
@@ -245,12 +260,23 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
                 bad(where, f"targets[{t_index}].provisional", "must be true or false")
             if len(_text(target.get("nominated_by"))) > 150:
                 bad(where, f"targets[{t_index}].nominated_by", "at most 150 characters")
-            targets.append({
+            normalised_target = {
                 "citation": citation,
                 "provisional": provisional is not False,
                 "nominated_by": _text(target.get("nominated_by")) or default_nominator,
                 "note": _text(target.get("note")),
-            })
+            }
+            # Only a confirmed target carries the key, so every suite frozen before confirmation existed keeps
+            # its canonical definition and its sha256.
+            if "confirmed_by" in target:
+                confirmed = _confirmed_by(target["confirmed_by"])
+                if isinstance(confirmed, str):
+                    bad(where, f"targets[{t_index}].confirmed_by", confirmed)
+                elif provisional is not False:
+                    bad(where, f"targets[{t_index}].provisional", "a confirmed target is not provisional (false)")
+                else:
+                    normalised_target["confirmed_by"] = confirmed
+            targets.append(normalised_target)
 
         expected = _text(q.get("expected_citation"))
         if kind == "exact_citation":

@@ -91,6 +91,8 @@ class NominatedTarget(AppendOnly):
     provisional = models.BooleanField(default=True)
     nominated_by = models.CharField(max_length=150)
     note = models.TextField(blank=True)
+    # {"lawyers": n, "agreement": "unanimous" | "adjudicated"} once lawyers confirmed it blind; null while not.
+    confirmed_by = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["query_id", "id"]
@@ -127,3 +129,40 @@ class SuiteDraft(models.Model):
     @property
     def is_frozen(self) -> bool:
         return self.frozen_suite_id is not None
+
+
+class TargetProposal(AppendOnly):
+    """A target a lawyer proposed while confirming a query's targets: it enters the same confirmation as an item
+    for other lawyers (never the proposer), and only their agreement adds it to a confirmed version."""
+
+    suite = models.ForeignKey(Suite, on_delete=models.PROTECT, related_name="target_proposals")
+    query = models.ForeignKey(SuiteQuery, on_delete=models.PROTECT, related_name="target_proposals")
+    citation = models.CharField(max_length=120)
+    provision = models.ForeignKey(Provision, on_delete=models.PROTECT, related_name="+")
+    proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    # The public id of the confirmation item the lawyer was grading when proposing (where it came from).
+    while_grading = models.CharField(max_length=32)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["suite_id", "id"]
+        constraints = [models.UniqueConstraint(fields=["query", "citation"], name="proposal_unique_per_query")]
+
+    def __str__(self) -> str:
+        return f"proposal {self.query.qid} -> {self.citation}"
+
+
+class TargetProposalSupport(AppendOnly):
+    """Each lawyer who proposed a target, the first one included: a second lawyer suggesting the same citation
+    gets the same proposal back (learning nothing of the first), yet must not confirm it either."""
+
+    proposal = models.ForeignKey(TargetProposal, on_delete=models.PROTECT, related_name="supporters")
+    lawyer = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["proposal_id", "id"]
+        constraints = [models.UniqueConstraint(fields=["proposal", "lawyer"], name="proposal_support_once")]
+
+    def __str__(self) -> str:
+        return f"{self.proposal} supported by {self.lawyer_id}"

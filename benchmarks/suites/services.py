@@ -103,7 +103,8 @@ def _suite_import(*, raw: bytes, filename: str, frozen_by: str) -> tuple[Suite, 
             )
             NominatedTarget.objects.bulk_create([
                 NominatedTarget(query=query, citation=t["citation"], provision=by_citation[t["citation"]],
-                                provisional=t["provisional"], nominated_by=t["nominated_by"], note=t["note"])
+                                provisional=t["provisional"], nominated_by=t["nominated_by"], note=t["note"],
+                                confirmed_by=t.get("confirmed_by"))
                 for t in q["targets"]
             ])
     return suite, True

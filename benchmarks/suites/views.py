@@ -15,11 +15,12 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from benchmarks.corpus.models import Corpus
 from benchmarks.retrieval.selectors import retrieval_run_list
-from benchmarks.suites import selectors, services, workbench
+from benchmarks.suites import confirmation, selectors, services, workbench
 from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.files import KINDS, SPLITS, SuiteInvalid, SuiteProblem
 from benchmarks.suites.models import Suite, SuiteDraft
-from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.core.access import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.review.services import NotAssigned
 
 # --------------------------------------------------------------------------- a frozen suite
 
@@ -43,6 +44,8 @@ def suite_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "diff": selectors.suite_diff(old=base, new=suite) if base is not None else None,
         "drafts": suite.drafts.order_by("id"),
         "next_drafts": suite.next_drafts.filter(frozen_suite__isnull=True).order_by("id"),
+        "confirmation": confirmation.confirmation_summary(suite=suite)
+        if request.user.has_perm(MANAGE_REVIEWS) else None,
     })
 
 
@@ -316,3 +319,61 @@ def workbench_freeze(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "benchmarks/workbench.html", context, status=400)
     messages.success(request, f"Draft #{draft.pk} is frozen as {suite}, sha256 {suite.sha256}.")
     return redirect("benchmarks:suite", pk=suite.pk)
+
+
+# --------------------------------------------------------------------------- confirming targets (lawyers)
+
+
+@perm_required(GRADE)
+@require_POST
+def confirmation_propose(request: HttpRequest, item_id: str) -> HttpResponse:
+    """A lawyer proposes a missing target for the query of a confirmation item they are assigned (404 otherwise)."""
+    try:
+        proposal = confirmation.target_propose(reviewer=request.user, item_id=item_id,
+                                               citation=request.POST.get("citation", ""))
+    except NotAssigned:
+        raise Http404("no such item in your queue") from None
+    except confirmation.ConfirmationError as exc:
+        messages.error(request, f"Nothing was recorded: {exc}")
+    else:
+        messages.success(request, f"Your proposal of {proposal.citation} is recorded: other lawyers will be asked "
+                                  "to confirm it.")
+    return redirect("review:item", item_id)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def confirmation_declare(request: HttpRequest, pk: int) -> HttpResponse:
+    """Send the suite's provisional targets (and lawyers' proposals) to the chosen lawyers, blind."""
+    suite = get_object_or_404(Suite, pk=pk)
+    wanted = set(request.POST.getlist("reviewers"))
+    reviewers = [u for u in confirmation.confirmation_reviewers() if str(u.pk) in wanted]
+    try:
+        per_item = int(request.POST.get("reviewers_per_item") or confirmation.DEFAULT_REVIEWERS)
+        pools = confirmation.confirmation_pool_declare(suite=suite, reviewers=reviewers, reviewers_per_item=per_item,
+                                                       created_by=request.user)
+    except ValueError as exc:  # ConfirmationError, or a number that is not one
+        messages.error(request, f"Not declared: {exc}")
+    else:
+        items = sum(pool.items.count() for pool in pools)
+        messages.success(request, f"{items} items in {len(pools)} new confirmation pools" if pools
+                         else "Nothing new to confirm: every target and proposal is in a pool already.")
+    return redirect(reverse("benchmarks:suite", args=[suite.pk]) + "#confirmation")
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def confirmation_new_version(request: HttpRequest, pk: int) -> HttpResponse:
+    """Freeze the next version of the suite with the targets lawyers confirmed (and without those they rejected)."""
+    suite = get_object_or_404(Suite, pk=pk)
+    try:
+        new, created = confirmation.suite_confirmed_version(suite=suite, user=request.user)
+    except confirmation.ConfirmationError as exc:
+        messages.error(request, f"No new version: {exc}")
+        return redirect(reverse("benchmarks:suite", args=[suite.pk]) + "#confirmation")
+    except SuiteInvalid as exc:
+        messages.error(request, f"No new version: {exc}")
+        return redirect(reverse("benchmarks:suite", args=[suite.pk]) + "#confirmation")
+    messages.success(request, f"{new} frozen with the confirmations, sha256 {new.sha256}." if created
+                     else f"{new} already holds these confirmations.")
+    return redirect("benchmarks:suite", pk=new.pk)

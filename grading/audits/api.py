@@ -1,10 +1,12 @@
-"""Read-only JSON API of the CUAD label audits under /api/cuad/audits/ (explicit serializers; reviewers get 403)."""
+"""Read-only JSON API of the CUAD label audits under /api/v1/cuad/audits/ (explicit serializers; reviewers get 403)."""
 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -12,7 +14,7 @@ from grading.audits.exports import audit_json, audit_summary_json
 from grading.audits.models import Audit
 from grading.audits.selectors import audit_list, audit_report
 from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import UnitIntervalOut
+from reviewapp.core.api import READ_ERRORS, UnitIntervalOut, error_responses
 
 
 class AuditSummarySerializer(serializers.Serializer):
@@ -114,7 +116,9 @@ class AuditsApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
     serializer_class = AuditSummarySerializer
 
-    def get(self, request):
+    @extend_schema(operation_id="cuad_audits_list",
+                   responses={200: AuditSummarySerializer(many=True), **error_responses(403)})
+    def get(self, request: Request) -> Response:
         data = [audit_summary_json(a) for a in audit_list()]
         return Response(AuditSummarySerializer(data, many=True).data)
 
@@ -125,6 +129,7 @@ class AuditApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
     serializer_class = AuditReportSerializer
 
-    def get(self, request, pk: int):
+    @extend_schema(responses={200: AuditReportSerializer, **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pk: int) -> Response:
         audit = get_object_or_404(Audit.objects.select_related("run", "sample"), pk=pk)
         return Response(AuditReportSerializer(audit_json(audit_report(audit=audit))).data)

@@ -1,9 +1,11 @@
-"""The dataset's JSON API under /api/cuad/dataset/ (explicit serializers; reviewers get 403)."""
+"""The dataset's JSON API under /api/v1/cuad/dataset/ (explicit serializers; reviewers get 403)."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -11,6 +13,7 @@ from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_overview, sample_default
 from grading.responses import refused
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api import error_responses
 from reviewapp.core.api_filters import query_int
 
 
@@ -40,7 +43,10 @@ class DatasetSerializer(serializers.Serializer):
 class DatasetApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    def get(self, request):
+    @extend_schema(
+        parameters=[OpenApiParameter("sample", int, description="sample id (default: the newest sample)")],
+        responses={200: DatasetSerializer, **error_responses(400, 403)})
+    def get(self, request: Request) -> Response:
         sample_id = query_int(request.query_params, "sample", minimum=1)
         sample = sample_default() if sample_id is None else Sample.objects.filter(pk=sample_id).first()
         if sample is None:

@@ -1,10 +1,12 @@
-"""Runs and jobs JSON API under /api/cuad/runs/ and /api/cuad/jobs/ (explicit serializers; reviewers get 403)."""
+"""Runs and jobs JSON API under /api/v1/cuad/runs/ and /api/v1/cuad/jobs/ (explicit serializers; reviewers get 403)."""
 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -15,7 +17,9 @@ from grading.runs import jobs
 from grading.runs.models import ConsoleJob, ExtractionRun
 from grading.runs.run_format import RunFormatError
 from grading.runs.selectors import runs_list
+from grading.scorecard.api import ScopeSerializer
 from reviewapp.core.access import CanLaunchRuns, CanViewReports
+from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
 
 
 class RunSerializer(serializers.Serializer):
@@ -31,6 +35,7 @@ class RunSerializer(serializers.Serializer):
     headline = serializers.DictField(child=serializers.FloatField(allow_null=True), allow_null=True)
     scope = serializers.SerializerMethodField(help_text="the contracts of the sample the run attempted")
 
+    @extend_schema_field(ScopeSerializer)
     def get_scope(self, summary) -> dict:
         return summary.scope.as_dict()
 
@@ -53,6 +58,15 @@ class JobSerializer(serializers.Serializer):
     finished_at = serializers.DateTimeField(allow_null=True)
 
 
+class RunListSerializer(serializers.Serializer):
+    runs = RunSerializer(many=True)
+
+
+@extend_schema_serializer(examples=[OpenApiExample(
+    "one extraction", request_only=True,
+    value={"run": {"model": "my-model", "extractions": [
+        {"contract": "<CUAD title>", "category": "Governing Law", "text": "This Agreement is governed by..."}]},
+        "source_name": "api"})])
 class PasteInput(serializers.Serializer):
     run = serializers.JSONField(help_text="the run: a JSON object, or its text (JSON or JSON Lines)")
     source_name = serializers.CharField(required=False, default="api", max_length=255)
@@ -76,10 +90,13 @@ class RunsApi(APIView):
             return [IsAuthenticated(), CanLaunchRuns()]
         return super().get_permissions()
 
-    def get(self, request):
+    @extend_schema(operation_id="cuad_runs_list", responses={200: RunListSerializer, **error_responses(403)})
+    def get(self, request: Request) -> Response:
         return Response({"runs": RunSerializer(runs_list(sample=sample_default()), many=True).data})
 
-    def post(self, request):
+    @extend_schema(request=PasteInput,
+                   responses={201: RunSerializer, 202: JobSerializer, **error_responses(*WRITE_ERRORS)})
+    def post(self, request: Request) -> Response:
         """Paste a run (validated, nothing stored when invalid); 201 when graded now, 202 when queued."""
         data = PasteInput(data=request.data)
         data.is_valid(raise_exception=True)
@@ -107,7 +124,8 @@ class RunsApi(APIView):
 class RunApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    def get(self, request, pk: int):
+    @extend_schema(responses={200: RunSerializer, **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pk: int) -> Response:
         run = get_object_or_404(ExtractionRun, pk=pk)
         summary = next(s for s in runs_list(sample=sample_default(dataset=run.dataset)) if s.run.pk == pk)
         return Response(RunSerializer(summary).data)
@@ -116,7 +134,8 @@ class RunApi(APIView):
 class JobsApi(APIView):
     permission_classes = [IsAuthenticated, CanLaunchRuns]
 
-    def post(self, request):
+    @extend_schema(request=LaunchInput, responses={202: JobSerializer, **error_responses(*WRITE_ERRORS)})
+    def post(self, request: Request) -> Response:
         data = LaunchInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
@@ -141,5 +160,6 @@ class JobsApi(APIView):
 class JobApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    def get(self, request, pk: int):
+    @extend_schema(responses={200: JobSerializer, **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pk: int) -> Response:
         return Response(JobSerializer(get_object_or_404(ConsoleJob, pk=pk)).data)

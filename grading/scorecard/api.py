@@ -1,9 +1,11 @@
-"""Scorecard, explorer and playground JSON API under /api/cuad/ (explicit serializers; reviewers get 403)."""
+"""Scorecard, explorer and playground JSON API under /api/v1/cuad/ (explicit serializers; reviewers get 403)."""
 
 from __future__ import annotations
 
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -11,10 +13,27 @@ from grading.responses import refused
 from grading.scorecard.explorer import explorer_json, explorer_view
 from grading.scorecard.exports import comparison_json, leaderboard_json, scorecard_json
 from grading.scorecard.leaderboard import LeaderboardError, leaderboard_runs, leaderboard_view
-from grading.scorecard.params import ParameterError, parse_view
+from grading.scorecard.params import SORT_KEYS, ParameterError, parse_view
 from grading.scorecard.playground import playground_check, playground_grounding, playground_overlap
 from grading.scorecard.selectors import ComparisonError, conclusion, scorecard_view
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api import error_responses
+from scoring.cuad.matching import MATCHERS
+
+# The query of every scorecard-shaped view (grading.scorecard.params.parse_view); a bad one is a 400 naming it.
+VIEW_PARAMETERS = [
+    OpenApiParameter("sample", int, description="sample id (default: the newest sample)"),
+    OpenApiParameter("run", int, many=True, description="run id (repeat to compare; default: the newest full run)"),
+    OpenApiParameter("correct", float, description="token-F1 threshold of a Correct match, 0-1 (default 0.70)"),
+    OpenApiParameter("partial", float, description="token-F1 floor of a Partial match, 0-1 (default 0.40)"),
+    OpenApiParameter("grounding", float, description="trigram grounding threshold, 0-1 (default 0.80)"),
+    OpenApiParameter("matcher", str, enum=MATCHERS, description="span matcher (default hungarian)"),
+    OpenApiParameter("sort", str, enum=SORT_KEYS, description="per-category sort column (default category)"),
+    OpenApiParameter("dir", str, enum=("asc", "desc"), description="sort direction"),
+    OpenApiParameter("type", str, description="one clause type (category name)"),
+    OpenApiParameter("contract", int, description="one contract id (explorer)"),
+]
+VIEW_ERRORS = error_responses(400, 403)
 
 
 class FiguresSerializer(serializers.Serializer):
@@ -66,10 +85,18 @@ class ComparisonSerializer(serializers.Serializer):
     differences = DifferenceSerializer(many=True)
 
 
+class ScorecardApiSerializer(ScorecardSerializer):
+    """The scorecard of the first run; ``comparison`` only when more than one run was asked for."""
+
+    conclusion = serializers.CharField(help_text="one plain, quotable sentence from the figures and intervals")
+    comparison = ComparisonSerializer(required=False)
+
+
 class ScorecardApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    def get(self, request):
+    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: ScorecardApiSerializer, **VIEW_ERRORS})
+    def get(self, request: Request) -> Response:
         try:
             view = parse_view(request.query_params)
             card, comparison = scorecard_view(view=view)
@@ -130,7 +157,8 @@ class LeaderboardApi(APIView):
 
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    def get(self, request):
+    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: LeaderboardSerializer, **VIEW_ERRORS})
+    def get(self, request: Request) -> Response:
         asked = any(str(v).strip() for v in request.query_params.getlist("run"))
         try:
             view, by_default = leaderboard_runs(view=parse_view(request.query_params, need_run=False), asked=asked)
@@ -148,10 +176,18 @@ class ExplorerItemSerializer(serializers.Serializer):
     text = serializers.CharField()
     outcome = serializers.CharField()
     located = serializers.DictField(allow_null=True)
-    f1 = serializers.FloatField(required=False)
-    grounding = serializers.FloatField(required=False)
-    matched_span = serializers.IntegerField(required=False, allow_null=True)
-    matched_extraction = serializers.IntegerField(required=False, allow_null=True)
+
+
+# An extraction and a gold span carry different partners: one serializer each, so neither shows the other's key
+# (a shared one answered "matched_span": null on every span, which the page's JSON export never had).
+class ExplorerExtractionSerializer(ExplorerItemSerializer):
+    f1 = serializers.FloatField(allow_null=True)
+    grounding = serializers.FloatField(allow_null=True)
+    matched_span = serializers.IntegerField(allow_null=True, help_text="the gold span it was matched to")
+
+
+class ExplorerSpanSerializer(ExplorerItemSerializer):
+    matched_extraction = serializers.IntegerField(allow_null=True, help_text="the extraction matched to it")
 
 
 class ExplorerSerializer(serializers.Serializer):
@@ -160,15 +196,16 @@ class ExplorerSerializer(serializers.Serializer):
     matcher = serializers.CharField()
     type = serializers.CharField(allow_null=True)
     contract = serializers.DictField(allow_null=True)
-    extractions = ExplorerItemSerializer(many=True)
-    spans = ExplorerItemSerializer(many=True)
+    extractions = ExplorerExtractionSerializer(many=True)
+    spans = ExplorerSpanSerializer(many=True)
     contracts = serializers.ListField(child=serializers.DictField())
 
 
 class ExplorerApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    def get(self, request):
+    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: ExplorerSerializer, **VIEW_ERRORS})
+    def get(self, request: Request) -> Response:
         try:
             view = parse_view(request.query_params)
         except ParameterError as exc:
@@ -188,6 +225,17 @@ class PlaygroundSerializer(serializers.Serializer):
     grounding_found = serializers.IntegerField()
     grounding_total = serializers.IntegerField()
     verbatim = serializers.BooleanField()
+
+
+class PlaygroundInput(serializers.Serializer):
+    a = serializers.CharField(required=False, allow_blank=True, help_text="a text (token F1 of a against b)")
+    b = serializers.CharField(required=False, allow_blank=True)
+    claim = serializers.CharField(required=False, allow_blank=True, help_text="a claim (its grounding in source)")
+    source = serializers.CharField(required=False, allow_blank=True)
+
+
+PLAYGROUND_PARAMETERS = [OpenApiParameter(name, str, description=field.help_text or "")
+                         for name, field in PlaygroundInput().fields.items()]
 
 
 class PlaygroundApi(APIView):
@@ -220,8 +268,11 @@ class PlaygroundApi(APIView):
             ).data
         )
 
-    def get(self, request):
+    @extend_schema(parameters=PLAYGROUND_PARAMETERS, responses={200: PlaygroundSerializer, **VIEW_ERRORS})
+    def get(self, request: Request) -> Response:
         return self._answer(request.query_params)
 
-    def post(self, request):
+    @extend_schema(request=PlaygroundInput,
+                   responses={200: PlaygroundSerializer, **error_responses(400, 403, 413)})
+    def post(self, request: Request) -> Response:
         return self._answer(request.data)

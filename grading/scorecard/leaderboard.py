@@ -24,9 +24,22 @@ from grading.dataset.selectors import sample_scope
 from grading.runs.models import Extraction, ExtractionRun
 from grading.runs.selectors import RunScope, run_scope, stored_pairs
 from grading.scorecard.params import View
-from grading.scorecard.selectors import BOOTSTRAP_SEED, grounded_rate, replicate_f1
-from scoring.cuad.grading import DEFAULT_REPLICATES, Figures, PairTable, Thresholds, grade
-from scoring.stats.bootstrap import Interval, percentile_bounds
+from grading.scorecard.selectors import BOOTSTRAP_SEED
+from scoring.cuad.grading import (
+    DEFAULT_REPLICATES,
+    HALLUCINATED,
+    Figures,
+    PairTable,
+    Thresholds,
+    classify,
+    draw_sums,
+    grade_figures,
+    micro_ratios,
+    ratio_rows,
+    tally_columns,
+    tally_rows,
+)
+from scoring.stats.bootstrap import Interval, percentile_bounds_rows
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
 
 MAX_RUNS = 12  # 66 pairs: more would be a table nobody reads and a server budget nobody keeps
@@ -82,19 +95,11 @@ class Board:
     method: str = MULTIPLE_COMPARISON_METHOD
 
 
-def hallucination_rate(table: PairTable, outcome: np.ndarray, *, replicates: int, seed: int) -> Interval:
-    """Share of extractions hallucinated (grounding below the threshold), 95% percentile interval resampling
-    contracts: the complement of ``grounded_rate`` on the same draws (so its bounds are the swapped complements)."""
-    g = grounded_rate(table, outcome, replicates=replicates, seed=seed)
-    return Interval(1.0 - g.estimate, 1.0 - g.high, 1.0 - g.low)
-
-
-def _rank(standings: Sequence[Standing]) -> list[int]:
+def _rank_estimates(f1: Sequence[float]) -> list[int]:
     def key(i: int) -> tuple[bool, float, int]:
-        f1 = standings[i].overall.f1.estimate
-        return (math.isnan(f1), -f1 if not math.isnan(f1) else 0.0, i)
+        return (math.isnan(f1[i]), -f1[i] if not math.isnan(f1[i]) else 0.0, i)
 
-    return sorted(range(len(standings)), key=key)
+    return sorted(range(len(f1)), key=key)
 
 
 def board_grade(
@@ -112,6 +117,14 @@ def board_grade(
     Per pair (a ranked above b): F1(a) − F1(b), its paired percentile interval and
     two-sided p-value from the same B resamples, and the Holm-adjusted p-value over
     all pairs.
+
+    All runs are one batch (the numbers are those of ``grade``, ``replicate_f1``
+    and the complement of ``grounded_rate`` per run, which a test checks bit for
+    bit on random tables):
+    every run's per-contract tallies and grounded counts side by side, summed
+    over the resamples by one ``draw counts @ tallies`` product (exact: halves
+    and integers), and every interval of the board (3 metrics x clause types x
+    runs, hallucination rates, pair differences) from one percentile call.
     """
     if not tables:
         raise LeaderboardError("run: a leaderboard needs at least one run")
@@ -120,26 +133,58 @@ def board_grade(
         if t.n_contracts != n:
             raise LeaderboardError(f"run {k}: graded on {t.n_contracts} contracts, the first run on {n}; "
                                    "a paired comparison needs the same contracts")
+    runs = len(tables)
+    columns = tables[0].n_categories + 1  # clause types, then overall
+    if any(t.n_categories + 1 != columns for t in tables):
+        raise LeaderboardError("run: the runs index different clause types; a board needs one dataset")
+    classified = [classify(t, thresholds) for t in tables]
+    flats = [tally_columns(t, c) for t, c in zip(tables, classified, strict=True)]  # (n, columns, 3) each
+    grounded = np.stack(  # (runs, n): extractions not hallucinated, per contract
+        [np.bincount(t.ext_contract, weights=(c.outcome != HALLUCINATED).astype(float), minlength=n)
+         for t, c in zip(tables, classified, strict=True)]
+    )
+    block = runs * 3 * columns
+    sums = draw_sums(np.concatenate([*(tally_rows(f) for f in flats), grounded]), replicates, seed)
+    tallied = sums[:block].reshape(runs, 3, columns, replicates)
+
+    f1_point = [float(micro_ratios(f[:, -1].sum(axis=0))[2]) for f in flats]
+    order = _rank_estimates(f1_point)
+    pair_ab = [(a, b) for i, a in enumerate(order) for b in order[i + 1 :]]
+    # One buffer holds every replicate vector whose interval the board shows, one per row; sorted in place below.
+    rows = np.empty((block + runs + len(pair_ab), replicates))
+    metrics = rows[:block].reshape(runs, 3, columns, replicates)
+    ratio_rows(tallied, metrics)
+    drawn_ext = tallied[:, 1, -1]  # (runs, replicates): extractions drawn
+    rows[block : block + runs] = np.nan
+    np.divide(sums[block:], drawn_ext, out=rows[block : block + runs], where=drawn_ext > 0)
+    replicates_f1 = metrics[:, 2, -1].copy()  # (runs, replicates): overall micro F1 per resample
+    for k, (a, b) in enumerate(pair_ab):
+        np.subtract(replicates_f1[a], replicates_f1[b], out=rows[block + runs + k])
+    p_values = [bootstrap_p_value(rows[block + runs + k]) for k in range(len(pair_ab))]
+    low, high = percentile_bounds_rows(rows, overwrite=True)
+    metric_low = low[:block].reshape(runs, 3, columns)
+    metric_high = high[:block].reshape(runs, 3, columns)
+
     standings = []
-    for table in tables:
-        result = grade(table, thresholds, replicates=replicates, seed=seed)
-        _, reps = replicate_f1(table, result.classified, replicates=replicates, seed=seed)
+    for r, (table, c, flat) in enumerate(zip(tables, classified, flats, strict=True)):
+        result = grade_figures(table, c, flat, metric_low[r], metric_high[r],
+                               thresholds=thresholds, replicates=replicates, seed=seed)
+        total_grounded, total_ext = float(grounded[r].sum()), float(flat[:, -1, 1].sum())
+        g_estimate = total_grounded / total_ext if total_ext else float("nan")
+        g_low, g_high = float(low[block + r]), float(high[block + r])
         standings.append(
             Standing(
                 overall=result.overall,
                 per_category=result.per_category,
-                hallucination=hallucination_rate(table, result.classified.outcome, replicates=replicates, seed=seed),
-                replicates_f1=reps,
+                hallucination=Interval(1.0 - g_estimate, 1.0 - g_high, 1.0 - g_low),
+                replicates_f1=replicates_f1[r],
             )
         )
-    order = _rank(standings)
     raw: list[tuple[int, int, Interval, float]] = []
-    for i, a in enumerate(order):
-        for b in order[i + 1 :]:
-            differences = standings[a].replicates_f1 - standings[b].replicates_f1
-            low, high = percentile_bounds(differences)
-            point = standings[a].overall.f1.estimate - standings[b].overall.f1.estimate
-            raw.append((a, b, Interval(point, low, high), bootstrap_p_value(differences)))
+    for k, (a, b) in enumerate(pair_ab):
+        point = standings[a].overall.f1.estimate - standings[b].overall.f1.estimate
+        bounds = Interval(point, float(low[block + runs + k]), float(high[block + runs + k]))
+        raw.append((a, b, bounds, p_values[k]))
     adjusted = holm_adjust([p for *_, p in raw])
     pairs = [PairDifference(a, b, f1, p, adj) for (a, b, f1, p), adj in zip(raw, adjusted, strict=True)]
     return Board(standings, order, pairs, n, thresholds, replicates, seed)

@@ -1,4 +1,4 @@
-"""Reviewer accounts as the admin role manages them: create, deactivate, reactivate. Nothing else.
+"""Reviewer accounts as the admin role manages them: create, invite, deactivate, reactivate, revoke a token.
 
 An admin never holds ``auth.*`` permissions: these services are the whole of what it may do to accounts, and
 they only ever touch plain reviewer accounts (in the reviewer group and nothing else, not staff, not
@@ -28,7 +28,8 @@ class AccountError(ValueError):
 @dataclass(frozen=True)
 class NewAccount:
     user: Any
-    password: str  # shown once to the admin, never stored in clear
+    password: str  # shown once to the admin, never stored in clear ("" when invited or typed by the admin)
+    invitation: Any = None  # an ``Invitation`` when the reviewer sets their own password
 
 
 def _require_manager(by: Any) -> None:
@@ -43,8 +44,14 @@ def is_plain_reviewer(user: Any) -> bool:
 
 
 @transaction.atomic
-def reviewer_account_create(*, username: str, by: Any, first_name: str = "", last_name: str = "") -> NewAccount:
-    """A new account in the reviewer role only, with a random password the admin passes on once."""
+def reviewer_account_create(*, username: str, by: Any, first_name: str = "", last_name: str = "", email: str = "",
+                            password: str = "", invite: bool = False) -> NewAccount:
+    """A new account in the reviewer role only.
+
+    Its first password is, by choice: one the admin typed (``password``), a random one the admin passes on
+    once (neither given), or none at all (``invite``): then the reviewer sets their own through an invitation
+    link (``NewAccount.invitation``), so no one else ever knows it.
+    """
     _require_manager(by)
     User = get_user_model()
     username = User.normalize_username((username or "").strip())
@@ -62,16 +69,93 @@ def reviewer_account_create(*, username: str, by: Any, first_name: str = "", las
     for name, value in (("first_name", first_name), ("last_name", last_name)):
         if len(value or "") > 150:
             raise AccountError(f"{name}: at most 150 characters")
+    email = _clean_email(email)
+    if invite and password:
+        raise AccountError("password: leave it empty when sending an invitation (the reviewer sets their own)")
     ensure_role_groups()
-    password = secrets.token_urlsafe(12)
     user = User(**{User.USERNAME_FIELD: username}, first_name=(first_name or "").strip(),
-                last_name=(last_name or "").strip())
-    validate_password(password, user)
-    user.set_password(password)
+                last_name=(last_name or "").strip(), email=email)
+    chosen = "" if invite else (password or secrets.token_urlsafe(12))
+    if invite:
+        user.set_unusable_password()
+    else:
+        try:
+            validate_password(chosen, user)
+        except ValidationError as error:
+            raise AccountError("password: " + " ".join(error.messages)) from None
+        user.set_password(chosen)
     with audit_actor(by):
         user.save()
         user.groups.add(Group.objects.get(name="reviewer"))
-    return NewAccount(user=user, password=password)
+    invitation = reviewer_invitation_make(user=user, by=by) if invite else None
+    # A password the admin typed is theirs already: it is not shown back.
+    return NewAccount(user=user, password="" if password else chosen, invitation=invitation)
+
+
+def _clean_email(email: str) -> str:
+    from django.core.validators import validate_email
+
+    email = (email or "").strip()
+    if not email:
+        return ""
+    if len(email) > 254:
+        raise AccountError("email: at most 254 characters")
+    try:
+        validate_email(email)
+    except ValidationError:
+        raise AccountError(f"email: {email!r} is not an email address") from None
+    return email
+
+
+@dataclass(frozen=True)
+class Invitation:
+    """A link that lets one reviewer set their own password, once (it dies when the password is set)."""
+
+    uidb64: str
+    token: str  # Django's password-reset token: dies once the password changes, or after PASSWORD_RESET_TIMEOUT
+    expires_in_days: float
+
+
+def reviewer_invitation_make(*, user: Any, by: Any) -> Invitation:
+    """A set-password link for a plain reviewer account; recorded in the audit log (never the link itself)."""
+    from django.conf import settings
+    from django.contrib.auth.tokens import default_token_generator
+    from django.utils.encoding import force_bytes
+    from django.utils.http import urlsafe_base64_encode
+
+    from reviewapp.core.audit import audit_record
+
+    _require_manager(by)
+    if not is_plain_reviewer(user):
+        raise AccountError(f"user: {user.get_username()!r} is not a plain reviewer account")
+    if not user.is_active:
+        raise AccountError(f"user: {user.get_username()!r} is deactivated; reactivate it first")
+    days = settings.PASSWORD_RESET_TIMEOUT / 86400
+    with audit_actor(by):
+        audit_record(action="user.invitation", target_type="user", target_id=user.pk, target=user.get_username(),
+                     detail={"expires_in_days": round(days, 2)})
+    return Invitation(uidb64=urlsafe_base64_encode(force_bytes(user.pk)),
+                      token=default_token_generator.make_token(user), expires_in_days=days)
+
+
+@transaction.atomic
+def reviewer_token_revoke(*, user: Any, token_id: int, by: Any) -> bool:
+    """Revoke one API token of a plain reviewer account (e.g. a lost laptop); False if it is not theirs.
+
+    An admin revokes a reviewer's token but never makes one for them: whoever holds a reviewer's token can
+    save judgments in their name, and a reviewer's labels are theirs alone (tokens are made on /accounts/tokens/).
+    """
+    from reviewapp.core.models import ApiToken
+
+    _require_manager(by)
+    if not is_plain_reviewer(user):
+        raise AccountError(f"user: {user.get_username()!r} is not a plain reviewer account")
+    token = ApiToken.objects.filter(user=user, pk=token_id).first()
+    if token is None:
+        return False
+    with audit_actor(by):
+        token.delete()
+    return True
 
 
 @transaction.atomic

@@ -28,7 +28,6 @@ from django.contrib.auth.views import LoginView
 from django.core.cache import cache
 from django.http import HttpRequest
 from django.utils import timezone
-from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework import authentication, exceptions
 
 # ---------------------------------------------------------------------------
@@ -191,13 +190,3 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
     def authenticate_header(self, request: Any) -> str:
         return TOKEN_KEYWORD
 
-
-class HashedTokenScheme(OpenApiAuthenticationExtension):
-    """Names the token scheme in the API schema (drf-spectacular finds it by subclassing)."""
-
-    target_class = "reviewapp.core.auth.HashedTokenAuthentication"
-    name = "tokenAuth"
-
-    def get_security_definition(self, auto_schema: Any) -> dict:
-        return {"type": "apiKey", "in": "header", "name": "Authorization",
-                "description": "Token <key>; make one on /accounts/tokens/ (expires; dies with a password change)."}

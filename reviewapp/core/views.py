@@ -33,6 +33,14 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    """/favicon.ico: browsers ask for it on pages without an icon link (JSON, the API); a 404 there is noise."""
+    from django.templatetags.static import static
+
+    return redirect(static("favicon.svg"), permanent=True)
+
+
+@require_GET
 @never_cache
 def healthz(request: HttpRequest) -> JsonResponse:
     """Up or down for anyone (load balancers); which dependency and why only for staff.

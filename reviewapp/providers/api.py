@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.utils import extend_schema, extend_schema_serializer
 from rest_framework import serializers
+from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reviewapp.core.access import CanViewReports
+from reviewapp.core.api import READ_ERRORS, error_responses
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.selectors import ledger_spend
 
@@ -15,6 +18,7 @@ from reviewapp.providers.selectors import ledger_spend
 class LedgerApi(APIView):
     permission_classes = [CanViewReports]
 
+    @extend_schema_serializer(component_name="LedgerOut")
     class Output(serializers.Serializer):
         id = serializers.IntegerField()
         purpose = serializers.CharField()
@@ -30,7 +34,8 @@ class LedgerApi(APIView):
         by_status = serializers.DictField(child=serializers.IntegerField())
         stop_reason = serializers.CharField(allow_blank=True)
 
-    def get(self, request, pk: int):
+    @extend_schema(responses={200: Output, **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pk: int) -> Response:
         ledger = get_object_or_404(Ledger, pk=pk)
         spend = ledger_spend(ledger=ledger)
         data = {"id": ledger.pk, "purpose": ledger.purpose, "provider": ledger.provider, "model_id": ledger.model_id,

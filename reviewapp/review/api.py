@@ -1,4 +1,4 @@
-"""API of the blinded review (/api/review/). Thin; explicit serializers with explicit fields.
+"""API of the blinded review (/api/v1/review/). Thin; explicit serializers with explicit fields.
 
 Reviewer endpoints (``CanGrade``) answer only about the caller's own
 assignments and judgments; an item not assigned to the caller is a 404.
@@ -17,13 +17,21 @@ import math
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ObjectDoesNotExist
 from django.http import Http404, HttpResponse
-from drf_spectacular.utils import extend_schema, extend_schema_field
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_field,
+    inline_serializer,
+)
 from rest_framework import serializers, status
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reviewapp.core.access import CanGrade, CanManageReviews
+from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
 from reviewapp.review import agreement, exports, selectors, services
 from reviewapp.review.models import ReviewItem, ReviewPool
 
@@ -112,9 +120,11 @@ class ReviewerItemOut(serializers.Serializer):
     def get_passage_hash(self, obj) -> str:
         return self.context["shown"]["passage_hash"]
 
+    @extend_schema_field(GradeTypeOut(many=True))
     def get_grade_types(self, obj) -> list[dict]:
         return GradeTypeOut(obj.kind.grade_types, many=True).data
 
+    @extend_schema_field(ScaleOut(many=True))
     def get_scale(self, obj) -> list[dict]:
         return ScaleOut([{"value": v, "key": k, "meaning": m} for v, k, m in obj.kind.scale], many=True).data
 
@@ -139,7 +149,7 @@ def _reviewer_item_out(request: Request, item_id: str) -> dict:
 class QueueApi(APIView):
     permission_classes = [CanGrade]
 
-    @extend_schema(responses=QueueOut(many=True))
+    @extend_schema(responses={200: QueueOut(many=True), **error_responses(403)})
     def get(self, request: Request) -> Response:
         return Response(QueueOut(selectors.reviewer_queues(reviewer=request.user), many=True).data)
 
@@ -147,7 +157,7 @@ class QueueApi(APIView):
 class ItemApi(APIView):
     permission_classes = [CanGrade]
 
-    @extend_schema(responses=ReviewerItemOut)
+    @extend_schema(responses={200: ReviewerItemOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, item_id: str) -> Response:
         return Response(_reviewer_item_out(request, item_id))
 
@@ -159,7 +169,7 @@ class JudgmentApi(APIView):
         grades = serializers.DictField(child=GradeValueField(allow_null=True), allow_empty=True)
         complete = serializers.BooleanField(default=False)
         note = serializers.CharField(allow_blank=True, default="", max_length=5000)
-        # The hashes GET /api/review/items/<id>/ gave with the texts the grades were given on.
+        # The hashes GET /api/v1/review/items/<id>/ gave with the texts the grades were given on.
         query_hash = serializers.CharField(max_length=64)
         source_hash = serializers.CharField(max_length=64)
         passage_hash = serializers.CharField(max_length=64)
@@ -174,7 +184,10 @@ class JudgmentApi(APIView):
         changed = serializers.ListField(child=serializers.CharField())
         item = ReviewerItemOut()
 
-    @extend_schema(request=JudgmentIn, responses={200: JudgmentSaved, 201: JudgmentSaved, 409: TextChangedOut})
+    @extend_schema(request=JudgmentIn, responses={
+        200: JudgmentSaved, 201: JudgmentSaved,
+        **error_responses(*WRITE_ERRORS, 404, 409, conflict=OpenApiResponse(
+            TextChangedOut, description="a text changed since it was shown: nothing saved; grade the new texts"))})
     def post(self, request: Request, item_id: str) -> Response:
         view = _assigned_or_404(request, item_id)
         data = self.JudgmentIn(data=request.data)
@@ -207,7 +220,8 @@ class JudgmentReopenApi(APIView):
         created = serializers.BooleanField()
         revision = RevisionOut()
 
-    @extend_schema(request=None, responses=ReopenOut)
+    @extend_schema(request=None,
+                   responses={200: ReopenOut, 201: ReopenOut, **error_responses(400, *READ_ERRORS)})
     def post(self, request: Request, item_id: str) -> Response:
         view = _assigned_or_404(request, item_id)
         item = ReviewItem.objects.select_related("pool").get(public_id=view.item_id)
@@ -223,7 +237,7 @@ class JudgmentReopenApi(APIView):
 class HistoryApi(APIView):
     permission_classes = [CanGrade]
 
-    @extend_schema(responses=RevisionOut(many=True))
+    @extend_schema(responses={200: RevisionOut(many=True), **error_responses(*READ_ERRORS)})
     def get(self, request: Request, item_id: str) -> Response:
         try:
             revisions = selectors.reviewer_history(reviewer=request.user, item_id=item_id)
@@ -283,11 +297,11 @@ class PoolsApi(APIView):
         instructions = serializers.CharField(allow_blank=True, default="")
         items = ItemIn(many=True, allow_empty=False)
 
-    @extend_schema(responses=PoolOut(many=True))
+    @extend_schema(responses={200: PoolOut(many=True), **error_responses(403)})
     def get(self, request: Request) -> Response:
         return Response(PoolOut(selectors.pool_list(), many=True).data)
 
-    @extend_schema(request=PoolCreateIn, responses=PoolOut)
+    @extend_schema(request=PoolCreateIn, responses={201: PoolOut, **error_responses(*WRITE_ERRORS)})
     def post(self, request: Request) -> Response:
         data = self.PoolCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -306,7 +320,9 @@ class AssignApi(APIView):
         reviewers = serializers.ListField(child=serializers.CharField(), allow_empty=False)
         per_item = serializers.IntegerField(min_value=1, required=False)
 
-    @extend_schema(request=AssignIn, responses={200: dict})
+    @extend_schema(request=AssignIn, responses={
+        200: inline_serializer("AssignedOut", {"added": serializers.IntegerField(help_text="assignments made")}),
+        **error_responses(*WRITE_ERRORS, 404)})
     def post(self, request: Request, pool_id: str) -> Response:
         pool = _pool_or_404(pool_id)
         data = self.AssignIn(data=request.data)
@@ -353,7 +369,7 @@ class ProgressOut(serializers.Serializer):
 class ProgressApi(APIView):
     permission_classes = [CanManageReviews]
 
-    @extend_schema(responses=ProgressOut)
+    @extend_schema(responses={200: ProgressOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pool_id: str) -> Response:
         return Response(ProgressOut(agreement.pool_progress(pool=_pool_or_404(pool_id))).data)
 
@@ -402,10 +418,15 @@ class AgreementOut(serializers.Serializer):
     alpha_interval = PoolUnitIntervalOut()
 
 
+class PoolAgreementOut(serializers.Serializer):
+    label_rule = serializers.CharField()
+    grade_types = AgreementOut(many=True)
+
+
 class AgreementApi(APIView):
     permission_classes = [CanManageReviews]
 
-    @extend_schema(responses=AgreementOut(many=True))
+    @extend_schema(responses={200: PoolAgreementOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pool_id: str) -> Response:
         pool = _pool_or_404(pool_id)
         return Response(
@@ -417,7 +438,11 @@ class AgreementApi(APIView):
 class QrelsApi(APIView):
     permission_classes = [CanManageReviews]
 
-    @extend_schema(responses={(200, "text/plain"): str})
+    @extend_schema(
+        parameters=[OpenApiParameter("grade_type", str, description="which grade (default: the kind's first)")],
+        responses={(200, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="TREC qrels"),
+                   (400, "text/plain"): OpenApiResponse(OpenApiTypes.STR, description="unknown grade type"),
+                   **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pool_id: str) -> HttpResponse:
         pool = _pool_or_404(pool_id)
         try:
@@ -430,7 +455,12 @@ class QrelsApi(APIView):
 class JudgmentsExportApi(APIView):
     permission_classes = [CanManageReviews]
 
-    @extend_schema(responses={200: dict})
+    @extend_schema(
+        parameters=[OpenApiParameter("pseudonymise", bool, description="reviewer names replaced by stable ids"),
+                    OpenApiParameter("drafts", bool, description="include draft judgments")],
+        responses={200: OpenApiResponse({"type": "array", "items": {"type": "object", "additionalProperties": {}}},
+                                        description="one object per judgment (the JSON Lines export as a list)"),
+                   **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pool_id: str) -> Response:
         pool = _pool_or_404(pool_id)
         lines = exports.pool_jsonl(
@@ -457,12 +487,12 @@ class LabelSourcesApi(APIView):
         labels = serializers.IntegerField()
         grade_types = serializers.ListField(child=serializers.CharField())
 
-    @extend_schema(responses=LabelSourceOut(many=True))
+    @extend_schema(responses={200: LabelSourceOut(many=True), **error_responses(403)})
     def get(self, request: Request) -> Response:
         return Response(self.LabelSourceOut([dataclasses.asdict(s) for s in selectors.label_source_list()],
                                               many=True).data)
 
-    @extend_schema(request=LabelSourceIn, responses=LabelSourceOut)
+    @extend_schema(request=LabelSourceIn, responses={201: LabelSourceOut, **error_responses(*WRITE_ERRORS)})
     def post(self, request: Request) -> Response:
         data = self.LabelSourceIn(data=request.data)
         data.is_valid(raise_exception=True)

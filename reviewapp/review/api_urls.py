@@ -1,4 +1,4 @@
-"""API of the blinded review, under /api/review/.
+"""API of the blinded review, under /api/v1/review/.
 
 Reviewer: queue/, items/<id>/, items/<id>/judgment/ (+ reopen/), items/<id>/history/ (own only).
 Admin: pools/, pools/<id>/assign|progress|agreement|qrels|judgments/, label-sources/.

@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 
 from reviewapp.core.hashing import sha256_hex
+from reviewapp.review.known_answers import known_answer_public_ids
 from reviewapp.review.models import JudgmentRevision, ReviewPool
 from reviewapp.review.selectors import pool_judgments, pool_labels
 
@@ -36,8 +37,10 @@ def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: 
     """One JSON line per reviewer judgment (current revision), with hashes and stale flag.
 
     Complete judgments only unless ``include_drafts``. Reviewer ids are
-    usernames, or per-pool pseudonyms on request.
+    usernames, or per-pool pseudonyms on request. Judgments on known-answer
+    items are marked, since they measure the reviewer and never count as labels.
     """
+    known = known_answer_public_ids(pool=pool)
     for record in pool_judgments(pool):
         if record.status != JudgmentRevision.COMPLETE and not include_drafts:
             continue
@@ -59,6 +62,9 @@ def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: 
                 "source_hash": record.source_hash,
                 "passage_hash": record.passage_hash,
                 "stale": record.stale,
+                # Judge once: the other pool's judgment this one is (None: made in this pool).
+                "reused_from": record.reused_from,
+                "known_answer": record.item_id in known,
             },
             sort_keys=True,
             ensure_ascii=False,

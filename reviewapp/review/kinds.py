@@ -7,7 +7,26 @@ that is not registered is refused when a pool is declared.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
 UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True)
+class SourceContext:
+    """Where an item's source comes from, as a reader cites it (shown in the item's header).
+
+    ``facts`` are (label, value) pairs such as ("Jurisdiction", "Nevada"); ``url`` is the official source and
+    ``retrieved_at`` when the text was taken from it. A kind builds it from the item's job-side reference; it
+    must carry nothing about how the item was chosen (no run, rank, score or system).
+    """
+
+    facts: tuple[tuple[str, str], ...]
+    url: str = ""
+    retrieved_at: datetime | None = None
 
 
 class GradeType:
@@ -29,6 +48,8 @@ class PoolKind:
         source_label: str,
         passage_label: str,
         qrels_grade_type: str,
+        reviewer_include: str = "",
+        source_context: Callable[[Mapping[str, Any]], SourceContext | None] | None = None,
     ) -> None:
         self.key = key
         self.label = label
@@ -39,6 +60,11 @@ class PoolKind:
         self.source_label = source_label
         self.passage_label = passage_label
         self.qrels_grade_type = qrels_grade_type
+        # The item's job-side reference (``external_ref``) -> its citation context, or None when unknown.
+        self.source_context = source_context
+        # A template of the job's own, included on the reviewer's item page below the grades (e.g. a form to
+        # propose something the item lacks); it receives only ``view`` (the blind ReviewerItem). '' for none.
+        self.reviewer_include = reviewer_include
 
     @property
     def grade_type_keys(self) -> list[str]:

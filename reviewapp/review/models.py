@@ -128,6 +128,9 @@ class ReviewItem(models.Model):
     passage_hash = models.CharField(max_length=64)
     # Opaque to the review core; the job uses it to map judgments back. Never rendered to reviewers.
     external_ref = models.JSONField(default=dict, blank=True)
+    # The pool's work order in tiers: every reviewer's queue runs tier by tier (0 first; one tier when all are
+    # 0), in the reviewer's own keyed shuffle within a tier. Set by the declaring job; never rendered.
+    priority = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -279,3 +282,101 @@ class ImportedLabel(models.Model):
 
     def __str__(self) -> str:
         return f"{self.source_id}:{self.query_id}:{self.doc_id}"
+
+
+class PoolGuidelines(models.Model):
+    """One published version of a pool's guidelines for reviewers. Append-only: a change is a new version.
+
+    Plain text written by an admin (rendered escaped, paragraphs kept). ``text_hash`` names exactly which text a
+    reviewer was shown.
+    """
+
+    pool = models.ForeignKey(ReviewPool, on_delete=models.CASCADE, related_name="guidelines")
+    version = models.PositiveIntegerField()
+    text = models.TextField()
+    text_hash = models.CharField(max_length=64)
+    created_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "version"], name="review_guidelines_unique_version"),
+        ]
+        ordering = ["pool_id", "version"]
+
+    def __str__(self) -> str:
+        return f"guidelines v{self.version} of pool {self.pool_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise ValidationError("guidelines versions are append-only: publish a new version instead")
+        super().save(*args, **kwargs)
+
+
+class KnownAnswer(models.Model):
+    """An admin's expected grade for one grade type of an item, making it a known-answer (reliability) item.
+
+    Append-only: the latest row per (item, grade type) counts; ``expected`` null withdraws it. Bound to the
+    item's texts by hash, like a ruling: when the texts change it no longer counts. Nothing here ever reaches a
+    reviewer: the item stays an ordinary item in their queue.
+    """
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="known_answers")
+    grade_type = models.CharField(max_length=32)
+    # 0..3 (or the kind's values); null = no longer a known-answer item for this grade type
+    expected = models.JSONField(null=True, blank=True)
+    set_by = models.ForeignKey("auth.User", on_delete=models.PROTECT, related_name="+")
+    query_hash = models.CharField(max_length=64)
+    source_hash = models.CharField(max_length=64)
+    passage_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["item_id", "grade_type", "id"]
+
+    def __str__(self) -> str:
+        return f"known answer {self.pk}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise ValidationError("known answers are append-only: record a new one instead")
+        super().save(*args, **kwargs)
+
+
+class AssignmentSkip(models.Model):
+    """A reviewer's "skip for later" on one of their assignments: the item moves to the end of their own order.
+
+    Per reviewer and private to them; it says nothing about the item (no rank, no score) and changes no judgment.
+    Removing the marker puts the item back at its place in the keyed shuffle.
+    """
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="skip")
+    skipped_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"skip of assignment {self.assignment_id}"
+
+
+class JudgmentReuse(models.Model):
+    """Judge once: one reviewer's judgment of ``source_item`` serves ``item`` of another pool, by reference.
+
+    Made when a pool is assigned and the reviewer already holds an item with the same query, source and passage
+    hashes in another pool of the same kind: the reviewer gets no second assignment. Nothing is copied: the
+    reviewer's judgment of ``source_item`` (whatever its current revision) is read as their judgment of ``item``
+    while its hashes still equal ``item``'s and both pools have the same kind; otherwise it counts nowhere here.
+    It only ever serves the same reviewer (one row per item and reviewer, never another person's grades).
+    """
+
+    item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="reuses")
+    reviewer = models.ForeignKey("auth.User", on_delete=models.PROTECT, related_name="+")
+    source_item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="reused_by")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["item", "reviewer"], name="review_reuse_unique"),
+            models.CheckConstraint(condition=~models.Q(item=models.F("source_item")), name="review_reuse_not_self"),
+        ]
+
+    def __str__(self) -> str:
+        return f"reuse of item {self.source_item_id} for item {self.item_id} by {self.reviewer_id}"

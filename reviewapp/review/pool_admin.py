@@ -2,7 +2,7 @@
 
 Unjudged assignments move; judged ones stay (they are a label's record). Settings that decide labels
 (reviewers per item, kind) change only until the first judgment; after that a change is a new version of
-the pool, with the same items and no judgments.
+the pool, with the same items, the same guidelines and no judgments.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
+from reviewapp.review import guidelines
 from reviewapp.review.models import Assignment, Judgment, PoolFrozen, ReviewPool
 from reviewapp.review.services import (
     ITEM_FIELDS,
@@ -114,9 +115,14 @@ def pool_new_version(*, pool: ReviewPool, reviewers_per_item: int | None = None,
         {field: getattr(item, field) for field in ITEM_FIELDS}
         for item in pool.items.all()
     ]
-    return pool_create(
+    new = pool_create(
         name=f"{pool.name} (v{version})"[:200], kind=pool.kind, items=items,
         declared_rule=pool.declared_rule, declared_params=params, reviewers_per_item=per_item,
         reviewer_title=pool.reviewer_title, instructions=pool.instructions, external_ref=pool.external_ref,
         created_by=created_by,
     )
+    # Reviewers of the new version follow the same guidelines until an admin publishes new ones.
+    current = guidelines.pool_guidelines(pool=pool)
+    if current is not None:
+        guidelines.guidelines_publish(pool=new, text=current.text, by=created_by)
+    return new

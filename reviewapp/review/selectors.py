@@ -18,7 +18,6 @@ The rule that turns judgments into one label per item and grade type
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -28,17 +27,27 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q
 
-from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
+from reviewapp.review.kinds import UNKNOWN, PoolKind, SourceContext, kind_get
 from reviewapp.review.models import (
     Adjudication,
     Assignment,
+    AssignmentSkip,
     ImportedLabel,
     Judgment,
     JudgmentRevision,
     LabelSource,
     ReviewPool,
 )
+from reviewapp.review.passage_location import SourceSegments, passage_locate
+
+# The queue and the staleness rule have their own modules; their names stay readable from here.
+from reviewapp.review.queue import QUEUE_STATES as QUEUE_STATES
+from reviewapp.review.queue import REVIEWER_ORDER, reviewer_title
+from reviewapp.review.queue import QueueEntry as QueueEntry
+from reviewapp.review.queue import ReviewerPoolQueue as ReviewerPoolQueue
+from reviewapp.review.queue import reviewer_queues as reviewer_queues
 from reviewapp.review.services import NotAssigned
+from reviewapp.review.staleness import hashes_match as hashes_match
 
 LABEL_RULE = (
     "Adjudicated, else agreed, else unresolved. One label per item and grade: the latest adjudication "
@@ -50,89 +59,9 @@ LABEL_RULE = (
 )
 
 
-def hashes_match(obj: Any, item: Any) -> bool:
-    """True when a judgment or ruling was made on the item's current texts; otherwise it is stale."""
-    return (
-        obj.query_hash == item.query_hash
-        and obj.source_hash == item.source_hash
-        and obj.passage_hash == item.passage_hash
-    )
-
-
 # ---------------------------------------------------------------------------
 # Reviewer side
 # ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class QueueEntry:
-    item_id: str  # the item's opaque public id
-    position: int  # 1-based, in this reviewer's own shuffled order
-    status: str  # "new" | "draft" | "complete"
-    needs_regrade: bool  # the texts changed since this reviewer saved
-
-
-@dataclass(frozen=True)
-class ReviewerPoolQueue:
-    pool_id: str  # the pool's opaque public id
-    title: str
-    instructions: str
-    kind: str
-    entries: list[QueueEntry]
-
-    @property
-    def total(self) -> int:
-        return len(self.entries)
-
-    @property
-    def completed(self) -> int:
-        return sum(1 for entry in self.entries if entry.status == "complete" and not entry.needs_regrade)
-
-    @property
-    def next_open(self) -> QueueEntry | None:
-        for entry in self.entries:
-            if entry.status != "complete" or entry.needs_regrade:
-                return entry
-        return None
-
-
-def _reviewer_title(pool: ReviewPool) -> str:
-    return pool.reviewer_title or f"Review set {pool.public_id[:6]}"
-
-
-def reviewer_queues(*, reviewer: AbstractBaseUser) -> list[ReviewerPoolQueue]:
-    """The reviewer's queues, one per pool, each in the reviewer's own deterministic shuffled order."""
-    rows = (
-        Assignment.objects.filter(reviewer=reviewer)
-        .select_related("pool", "item")
-        # A queue lists ids and states; the texts (whole sections) are read only on the item page.
-        .defer("item__query_text", "item__source_heading", "item__source_text", "item__passage_caption",
-               "item__passage_text", "item__external_ref")
-        .order_by("pool__created_at", "pool_id", "sort_key")
-    )
-    judgments = {
-        j.item_id: j
-        for j in Judgment.objects.filter(reviewer=reviewer).select_related("current")
-    }
-    queues: list[ReviewerPoolQueue] = []
-    for pool, assignments in itertools.groupby(rows, key=lambda a: a.pool):
-        entries = []
-        for position, assignment in enumerate(assignments, start=1):
-            judgment = judgments.get(assignment.item_id)
-            current = judgment.current if judgment else None
-            status = current.status if current else "new"
-            needs_regrade = bool(current) and not hashes_match(current, assignment.item)
-            entries.append(
-                QueueEntry(item_id=assignment.item.public_id, position=position, status=status,
-                           needs_regrade=needs_regrade)
-            )
-        queues.append(
-            ReviewerPoolQueue(
-                pool_id=pool.public_id, title=_reviewer_title(pool), instructions=pool.instructions,
-                kind=pool.kind, entries=entries,
-            )
-        )
-    return queues
 
 
 @dataclass(frozen=True)
@@ -165,6 +94,13 @@ class ReviewerItem:
     current: OwnRevision | None
     needs_regrade: bool
     revision_count: int
+    # The first open item after this one in the reviewer's order (wrapping round), for auto-advance and for
+    # ``j`` on the last item; None when every other item is complete.
+    next_open_id: str | None = None
+    skipped: bool = False
+    # The source cut around the passage, when the passage is one contiguous part of it (highlighted in place).
+    segments: SourceSegments | None = None
+    context: SourceContext | None = None
 
 
 def reviewer_item_after_save(*, view: ReviewerItem, revision: JudgmentRevision) -> ReviewerItem:
@@ -201,31 +137,49 @@ def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
     reviewer = assignment.reviewer_id
     item, pool = assignment.item, assignment.pool
     order = list(
-        Assignment.objects.filter(reviewer=reviewer, pool=pool).order_by("sort_key").values_list(
-            "item__public_id", flat=True
+        Assignment.objects.filter(reviewer=reviewer, pool=pool).order_by(*REVIEWER_ORDER).values_list(
+            "item__public_id", "item_id", "item__query_hash", "item__source_hash", "item__passage_hash",
         )
     )
-    index = order.index(item.public_id)
+    ids = [row[0] for row in order]
+    index = ids.index(item.public_id)
+    currents = {
+        j.item_id: j.current for j in Judgment.objects.filter(reviewer=reviewer, item__pool=pool,
+                                                              current__isnull=False).select_related("current")
+    }
+
+    def is_open(row: tuple) -> bool:
+        current = currents.get(row[1])
+        return current is None or current.status != "complete" or (
+            (current.query_hash, current.source_hash, current.passage_hash) != row[2:])
+
+    following = order[index + 1:] + order[:index]
+    next_open = next((row[0] for row in following if is_open(row)), None)
     judgment = Judgment.objects.filter(item=item, reviewer=reviewer).select_related("current").first()
     current = judgment.current if judgment else None
+    kind = kind_get(pool.kind)
     return ReviewerItem(
         item_id=item.public_id,
         pool_id=pool.public_id,
-        pool_title=_reviewer_title(pool),
+        pool_title=reviewer_title(pool),
         instructions=pool.instructions,
-        kind=kind_get(pool.kind),
+        kind=kind,
         query_text=item.query_text,
         source_heading=item.source_heading,
         source_text=item.source_text,
         passage_caption=item.passage_caption,
         passage_text=item.passage_text,
         position=index + 1,
-        total=len(order),
-        previous_id=order[index - 1] if index > 0 else None,
-        next_id=order[index + 1] if index + 1 < len(order) else None,
+        total=len(ids),
+        previous_id=ids[index - 1] if index > 0 else None,
+        next_id=ids[index + 1] if index + 1 < len(ids) else None,
         current=_own_revision(current) if current else None,
         needs_regrade=bool(current) and not hashes_match(current, item),
         revision_count=judgment.revision_count if judgment else 0,
+        next_open_id=next_open,
+        skipped=AssignmentSkip.objects.filter(assignment=assignment).exists(),
+        segments=passage_locate(source_text=item.source_text, passage_text=item.passage_text),
+        context=kind.source_context(item.external_ref or {}) if kind.source_context else None,
     )
 
 
@@ -308,10 +262,18 @@ class JudgmentRecord:
     source_hash: str
     passage_hash: str
     stale: bool
+    # Judge once: set when this is the reviewer's judgment of the same texts in another pool, read through a
+    # link ({"pool", "item", "judgment", "revision", "linked_at"}); None for a judgment made in this pool.
+    reused_from: dict[str, Any] | None = None
 
 
 def pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
-    """Every reviewer's current judgment of a pool, whatever its status, stale or not."""
+    """Every reviewer's current judgment of a pool, whatever its status, stale or not.
+
+    Includes, once per item and reviewer, judgments of the same texts made in another pool and linked here
+    (``reuse``): stale when their hashes differ from this item's, like any judgment. A reviewer's own judgment
+    in this pool wins over a link.
+    """
     judgments = (
         Judgment.objects.filter(item__pool=pool, current__isnull=False)
         .select_related("current", "item", "reviewer")
@@ -330,15 +292,44 @@ def pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
                 passage_hash=revision.passage_hash, stale=not hashes_match(revision, item),
             )
         )
+    return _with_reused(pool, records)
+
+
+def _with_reused(pool: ReviewPool, records: list[JudgmentRecord]) -> list[JudgmentRecord]:
+    from reviewapp.review.reuse import pool_reused_judgments
+
+    native = {(r.reviewer_id, r.item_id) for r in records}
+    for reused in pool_reused_judgments(pool=pool):
+        item, judgment = reused.item, reused.judgment
+        revision = judgment.current
+        if (judgment.reviewer_id, item.public_id) in native:
+            continue
+        native.add((judgment.reviewer_id, item.public_id))
+        records.append(JudgmentRecord(
+            item_id=item.public_id, query_id=item.query_id, doc_id=item.doc_id, external_ref=dict(item.external_ref),
+            reviewer_id=judgment.reviewer_id, reviewer_username=judgment.reviewer.get_username(),
+            status=revision.status, grades=dict(revision.grades), revision=revision.number,
+            saved_at=revision.created_at, query_hash=revision.query_hash, source_hash=revision.source_hash,
+            passage_hash=revision.passage_hash, stale=not hashes_match(revision, item),
+            reused_from=reused.provenance,
+        ))
+    records.sort(key=lambda r: (r.query_id, r.doc_id, r.reviewer_id))
     return records
 
 
 def pool_completed_judgments(*, pool: ReviewPool, include_stale: bool = False) -> list[JudgmentRecord]:
-    """Current, complete judgments of a pool (non-stale unless asked). What metrics read, per reviewer."""
+    """Current, complete judgments of a pool (non-stale unless asked). What metrics read, per reviewer.
+
+    Judgments of known-answer items are left out: they check reviewers and never count as labels.
+    """
+    from reviewapp.review.known_answers import known_answer_public_ids
+
+    known = known_answer_public_ids(pool=pool)
     return [
         record
         for record in pool_judgments(pool)
         if record.status == JudgmentRevision.COMPLETE and (include_stale or not record.stale)
+        and record.item_id not in known
     ]
 
 
@@ -380,8 +371,11 @@ def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[Reso
     rulings: dict[int, Adjudication] = {}
     for ruling in Adjudication.objects.filter(item__pool=pool, grade_type=grade_type).order_by("id"):
         rulings[ruling.item_id] = ruling  # the latest wins
+    from reviewapp.review.known_answers import known_answer_item_pks
+
     labels = []
-    for item in pool.items.order_by("query_id", "doc_id"):
+    # Known-answer items check reviewers; they are not part of the pool's labels.
+    for item in pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).order_by("query_id", "doc_id"):
         records = counted.get(item.public_id, [])
         grades = tuple(r.grades.get(grade_type) for r in records)
         ruling = rulings.get(item.pk)

@@ -14,7 +14,6 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
-from django.db.models import Count
 
 from reviewapp.core.access import grading_refusal, is_synthetic_account
 from reviewapp.core.hashing import sha256_hex, sha256_json
@@ -101,7 +100,10 @@ ITEM_FIELDS = {
     "source_hash",
     "passage_hash",
     "external_ref",
+    "priority",
 }
+# A tier number; more tiers than this is no work order anyone could follow.
+MAX_PRIORITY = 100_000
 
 
 def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:
@@ -140,6 +142,10 @@ def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:
     if not isinstance(external_ref, dict):
         raise ReviewError(f"{where}.external_ref: must be an object")
     item["external_ref"] = external_ref
+    priority = raw.get("priority", 0)
+    if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= MAX_PRIORITY:
+        raise ReviewError(f"{where}.priority: must be a whole number from 0 to {MAX_PRIORITY}")
+    item["priority"] = priority
     return item
 
 
@@ -167,8 +173,10 @@ def pool_create(
     them), ``query_text``, ``source_heading``, ``source_text``,
     ``passage_caption``, ``passage_text``, optional ``query_hash`` /
     ``source_hash`` / ``passage_hash`` (computed from the texts when absent)
-    and an opaque ``external_ref`` (never shown to reviewers). The order of
-    ``items`` is not kept: ids are random and each reviewer gets a shuffle.
+    and an opaque ``external_ref`` (never shown to reviewers), optional
+    ``priority`` (the work order's tier, 0 first; never shown). The order of
+    ``items`` is not kept: ids are random and each reviewer gets a shuffle
+    within each tier.
     """
     pool_kind(kind)
     if not name.strip():
@@ -251,65 +259,16 @@ def assignee_refusal(*, pool: ReviewPool, user: AbstractBaseUser) -> str | None:
     return grading_refusal(user)
 
 
-def _tiebreak(pool: ReviewPool, reviewer_id: int, item: ReviewItem) -> str:
-    return sha256_hex(f"assign:{pool.public_id}:{item.public_id}:{reviewer_id}")
-
-
-@transaction.atomic
 def pool_assign(
     *,
     pool: ReviewPool,
     reviewers: Iterable[AbstractBaseUser],
     per_item: int | None = None,
 ) -> int:
-    """Give each item to ``per_item`` (default: the pool's N) distinct reviewers, balanced.
+    """Give each item to ``per_item`` reviewers, judging once (``assign.pool_assign_detail``); how many added."""
+    from reviewapp.review.assign import pool_assign_detail
 
-    Each item goes to the reviewers with the fewest assignments in this pool so
-    far (ties broken by a hash, not by name). Safe to run again: only missing
-    assignments are added. Returns how many were added.
-    """
-    per_item = pool.reviewers_per_item if per_item is None else per_item
-    people = {user.pk: user for user in reviewers}
-    for user in people.values():
-        refusal = assignee_refusal(pool=pool, user=user)
-        if refusal:
-            raise ReviewError(refusal)
-    if per_item < 1:
-        raise ReviewError("per_item: must be at least 1")
-    if per_item > len(people):
-        raise ReviewError(f"per_item {per_item} needs at least {per_item} reviewers; {len(people)} given")
-    # Lock the pool row so two concurrent assign runs cannot over-assign.
-    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
-    load = dict.fromkeys(people, 0)
-    counts = Assignment.objects.filter(pool=pool, reviewer_id__in=people).values("reviewer_id").annotate(n=Count("id"))
-    for row in counts:
-        load[row["reviewer_id"]] = row["n"]
-    existing: dict[int, set[int]] = {}
-    for item_id, reviewer_id in Assignment.objects.filter(pool=pool).values_list("item_id", "reviewer_id"):
-        existing.setdefault(item_id, set()).add(reviewer_id)
-    new: list[Assignment] = []
-    for item in pool.items.order_by("public_id"):
-        have = existing.get(item.pk, set())
-        need = per_item - len(have)
-        if need <= 0:
-            continue
-        candidates = sorted(
-            (pk for pk in people if pk not in have), key=lambda pk: (load[pk], _tiebreak(pool, pk, item))
-        )
-        for pk in candidates[:need]:
-            load[pk] += 1
-            new.append(
-                Assignment(
-                    item=item,
-                    pool=pool,
-                    reviewer_id=pk,
-                    sort_key=assignment_sort_key(
-                        pool_public_id=pool.public_id, reviewer_id=pk, item_public_id=item.public_id
-                    ),
-                )
-            )
-    Assignment.objects.bulk_create(new)
-    return len(new)
+    return pool_assign_detail(pool=pool, reviewers=reviewers, per_item=per_item).assigned
 
 
 # ---------------------------------------------------------------------------
@@ -389,7 +348,7 @@ def judgment_submit(
 
 
 COMPLETED_MESSAGE = ("cannot change a completed judgment: reopen it first (the Reopen button, or POST "
-                     "/api/review/items/<id>/judgment/reopen/); the completed revision stays in the history")
+                     "/api/v1/review/items/<id>/judgment/reopen/); the completed revision stays in the history")
 
 
 def _refuse_grader(*, item: ReviewItem, reviewer: AbstractBaseUser) -> None:
@@ -431,7 +390,7 @@ def _clean_shown(shown: Mapping[str, Any]) -> dict[str, str]:
         value = shown.get(field)
         if not isinstance(value, str) or not value.strip():
             raise ReviewError(f"{field}: required (the hash of the text you were shown, as the item page or "
-                              "GET /api/review/items/<id>/ gave it)")
+                              "GET /api/v1/review/items/<id>/ gave it)")
         cleaned[field] = value.strip()
     return cleaned
 

@@ -5,6 +5,7 @@ Reviewer URLs carry only opaque random ids. Admin pages live under /review/admin
 
 from django.urls import path
 
+from reviewapp.review import admin_views
 from reviewapp.review import views as views
 
 app_name = "review"
@@ -26,4 +27,16 @@ urlpatterns = [
          name="admin-adjudicate"),
     path("admin/pools/<str:pool_id>/qrels.txt", views.admin_qrels, name="admin-qrels"),
     path("admin/pools/<str:pool_id>/judgments.jsonl", views.admin_jsonl, name="admin-jsonl"),
+    # People and reliability (admin_views)
+    path("admin/workload/", admin_views.admin_workload, name="admin-workload"),
+    path("admin/workload/reassign/", admin_views.admin_workload_reassign, name="admin-workload-reassign"),
+    path("admin/reviewers/<int:user_id>/", admin_views.admin_reviewer, name="admin-reviewer"),
+    path("admin/reviewers/<int:user_id>/invite/", admin_views.admin_reviewer_invite, name="admin-reviewer-invite"),
+    path("admin/reviewers/<int:user_id>/tokens/<int:token_id>/revoke/", admin_views.admin_reviewer_token_revoke,
+         name="admin-reviewer-token-revoke"),
+    path("admin/pools/<str:pool_id>/disagreements/next/", admin_views.admin_disagreement_next,
+         name="admin-disagreement-next"),
+    path("admin/pools/<str:pool_id>/guidelines/", admin_views.admin_pool_guidelines, name="admin-pool-guidelines"),
+    path("admin/pools/<str:pool_id>/known-answers/", admin_views.admin_known_answers, name="admin-known-answers"),
+    path("invitation/<str:uidb64>/<str:token>/", admin_views.reviewer_invitation, name="invitation"),
 ]

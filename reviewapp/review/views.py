@@ -16,7 +16,19 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp.core.access import GRADE, MANAGE_REVIEWS, perm_required
 from reviewapp.core.json_input import JsonInputError, JsonSyntaxError, json_loads
-from reviewapp.review import agreement, exports, pool_admin, selectors, services
+from reviewapp.review import (
+    agreement,
+    disagreements,
+    exports,
+    guidelines,
+    known_answers,
+    pool_admin,
+    reuse,
+    selectors,
+    services,
+    workspace,
+)
+from reviewapp.review.assign import pool_assign_detail
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
 
@@ -25,18 +37,38 @@ from reviewapp.review.models import ReviewItem, ReviewPool
 # ---------------------------------------------------------------------------
 
 
+QUEUE_FILTERS = (("", "All"), ("todo", "To do"), ("draft", "Draft"), ("complete", "Complete"),
+                 ("skipped", "Skipped"))
+
+
 @perm_required(GRADE)
 def queue(request: HttpRequest) -> HttpResponse:
-    return render(request, "review/queue.html", {"queues": selectors.reviewer_queues(reviewer=request.user)})
+    state = request.GET.get("status", "")
+    if state not in selectors.QUEUE_STATES:
+        state = ""
+    search = request.GET.get("q", "").strip()[:200]
+    queues = selectors.reviewer_queues(reviewer=request.user, state=state, search=search)
+    return render(request, "review/queue.html", {
+        "queues": queues, "state": state, "search": search, "filters": QUEUE_FILTERS,
+        # ``j`` past the last item lands here when nothing else is open.
+        "reached_end": request.GET.get("end") == "1",
+    })
 
 
 def _grades_from_post(request: HttpRequest, view: selectors.ReviewerItem) -> dict[str, str]:
     return {grade_type: request.POST.get(grade_type, "") for grade_type in view.kind.grade_type_keys}
 
 
-def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = None, error: str = "",
-                  saved: str = "", shown: dict[str, str] | None = None) -> dict:
-    grades = form_grades if form_grades is not None else (view.current.grades if view.current else {})
+def _next_url(view: selectors.ReviewerItem) -> str:
+    """Where "next" goes: the next item in order; past the last one, the next open item, else the queue."""
+    target = view.next_id or view.next_open_id
+    return reverse("review:item", kwargs={"item_id": target}) if target else reverse("review:queue") + "?end=1"
+
+
+def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = None, form_note: str | None = None,
+                  error: str = "", saved: str = "", shown: dict[str, str] | None = None) -> dict:
+    saved_grades = view.current.grades if view.current else {}
+    grades = form_grades if form_grades is not None else saved_grades
     rows = []
     for grade_type in view.kind.grade_types:
         chosen = grades.get(grade_type.key)
@@ -48,8 +80,28 @@ def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = No
         options.append({"value": "unknown", "key": "u", "meaning": "unknown", "checked": chosen in ("unknown", "u")})
         rows.append({"key": grade_type.key, "label": grade_type.label, "help": grade_type.help_text,
                      "options": options})
+    # What the server holds, so the page can tell saved from unsaved (the reviewer's own grades only).
+    saved_state = {key: ("" if saved_grades.get(key) is None else str(saved_grades[key]))
+                   for key in view.kind.grade_type_keys}
+    saved_state["note"] = view.current.note if view.current else ""
     return {"view": view, "grade_rows": rows, "error": error, "saved": saved,
-            "shown_hashes": sorted((shown or {}).items())}
+            "note": form_note if form_note is not None else saved_state["note"],
+            "saved_state": saved_state, "next_url": _next_url(view),
+            "locked": bool(view.current) and view.current.status == "complete" and not view.needs_regrade,
+            "shown_hashes": sorted((shown or {}).items()),
+            # The pool's current guidelines (text and version only), for review/_guidelines.html.
+            "guidelines": guidelines.reviewer_guidelines(pool_id=view.pool_id)}
+
+
+def _saved_message(action: str, result: services.SubmitResult) -> str:
+    number = result.revision.number
+    if not result.created:
+        return f"Nothing changed since revision {number}."
+    return {
+        "complete": f"Marked complete (revision {number}).",
+        "reopen": f"Reopened as a draft (revision {number}); the completed one stays in the history.",
+        "undo": f"Undone: the state before your last change is restored as revision {number}.",
+    }.get(action, f"Draft saved (revision {number}).")
 
 
 @perm_required(GRADE)
@@ -66,12 +118,23 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
         return render(request, "review/item.html", _item_context(view, shown=shown))
 
     action = request.POST.get("action", "save")
+    if action in ("skip", "unskip"):
+        changed = workspace.assignment_skip_set(reviewer=request.user, item=assignment.item, skipped=action == "skip")
+        if action == "skip":
+            messages.info(request, "Skipped for later: the item moved to the end of your queue." if changed
+                          else "Already skipped for later.")
+            view = selectors.reviewer_item_view(assignment=assignment)
+            return redirect(_next_url(view) if view.next_id or view.next_open_id else reverse("review:queue"))
+        messages.info(request, "Back in its place in your queue.")
+        return redirect("review:item", item_id=item_id)
     grades = _grades_from_post(request, view)
     note = request.POST.get("note", "")
     try:
         if action == "reopen":
             grades = dict(view.current.grades) if view.current is not None else grades
             result = services.judgment_reopen(item=assignment.item, reviewer=request.user)
+        elif action == "undo":
+            result = workspace.judgment_undo(item=assignment.item, reviewer=request.user)
         else:
             result = services.judgment_submit(
                 item=assignment.item, reviewer=request.user, grades=grades, complete=action == "complete", note=note,
@@ -88,24 +151,24 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
             return HttpResponse(status=200, headers={"HX-Refresh": "true"})
         return render(request, "review/item.html", _item_context(view, shown=shown, error=str(changed)), status=409)
     except services.ReviewError as error:
-        context = _item_context(view, form_grades=grades, error=str(error), shown=shown)
+        # A refused submit keeps every field as the reviewer left it, the note included.
+        context = _item_context(view, form_grades=grades, form_note=note, error=str(error), shown=shown)
         if request.htmx:
             return render(request, "review/item.html#judgment", context)
         return render(request, "review/item.html", context, status=400)
+    saved = _saved_message(action, result)
     view = selectors.reviewer_item_after_save(view=view, revision=result.revision)
-    if action == "complete":
-        saved = f"Marked complete (revision {result.revision.number})."
-    elif action == "reopen":
-        saved = f"Reopened as a draft (revision {result.revision.number}); the completed one stays in the history."
-    else:
-        saved = f"Draft saved (revision {result.revision.number})."
-    if not result.created:
-        saved = f"Nothing changed since revision {result.revision.number}."
+    if action == "complete" and result.created:
+        # Auto-advance: straight on to the next open item (or the queue when none is left).
+        messages.success(request, saved)
+        target = (reverse("review:item", kwargs={"item_id": view.next_open_id}) if view.next_open_id
+                  else reverse("review:queue") + "?end=1")
+        if request.htmx:
+            return HttpResponse(status=200, headers={"HX-Redirect": target})
+        return redirect(target)
     if request.htmx:
         return render(request, "review/item.html#judgment", _item_context(view, saved=saved, shown=shown))
     messages.success(request, saved)
-    if action == "complete" and view.next_id:
-        return redirect("review:item", item_id=view.next_id)
     return redirect("review:item", item_id=item_id)
 
 
@@ -205,6 +268,10 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
         "assignees": selectors.pool_assignees(pool=pool),
         "judged": pool.is_judged(),
         "labels": selectors.pool_labels(pool=pool),
+        "accuracy": known_answers.reviewer_accuracy(pool=pool),
+        # Judge once: judgments of the same texts made in other pools and serving this one (with provenance).
+        "reuse": reuse.pool_reuse_counts(pool=pool),
+        "reused": [r for r in selectors.pool_judgments(pool) if r.reused_from],
         # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
         # pool declared from a rerank run has one (its item count), which made this page a 500.
         "declared_params": sorted((pool.declared_params or {}).items()),
@@ -223,12 +290,15 @@ def admin_pool_assign(request: HttpRequest, pool_id: str) -> HttpResponse:
     wanted = set(request.POST.getlist("reviewers"))
     reviewers = [user for user in selectors.reviewer_candidates() if str(user.pk) in wanted]
     try:
-        added = services.pool_assign(pool=pool, reviewers=reviewers, per_item=int(request.POST.get("per_item") or
-                                                                                  pool.reviewers_per_item))
+        result = pool_assign_detail(pool=pool, reviewers=reviewers, per_item=int(request.POST.get("per_item") or
+                                                                                 pool.reviewers_per_item))
     except (services.ReviewError, ValueError) as error:
         messages.error(request, str(error))
     else:
-        messages.success(request, f"{added} assignment{'s' if added != 1 else ''} added.")
+        added = result.assigned
+        messages.success(request, f"{added} assignment{'s' if added != 1 else ''} added; {result.reused} reused from "
+                                  f"the same reviewers' judgments of the same texts in other pools "
+                                  f"({result.reused_complete} complete already).")
     return redirect("review:admin-pool", pool_id=pool.public_id)
 
 
@@ -257,8 +327,14 @@ def admin_adjudicate(request: HttpRequest, pool_id: str, item_id: str) -> HttpRe
             error = str(exc)
         else:
             messages.success(request, "Adjudication recorded.")
+            if request.POST.get("then") == "next":
+                return redirect(reverse("review:admin-disagreement-next", kwargs={"pool_id": pool.public_id})
+                                + f"?after={item_id}")
             return redirect(reverse("review:admin-pool", kwargs={"pool_id": pool.public_id}) + "#disagreements")
-    return render(request, "review/admin/adjudicate.html", {"pool": pool, "view": view, "error": error},
+    walk = disagreements.disagreement_next(pool=pool, after=item_id)
+    return render(request, "review/admin/adjudicate.html",
+                  {"pool": pool, "view": view, "error": error, "walk": walk,
+                   "open_here": item_id in disagreements.pool_open_disagreements(pool=pool)},
                   status=400 if error else 200)
 
 
@@ -328,22 +404,36 @@ def _user_or_404(user_id: int):
 def admin_reviewers(request: HttpRequest) -> HttpResponse:
     """Reviewer accounts: list, create (a random password shown once), deactivate, reactivate."""
     from reviewapp.core import accounts
+    from reviewapp.review.admin_views import invitation_url
 
-    form = {"username": "", "first_name": "", "last_name": ""}
+    form = {"username": "", "first_name": "", "last_name": "", "email": "", "password_mode": "invite"}
     error = ""
     created = None
+    invite_link = ""
     if request.method == "POST":
         form = {key: request.POST.get(key, "") for key in form}
+        mode = form["password_mode"] or "random"
+        typed = request.POST.get("password", "") if mode == "typed" else ""
         try:
-            created = accounts.reviewer_account_create(by=request.user, **form)
+            if mode not in ("invite", "random", "typed"):
+                raise accounts.AccountError(f"password_mode: {mode!r} is not one of invite, random, typed")
+            if mode == "typed" and not typed:
+                raise accounts.AccountError("password: type the initial password, or choose another option")
+            created = accounts.reviewer_account_create(
+                by=request.user, username=form["username"], first_name=form["first_name"],
+                last_name=form["last_name"], email=form["email"], invite=mode == "invite", password=typed)
         except accounts.AccountError as exc:
             error = str(exc)
         except ValidationError as exc:
             error = "password: " + " ".join(exc.messages)
-    context = {"reviewers": selectors.reviewer_accounts(), "form": form, "error": error, "created": created}
+        else:
+            if created.invitation is not None:
+                invite_link = invitation_url(request, created.invitation)
+    context = {"reviewers": selectors.reviewer_accounts(), "form": form, "error": error, "created": created,
+               "invite_link": invite_link}
     response = render(request, "review/admin/reviewers.html", context, status=400 if error else 200)
     if created is not None:
-        response["Cache-Control"] = "no-store"  # the one-time password is on this page
+        response["Cache-Control"] = "no-store"  # the one-time password or invitation link is on this page
     return response
 
 

@@ -29,7 +29,7 @@ import numpy as np
 
 from scoring.cuad.matching import MATCHERS, match
 from scoring.cuad.tokens import SourceIndex, grounding, tokenize
-from scoring.stats.bootstrap import Interval, percentile_bounds_columns, resample_indices
+from scoring.stats.bootstrap import Interval, percentile_bounds_rows, resample_indices
 
 DEFAULT_REPLICATES = 1000
 
@@ -300,6 +300,61 @@ def contract_tallies(table: PairTable, classified: Classified) -> np.ndarray:
     return tallies.reshape(nc, nk, 3)
 
 
+def tally_columns(table: PairTable, classified: Classified) -> np.ndarray:
+    """``contract_tallies`` with the overall column appended: shape (n_contracts, n_categories + 1, 3)."""
+    tallies = contract_tallies(table, classified)
+    return np.concatenate([tallies, tallies.sum(axis=1, keepdims=True)], axis=1)
+
+
+def tally_rows(flat: np.ndarray) -> np.ndarray:
+    """``tally_columns`` as rows (3 tallies x columns, contracts): credit rows, then extraction rows, then span rows."""
+    return np.ascontiguousarray(flat.transpose(2, 1, 0)).reshape(-1, flat.shape[0])
+
+
+@lru_cache(maxsize=16)
+def _draw_counts_single(n_contracts: int, replicates: int, seed: int) -> np.ndarray:
+    counts = bootstrap_draws(n_contracts, replicates, seed)[1].astype(np.float32)
+    counts.setflags(write=False)
+    return counts
+
+
+# float32 holds every multiple of 0.5 up to 2**23 exactly
+_SINGLE_EXACT = 2.0**23
+
+
+def draw_sums(rows: np.ndarray, replicates: int, seed: int) -> np.ndarray:
+    """Per-contract ``rows`` (k, contracts) summed over each seeded resample: (k, replicates), float64.
+
+    Exact, so the same numbers as ``cluster_sums`` on the drawn indices: the
+    values are tallies (integers or halves) and each resample draws as many
+    contracts as there are, so no partial sum exceeds contracts x the largest
+    value. When the values are halves and that bound fits float32's exact
+    range the product runs in single precision (every product and partial sum
+    is still exact, and it halves the bytes moved); otherwise in float64.
+    """
+    n = rows.shape[1]
+    largest = float(np.abs(rows).max()) if rows.size else 0.0
+    halves = rows * 2.0
+    if n * largest <= _SINGLE_EXACT and np.array_equal(halves, np.round(halves)):
+        counts = _draw_counts_single(n, replicates, seed)
+        return (rows.astype(np.float32) @ counts.T).astype(np.float64)
+    return rows @ bootstrap_draws(n, replicates, seed)[1].T
+
+
+def ratio_rows(sums: np.ndarray, out: np.ndarray) -> None:
+    """``micro_ratios`` on rows: ``sums`` (..., 3 tallies, columns, replicates) -> ``out`` (..., 3 metrics, ...).
+
+    The same divisions as ``micro_ratios`` (so the same floats), written into
+    a caller's buffer with replicates contiguous, ready to sort for intervals.
+    """
+    credit, ext, spans = sums[..., 0, :, :], sums[..., 1, :, :], sums[..., 2, :, :]
+    out.fill(np.nan)
+    np.divide(credit, ext, out=out[..., 0, :, :], where=ext > 0)
+    np.divide(credit, spans, out=out[..., 1, :, :], where=spans > 0)
+    both = ext + spans
+    np.divide(2.0 * credit, both, out=out[..., 2, :, :], where=both > 0)
+
+
 def grade(
     table: PairTable,
     thresholds: Thresholds,
@@ -314,48 +369,60 @@ def grade(
     from the drawn contracts' summed tallies.
 
     Computed as array work over all clause types and the overall column at
-    once: replicate sums as ``draw counts @ tallies`` (credits are multiples of
-    0.5 and the other tallies integers, so every sum is exact and equals the
-    sum over the drawn contracts), and every interval of a metric from one
-    percentile call (``percentile_bounds_columns``, the same numbers as
-    ``percentile_bounds`` per column).
+    once: replicate sums as one exact product of the tallies with the draw
+    counts (``draw_sums``), the ratios of every column and resample as rows,
+    and every interval from one row sort (``percentile_bounds_rows``, the same
+    numbers as ``percentile_bounds`` per column).
     """
     classified = classify(table, thresholds)
-    tallies = contract_tallies(table, classified)  # (contracts, categories, 3)
-    nc, nk = table.n_contracts, table.n_categories
-    _, draw_counts = bootstrap_draws(nc, replicates, seed)
-    # Columns 0..nk-1: per clause type; column nk: overall.
-    flat = np.concatenate([tallies, tallies.sum(axis=1, keepdims=True)], axis=1)  # (nc, nk+1, 3)
-    totals = flat.sum(axis=0)  # (nk+1, 3)
-    point = np.array(micro_ratios(totals))  # (3, nk+1)
-    reps = micro_ratios((draw_counts @ flat.reshape(nc, (nk + 1) * 3)).reshape(replicates, nk + 1, 3))
-    bounds = [percentile_bounds_columns(r) for r in reps]  # per metric: (low, high) over columns
+    flat = tally_columns(table, classified)  # (contracts, categories + 1, 3); column nk is overall
+    columns = table.n_categories + 1
+    sums = draw_sums(tally_rows(flat), replicates, seed).reshape(3, columns, replicates)
+    rows = np.empty((3, columns, replicates))
+    ratio_rows(sums, rows)
+    low, high = percentile_bounds_rows(rows.reshape(3 * columns, replicates), overwrite=True)
+    return grade_figures(
+        table, classified, flat, low.reshape(3, columns), high.reshape(3, columns),
+        thresholds=thresholds, replicates=replicates, seed=seed,
+    )
 
+
+def grade_figures(
+    table: PairTable,
+    classified: Classified,
+    flat: np.ndarray,
+    low: np.ndarray,
+    high: np.ndarray,
+    *,
+    thresholds: Thresholds,
+    replicates: int,
+    seed: int,
+) -> Grade:
+    """The ``Grade`` of a classified table from its ``tally_columns`` and interval bounds (3 metrics x columns).
+
+    Shared by ``grade`` and by boards that compute the bounds of many runs in
+    one batch, so both build the same figures from the same numbers.
+    """
+    nk = table.n_categories
+    totals = flat.sum(axis=0)  # (nk+1, 3)
+    point = np.array(micro_ratios(totals)).tolist()  # (3, nk+1) as Python floats
+    low_list, high_list, credit = low.tolist(), high.tolist(), totals[:, 0].tolist()
+    outcome = classified.outcome
     missed = classified.span_missed
-    outcome_counts = np.zeros((nk + 1, 4), dtype=np.int64)
-    np.add.at(outcome_counts, (table.ext_category, classified.outcome), 1)
-    outcome_counts[nk] = outcome_counts[:nk].sum(axis=0)
-    missed_by = np.bincount(table.span_category[missed], minlength=nk)
-    spans_by = np.bincount(table.span_category, minlength=nk)
-    ext_by = np.bincount(table.ext_category, minlength=nk)
+    outcome_counts = np.bincount(
+        table.ext_category * 4 + outcome, minlength=nk * 4
+    ).reshape(nk, 4).tolist()
+    outcome_counts.append([sum(column) for column in zip(*outcome_counts, strict=True)] if nk else [0, 0, 0, 0])
+    missed_by = np.bincount(table.span_category[missed], minlength=nk).tolist()
+    missed_by.append(int(missed.sum()))
+    ext_by = np.bincount(table.ext_category, minlength=nk).tolist()
+    ext_by.append(len(outcome))
+    spans_by = np.bincount(table.span_category, minlength=nk).tolist()
+    spans_by.append(len(missed))
 
     def figures(col: int) -> Figures:
-        overall = col == nk
-        counts = dict(
-            zip(
-                COUNT_KEYS,
-                (
-                    *(int(x) for x in outcome_counts[col]),
-                    int(missed.sum() if overall else missed_by[col]),
-                    int(len(classified.outcome) if overall else ext_by[col]),
-                    int(len(missed) if overall else spans_by[col]),
-                ),
-                strict=True,
-            )
-        )
-        intervals = [
-            Interval(float(point[m, col]), float(bounds[m][0][col]), float(bounds[m][1][col])) for m in range(3)
-        ]
-        return Figures(*intervals, counts=counts, credit=float(totals[col, 0]))
+        counts = dict(zip(COUNT_KEYS, (*outcome_counts[col], missed_by[col], ext_by[col], spans_by[col]), strict=True))
+        intervals = [Interval(point[m][col], low_list[m][col], high_list[m][col]) for m in range(3)]
+        return Figures(*intervals, counts=counts, credit=credit[col])
 
     return Grade(figures(nk), tuple(figures(k) for k in range(nk)), classified, thresholds, replicates, seed)

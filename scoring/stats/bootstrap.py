@@ -90,24 +90,68 @@ def percentile_bounds_columns(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``percentile_bounds`` of every column of a (replicates, k) matrix, as two (k,) arrays (low, high).
 
-    Columns without NaN go through one ``np.percentile(..., axis=0)`` call (the
-    same per-column arithmetic, so the same numbers as ``percentile_bounds``);
-    a column with NaN replicates goes through ``percentile_bounds`` itself.
-    Dozens of intervals then cost one call instead of one call each.
+    The columns are laid out as rows and handed to ``percentile_bounds_rows``:
+    bit-identical to ``percentile_bounds`` per column (a test compares them on
+    random matrices with NaN), and several times cheaper than
+    ``np.percentile(axis=0)``, which partitions strided columns and sends every
+    column holding a NaN through a call of its own.
     """
     values = np.asarray(replicate_values, dtype=float)
     if values.ndim != 2:
         raise ValueError(f"expected a (replicates, k) matrix, got shape {values.shape}")
-    low = np.empty(values.shape[1])
-    high = np.empty(values.shape[1])
-    has_nan = np.isnan(values).any(axis=0)
-    clean = ~has_nan
-    if clean.any():
-        tail = (1.0 - level) / 2.0 * 100.0  # exactly as percentile_bounds computes it
-        low[clean], high[clean] = np.percentile(values[:, clean], [tail, 100.0 - tail], axis=0)
-    for k in np.flatnonzero(has_nan):
-        low[k], high[k] = percentile_bounds(values[:, k], level=level)
+    return percentile_bounds_rows(values.T, level=level)
+
+
+def percentile_bounds_rows(
+    rows: np.ndarray, *, level: float = DEFAULT_LEVEL, overwrite: bool = False
+) -> tuple[np.ndarray, np.ndarray]:
+    """``percentile_bounds`` of every row of a (k, replicates) matrix, as two (k,) arrays (low, high).
+
+    Each row is sorted (NaN sorts last, so its first ``n`` entries are its
+    defined replicates in order) and numpy's "linear" percentile rule is
+    applied with the row's own ``n``: one sort of contiguous rows for any
+    number of intervals. ``overwrite`` sorts a float64 C-contiguous ``rows`` in
+    place (a caller's scratch buffer) instead of a copy.
+    """
+    if np.ndim(rows) != 2:
+        raise ValueError(f"expected a (k, replicates) matrix, got shape {np.shape(rows)}")
+    if overwrite and rows.dtype == np.float64 and rows.flags.c_contiguous:
+        rows.sort(axis=1)
+    else:
+        rows = np.sort(np.asarray(rows, dtype=float), axis=1)
+    n = rows.shape[1] - np.count_nonzero(np.isnan(rows), axis=1)
+    tail = (1.0 - level) / 2.0 * 100.0  # exactly as percentile_bounds computes it
+    quantiles = np.true_divide([tail, 100.0 - tail], 100)  # as np.percentile divides q
+    low, high = np.full(rows.shape[0], np.nan), np.full(rows.shape[0], np.nan)
+    defined = np.flatnonzero(n > 0)
+    if defined.size:
+        low[defined], high[defined] = _sorted_quantiles(rows, defined, n[defined], quantiles)
     return low, high
+
+
+def _sorted_quantiles(rows: np.ndarray, which: np.ndarray, n: np.ndarray, quantiles: np.ndarray) -> np.ndarray:
+    """Quantiles (0..1) of the first ``n[i]`` (sorted) entries of each row ``which[i]``: (len(quantiles), rows).
+
+    Replicates numpy's ``_quantile`` for method "linear" step by step (virtual
+    index ``(n - 1) * q``, its floor, the last element when the index reaches
+    ``n - 1`` with gamma taken against index -1 as numpy does, and ``_lerp``'s
+    two-sided formula), so the floats are those of ``np.percentile`` on each
+    row's defined values. Only the picked entries are gathered, never whole rows.
+    """
+    virtual = (n - 1) * quantiles[:, None]  # numpy: (n - 1) * quantiles, an int times a float64
+    previous = np.floor(virtual)
+    above = virtual >= n - 1
+    previous[above] = -1.0
+    gamma = virtual - previous
+    last = np.broadcast_to(n - 1, virtual.shape)
+    prev_index = np.where(above, last, previous.astype(np.intp))
+    next_index = np.where(above, last, previous.astype(np.intp) + 1)
+    a, b = rows[which, prev_index], rows[which, next_index]
+    diff = b - a
+    result = a + diff * gamma
+    upper = gamma >= 0.5
+    result[upper] = (b - diff * (1 - gamma))[upper]
+    return result
 
 
 def cluster_sums(values_per_cluster: np.ndarray, indices: np.ndarray) -> np.ndarray:

@@ -25,13 +25,13 @@ def _urls(run):
         reverse("benchmarks:suite", args=[run.suite_id]),
         reverse("benchmarks:retrieval-run", args=[run.pk]),
         reverse("benchmarks:retrieval-run-new"),
-        "/api/benchmarks/snapshots/",
-        "/api/benchmarks/provisions/?corpus=nrs&chapter=36",
-        f"/api/benchmarks/provisions/{provision.pk}/",
-        "/api/benchmarks/suites/",
-        f"/api/benchmarks/suites/{run.suite_id}/",
-        "/api/benchmarks/retrieval-runs/",
-        f"/api/benchmarks/retrieval-runs/{run.pk}/",
+        "/api/v1/benchmarks/snapshots/",
+        "/api/v1/benchmarks/provisions/?corpus=nrs&chapter=36",
+        f"/api/v1/benchmarks/provisions/{provision.pk}/",
+        "/api/v1/benchmarks/suites/",
+        f"/api/v1/benchmarks/suites/{run.suite_id}/",
+        "/api/v1/benchmarks/retrieval-runs/",
+        f"/api/v1/benchmarks/retrieval-runs/{run.pk}/",
     ]
 
 
@@ -42,7 +42,7 @@ def test_reviewers_are_refused_every_benchmark_page_and_endpoint(run, reviewer_c
 
 def test_anonymous_visitors_are_sent_to_log_in(run, client):
     assert client.get(reverse("benchmarks:index")).status_code == 302
-    assert client.get("/api/benchmarks/suites/").status_code in {401, 403}
+    assert client.get("/api/v1/benchmarks/suites/").status_code in {401, 403}
 
 
 def test_stakeholders_read_every_page_but_cannot_launch(run, stakeholder_client):
@@ -77,7 +77,7 @@ def test_the_run_page_marks_targets_fallbacks_and_coverage(run, stakeholder_clie
 
 
 def test_the_run_api_lists_candidates_in_keyword_order(run, stakeholder_client):
-    body = stakeholder_client.get(f"/api/benchmarks/retrieval-runs/{run.pk}/").json()
+    body = stakeholder_client.get(f"/api/v1/benchmarks/retrieval-runs/{run.pk}/").json()
     result = next(r for r in body["results"] if r["qid"] == "ho-10")
     assert [c["rank"] for c in result["candidates"]] == list(range(1, 31))
     assert body["engine"] == run.engine and "targets_found" in result

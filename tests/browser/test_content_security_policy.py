@@ -114,12 +114,12 @@ def test_report_pages_and_api_docs_have_no_csp_violation_and_swagger_renders_off
     page.wait_for_url("**type=Governing+Law**")
     watch.check("explorer after changing the clause type")
 
-    watch.visit("/api/docs/")
+    watch.visit("/api/v1/docs/")
     page.wait_for_selector(".swagger-ui .info .title")
     assert "Legal AI evaluation API" in page.inner_text(".swagger-ui .info .title")
     page.wait_for_selector(".swagger-ui .opblock")
     assert page.locator(".swagger-ui .opblock").count() > 10
-    watch.check("/api/docs/ rendered")
+    watch.check("/api/v1/docs/ rendered")
 
 
 def test_admin_pages_have_no_csp_violation(page, live_server, django_user_model):

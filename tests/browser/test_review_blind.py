@@ -71,22 +71,28 @@ def test_a_reviewer_grades_a_queue_blind_with_the_keyboard(page, live_server, re
         with page.expect_response(lambda r: r.request.method == "POST") as saved:
             page.keyboard.press("d")
         assert_blind(saved.value.text(), where="htmx draft fragment")
-        page.wait_for_selector('[data-testid="status"]:has-text("Draft (revision 1)")')
+        page.wait_for_selector('[data-testid="status"]:has-text("revision 1 (draft)")')
         _wait_ready(page)
         with page.expect_response(lambda r: r.request.method == "POST") as completed:
             page.keyboard.press("c")
-        assert "<html" not in completed.value.text()  # an htmx fragment swap, not a page
-        assert_blind(completed.value.text(), where="htmx complete fragment")
-        page.wait_for_selector('[data-testid="status"]:has-text("Review complete (revision 2)")')
+        # An htmx answer (an empty body naming where to go next), not a page.
+        assert completed.value.status == 200 and "hx-redirect" in completed.value.headers
+        assert_blind(completed.value.headers["hx-redirect"], where="htmx complete answer")
+        # Complete moves straight on to the next open item; after the last one, to the queue.
         if position < len(queue_ids):
-            page.keyboard.press("j")
+            page.wait_for_url(re.compile(rf"/review/items/{re.escape(queue_ids[position])}/$"))
+        else:
+            page.wait_for_url(re.compile(r"/review/\?end=1$"))
+            assert_blind(page.content(), where="queue after the last item")
 
     # previous with the keyboard
+    page.goto(f"{live_server.url}/review/items/{queue_ids[-1]}/")
+    page.wait_for_selector('[data-testid="status"]:has-text("Complete (revision 2")')
     page.keyboard.press("k")
     page.wait_for_url(re.compile(rf"/review/items/{re.escape(queue_ids[-2])}/$"))
 
-    for url in ["/api/review/queue/", *[f"/api/review/items/{i}/" for i in queue_ids],
-                *[f"/api/review/items/{i}/history/" for i in queue_ids]]:
+    for url in ["/api/v1/review/queue/", *[f"/api/v1/review/items/{i}/" for i in queue_ids],
+                *[f"/api/v1/review/items/{i}/history/" for i in queue_ids]]:
         api = page.request.get(f"{live_server.url}{url}")
         assert api.status == 200, url
         assert_blind(api.text(), where=url)
@@ -116,7 +122,7 @@ def test_a_reviewer_browser_is_refused_admin_pages_and_other_reviewers_items(pag
     item_id = pool.items.first().public_id
     login(page, live_server, "olive", "a-long-pass-phrase")
     page.wait_for_selector('[data-testid="roles"]')
-    for url, expected in [(f"/review/items/{item_id}/", 404), (f"/api/review/items/{item_id}/", 404),
+    for url, expected in [(f"/review/items/{item_id}/", 404), (f"/api/v1/review/items/{item_id}/", 404),
                           ("/review/admin/", 403), (f"/review/admin/pools/{pool.public_id}/", 403),
-                          ("/api/review/pools/", 403)]:
+                          ("/api/v1/review/pools/", 403)]:
         assert page.goto(f"{live_server.url}{url}").status == expected, url

@@ -12,11 +12,11 @@ from grading.runs.models import ConsoleJob, ExtractionRun
 
 PAGES = ["/cuad/", "/cuad/dataset/", "/cuad/runs/", "/cuad/scorecard/", "/cuad/explorer/", "/cuad/playground/"]
 APIS = [
-    "/api/cuad/dataset/",
-    "/api/cuad/runs/",
-    "/api/cuad/scorecard/",
-    "/api/cuad/explorer/",
-    "/api/cuad/playground/?a=x&b=x",
+    "/api/v1/cuad/dataset/",
+    "/api/v1/cuad/runs/",
+    "/api/v1/cuad/scorecard/",
+    "/api/v1/cuad/explorer/",
+    "/api/v1/cuad/playground/?a=x&b=x",
 ]
 
 
@@ -27,18 +27,18 @@ APIS = [
 def test_reviewers_get_403_on_every_console_page_and_api(loaded, reviewer_client):
     job = ConsoleJob.objects.create(kind="grade", dataset=loaded.dataset, total=1)
     urls = [*PAGES, *APIS, f"/cuad/runs/{loaded.gold.pk}/", f"/cuad/jobs/{job.pk}/", f"/cuad/jobs/{job.pk}/progress/",
-            f"/api/cuad/runs/{loaded.gold.pk}/", f"/api/cuad/jobs/{job.pk}/"]
+            f"/api/v1/cuad/runs/{loaded.gold.pk}/", f"/api/v1/cuad/jobs/{job.pk}/"]
     for url in urls:
         assert reviewer_client.get(url).status_code == 403, url
-    for url in ["/cuad/runs/", "/cuad/runs/launch/", f"/cuad/jobs/{job.pk}/resume/", "/api/cuad/runs/",
-                "/api/cuad/jobs/"]:
+    for url in ["/cuad/runs/", "/cuad/runs/launch/", f"/cuad/jobs/{job.pk}/resume/", "/api/v1/cuad/runs/",
+                "/api/v1/cuad/jobs/"]:
         assert reviewer_client.post(url, {}).status_code == 403, url
 
 
 def test_anonymous_visitors_are_sent_to_the_login_page(loaded, client):
     response = client.get("/cuad/scorecard/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-    assert client.get("/api/cuad/scorecard/").status_code in (401, 403)
+    assert client.get("/api/v1/cuad/scorecard/").status_code in (401, 403)
 
 
 def test_stakeholders_read_every_page_but_cannot_paste_or_launch(loaded, stakeholder_client):
@@ -47,7 +47,7 @@ def test_stakeholders_read_every_page_but_cannot_paste_or_launch(loaded, stakeho
     before = ExtractionRun.objects.count()
     assert stakeholder_client.post("/cuad/runs/", {"run_text": "{}"}).status_code == 403
     assert stakeholder_client.post("/cuad/runs/launch/", {"provider": "local"}).status_code == 403
-    assert stakeholder_client.post("/api/cuad/jobs/", {"provider": "local"}).status_code == 403
+    assert stakeholder_client.post("/api/v1/cuad/jobs/", {"provider": "local"}).status_code == 403
     assert ExtractionRun.objects.count() == before
     page = stakeholder_client.get("/cuad/runs/").content.decode()
     assert "Paste or upload a run" not in page

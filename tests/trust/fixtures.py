@@ -56,6 +56,7 @@ class World:
     pool_id: str = ""  # pool declared from the planted rerank run, assigned to both reviewers
     pool_item_id: str = ""  # an item of it assigned to the reviewer
     marker_pool_id: str = ""  # a pool whose external_ref carries every marker
+    multi_pool_id: str = ""  # a depth-k pool of both rerank runs (contributing systems recorded job-side)
     marker_item_id: str = ""
     audit_pool_id: str = ""  # the CUAD label audit's blinded pool
     # CUAD
@@ -133,7 +134,7 @@ def _marker_items() -> list[dict]:
 
 def build_world(tmp_path: Path) -> World:
     from benchmarks.corpus.models import Provision
-    from benchmarks.labels.pools import review_pool_declare
+    from benchmarks.labels.pools import review_pool_declare, review_pool_declare_runs
     from benchmarks.rerank import services as rerank
     from grading.audits.models import AuditCandidate, AuditJudge, AuditVerdict
     from grading.audits.review import audit_review_send
@@ -185,6 +186,13 @@ def build_world(tmp_path: Path) -> World:
             review_services.judgment_submit(item=item, reviewer=w.users["reviewer2"],
                                             grades={"section": 3, "passage": 3}, complete=n % 2 == 0,
                                             note=f"{OTHER_NOTE_MARKER} {JUDGE_MARKER}")
+    # A pool of both rerank runs: items the declared pool holds are reused (judge once), the rest assigned.
+    multi = review_pool_declare_runs(rerank_runs=[local, planted], k=10, reviewers=reviewers, reviewers_per_item=2)
+    w.multi_pool_id = multi.pool.public_id
+    assert multi.assigned and multi.reused  # the crawl reads its own items, and reuse happened
+    for n, item in enumerate(multi.pool.items.filter(assignments__reviewer=w.users["reviewer2"]).order_by("id")):
+        review_services.judgment_submit(item=item, reviewer=w.users["reviewer2"], grades={"section": 2, "passage": 1},
+                                        complete=n % 2 == 0, note=f"{OTHER_NOTE_MARKER} {JUDGE_MARKER}")
     own = marker_pool.items.order_by("id").first()
     review_services.judgment_submit(item=own, reviewer=w.users["reviewer"], grades={"section": 1, "passage": 0},
                                     complete=False, note="my own draft note")

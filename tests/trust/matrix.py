@@ -84,6 +84,9 @@ MATRIX: dict[str, Entry] = {
     # --- project
     "": Entry("/", {"anonymous": LOGIN, "reviewer": 200, "stakeholder": 200, "admin": 200}),
     "healthz": everyone("/healthz"),
+    "glossary/": everyone("/glossary/", note="report words for report readers only"),
+    "favicon.ico": Entry("/favicon.ico", dict.fromkeys(("anonymous", "reviewer", "stakeholder", "admin"), 301),
+                         note="to the static icon"),
     "accounts/login/": everyone("/accounts/login/", reviewer=302, stakeholder=302, admin=302,
                                 note="signed-in users are sent home"),
     "accounts/logout/": Entry("/accounts/logout/", dict.fromkeys(("anonymous", "reviewer", "stakeholder", "admin"),
@@ -96,11 +99,11 @@ MATRIX: dict[str, Entry] = {
         "/accounts/tokens/999999/revoke/", dict.fromkeys(("reviewer", "stakeholder", "admin"), 405) | {
             "anonymous": LOGIN}, note="POST only; only the owner's own tokens"),
     # --- API (project)
-    "api/me/": Entry("/api/me/", {"anonymous": API_ANON, "reviewer": 200, "stakeholder": 200, "admin": 200}),
+    "api/v1/me/": Entry("/api/v1/me/", {"anonymous": API_ANON, "reviewer": 200, "stakeholder": 200, "admin": 200}),
     # The schema names admin and stakeholder fields: readers of reports only, never reviewers.
-    "api/schema/": Entry("/api/schema/", {"anonymous": API_ANON, "reviewer": 403, "stakeholder": 200,
+    "api/v1/schema/": Entry("/api/v1/schema/", {"anonymous": API_ANON, "reviewer": 403, "stakeholder": 200,
                                           "admin": 200}),
-    "api/docs/": Entry("/api/docs/", {"anonymous": API_ANON, "reviewer": 403, "stakeholder": 200, "admin": 200}),
+    "api/v1/docs/": Entry("/api/v1/docs/", {"anonymous": API_ANON, "reviewer": 403, "stakeholder": 200, "admin": 200}),
     # --- statute benchmark pages
     "benchmarks/": page(VIEW_REPORTS, "/benchmarks/"),
     "benchmarks/corpus/<str:corpus>/": page(VIEW_REPORTS, "/benchmarks/corpus/{corpus}/"),
@@ -122,6 +125,12 @@ MATRIX: dict[str, Entry] = {
         LAUNCH_RUNS, "/benchmarks/suites/workbench/{draft_pk}/provisions/{provision_pk}/"),
     "benchmarks/suites/workbench/<int:pk>/freeze/": post_only(LAUNCH_RUNS,
                                                               "/benchmarks/suites/workbench/{draft_pk}/freeze/"),
+    "benchmarks/suites/confirmation/items/<str:item_id>/propose/": post_only(
+        GRADE, "/benchmarks/suites/confirmation/items/{marker_item_id}/propose/", {"citation": "NRS 1.010"}),
+    "benchmarks/suites/<int:pk>/confirmation/declare/": post_only(
+        MANAGE_REVIEWS, "/benchmarks/suites/{suite_pk}/confirmation/declare/", {"reviewers_per_item": "2"}),
+    "benchmarks/suites/<int:pk>/confirmation/new-version/": post_only(
+        MANAGE_REVIEWS, "/benchmarks/suites/{suite_pk}/confirmation/new-version/"),
     "benchmarks/retrieval/new/": form(LAUNCH_RUNS, LAUNCH_RUNS, "/benchmarks/retrieval/new/",
                                       {"suite": "{suite_pk}", "configuration": "default"}),
     "benchmarks/retrieval/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/retrieval/{retrieval_pk}/"),
@@ -158,30 +167,36 @@ MATRIX: dict[str, Entry] = {
                                                     "/benchmarks/rerank/{rerank_pk}/review-pool/",
                                                     {"k": "3", "reviewers_per_item": "1"}),
     # --- statute benchmark API
-    "api/benchmarks/snapshots/": api(VIEW_REPORTS, "/api/benchmarks/snapshots/"),
-    "api/benchmarks/provisions/": api(VIEW_REPORTS, "/api/benchmarks/provisions/"),
-    "api/benchmarks/provisions/<int:pk>/": api(VIEW_REPORTS, "/api/benchmarks/provisions/{provision_pk}/"),
-    "api/benchmarks/suites/": api(VIEW_REPORTS, "/api/benchmarks/suites/"),
-    "api/benchmarks/suites/<int:pk>/": api(VIEW_REPORTS, "/api/benchmarks/suites/{suite_pk}/"),
-    "api/benchmarks/suites/<int:pk>/export/<str:fmt>": api(VIEW_REPORTS,
-                                                           "/api/benchmarks/suites/{suite_pk}/export/json"),
-    "api/benchmarks/retrieval-runs/": api(VIEW_REPORTS, "/api/benchmarks/retrieval-runs/"),
-    "api/benchmarks/retrieval-runs/<int:pk>/": api(VIEW_REPORTS, "/api/benchmarks/retrieval-runs/{retrieval_pk}/"),
-    "api/benchmarks/rerank-runs/": api_post(None, LAUNCH_RUNS, "/api/benchmarks/rerank-runs/",
+    "api/v1/benchmarks/snapshots/": api(VIEW_REPORTS, "/api/v1/benchmarks/snapshots/"),
+    "api/v1/benchmarks/provisions/": api(VIEW_REPORTS, "/api/v1/benchmarks/provisions/"),
+    "api/v1/benchmarks/provisions/<int:pk>/": api(VIEW_REPORTS, "/api/v1/benchmarks/provisions/{provision_pk}/"),
+    "api/v1/benchmarks/suites/": api(VIEW_REPORTS, "/api/v1/benchmarks/suites/"),
+    "api/v1/benchmarks/suites/<int:pk>/": api(VIEW_REPORTS, "/api/v1/benchmarks/suites/{suite_pk}/"),
+    "api/v1/benchmarks/suites/<int:pk>/export/<str:fmt>": api(VIEW_REPORTS,
+                                                           "/api/v1/benchmarks/suites/{suite_pk}/export/json"),
+    "api/v1/benchmarks/retrieval-runs/": api(VIEW_REPORTS, "/api/v1/benchmarks/retrieval-runs/"),
+    "api/v1/benchmarks/retrieval-runs/<int:pk>/": api(VIEW_REPORTS, "/api/v1/benchmarks/retrieval-runs/{retrieval_pk}/"),
+    "api/v1/benchmarks/rerank-runs/": api_post(None, LAUNCH_RUNS, "/api/v1/benchmarks/rerank-runs/",
                                             {"retrieval_run": "{retrieval_pk}", "provider": "local"}),
-    "api/benchmarks/rerank-runs/<int:pk>/": api(VIEW_REPORTS, "/api/benchmarks/rerank-runs/{rerank_pk}/"),
-    "api/benchmarks/reports/rerank/<int:pk>/": api(VIEW_REPORTS,
-                                                   "/api/benchmarks/reports/rerank/{rerank_pk}/?replicates=1000"),
-    "api/benchmarks/reports/retrieval/<int:pk>/": api(
-        VIEW_REPORTS, "/api/benchmarks/reports/retrieval/{retrieval_pk}/?replicates=1000"),
-    "api/benchmarks/reports/leaderboard/<int:pk>/": api(
-        VIEW_REPORTS, "/api/benchmarks/reports/leaderboard/{retrieval_pk}/?replicates=1000"),
-    "api/benchmarks/rerank-runs/<int:pk>/human-metrics/": api(
-        VIEW_REPORTS, "/api/benchmarks/rerank-runs/{planted_rerank_pk}/human-metrics/"),
-    "api/benchmarks/rerank-runs/<int:pk>/calibration/": api(
-        VIEW_REPORTS, "/api/benchmarks/rerank-runs/{planted_rerank_pk}/calibration/"),
-    "api/benchmarks/rerank-runs/<int:pk>/review-pools/": api(
-        VIEW_REPORTS, "/api/benchmarks/rerank-runs/{planted_rerank_pk}/review-pools/"),
+    "api/v1/benchmarks/rerank-runs/<int:pk>/": api(VIEW_REPORTS, "/api/v1/benchmarks/rerank-runs/{rerank_pk}/"),
+    "api/v1/benchmarks/reports/rerank/<int:pk>/": api(VIEW_REPORTS,
+                                                   "/api/v1/benchmarks/reports/rerank/{rerank_pk}/?replicates=1000"),
+    "api/v1/benchmarks/reports/retrieval/<int:pk>/": api(
+        VIEW_REPORTS, "/api/v1/benchmarks/reports/retrieval/{retrieval_pk}/?replicates=1000"),
+    "api/v1/benchmarks/reports/leaderboard/<int:pk>/": api(
+        VIEW_REPORTS, "/api/v1/benchmarks/reports/leaderboard/{retrieval_pk}/?replicates=1000"),
+    "api/v1/benchmarks/reports/rerank/<int:pk>/trec/<str:export>": api(
+        VIEW_REPORTS, "/api/v1/benchmarks/reports/rerank/{rerank_pk}/trec/qrels.txt?replicates=1000"),
+    "api/v1/benchmarks/reports/retrieval/<int:pk>/trec/<str:export>": api(
+        VIEW_REPORTS, "/api/v1/benchmarks/reports/retrieval/{retrieval_pk}/trec/keyword.run?replicates=1000"),
+    "api/v1/benchmarks/rerank-runs/<int:pk>/human-metrics/": api(
+        VIEW_REPORTS, "/api/v1/benchmarks/rerank-runs/{planted_rerank_pk}/human-metrics/"),
+    "api/v1/benchmarks/rerank-runs/<int:pk>/calibration/": api(
+        VIEW_REPORTS, "/api/v1/benchmarks/rerank-runs/{planted_rerank_pk}/calibration/"),
+    "api/v1/benchmarks/rerank-runs/<int:pk>/review-pools/": api(
+        VIEW_REPORTS, "/api/v1/benchmarks/rerank-runs/{planted_rerank_pk}/review-pools/"),
+    "api/v1/benchmarks/rerank-runs/<int:pk>/review-pool-plan/": api(
+        MANAGE_REVIEWS, "/api/v1/benchmarks/rerank-runs/{planted_rerank_pk}/review-pool-plan/?with={rerank_pk}"),
     # --- CUAD console pages
     "cuad/": page(VIEW_REPORTS, "/cuad/"),
     "cuad/dataset/": page(VIEW_REPORTS, "/cuad/dataset/"),
@@ -203,18 +218,18 @@ MATRIX: dict[str, Entry] = {
     "cuad/audits/<int:pk>/resume/": post_only(LAUNCH_RUNS, "/cuad/audits/{audit_pk}/resume/"),
     "cuad/audits/<int:pk>/review/": post_only(MANAGE_REVIEWS, "/cuad/audits/{audit_pk}/review/"),
     # --- CUAD API
-    "api/cuad/dataset/": api(VIEW_REPORTS, "/api/cuad/dataset/"),
-    "api/cuad/runs/": api_post(VIEW_REPORTS, LAUNCH_RUNS, "/api/cuad/runs/",
+    "api/v1/cuad/dataset/": api(VIEW_REPORTS, "/api/v1/cuad/dataset/"),
+    "api/v1/cuad/runs/": api_post(VIEW_REPORTS, LAUNCH_RUNS, "/api/v1/cuad/runs/",
                                {"run": {"model": "m", "extractions": []}}),
-    "api/cuad/runs/<int:pk>/": api(VIEW_REPORTS, "/api/cuad/runs/{cuad_run_pk}/"),
-    "api/cuad/jobs/": api_post(None, LAUNCH_RUNS, "/api/cuad/jobs/", {"provider": "local", "limit": 1}),
-    "api/cuad/jobs/<int:pk>/": api(VIEW_REPORTS, "/api/cuad/jobs/{cuad_job_pk}/"),
-    "api/cuad/scorecard/": api(VIEW_REPORTS, "/api/cuad/scorecard/"),
-    "api/cuad/leaderboard/": api(VIEW_REPORTS, "/api/cuad/leaderboard/?run={cuad_run_pk}"),
-    "api/cuad/explorer/": api(VIEW_REPORTS, "/api/cuad/explorer/"),
-    "api/cuad/playground/": api(VIEW_REPORTS, "/api/cuad/playground/"),
-    "api/cuad/audits/": api(VIEW_REPORTS, "/api/cuad/audits/"),
-    "api/cuad/audits/<int:pk>/": api(VIEW_REPORTS, "/api/cuad/audits/{audit_pk}/"),
+    "api/v1/cuad/runs/<int:pk>/": api(VIEW_REPORTS, "/api/v1/cuad/runs/{cuad_run_pk}/"),
+    "api/v1/cuad/jobs/": api_post(None, LAUNCH_RUNS, "/api/v1/cuad/jobs/", {"provider": "local", "limit": 1}),
+    "api/v1/cuad/jobs/<int:pk>/": api(VIEW_REPORTS, "/api/v1/cuad/jobs/{cuad_job_pk}/"),
+    "api/v1/cuad/scorecard/": api(VIEW_REPORTS, "/api/v1/cuad/scorecard/"),
+    "api/v1/cuad/leaderboard/": api(VIEW_REPORTS, "/api/v1/cuad/leaderboard/?run={cuad_run_pk}"),
+    "api/v1/cuad/explorer/": api(VIEW_REPORTS, "/api/v1/cuad/explorer/"),
+    "api/v1/cuad/playground/": api(VIEW_REPORTS, "/api/v1/cuad/playground/"),
+    "api/v1/cuad/audits/": api(VIEW_REPORTS, "/api/v1/cuad/audits/"),
+    "api/v1/cuad/audits/<int:pk>/": api(VIEW_REPORTS, "/api/v1/cuad/audits/{audit_pk}/"),
     # --- blinded review pages
     "review/": page(GRADE, "/review/"),
     "review/items/<str:item_id>/": Entry(
@@ -252,28 +267,49 @@ MATRIX: dict[str, Entry] = {
                                                        "/review/admin/pools/{marker_pool_id}/qrels.txt"),
     "review/admin/pools/<str:pool_id>/judgments.jsonl": page(MANAGE_REVIEWS,
                                                              "/review/admin/pools/{marker_pool_id}/judgments.jsonl"),
+    # people and reliability (reviewapp/review/admin_views.py)
+    "review/admin/workload/": page(MANAGE_REVIEWS, "/review/admin/workload/"),
+    "review/admin/workload/reassign/": post_only(MANAGE_REVIEWS, "/review/admin/workload/reassign/",
+                                                 {"pool": "{marker_pool_id}", "from_reviewer": "0",
+                                                  "to_reviewer": "0"}),
+    "review/admin/reviewers/<int:user_id>/": page(MANAGE_REVIEWS, "/review/admin/reviewers/999999/", ok=404,
+                                                  note="no such reviewer: the admin gets a 404"),
+    "review/admin/reviewers/<int:user_id>/invite/": post_only(MANAGE_REVIEWS,
+                                                              "/review/admin/reviewers/999999/invite/"),
+    "review/admin/reviewers/<int:user_id>/tokens/<int:token_id>/revoke/": post_only(
+        MANAGE_REVIEWS, "/review/admin/reviewers/999999/tokens/999999/revoke/"),
+    "review/admin/pools/<str:pool_id>/disagreements/next/": page(
+        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/disagreements/next/", ok=302),
+    "review/admin/pools/<str:pool_id>/guidelines/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,
+                                                         "/review/admin/pools/{marker_pool_id}/guidelines/",
+                                                         {"text": "Read the whole section first."}),
+    "review/admin/pools/<str:pool_id>/known-answers/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,
+                                                            "/review/admin/pools/{marker_pool_id}/known-answers/",
+                                                            {"action": "mix", "share": "10"}),
+    # An invited reviewer is not signed in yet: public; a bad link answers with a page saying so.
+    "review/invitation/<str:uidb64>/<str:token>/": everyone("/review/invitation/MQ/bad-token/"),
     # --- blinded review API
-    "api/review/queue/": api(GRADE, "/api/review/queue/"),
-    "api/review/items/<str:item_id>/": api(GRADE, "/api/review/items/{marker_item_id}/"),
-    "api/review/items/<str:item_id>/judgment/": api_post(
-        None, GRADE, "/api/review/items/{marker_item_id}/judgment/",
+    "api/v1/review/queue/": api(GRADE, "/api/v1/review/queue/"),
+    "api/v1/review/items/<str:item_id>/": api(GRADE, "/api/v1/review/items/{marker_item_id}/"),
+    "api/v1/review/items/<str:item_id>/judgment/": api_post(
+        None, GRADE, "/api/v1/review/items/{marker_item_id}/judgment/",
         {"grades": {"section": 2, "passage": 2}, "complete": False}),
-    "api/review/items/<str:item_id>/judgment/reopen/": api_post(
-        None, GRADE, "/api/review/items/{marker_item_id}/judgment/reopen/"),
-    "api/review/items/<str:item_id>/history/": api(GRADE, "/api/review/items/{marker_item_id}/history/"),
-    "api/review/pools/": api_post(MANAGE_REVIEWS, MANAGE_REVIEWS, "/api/review/pools/",
+    "api/v1/review/items/<str:item_id>/judgment/reopen/": api_post(
+        None, GRADE, "/api/v1/review/items/{marker_item_id}/judgment/reopen/"),
+    "api/v1/review/items/<str:item_id>/history/": api(GRADE, "/api/v1/review/items/{marker_item_id}/history/"),
+    "api/v1/review/pools/": api_post(MANAGE_REVIEWS, MANAGE_REVIEWS, "/api/v1/review/pools/",
                                   {"name": "x", "kind": "passage", "items": [], "reviewers_per_item": 1}),
-    "api/review/pools/<str:pool_id>/assign/": api_post(None, MANAGE_REVIEWS,
-                                                       "/api/review/pools/{marker_pool_id}/assign/", {"per_item": 2}),
-    "api/review/pools/<str:pool_id>/progress/": api(MANAGE_REVIEWS, "/api/review/pools/{marker_pool_id}/progress/"),
-    "api/review/pools/<str:pool_id>/agreement/": api(MANAGE_REVIEWS, "/api/review/pools/{marker_pool_id}/agreement/"),
-    "api/review/pools/<str:pool_id>/qrels/": api(MANAGE_REVIEWS, "/api/review/pools/{marker_pool_id}/qrels/"),
-    "api/review/pools/<str:pool_id>/judgments/": api(MANAGE_REVIEWS, "/api/review/pools/{marker_pool_id}/judgments/"),
-    "api/review/label-sources/": api_post(MANAGE_REVIEWS, MANAGE_REVIEWS, "/api/review/label-sources/",
+    "api/v1/review/pools/<str:pool_id>/assign/": api_post(None, MANAGE_REVIEWS,
+                                                       "/api/v1/review/pools/{marker_pool_id}/assign/", {"per_item": 2}),
+    "api/v1/review/pools/<str:pool_id>/progress/": api(MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/progress/"),
+    "api/v1/review/pools/<str:pool_id>/agreement/": api(MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/agreement/"),
+    "api/v1/review/pools/<str:pool_id>/qrels/": api(MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/qrels/"),
+    "api/v1/review/pools/<str:pool_id>/judgments/": api(MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/judgments/"),
+    "api/v1/review/label-sources/": api_post(MANAGE_REVIEWS, MANAGE_REVIEWS, "/api/v1/review/label-sources/",
                                           {"name": "trust labels", "labels": []}),
     # --- providers
     "providers/ledgers/<int:pk>/receipts.jsonl": page(VIEW_REPORTS, "/providers/ledgers/{ledger_pk}/receipts.jsonl"),
-    "api/providers/ledgers/<int:pk>/": api(VIEW_REPORTS, "/api/providers/ledgers/{ledger_pk}/"),
+    "api/v1/providers/ledgers/<int:pk>/": api(VIEW_REPORTS, "/api/v1/providers/ledgers/{ledger_pk}/"),
     # --- Django admin, top level (model pages: admin_model_routes)
     "admin/": Entry("/admin/", {"anonymous": ADMIN_LOGIN, "reviewer": ADMIN_LOGIN, "stakeholder": ADMIN_LOGIN,
                                 "admin": 200}),

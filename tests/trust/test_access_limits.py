@@ -29,16 +29,16 @@ ABSURD = [
         "replicates=1000000000", "replicates=-5", "replicates=abc", "replicates=" + ENORMOUS, "seed=-1",
         "seed=" + HUGE, "secondary=" + HUGE, "secondary=" + ENORMOUS, "secondary=-3")],
     ("report export replicates", "get", "/benchmarks/reports/retrieval/{retrieval_pk}/report.json?replicates=1", None),
-    ("report API replicates", "get", "/api/benchmarks/reports/rerank/{rerank_pk}/?replicates=" + HUGE, None),
+    ("report API replicates", "get", "/api/v1/benchmarks/reports/rerank/{rerank_pk}/?replicates=" + HUGE, None),
     ("human metrics replicates", "get", "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/?replicates=-1", None),
     ("human metrics API replicates", "get",
-     "/api/benchmarks/rerank-runs/{planted_rerank_pk}/human-metrics/?replicates=" + HUGE, None),
+     "/api/v1/benchmarks/rerank-runs/{planted_rerank_pk}/human-metrics/?replicates=" + HUGE, None),
     ("human metrics pool", "get", "/benchmarks/rerank/{planted_rerank_pk}/calibration/?pool=" + ENORMOUS, None),
     # CUAD thresholds and ids
     *[("scorecard " + q, "get", "/cuad/scorecard/?" + q, None) for q in (
         "correct=1.5", "partial=-0.2", "grounding=nan", "correct=inf", "partial=0.9&correct=0.1", "run=" + HUGE,
         "run=" + ENORMOUS, "sample=" + HUGE, "contract=x" + HUGE, "matcher=quantum", "sort=nope")],
-    ("scorecard API thresholds", "get", "/api/cuad/scorecard/?correct=7", None),
+    ("scorecard API thresholds", "get", "/api/v1/cuad/scorecard/?correct=7", None),
     ("explorer contract", "get", "/cuad/explorer/?contract=" + ENORMOUS, None),
     ("dataset sample", "get", "/cuad/dataset/?sample=" + HUGE, None),
     # launches with absurd budgets and sizes
@@ -64,9 +64,9 @@ ABSURD = [
     ("CUAD launch limit", "post", "/cuad/runs/launch/", {"provider": "local", "limit": "-5"}),
     ("CUAD launch sample", "post", "/cuad/runs/launch/", {"provider": "local", "sample": "abc"}),
     ("CUAD launch huge sample", "post", "/cuad/runs/launch/", {"provider": "local", "sample": HUGE}),
-    ("CUAD job API negative budget", "post-json", "/api/cuad/jobs/",
+    ("CUAD job API negative budget", "post-json", "/api/v1/cuad/jobs/",
      {"provider": "local", "limit": -1, "max_requests": -1, "max_input_tokens": -1}),
-    ("CUAD job API huge budget", "post-json", "/api/cuad/jobs/",
+    ("CUAD job API huge budget", "post-json", "/api/v1/cuad/jobs/",
      {"provider": "local", "max_requests": int(HUGE), "max_input_tokens": int(HUGE)}),
     ("audit grounding", "post", "/cuad/audits/",
      {"run": "{cuad_run_pk}", "judge_a": "local-description", "judge_b": "local-exemplars", "grounding": "7"}),
@@ -79,10 +79,10 @@ ABSURD = [
                             "source_text": "s", "passage_caption": "c", "passage_text": "p"}])}),
     ("pool negative reviewers", "post", "/review/admin/new/",
      {"name": "p", "kind": "passage", "declared_rule": "r", "reviewers_per_item": "-2", "items": "[]"}),
-    ("pool API reviewers", "post-json", "/api/review/pools/",
+    ("pool API reviewers", "post-json", "/api/v1/review/pools/",
      {"name": "p", "kind": "passage", "declared_rule": "r", "reviewers_per_item": int(HUGE), "items": []}),
     ("assign per item", "post", "/review/admin/pools/{marker_pool_id}/assign/", {"per_item": HUGE}),
-    ("assign negative", "post-json", "/api/review/pools/{marker_pool_id}/assign/", {"per_item": -4}),
+    ("assign negative", "post-json", "/api/v1/review/pools/{marker_pool_id}/assign/", {"per_item": -4}),
     ("qrels grade type", "get", "/review/admin/pools/{marker_pool_id}/qrels.txt?grade_type=" + ENORMOUS, None),
     ("label import", "post", "/review/admin/labels/import/", {"name": "x", "labels": "[" * 100_000}),
 ]
@@ -91,7 +91,7 @@ ABSURD = [
 # Absurd but meaningful (a limit above the sample size means "all of it"): may be accepted, never a 500.
 TOLERATED = [
     ("CUAD launch huge limit", "post", "/cuad/runs/launch/", {"provider": "local", "limit": HUGE}),
-    ("CUAD job API huge limit", "post-json", "/api/cuad/jobs/", {"provider": "local", "limit": int(HUGE)}),
+    ("CUAD job API huge limit", "post-json", "/api/v1/cuad/jobs/", {"provider": "local", "limit": int(HUGE)}),
     ("scorecard unknown contract", "get", "/cuad/scorecard/?contract=" + HUGE, None),
     ("explorer unknown contract", "get", "/cuad/explorer/?contract=" + HUGE, None),
 ]
@@ -160,11 +160,11 @@ def test_an_oversized_request_body_is_refused_not_crashed(world, settings):
     before = _rows()
     for what, response in (
         ("pasted run", admin.post("/cuad/runs/", {"run_text": big_run})),
-        ("run via API", admin.post("/api/cuad/runs/", json.dumps({"run": big_run}),
+        ("run via API", admin.post("/api/v1/cuad/runs/", json.dumps({"run": big_run}),
                                    content_type="application/json")),
         ("pool items", admin.post("/review/admin/new/", {"name": "p", "kind": "passage", "declared_rule": "r",
                                                          "items": big_run})),
-        ("pool via API", admin.post("/api/review/pools/", json.dumps({"name": "p", "items": [big_run]}),
+        ("pool via API", admin.post("/api/v1/review/pools/", json.dumps({"name": "p", "items": [big_run]}),
                                     content_type="application/json")),
         ("label import", admin.post("/review/admin/labels/import/", {"name": "x", "labels": big_run})),
         ("explicit pool list", admin.post(f"/benchmarks/rerank/{world.planted_rerank_pk}/review-pool/",

@@ -21,7 +21,7 @@ import pytest
 from reviewapp.review.models import Assignment, ReviewItem, ReviewPool
 from reviewapp.review.services import assignment_sort_key
 from tests.helpers import shown_hashes
-from tests.trust.fixtures import BLIND_MARKERS, OTHER_NOTE_MARKER, body_of, client_for
+from tests.trust.fixtures import BLIND_MARKERS, MODEL_MARKER, OTHER_NOTE_MARKER, body_of, client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -58,11 +58,18 @@ def _content_lines(world) -> list[str]:
     They are the legal content itself (a statute may well say "judge"); the word check runs on everything
     else. Planted markers are looked for in every byte, content included.
     """
+    from reviewapp.review.selectors import reviewer_item
+
     lines = set(BENIGN)
     items = ReviewItem.objects.filter(assignments__reviewer=world.users["reviewer"]).select_related("pool")
     for item in items:
+        # The item page also cuts the section around the highlighted passage and heads it with its citation
+        # (jurisdiction, code, chapter title: legal content too).
+        view = reviewer_item(reviewer=world.users["reviewer"], item_id=item.public_id)
+        cut = (view.segments.before, view.segments.passage, view.segments.after) if view.segments else ()
+        cited = tuple(value for _, value in view.context.facts) if view.context else ()
         for text in (item.query_text, item.source_heading, item.source_text, item.passage_caption, item.passage_text,
-                     item.pool.instructions, item.pool.reviewer_title):
+                     item.pool.instructions, item.pool.reviewer_title, *cut, *cited):
             for line in (text or "").splitlines():
                 if line.strip():
                     lines |= {line, html.escape(line), json.dumps(line, ensure_ascii=False)[1:-1],
@@ -119,14 +126,21 @@ def test_nothing_a_reviewer_can_reach_reveals_the_model_the_judges_ranks_or_anot
     item_ids = _reviewer_item_ids(world)
     assert len(item_ids) >= 15  # three pools: declared from a rerank run, planted refs, the CUAD audit
 
-    starts = ["/", "/review/", "/api/me/", "/api/review/queue/"]
+    starts = ["/", "/review/", "/api/v1/me/", "/api/v1/review/queue/"]
     for item_id in item_ids:
         starts += [f"/review/items/{item_id}/", f"/review/items/{item_id}/history/",
-                   f"/api/review/items/{item_id}/", f"/api/review/items/{item_id}/history/"]
+                   f"/api/v1/review/items/{item_id}/", f"/api/v1/review/items/{item_id}/history/"]
     pages = _crawl(client, starts)
     content = _content_lines(world)
     reached = {url for url, (status, _) in pages.items() if status == 200}
     assert {f"/review/items/{i}/" for i in item_ids} <= reached  # the crawl really read every item
+    # ...including those of the pool of several rerank runs, whose items record the systems that pooled them
+    multi = set(ReviewItem.objects.filter(pool__public_id=world.multi_pool_id, assignments__reviewer=world.users[
+        "reviewer"]).values_list("public_id", flat=True))
+    assert multi and {f"/review/items/{i}/" for i in multi} <= reached
+    contributors = {system for item in ReviewItem.objects.filter(pool__public_id=world.multi_pool_id)
+                    for system in item.external_ref["contributed_by"]}
+    assert {s for s in contributors if s.startswith("rerank-")}  # recorded job-side, as the metrics need
 
     # Saves: through the page (plain and htmx) and the API; their answers are checked too.
     pool_item = item_ids[0]
@@ -137,24 +151,81 @@ def test_nothing_a_reviewer_can_reach_reveals_the_model_the_judges_ranks_or_anot
                                     {"section": "2", "passage": "2", "action": "save", **shown}, HTTP_HX_REQUEST="true")
     pages["POST htmx refused"] = _post(client, f"/review/items/{pool_item}/",
                                        {"section": "9", "action": "complete", **shown}, HTTP_HX_REQUEST="true")
-    pages["POST api save"] = _post_json(client, f"/api/review/items/{item_ids[1]}/judgment/",
+    pages["POST api save"] = _post_json(client, f"/api/v1/review/items/{item_ids[1]}/judgment/",
                                         {"grades": {"section": 1, "passage": 0}, "complete": False, **shown_api})
-    pages["POST api refused"] = _post_json(client, f"/api/review/items/{item_ids[1]}/judgment/",
+    pages["POST api refused"] = _post_json(client, f"/api/v1/review/items/{item_ids[1]}/judgment/",
                                            {"grades": {"passage": 9}, **shown_api})
     pages[f"/review/items/{pool_item}/history/ after saves"] = _get(client, f"/review/items/{pool_item}/history/")
+    # The workspace's other actions and the queue's filters and search answer blind too.
+    pages["POST htmx undo"] = _post(client, f"/review/items/{pool_item}/", {"action": "undo"}, HTTP_HX_REQUEST="true")
+    pages["POST skip"] = _post(client, f"/review/items/{item_ids[2]}/", {"action": "skip"})
+    for query in ("?status=skipped", "?status=draft", "?status=todo", "?status=complete", "?q=the", "?end=1"):
+        pages[f"/review/{query} after saves"] = _get(client, f"/review/{query}")
+    pages["POST unskip"] = _post(client, f"/review/items/{item_ids[2]}/", {"action": "unskip"})
 
     for url, (status, text) in pages.items():
         assert status < 500, f"{url} answered {status}"
         _assert_blind(text, where=f"{url} ({status})", content=content)
+        for system in contributors:
+            assert system not in text, f"contributing system {system!r} reached the reviewer in {url}"
+        assert "contributed_by" not in text, url
         if url.startswith("/api/") and status == 200 and text.strip().startswith(("{", "[")):
             for path, key in _json_keys(json.loads(text)):
-                if url.startswith("/api/me/"):
+                if url.startswith("/api/v1/me/"):
                     continue
                 assert not FORBIDDEN_KEYS.search(key), f"{url}: key {path} is not for a reviewer"
 
     # Nothing beyond the review (and the reviewer's own identity) answered 200.
-    allowed = re.compile(r"^/($|review/|api/review/(queue|items)/|api/me/|api/schema/|api/docs/|accounts/)")
+    allowed = re.compile(
+        r"^/($|review/|api/v1/review/(queue|items)/|api/v1/me/|api/v1/schema/|api/v1/docs/|accounts/|glossary/)")
     assert all(allowed.match(url) for url in reached), sorted(u for u in reached if not allowed.match(u))
+
+
+NOMINATOR_MARKER = "planted-nominator-NMX"
+
+
+def test_target_confirmation_items_show_the_query_and_provision_and_nothing_of_the_nominator_or_a_model(world):
+    """A suite whose targets were nominated by a planted name (with a planted model in a note) goes to confirmation:
+    the reviewer's pages, API and proposal answers carry neither, nor any model word."""
+    from benchmarks.corpus.models import Provision
+    from benchmarks.suites.confirmation import confirmation_pool_declare
+    from benchmarks.suites.models import Suite
+    from benchmarks.suites.services import suite_import
+    from reviewapp.core.hashing import canonical_json
+
+    base = Suite.objects.get(pk=world.suite_pk)
+    document = json.loads(base.definition)
+    document.update(name="trust confirmation", version=1, nominated_by=NOMINATOR_MARKER)
+    for query in document["queries"]:
+        query["targets"] = [{**t, "nominated_by": NOMINATOR_MARKER, "note": f"{MODEL_MARKER} rank 1"}
+                            for t in query["targets"]]
+    suite, _ = suite_import(raw=canonical_json(document), filename="trust-confirmation.json")
+    reviewers = [world.users["reviewer"], world.users["reviewer2"]]
+    pool = confirmation_pool_declare(suite=suite, reviewers=reviewers, reviewers_per_item=2)[0]
+    client = client_for(world.users["reviewer"])
+    item_ids = list(Assignment.objects.filter(reviewer=world.users["reviewer"], pool=pool)
+                    .values_list("item__public_id", flat=True))
+    assert len(item_ids) == pool.items.count() >= 1
+    starts = ["/review/"]
+    for item_id in item_ids:
+        starts += [f"/review/items/{item_id}/", f"/api/v1/review/items/{item_id}/"]
+    pages = _crawl(client, starts)
+    assert {f"/review/items/{i}/" for i in item_ids} <= {u for u, (status, _) in pages.items() if status == 200}
+    propose = f"/benchmarks/suites/confirmation/items/{item_ids[0]}/propose/"
+    pages["POST propose refused"] = _post(client, propose, {"citation": "NRS 0.000"}, follow=True)
+    item = ReviewItem.objects.get(public_id=item_ids[0])
+    other = (Provision.objects.filter(snapshot__in=suite.snapshots.all())
+             .exclude(citation__in=suite.queries.get(qid=item.query_id).targets.values("citation")).first())
+    pages["POST propose"] = _post(client, propose, {"citation": other.citation}, follow=True)
+    assert "is recorded" in pages["POST propose"][1]
+    pages["POST grade"] = _post(client, f"/review/items/{item_ids[0]}/",
+                                {"target": "y", "action": "complete", **shown_hashes(item_ids[0])})
+    content = _content_lines(world)
+    for url, (status, text) in pages.items():
+        assert status < 500, f"{url} answered {status}"
+        _assert_blind(text, where=f"{url} ({status})", content=content)
+        for word in (NOMINATOR_MARKER, "nominat", "assistant", "provisional"):
+            assert word not in text, f"{word!r} reached the reviewer in {url}"
 
 
 def _get(client, url, **extra):
@@ -180,8 +251,8 @@ def test_the_other_reviewers_grades_and_notes_never_show(world):
     checked = 0
     for item_id in _reviewer_item_ids(world):
         page = client.get(f"/review/items/{item_id}/").content.decode()
-        api = client.get(f"/api/review/items/{item_id}/").json()
-        history = client.get(f"/api/review/items/{item_id}/history/").json()
+        api = client.get(f"/api/v1/review/items/{item_id}/").json()
+        history = client.get(f"/api/v1/review/items/{item_id}/history/").json()
         assert OTHER_NOTE_MARKER not in page
         if item_id in own_items:
             continue
@@ -217,17 +288,18 @@ def test_ids_and_urls_a_reviewer_sees_are_opaque(world):
 
 def test_the_queue_order_does_not_follow_rank_or_insertion_order(world):
     client = client_for(world.users["reviewer"])
-    queues = client.get("/api/review/queue/").json()
+    queues = client.get("/api/v1/review/queue/").json()
     by_id = {i.public_id: i for i in ReviewItem.objects.filter(assignments__reviewer=world.users["reviewer"])}
     reviewer = world.users["reviewer"]
     for queue in queues:
         ids = [entry["item"] for entry in queue["items"]]
         items = [by_id[i] for i in ids]
-        # The order is the reviewer's own keyed shuffle: a hash of pool, reviewer and opaque item id,
-        # which carries nothing of rank, insertion order or database ids.
-        keys = [assignment_sort_key(pool_public_id=queue["pool"], reviewer_id=reviewer.pk, item_public_id=i)
-                for i in ids]
-        assert keys == sorted(keys), "queue is not in the reviewer's keyed-shuffle order"
+        # The order is the pool's work tiers (the same for every reviewer, from whole figures' needs), and within
+        # a tier the reviewer's own keyed shuffle: a hash of pool, reviewer and opaque item id, which carries
+        # nothing of rank, insertion order or database ids.
+        keys = [(by_id[i].priority, assignment_sort_key(pool_public_id=queue["pool"], reviewer_id=reviewer.pk,
+                                                        item_public_id=i)) for i in ids]
+        assert keys == sorted(keys), "queue is not in tier order, then the reviewer's keyed-shuffle order"
         # A short queue can come out in insertion order by chance (4 items: 1 in 24), so the
         # "not rank order" check is only meaningful, and only made, on a queue long enough.
         if len(items) >= 8:
@@ -240,3 +312,57 @@ def test_the_queue_order_does_not_follow_rank_or_insertion_order(world):
     first_queue = [e["item"] for e in queues[0]["items"]]
     positions = [html.index(f"/review/items/{i}/") for i in first_queue]
     assert positions == sorted(positions)
+
+
+# --- known-answer items (reviewapp/review/known_answers.py) ---------------------------------------------------
+
+
+def _normalised(text: str, opaque_ids: list[str]) -> str:
+    """A page or API answer with what differs between any two items of a pool made uniform: opaque ids, tokens
+    and hashes, nonces, and digits (positions, section numbers)."""
+    for opaque in sorted(opaque_ids, key=len, reverse=True):
+        text = text.replace(opaque, "ID")
+    text = re.sub(r'nonce="[^"]*"', 'nonce="N"', text)
+    text = re.sub(r"[A-Za-z0-9]{32,}", "TOKEN", text)
+    return re.sub(r"\d+", "#", text)
+
+
+def test_a_known_answer_item_is_indistinguishable_from_the_others_in_html_and_api(world):
+    from reviewapp.review.guidelines import guidelines_publish
+    from reviewapp.review.known_answers import known_answer_item_pks, known_answer_set
+
+    reviewer, admin = world.users["reviewer"], world.users["admin"]
+    pool = ReviewPool.objects.get(public_id=world.marker_pool_id)
+    untouched = [a.item for a in Assignment.objects.filter(reviewer=reviewer, pool=pool)
+                 .select_related("item").order_by("sort_key") if a.item.public_id != world.marker_item_id]
+    known, plain = untouched[1], untouched[2]
+    known_answer_set(item=known, expected={"section": 2, "passage": 1}, by=admin)
+    guidelines_publish(pool=pool, text="Read the whole section before grading.", by=admin)
+    assert known.pk in known_answer_item_pks(pool=pool)
+    client = client_for(reviewer)
+    opaque = [*_reviewer_item_ids(world), pool.public_id]
+    content = _content_lines(world)
+
+    for template in ("/review/items/{}/", "/api/v1/review/items/{}/", "/review/items/{}/history/",
+                     "/api/v1/review/items/{}/history/"):
+        known_text = body_of(client.get(template.format(known.public_id))).decode()
+        plain_text = body_of(client.get(template.format(plain.public_id))).decode()
+        _assert_blind(known_text, where=template.format("<known-answer item>"), content=content)
+        assert re.search(r"known.answer|\bgold\b|\bexpected\b|reliab|accura", _strip(known_text, content),
+                         re.I) is None
+        assert _normalised(known_text, opaque) == _normalised(plain_text, opaque), template
+    # The queue: the same fields for every entry, ids of one format, the reviewer's keyed-shuffle order.
+    queues = client.get("/api/v1/review/queue/").json()
+    entries = [e for q in queues if q["pool"] == pool.public_id for e in q["items"]]
+    assert len({tuple(sorted(e)) for e in entries}) == 1
+    assert re.fullmatch(r"[A-Za-z0-9_-]{22}", known.public_id) and re.fullmatch(r"[A-Za-z0-9_-]{22}", plain.public_id)
+    keys = [assignment_sort_key(pool_public_id=pool.public_id, reviewer_id=reviewer.pk, item_public_id=e["item"])
+            for e in entries]
+    assert keys == sorted(keys)
+    assert known.public_id in {e["item"] for e in entries}
+
+
+def _strip(text: str, content: list[str]) -> str:
+    for line in content:
+        text = text.replace(line, "")
+    return text

@@ -20,18 +20,18 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_reviewers_cannot_read_the_api_schema_or_docs(world):
     reviewer = client_for(world.users["reviewer"])
-    for url in ("/api/schema/", "/api/docs/", "/api/docs/?script"):
+    for url in ("/api/v1/schema/", "/api/v1/docs/", "/api/v1/docs/?script"):
         assert reviewer.get(url).status_code == 403, url
         assert Client().get(url).status_code in (401, 403), url
     for role in ("stakeholder", "admin"):
         client = client_for(world.users[role])
-        assert client.get("/api/schema/").status_code == 200
-        assert client.get("/api/docs/").status_code == 200
+        assert client.get("/api/v1/schema/").status_code == 200
+        assert client.get("/api/v1/docs/").status_code == 200
 
 
 def test_the_docs_page_loads_swagger_from_pinned_static_files_only(world):
     client = client_for(world.users["stakeholder"])
-    html = client.get("/api/docs/").content.decode()
+    html = client.get("/api/v1/docs/").content.decode()
     sources = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
     assert sources, html[:500]
     for source in sources:
@@ -45,14 +45,14 @@ def test_the_docs_page_loads_swagger_from_pinned_static_files_only(world):
         assert f"/static/vendor/swagger-ui/{name}" in sources
         assert finders.find(f"vendor/swagger-ui/{name}"), name
         assert client.get(f"/static/vendor/swagger-ui/{name}").status_code == 200
-    script = client.get("/api/docs/?script")
+    script = client.get("/api/v1/docs/?script")
     assert script.status_code == 200 and "SwaggerUIBundle" in script.content.decode()
 
 
 def test_every_page_carries_a_content_security_policy_without_inline_script(world):
     pages = {"anonymous": ["/accounts/login/", "/healthz", "/no-such-page/"],
              "reviewer": ["/", "/review/", f"/review/items/{world.marker_item_id}/"],
-             "stakeholder": ["/benchmarks/", "/cuad/", "/api/docs/", "/api/schema/"],
+             "stakeholder": ["/benchmarks/", "/cuad/", "/api/v1/docs/", "/api/v1/schema/"],
              "admin": ["/review/admin/", "/admin/"]}
     for role, urls in pages.items():
         client = Client() if role == "anonymous" else client_for(world.users[role])
@@ -81,7 +81,7 @@ def test_no_template_has_an_inline_script_or_event_handler():
 
 def test_a_404_with_debug_on_lists_no_url_patterns(settings, world):
     settings.DEBUG = True
-    for client, url in ((Client(), "/no-such-page/"), (Client(), "/api/no-such-endpoint/"),
+    for client, url in ((Client(), "/no-such-page/"), (Client(), "/api/v1/no-such-endpoint/"),
                         (client_for(world.users["reviewer"]), "/review/items/not-mine/")):
         response = client.get(url)
         text = response.content.decode()

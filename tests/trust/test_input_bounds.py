@@ -32,20 +32,20 @@ def _json(client, url: str, body: str):
 def test_deeply_nested_json_is_a_400_on_every_endpoint_and_upload(world):
     reviewer, admin = client_for(world.users["reviewer"]), client_for(world.users["admin"])
     stakeholder = client_for(world.users["stakeholder"])
-    judgment_url = f"/api/review/items/{world.marker_item_id}/judgment/"
+    judgment_url = f"/api/v1/review/items/{world.marker_item_id}/judgment/"
     shown = shown_hashes(world.marker_item_id)
     before = _rows()
     answers = {
         "judgment API, deep body": _json(reviewer, judgment_url, DEEP),
         "judgment API, deep grades": _json(reviewer, judgment_url,
                                            '{"grades": {"section": ' + DEEP + "}, " + json.dumps(shown)[1:]),
-        "playground API": _json(stakeholder, "/api/cuad/playground/", DEEP_OBJECT),
-        "run API, deep body": _json(admin, "/api/cuad/runs/", DEEP),
-        "run API, deep run text": _json(admin, "/api/cuad/runs/", json.dumps({"run": DEEP, "source_name": "x"})),
+        "playground API": _json(stakeholder, "/api/v1/cuad/playground/", DEEP_OBJECT),
+        "run API, deep body": _json(admin, "/api/v1/cuad/runs/", DEEP),
+        "run API, deep run text": _json(admin, "/api/v1/cuad/runs/", json.dumps({"run": DEEP, "source_name": "x"})),
         "run paste form": admin.post("/cuad/runs/", {"run_text": DEEP}),
         "run paste form, JSON Lines": admin.post("/cuad/runs/", {"run_text": '{"model": "m"}\n' + DEEP}),
         "run upload": admin.post("/cuad/runs/", {"run_file": SimpleUploadedFile("run.json", DEEP.encode())}),
-        "pool API": _json(admin, "/api/review/pools/", DEEP_OBJECT),
+        "pool API": _json(admin, "/api/v1/review/pools/", DEEP_OBJECT),
         "pool form": admin.post("/review/admin/new/", {"name": "p", "kind": "passage", "declared_rule": "r",
                                                        "items": DEEP}),
         "label import form": admin.post("/review/admin/labels/import/", {"name": "deep", "labels": DEEP}),
@@ -60,20 +60,20 @@ def test_deeply_nested_json_is_a_400_on_every_endpoint_and_upload(world):
 
 
 @pytest.mark.parametrize("query, parameter", [
-    ("/api/benchmarks/provisions/?snapshot=abc", "snapshot"),
-    ("/api/benchmarks/provisions/?snapshot=99999999999999999999999", "snapshot"),
-    ("/api/benchmarks/provisions/?snapshot=-3", "snapshot"),
-    ("/api/benchmarks/provisions/?snapshot=%EF%BC%91", "snapshot"),  # a fullwidth digit is not an id
-    ("/api/benchmarks/provisions/?citation=" + "x" * 600, "citation"),
-    ("/api/benchmarks/snapshots/?limit=999999999999999999999", "limit"),
-    ("/api/benchmarks/snapshots/?limit=1000000", "limit"),
-    ("/api/benchmarks/snapshots/?limit=0", "limit"),
-    ("/api/benchmarks/snapshots/?limit=abc", "limit"),
-    ("/api/benchmarks/snapshots/?offset=-1", "offset"),
-    ("/api/benchmarks/snapshots/?offset=99999999999999999999999", "offset"),
-    ("/api/benchmarks/suites/?limit=999999999999999999999", "limit"),
-    ("/api/benchmarks/retrieval-runs/?limit=999999999999999999999", "limit"),
-    ("/api/cuad/dataset/?sample=99999999999999999999999", "sample"),
+    ("/api/v1/benchmarks/provisions/?snapshot=abc", "snapshot"),
+    ("/api/v1/benchmarks/provisions/?snapshot=99999999999999999999999", "snapshot"),
+    ("/api/v1/benchmarks/provisions/?snapshot=-3", "snapshot"),
+    ("/api/v1/benchmarks/provisions/?snapshot=%EF%BC%91", "snapshot"),  # a fullwidth digit is not an id
+    ("/api/v1/benchmarks/provisions/?citation=" + "x" * 600, "citation"),
+    ("/api/v1/benchmarks/snapshots/?limit=999999999999999999999", "limit"),
+    ("/api/v1/benchmarks/snapshots/?limit=1000000", "limit"),
+    ("/api/v1/benchmarks/snapshots/?limit=0", "limit"),
+    ("/api/v1/benchmarks/snapshots/?limit=abc", "limit"),
+    ("/api/v1/benchmarks/snapshots/?offset=-1", "offset"),
+    ("/api/v1/benchmarks/snapshots/?offset=99999999999999999999999", "offset"),
+    ("/api/v1/benchmarks/suites/?limit=999999999999999999999", "limit"),
+    ("/api/v1/benchmarks/retrieval-runs/?limit=999999999999999999999", "limit"),
+    ("/api/v1/cuad/dataset/?sample=99999999999999999999999", "sample"),
 ])
 def test_list_filters_and_pages_out_of_range_are_a_400_naming_the_parameter(world, query, parameter):
     response = client_for(world.users["stakeholder"]).get(query)
@@ -83,13 +83,13 @@ def test_list_filters_and_pages_out_of_range_are_a_400_naming_the_parameter(worl
 
 def test_valid_filters_and_pages_still_filter_and_page(world):
     client = client_for(world.users["stakeholder"])
-    snapshots = client.get("/api/benchmarks/snapshots/").json()
+    snapshots = client.get("/api/v1/benchmarks/snapshots/").json()
     assert snapshots["count"] >= 1
     first = snapshots["results"][0]["id"]
-    filtered = client.get(f"/api/benchmarks/provisions/?snapshot={first}&limit=2").json()
+    filtered = client.get(f"/api/v1/benchmarks/provisions/?snapshot={first}&limit=2").json()
     assert len(filtered["results"]) == min(2, filtered["count"]) and filtered["count"] >= 1
     assert {p["snapshot"] for p in filtered["results"]} == {first}
-    unknown = client.get("/api/benchmarks/provisions/?snapshot=9223372036854775807").json()
+    unknown = client.get("/api/v1/benchmarks/provisions/?snapshot=9223372036854775807").json()
     assert unknown["count"] == 0
 
 
@@ -98,7 +98,7 @@ def test_a_label_source_with_a_non_object_reference_is_a_400(world):
     before = _rows()
     body = {"name": "bad ref", "labels": [{"query_id": "q", "doc_id": "d", "grade_type": "section", "value": 2,
                                            "external_ref": "ab"}]}
-    response = admin.post("/api/review/label-sources/", json.dumps(body), content_type="application/json")
+    response = admin.post("/api/v1/review/label-sources/", json.dumps(body), content_type="application/json")
     assert response.status_code == 400
     assert "labels[0].external_ref" in response.json()["detail"]
     assert _rows() == before

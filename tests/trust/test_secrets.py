@@ -111,11 +111,11 @@ def test_a_planted_provider_key_appears_nowhere(world, settings, monkeypatch, ca
     starts = [world.fmt(e.url) for e in MATRIX.values() if e.get["admin"] == 200]
     starts += [url for _, url, _ in admin_model_urls()]
     for ledger in Ledger.objects.all():
-        starts += [f"/providers/ledgers/{ledger.pk}/receipts.jsonl", f"/api/providers/ledgers/{ledger.pk}/",
+        starts += [f"/providers/ledgers/{ledger.pk}/receipts.jsonl", f"/api/v1/providers/ledgers/{ledger.pk}/",
                    f"/admin/providers/ledger/{ledger.pk}/change/"]
     for run_pk in rerank.RerankRun.objects.values_list("pk", flat=True):
         starts += [f"/benchmarks/rerank/{run_pk}/", f"/benchmarks/rerank/{run_pk}/receipts.jsonl",
-                   f"/api/benchmarks/rerank-runs/{run_pk}/"]
+                   f"/api/v1/benchmarks/rerank-runs/{run_pk}/"]
     for fmt in ("json", "csv"):
         starts += [f"/cuad/runs/{world.cuad_run_pk}/?format={fmt}", f"/cuad/audits/{world.audit_pk}/?format={fmt}",
                    f"/cuad/scorecard/?format={fmt}", f"/cuad/jobs/{world.cuad_job_pk}/?format={fmt}"]

@@ -4,6 +4,7 @@
   manage.py declare_review_pool --rerank-run 3 --k 10 --reviewers 3 --assign reviewer,reviewer2,reviewer3
   manage.py declare_review_pool --rerank-run 3 --explicit pairs.txt  # one "query_id doc_id" per line
   manage.py declare_review_pool --rerank-run 3 --import-provisional  # also the suite's nominated targets
+  manage.py declare_review_pool --rerank-run 3 --with-run 4 --with-run 5  # depth-k pool of keyword order and 3 runs
 """
 
 from __future__ import annotations
@@ -27,6 +28,9 @@ class Command(BaseCommand):
                             help="reviewers per item (default 2)")
         parser.add_argument("--explicit", type=Path, help="file of 'query_id doc_id' lines instead of the top-k union")
         parser.add_argument("--assign", default="", help="comma-separated usernames to assign now (balanced)")
+        parser.add_argument("--with-run", type=int, action="append", default=[],
+                            help="another rerank run of the same retrieval run to pool with it (depth-k pooling "
+                                 "of keyword order and every run); repeatable")
         parser.add_argument("--import-provisional", action="store_true",
                             help="import the suite's nominated targets as provisional section labels")
 
@@ -50,9 +54,19 @@ class Command(BaseCommand):
         missing = sorted(set(names) - {u.get_username() for u in people})
         if missing:
             raise CommandError(f"--assign: no such user(s): {', '.join(missing)}")
+        others = list(RerankRun.objects.filter(pk__in=o["with_run"]))
+        unknown = sorted(set(o["with_run"]) - {r.pk for r in others})
+        if unknown:
+            raise CommandError(f"--with-run: no rerank run(s) {', '.join(f'#{pk}' for pk in unknown)}")
+        if others and explicit is not None:
+            raise CommandError("--explicit belongs to one run; leave out --with-run")
         try:
-            result = review_pools.review_pool_declare(rerank_run=run, k=o["k"], explicit=explicit,
-                                                      reviewers_per_item=o["reviewers"], reviewers=people)
+            if others:
+                result = review_pools.review_pool_declare_runs(rerank_runs=[run, *others], k=o["k"],
+                                                               reviewers_per_item=o["reviewers"], reviewers=people)
+            else:
+                result = review_pools.review_pool_declare(rerank_run=run, k=o["k"], explicit=explicit,
+                                                          reviewers_per_item=o["reviewers"], reviewers=people)
             if o["import_provisional"]:
                 source, created = review_pools.provisional_labels_import(suite=run.suite)
                 self.stdout.write(f"provisional labels: {source.name!r} "
@@ -62,5 +76,6 @@ class Command(BaseCommand):
         pool = result.pool
         self.stdout.write(f"pool {pool.public_id} {'declared' if result.created else 'already declared'}: "
                           f"{pool.items.count()} items, {pool.reviewers_per_item} reviewers per item, "
-                          f"{result.assigned} assignments added")
+                          f"{result.assigned} assignments added, {result.reused} reused from the same reviewers' "
+                          f"judgments of the same texts in other pools ({result.reused_complete} complete)")
         self.stdout.write(f"rule: {pool.declared_rule}")

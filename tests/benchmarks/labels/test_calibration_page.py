@@ -168,11 +168,11 @@ def test_every_export_parses_and_agrees_with_the_json_and_the_api(world, stakeho
             assert row.keys() == expected.keys()
             for column, value in expected.items():
                 assert row[column] == ("" if value is None else str(value))
-    api = stakeholder_client.get(f"/api/benchmarks/rerank-runs/{run.pk}/calibration/").json()
+    api = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/calibration/").json()
     assert json.loads(json.dumps(api)) == payload
     human = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/human-metrics.json"
                                    "?replicates=1000").json()
-    api_human = stakeholder_client.get(f"/api/benchmarks/rerank-runs/{run.pk}/human-metrics/?replicates=1000").json()
+    api_human = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/human-metrics/?replicates=1000").json()
     assert api_human["summary"] == human["summary"] and api_human["pool"] == human["pool"]
     assert [q["qid"] for q in api_human["queries"]] == [q["qid"] for q in human["queries"]]
     for name, key in (("summary.csv", "summary"), ("queries.csv", "queries")):
@@ -180,7 +180,7 @@ def test_every_export_parses_and_agrees_with_the_json_and_the_api(world, stakeho
         assert len(list(csv.DictReader(io.StringIO(text.content.decode())))) == len(human[key])
     page = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/?replicates=1000").content.decode()
     assert "ideal ranking uses only the judged grades" in page and "never a zero" in page
-    pools = stakeholder_client.get(f"/api/benchmarks/rerank-runs/{run.pk}/review-pools/").json()
+    pools = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/review-pools/").json()
     assert [p["public_id"] for p in pools] == [pool.public_id]
 
 
@@ -190,7 +190,7 @@ def test_reviewers_get_403_and_anonymous_users_the_login_page_everywhere(world, 
             f"/benchmarks/rerank/{run.pk}/calibration/calibration.json",
             f"/benchmarks/rerank/{run.pk}/human-metrics/", f"/benchmarks/rerank/{run.pk}/human-metrics/queries.csv",
             f"/benchmarks/rerank/{run.pk}/review-pool/"]
-    api = [f"/api/benchmarks/rerank-runs/{run.pk}/{name}/" for name in ("calibration", "human-metrics",
+    api = [f"/api/v1/benchmarks/rerank-runs/{run.pk}/{name}/" for name in ("calibration", "human-metrics",
                                                                           "review-pools")]
     for url in urls + api:
         assert reviewer_client.get(url).status_code == 403, url
@@ -250,7 +250,7 @@ def test_the_page_api_and_exports_show_brier_and_ece_intervals_with_families_ite
     query = "replicates=2000&seed=17"
     html = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/?{query}").content.decode()
     calibration = calibration_compute(human_inputs_load(rerank_run=run, pool=pool), replicates=2000, seed=17)
-    payload = stakeholder_client.get(f"/api/benchmarks/rerank-runs/{run.pk}/calibration/?{query}").json()
+    payload = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/calibration/?{query}").json()
     exported = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/summary.csv?{query}")
     csv_rows = {r["split"]: r for r in csv.DictReader(io.StringIO(exported.content.decode()))}
     assert payload["bootstrap"] == {"replicates": 2000, "seed": 17, "level": 0.95, "unit": "query family",

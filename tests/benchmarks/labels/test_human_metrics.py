@@ -201,7 +201,7 @@ def test_the_page_and_api_show_reviewer_alpha_with_its_interval_over_query_famil
     judge(pool, reviewers, grades)
     query = "replicates=2000&seed=5"
     html = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/?{query}").content.decode()
-    api = stakeholder_client.get(f"/api/benchmarks/rerank-runs/{run.pk}/human-metrics/?{query}").json()
+    api = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/human-metrics/?{query}").json()
     alpha = api["reviewer_agreement"]["krippendorff_alpha_ordinal"]
 
     keys = sorted(grades)

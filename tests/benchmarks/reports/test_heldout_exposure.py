@@ -8,7 +8,7 @@ import io
 import json
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 
 from benchmarks.reports.models import HeldoutExposure
 from tests.benchmarks.conftest import freeze_suite, import_synthetic
@@ -139,3 +139,54 @@ def test_the_ledger_survives_export_all_and_import_all(transactional_db, admin_u
     client.force_login(type(admin_user_).objects.get(username=admin_user_.username))
     restored = _report(client, second)["heldout_exposure"]
     assert restored["times"] == 3 and not restored["fresh"]
+
+
+def _metrics_json(tmp_path, run, *extra: str) -> tuple[dict, str]:
+    """relevance_metrics --json on the TREC files export_report writes for ``run``."""
+    folder = tmp_path / f"run{run.pk}"
+    call_command("export_report", "--retrieval-run", str(run.pk), "--out", str(folder), stdout=io.StringIO())
+    out, err = io.StringIO(), io.StringIO()
+    call_command("relevance_metrics", "--qrels", str(folder / "qrels.trec"), "--run", str(folder / "keyword.trec"),
+                 "--replicates", "200", "--json", *extra, stdout=out, stderr=err)
+    return json.loads(out.getvalue()), err.getvalue()
+
+
+@pytest.mark.django_db
+def test_relevance_metrics_json_carries_the_ledger_entry_when_it_computes_held_out_figures(tmp_path,
+                                                                                          stakeholder_client):
+    from benchmarks.retrieval.services import retrieval_run_create
+
+    suite = _suite()
+    first = retrieval_run_create(suite=suite, configuration="bm25-v1")
+    # Not told where the files came from: nothing recorded, and the JSON says so.
+    unnamed, _ = _metrics_json(tmp_path, first)
+    assert unnamed["heldout_exposure"] is None and not HeldoutExposure.objects.exists()
+
+    named, err = _metrics_json(tmp_path, first, "--retrieval-run", str(first.pk))
+    exposure = named["heldout_exposure"]
+    assert exposure["times"] == 1 and exposure["fresh"] and err == ""
+    assert exposure["entry"]["purpose"] == "command" and exposure["entry"]["suite"] == f"{suite.name} v1"
+    # The same entry shape as the report's own export.
+    assert set(exposure) == set(_report(stakeholder_client, first)["heldout_exposure"])
+
+    second = retrieval_run_create(suite=suite, configuration="heading-v1")
+    warned, err = _metrics_json(tmp_path, second, "--retrieval-run", str(second.pk))
+    assert not warned["heldout_exposure"]["fresh"] and warned["heldout_exposure"]["configurations"] == 2
+    assert "no longer fresh" in err and "'bm25-v1' -> 'heading-v1'" in err
+    assert list(HeldoutExposure.objects.values_list("purpose", "retrieval_run_id")) == [
+        ("command", first.pk), ("export", first.pk), ("command", second.pk)]
+
+
+@pytest.mark.django_db
+def test_relevance_metrics_on_development_queries_records_nothing_and_refuses_foreign_runs(tmp_path):
+    from benchmarks.retrieval.services import retrieval_run_create
+
+    run = retrieval_run_create(suite=_suite(heldout=False), configuration="bm25-v1")
+    result, _ = _metrics_json(tmp_path, run, "--retrieval-run", str(run.pk))
+    assert result["heldout_exposure"] is None and not HeldoutExposure.objects.exists()
+    other = retrieval_run_create(suite=_suite(), configuration="bm25-v1")
+    # Files of a suite with held-out queries, attributed to a run of the development-only suite.
+    with pytest.raises(CommandError, match=r"2 queries are not queries of suite exposure-dev v1 .*: h1, h2"):
+        _metrics_json(tmp_path, other, "--retrieval-run", str(run.pk))
+    with pytest.raises(CommandError, match="no retrieval run #999999"):
+        _metrics_json(tmp_path, run, "--retrieval-run", "999999")

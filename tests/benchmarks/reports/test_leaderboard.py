@@ -118,8 +118,10 @@ def test_a_stakeholder_reads_the_leaderboard_with_the_rule_the_forest_and_a_fail
     failed = html.split(f'id="system-rerank-{world["failed"].pk}"')[1].split("</li>")[0]
     assert "No figures for this run" in failed and "provider refused every request" in failed
     assert "incomplete: 6 of 8 queries reranked" in html
-    forest = html.split('id="forest"')[1]
+    forest, compact = html.split('id="forest"')[1].split('class="report-forest plot plot-compact"')
     assert "<svg" in forest and forest.count("- keyword:") == 3 and "no figures" in forest
+    # the narrow-screen redraw shows the same three whiskers and the same note
+    assert "<svg" in compact and compact.count("- keyword:") == 3 and "no figures" in compact
     assert "labels incomplete: 0 of" in html  # no review pool: nothing is filled in
     assert "<script" not in html.split("<main")[-1] and ' style="' not in html
 
@@ -130,7 +132,8 @@ def test_a_rerank_run_of_another_retrieval_run_is_refused_with_its_reason(stakeh
     body = response.content.decode()
     assert (f"rerank run #{world['foreign'].pk} reranks the candidates of retrieval run #{world['secondary'].pk}"
             in body and "a different candidate set" in body)
-    api = stakeholder_client.get(f"/api/benchmarks/reports/leaderboard/{world['run'].pk}/?rerank={world['foreign'].pk}")
+    api = stakeholder_client.get(
+        f"/api/v1/benchmarks/reports/leaderboard/{world['run'].pk}/?rerank={world['foreign'].pk}")
     assert api.status_code == 400 and "different candidate set" in api.json()["error"]
     export = stakeholder_client.get(_url(world, "leaderboard.json", reranks=("foreign",)))
     assert export.status_code == 400
@@ -139,7 +142,7 @@ def test_a_rerank_run_of_another_retrieval_run_is_refused_with_its_reason(stakeh
 
 
 def test_without_a_choice_every_rerank_run_of_the_retrieval_run_is_compared(stakeholder_client, world):
-    data = stakeholder_client.get(f"/api/benchmarks/reports/leaderboard/{world['run'].pk}/{QS}").json()
+    data = stakeholder_client.get(f"/api/v1/benchmarks/reports/leaderboard/{world['run'].pk}/{QS}").json()
     keys = [s["key"] for s in data["systems"]]
     assert keys == [KEYWORD] + [f"rerank-{world[n].pk}" for n in ("rerank", "oracle", "reverse", "failed")]
     assert f"rerank-{world['foreign'].pk}" not in keys
@@ -149,16 +152,16 @@ def test_without_a_choice_every_rerank_run_of_the_retrieval_run_is_compared(stak
 def test_reviewers_get_403_and_anonymous_users_the_login_page(reviewer_client, client, world):
     urls = ["/benchmarks/reports/leaderboard/", _url(world), _url(world, "leaderboard.json"),
             _url(world, "per-query.tsv"), _url(world, "keyword.run"),
-            f"/api/benchmarks/reports/leaderboard/{world['run'].pk}/"]
+            f"/api/v1/benchmarks/reports/leaderboard/{world['run'].pk}/"]
     for url in urls:
         assert reviewer_client.get(url).status_code == 403, url
     assert client.get(_url(world)).status_code == 302
-    assert client.get(f"/api/benchmarks/reports/leaderboard/{world['run'].pk}/").status_code in (401, 403)
+    assert client.get(f"/api/v1/benchmarks/reports/leaderboard/{world['run'].pk}/").status_code in (401, 403)
 
 
 def test_the_exports_parse_and_the_per_query_table_agrees_with_ir_measures(stakeholder_client, world):
     data = json.loads(stakeholder_client.get(_url(world, "leaderboard.json")).content)
-    api = stakeholder_client.get(_url(world).replace("/benchmarks/", "/api/benchmarks/")).json()
+    api = stakeholder_client.get(_url(world).replace("/benchmarks/", "/api/v1/benchmarks/")).json()
     for document in (data, api):
         for system in document["systems"]:
             system.pop("heldout_exposure")  # each read appends to the held-out ledger

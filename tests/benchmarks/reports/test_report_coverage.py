@@ -153,7 +153,7 @@ def test_a_failed_run_has_no_headline_figures(retrieval, stakeholder_client, set
     for split in data["splits"]:
         for figures in split["metrics"].values():
             assert figures["reranked"] is None and figures["difference"] is None  # never a +0.000 artefact
-    api = stakeholder_client.get(f"/api/benchmarks/reports/rerank/{run.pk}/{QS}").json()
+    api = stakeholder_client.get(f"/api/v1/benchmarks/reports/rerank/{run.pk}/{QS}").json()
     assert api["coverage"] == data["coverage"] and api["conclusion"] == data["conclusion"]
 
 

@@ -135,17 +135,17 @@ def test_a_stakeholder_reads_the_primary_endpoint_with_population_and_caveats_ne
 def test_reviewers_get_403_on_every_report_page_export_and_api(reviewer_client, client, stored):
     urls = ["/benchmarks/reports/", _url(stored), _url(stored, "report.json"), _url(stored, "keyword.run"),
             f"/benchmarks/reports/retrieval/{stored['run'].pk}/",
-            f"/api/benchmarks/reports/rerank/{stored['rerank'].pk}/",
-            f"/api/benchmarks/reports/retrieval/{stored['run'].pk}/"]
+            f"/api/v1/benchmarks/reports/rerank/{stored['rerank'].pk}/",
+            f"/api/v1/benchmarks/reports/retrieval/{stored['run'].pk}/"]
     for url in urls:
         assert reviewer_client.get(url).status_code == 403, url
     assert client.get(_url(stored)).status_code == 302  # anonymous: to the login page
-    assert client.get(f"/api/benchmarks/reports/rerank/{stored['rerank'].pk}/").status_code in (401, 403)
+    assert client.get(f"/api/v1/benchmarks/reports/rerank/{stored['rerank'].pk}/").status_code in (401, 403)
 
 
 def test_the_exports_parse_and_the_trec_files_agree_with_the_json_under_ir_measures(stakeholder_client, stored):
     data = json.loads(stakeholder_client.get(_url(stored, "report.json") + QS).content)
-    api = stakeholder_client.get(f"/api/benchmarks/reports/rerank/{stored['rerank'].pk}/" + QS).json()
+    api = stakeholder_client.get(f"/api/v1/benchmarks/reports/rerank/{stored['rerank'].pk}/" + QS).json()
     # The same report, but for the held-out ledger block: the API read is the second held-out computation.
     assert api.pop("heldout_exposure")["times"] == data.pop("heldout_exposure")["times"] + 1
     assert api == data
@@ -177,7 +177,7 @@ def test_absurd_bootstrap_settings_get_a_message_not_a_report(stakeholder_client
     response = stakeholder_client.get(_url(stored) + "?replicates=50")
     assert response.status_code == 400
     assert "replicates must be between 1,000 and 100,000" in response.content.decode()
-    api = stakeholder_client.get(f"/api/benchmarks/reports/rerank/{stored['rerank'].pk}/?seed=-4")
+    api = stakeholder_client.get(f"/api/v1/benchmarks/reports/rerank/{stored['rerank'].pk}/?seed=-4")
     assert api.status_code == 400 and "seed must be between" in api.json()["error"]
     assert stakeholder_client.get(_url(stored) + "?secondary=999999").status_code == 400
 

@@ -234,7 +234,7 @@ def test_an_admin_launches_from_the_form_and_watches_it_finish(admin_client_, ce
     receipts = admin_client_.get(f"/benchmarks/rerank/{run.pk}/receipts.jsonl")
     lines = b"".join(receipts.streaming_content).decode().splitlines()
     assert len(lines) == 1 + run.requests_planned
-    api = admin_client_.get(f"/api/benchmarks/rerank-runs/{run.pk}/").json()
+    api = admin_client_.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/").json()
     assert api["run"]["status"] == "done" and len(api["grades"]) == 120
 
 
@@ -251,7 +251,7 @@ def test_reviewers_get_403_everywhere(reviewer_client, retrieval):
                         ("post", f"/benchmarks/rerank/{run.pk}/cancel/"),
                         ("post", f"/benchmarks/rerank/{run.pk}/resume/"),
                         ("get", f"/benchmarks/rerank/{run.pk}/receipts.jsonl"),
-                        ("get", f"/api/benchmarks/rerank-runs/{run.pk}/")]:
+                        ("get", f"/api/v1/benchmarks/rerank-runs/{run.pk}/")]:
         assert getattr(reviewer_client, method)(url).status_code == 403, url
 
 
@@ -275,7 +275,7 @@ def test_a_planted_key_never_reaches_the_run_page_receipts_or_api(retrieval, key
         rerank.rerank_run_execute(run_id=run.pk)
         assert server.requests[0]["headers"]["authorization"] == "Bearer " + PLANTED["openai_compatible"]
     texts = [admin_client_.get(f"/benchmarks/rerank/{run.pk}/").content.decode(),
-             admin_client_.get(f"/api/benchmarks/rerank-runs/{run.pk}/").content.decode(),
+             admin_client_.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/").content.decode(),
              b"".join(admin_client_.get(f"/benchmarks/rerank/{run.pk}/receipts.jsonl").streaming_content).decode()]
     for key in PLANTED.values():
         assert not any(key in text for text in texts)

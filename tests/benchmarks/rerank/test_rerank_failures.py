@@ -62,7 +62,7 @@ def test_a_keyless_launch_from_the_page_is_refused_naming_the_variable(retrieval
 
 
 def test_a_keyless_launch_from_the_api_is_refused_naming_the_variable(retrieval, keyless, admin_client_):
-    response = admin_client_.post("/api/benchmarks/rerank-runs/", {
+    response = admin_client_.post("/api/v1/benchmarks/rerank-runs/", {
         "retrieval_run": retrieval.pk, "provider": "anthropic", "model_id": "claude-sonnet-4-5",
     }, content_type="application/json")
     assert response.status_code == 400
@@ -73,9 +73,9 @@ def test_a_keyless_launch_from_the_api_is_refused_naming_the_variable(retrieval,
 
 def test_the_api_launches_a_configured_run(retrieval, admin_client_, stakeholder_client):
     payload = {"retrieval_run": retrieval.pk, "provider": "local"}
-    assert stakeholder_client.post("/api/benchmarks/rerank-runs/", payload,
+    assert stakeholder_client.post("/api/v1/benchmarks/rerank-runs/", payload,
                                    content_type="application/json").status_code == 403
-    response = admin_client_.post("/api/benchmarks/rerank-runs/", payload, content_type="application/json")
+    response = admin_client_.post("/api/v1/benchmarks/rerank-runs/", payload, content_type="application/json")
     assert response.status_code == 202
     run = RerankRun.objects.get()
     assert response.json()["id"] == run.pk and response.json()["requests_planned"] == run.requests_planned == 32
@@ -132,7 +132,7 @@ def test_an_endpoint_answering_401_to_everything_fails_the_run_after_one_request
     assert 'id="run-error"' in html and AUTH_MESSAGE in html and "Failed:" in html
     assert "<strong>1</strong> sent" in html and "<strong>0</strong> answered" in html
     assert "<strong>1</strong> failed" in html
-    api = admin_client_.get(f"/api/benchmarks/rerank-runs/{run.pk}/").json()
+    api = admin_client_.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/").json()
     assert api["run"]["status"] == "failed" and AUTH_MESSAGE in api["run"]["error"]
     assert api["progress"]["requests_by_status"] == {"sent": 1, "answered": 0, "failed": 1, "unknown": 0,
                                                       "in_flight": 0, "not_sent": 0}

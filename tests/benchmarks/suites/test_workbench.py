@@ -418,14 +418,14 @@ def test_the_diff_names_every_kind_of_change(db):
 
 
 def test_the_api_lists_each_suite_file_and_serves_it(example_suite, stakeholder_client, reviewer_client):
-    detail = stakeholder_client.get(f"/api/benchmarks/suites/{example_suite.pk}/").json()
+    detail = stakeholder_client.get(f"/api/v1/benchmarks/suites/{example_suite.pk}/").json()
     assert detail["exports"] == {
-        "json": f"http://testserver/api/benchmarks/suites/{example_suite.pk}/export/json",
-        "yaml": f"http://testserver/api/benchmarks/suites/{example_suite.pk}/export/yaml"}
+        "json": f"http://testserver/api/v1/benchmarks/suites/{example_suite.pk}/export/json",
+        "yaml": f"http://testserver/api/v1/benchmarks/suites/{example_suite.pk}/export/yaml"}
     for fmt in ("json", "yaml"):
-        response = stakeholder_client.get(f"/api/benchmarks/suites/{example_suite.pk}/export/{fmt}")
+        response = stakeholder_client.get(f"/api/v1/benchmarks/suites/{example_suite.pk}/export/{fmt}")
         assert response.status_code == 200
         _, digest = suite_check(data=suite_load(response.content, filename=f"x.{fmt}"))
         assert digest == example_suite.sha256
-    assert stakeholder_client.get(f"/api/benchmarks/suites/{example_suite.pk}/export/xml").status_code == 404
-    assert reviewer_client.get(f"/api/benchmarks/suites/{example_suite.pk}/export/json").status_code == 403
+    assert stakeholder_client.get(f"/api/v1/benchmarks/suites/{example_suite.pk}/export/xml").status_code == 404
+    assert reviewer_client.get(f"/api/v1/benchmarks/suites/{example_suite.pk}/export/json").status_code == 403

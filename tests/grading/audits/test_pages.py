@@ -44,8 +44,8 @@ def test_reviewers_get_403_on_every_audit_page_and_api(judged, reviewer_client):
         f"/cuad/audits/{judged.pk}/",
         f"/cuad/audits/{judged.pk}/?format=json",
         f"/cuad/audits/{judged.pk}/progress/",
-        "/api/cuad/audits/",
-        f"/api/cuad/audits/{judged.pk}/",
+        "/api/v1/cuad/audits/",
+        f"/api/v1/cuad/audits/{judged.pk}/",
     ):
         assert reviewer_client.get(url).status_code == 403, url
     for url in ("/cuad/audits/", f"/cuad/audits/{judged.pk}/resume/", f"/cuad/audits/{judged.pk}/review/"):
@@ -54,7 +54,7 @@ def test_reviewers_get_403_on_every_audit_page_and_api(judged, reviewer_client):
 
 def test_stakeholders_read_but_cannot_launch_resume_or_send_to_review(judged, stakeholder_client):
     assert stakeholder_client.get(f"/cuad/audits/{judged.pk}/").status_code == 200
-    assert stakeholder_client.get(f"/api/cuad/audits/{judged.pk}/").status_code == 200
+    assert stakeholder_client.get(f"/api/v1/cuad/audits/{judged.pk}/").status_code == 200
     assert stakeholder_client.post("/cuad/audits/", {"run": judged.run_id}).status_code == 403
     assert stakeholder_client.post(f"/cuad/audits/{judged.pk}/resume/").status_code == 403
     assert stakeholder_client.post(f"/cuad/audits/{judged.pk}/review/").status_code == 403
@@ -63,7 +63,7 @@ def test_stakeholders_read_but_cannot_launch_resume_or_send_to_review(judged, st
 def test_anonymous_visitors_are_sent_to_log_in(judged, client):
     response = client.get(f"/cuad/audits/{judged.pk}/")
     assert response.status_code == 302 and "login" in response["Location"]
-    assert client.get("/api/cuad/audits/").status_code in (401, 403)
+    assert client.get("/api/v1/cuad/audits/").status_code in (401, 403)
 
 
 def test_an_admin_launches_an_audit_from_the_page_and_the_same_launch_finds_it(audited, admin_client_, monkeypatch):
@@ -102,7 +102,7 @@ def test_the_page_shows_kappa_band_table_and_the_scorecard_before_and_after(judg
 
 def test_exports_and_the_api_carry_the_same_figures(judged, stakeholder_client):
     data = stakeholder_client.get(f"/cuad/audits/{judged.pk}/?format=json").json()
-    api = stakeholder_client.get(f"/api/cuad/audits/{judged.pk}/").json()
+    api = stakeholder_client.get(f"/api/v1/cuad/audits/{judged.pk}/").json()
     assert api["agreement"] == data["agreement"] and api["impact"]["rows"] == data["impact"]["rows"]
     assert len(api["candidates"]) == judged.n_candidates
     assert data["agreement"]["table"]["counts"] == audit_report(audit=judged).agreement.table
@@ -110,7 +110,7 @@ def test_exports_and_the_api_carry_the_same_figures(judged, stakeholder_client):
     rows = list(csv.DictReader(io.StringIO(exported)))
     assert len(rows) == judged.n_candidates
     assert {r["judge_a"] for r in rows} <= {"yes", "no"} and all(r["text"] for r in rows)
-    listing = stakeholder_client.get("/api/cuad/audits/").json()
+    listing = stakeholder_client.get("/api/v1/cuad/audits/").json()
     assert [a["id"] for a in listing] == [judged.pk]
 
 
@@ -123,7 +123,7 @@ def test_the_page_api_and_export_show_the_kappa_interval_with_its_contracts_resa
     population = (f"95% percentile bootstrap interval over {interval.units} contracts ({judged.n_candidates} "
                   f"candidates), 1000 resamples of contracts, seed 0")
     assert population in page
-    api = stakeholder_client.get(f"/api/cuad/audits/{judged.pk}/").json()["agreement"]["kappa_interval"]
+    api = stakeholder_client.get(f"/api/v1/cuad/audits/{judged.pk}/").json()["agreement"]["kappa_interval"]
     exported = stakeholder_client.get(f"/cuad/audits/{judged.pk}/?format=json").json()["agreement"]["kappa_interval"]
     assert api == exported
     assert (api["unit"], api["units"], api["observations"], api["replicates"], api["seed"]) == (
@@ -132,7 +132,7 @@ def test_the_page_api_and_export_show_the_kappa_interval_with_its_contracts_resa
     assert api["undefined_replicates"] == interval.undefined
     raw = audit_report(audit=judged).agreement.raw_agreement_interval
     assert f'data-testid="raw-agreement-ci">[{raw.interval.low * 100:.1f}, {raw.interval.high * 100:.1f}]' in page
-    assert stakeholder_client.get(f"/api/cuad/audits/{judged.pk}/").json()["agreement"][
+    assert stakeholder_client.get(f"/api/v1/cuad/audits/{judged.pk}/").json()["agreement"][
         "raw_agreement_interval"]["units"] == interval.units
 
 
@@ -164,10 +164,10 @@ def test_the_audit_runs_on_celery_and_reaches_done(celery_worker, tmp_path):
 
 
 def _reviewer_pages(client) -> str:
-    out = [client.get("/review/").content.decode(), client.get("/api/review/queue/").content.decode()]
+    out = [client.get("/review/").content.decode(), client.get("/api/v1/review/queue/").content.decode()]
     for item in ReviewItem.objects.all():
         out.append(client.get(f"/review/items/{item.public_id}/").content.decode())
-        out.append(client.get(f"/api/review/items/{item.public_id}/").content.decode())
+        out.append(client.get(f"/api/v1/review/items/{item.public_id}/").content.decode())
     return "\n".join(out)
 
 

@@ -25,9 +25,9 @@ def test_the_launch_form_refuses_bad_input_with_a_message(loaded, admin_client_)
 
 
 def test_the_api_launches_a_job_for_admins_only(loaded, admin_client_, stakeholder_client, low_threshold):
-    assert stakeholder_client.post("/api/cuad/jobs/", {"provider": "local"}).status_code == 403
-    response = admin_client_.post("/api/cuad/jobs/", {"provider": "local", "limit": 1},
+    assert stakeholder_client.post("/api/v1/cuad/jobs/", {"provider": "local"}).status_code == 403
+    response = admin_client_.post("/api/v1/cuad/jobs/", {"provider": "local", "limit": 1},
                                   content_type="application/json")
     assert response.status_code == 202
-    job = admin_client_.get(f"/api/cuad/jobs/{response.json()['id']}/").json()
+    job = admin_client_.get(f"/api/v1/cuad/jobs/{response.json()['id']}/").json()
     assert job["provider"] == "local" and job["total"] == 1

@@ -44,7 +44,7 @@ def test_a_keyless_extraction_launch_from_the_page_names_the_variable_and_create
 
 
 def test_a_keyless_anthropic_extraction_from_the_api_names_its_variable(loaded, keyless, admin_client_):
-    response = admin_client_.post("/api/cuad/jobs/", {"provider": "anthropic", "model_id": "claude-x"},
+    response = admin_client_.post("/api/v1/cuad/jobs/", {"provider": "anthropic", "model_id": "claude-x"},
                                   content_type="application/json")
     assert response.status_code == 400
     assert "ANTHROPIC_API_KEY is not set" in response.content.decode()

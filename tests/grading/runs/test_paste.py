@@ -97,11 +97,11 @@ def test_running_a_grade_job_twice_imports_once(loaded):
 
 
 def test_the_api_pastes_a_run_and_refuses_an_invalid_one_with_errors(loaded, admin_client_):
-    bad = admin_client_.post("/api/cuad/runs/", {"run": {"model": "m", "extractions": [{"contract": "X"}]}},
+    bad = admin_client_.post("/api/v1/cuad/runs/", {"run": {"model": "m", "extractions": [{"contract": "X"}]}},
                              content_type="application/json")
     assert bad.status_code == 400
     assert "extractions[0], field 'text': missing" in bad.json()["errors"]
-    good = admin_client_.post("/api/cuad/runs/", {"run": random_run(np.random.default_rng(1), model="api")},
+    good = admin_client_.post("/api/v1/cuad/runs/", {"run": random_run(np.random.default_rng(1), model="api")},
                               content_type="application/json")
     assert good.status_code == 201 and good.json()["model"] == "api"
     assert set(good.json()) == {"id", "model", "source_name", "source_format", "n_extractions", "content_sha256",

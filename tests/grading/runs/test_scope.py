@@ -61,7 +61,7 @@ def test_unknown_titles_in_a_scope_are_refused_by_name_and_nothing_is_stored(loa
     assert ("top level, field &#x27;contracts&#x27;: unknown contract title(s) &#x27;NO SUCH CONTRACT&#x27;, "
             "&#x27;NOR THIS ONE&#x27;") in page.content.decode()
     lines = _jsonl(_partial("bad-scope", [ALPHA]), [ALPHA, "NO SUCH CONTRACT"])
-    api = admin_client_.post("/api/cuad/runs/", {"run": lines}, content_type="application/json")
+    api = admin_client_.post("/api/v1/cuad/runs/", {"run": lines}, content_type="application/json")
     assert api.status_code == 400
     assert "line 1, field 'contracts': unknown contract title(s) 'NO SUCH CONTRACT'" in api.json()["errors"]
     assert ExtractionRun.objects.count() == before
@@ -69,16 +69,16 @@ def test_unknown_titles_in_a_scope_are_refused_by_name_and_nothing_is_stored(loa
 
 def test_a_scope_that_leaves_out_an_extractions_contract_or_comes_late_is_refused(loaded, admin_client_):
     doc = {**_partial("inconsistent", [ALPHA, BETA]), "contracts": [ALPHA]}
-    api = admin_client_.post("/api/cuad/runs/", {"run": doc}, content_type="application/json")
+    api = admin_client_.post("/api/v1/cuad/runs/", {"run": doc}, content_type="application/json")
     errors = api.json()["errors"]
     assert api.status_code == 400
     assert any(f"field 'contract': '{BETA}' is not in the run's declared 'contracts'" in e for e in errors)
     late = "\n".join(
         [json.dumps(e) for e in _partial("late", [ALPHA])["extractions"]] + [json.dumps({"contracts": [ALPHA]})]
     )
-    api = admin_client_.post("/api/cuad/runs/", {"run": late}, content_type="application/json")
+    api = admin_client_.post("/api/v1/cuad/runs/", {"run": late}, content_type="application/json")
     assert any("the scope may only be declared on the first line" in e for e in api.json()["errors"])
-    empty = admin_client_.post("/api/cuad/runs/", {"run": {**doc, "contracts": []}}, content_type="application/json")
+    empty = admin_client_.post("/api/v1/cuad/runs/", {"run": {**doc, "contracts": []}}, content_type="application/json")
     assert any("field 'contracts': expected a non-empty array" in e for e in empty.json()["errors"])
 
 
@@ -117,7 +117,7 @@ def test_the_run_page_and_export_state_the_scope_and_the_export_pastes_back_to_t
     assert exported["contracts"] == [ALPHA, BETA]
     again = admin_client_.post("/cuad/runs/", {"run_text": json.dumps(exported)})
     assert again["Location"] == f"/cuad/runs/{run.pk}/"
-    listing = admin_client_.get("/api/cuad/runs/").json()["runs"]
+    listing = admin_client_.get("/api/v1/cuad/runs/").json()["runs"]
     mine = next(r for r in listing if r["id"] == run.pk)
     assert mine["scope"]["contracts"] == 2 and mine["scope"]["full"] is False
     noisy = next(r for r in listing if r["id"] == loaded.noisy.pk)

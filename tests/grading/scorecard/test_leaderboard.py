@@ -160,11 +160,11 @@ def test_reviewers_are_refused_and_readers_of_reports_see_the_leaderboard(
 ):
     q = _query(loaded.gold, loaded.noisy)
     assert reviewer_client.get(f"/cuad/leaderboard/?{q}").status_code == 403
-    assert reviewer_client.get(f"/api/cuad/leaderboard/?{q}").status_code == 403
+    assert reviewer_client.get(f"/api/v1/cuad/leaderboard/?{q}").status_code == 403
     assert client.get(f"/cuad/leaderboard/?{q}").status_code == 302
     for c in (stakeholder_client, admin_client_):
         assert c.get(f"/cuad/leaderboard/?{q}").status_code == 200
-        assert c.get(f"/api/cuad/leaderboard/?{q}").status_code == 200
+        assert c.get(f"/api/v1/cuad/leaderboard/?{q}").status_code == 200
 
 
 def test_three_runs_are_ranked_with_every_pair_and_the_method_named(loaded, stakeholder_client):
@@ -205,17 +205,17 @@ def test_the_leaderboard_page_has_no_inline_style_or_script(loaded, stakeholder_
 def test_thresholds_and_matcher_apply_to_every_run_as_each_runs_own_scorecard(loaded, stakeholder_client, params):
     third = _third(loaded)
     runs = (loaded.gold, loaded.noisy, third)
-    board = stakeholder_client.get(f"/api/cuad/leaderboard/?{_query(*runs, **params)}").json()
+    board = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{_query(*runs, **params)}").json()
     assert board["thresholds"] == {k: float(params[k]) for k in ("correct", "partial", "grounding")}
     assert board["matcher"] == params["matcher"]
     by_id = {r["id"]: r for r in board["runs"]}
     for run in runs:
-        card = stakeholder_client.get(f"/api/cuad/scorecard/?{_query(run, **params)}").json()
+        card = stakeholder_client.get(f"/api/v1/cuad/scorecard/?{_query(run, **params)}").json()
         mine = by_id[run.pk]
         for key in ("precision", "recall", "f1", "ci", "counts"):
             assert mine[key] == card[key], (run.model, key)
         assert mine["hallucination_rate"]["estimate"] == pytest.approx(1 - card["grounded"]["estimate"])
-    default = stakeholder_client.get(f"/api/cuad/leaderboard/?{_query(*runs)}").json()
+    default = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{_query(*runs)}").json()
     assert [r["counts"] for r in default["runs"]] != [r["counts"] for r in board["runs"]]
 
 
@@ -224,7 +224,7 @@ def test_bad_thresholds_are_refused_naming_the_field(loaded, stakeholder_client)
     response = stakeholder_client.get(f"/cuad/leaderboard/?{q}")
     assert response.status_code == 400
     assert "partial: the partial floor 0.6 is above the correct threshold 0.3" in response.content.decode()
-    api = stakeholder_client.get(f"/api/cuad/leaderboard/?{q}&grounding=2")
+    api = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{q}&grounding=2")
     assert api.status_code == 400 and any(e.startswith("grounding:") for e in api.json()["errors"])
 
 
@@ -236,7 +236,7 @@ def test_the_exports_parse_and_carry_the_same_figures(loaded, stakeholder_client
     assert data["bootstrap"] == {"replicates": 1000, "seed": 0, "unit": "contract", "paired": True}
     assert [r["rank"] for r in data["runs"]] == [1, 2, 3] and len(data["pairs"]) == 3
     assert set(data["runs"][0]["per_category"]) == {"Document Name", "Governing Law", "Anti-Assignment"}
-    assert stakeholder_client.get(f"/api/cuad/leaderboard/?{q}").json() == data
+    assert stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{q}").json() == data
 
     response = stakeholder_client.get(f"/cuad/leaderboard/?{q}&format=csv")
     assert response["Content-Type"].startswith("text/csv")
@@ -279,7 +279,7 @@ def test_runs_sharing_no_contract_are_refused_with_the_reason(loaded, stakeholde
     response = stakeholder_client.get(f"/cuad/leaderboard/?{_query(a, b)}")
     assert response.status_code == 400
     assert "share no contract" in response.content.decode()
-    api = stakeholder_client.get(f"/api/cuad/leaderboard/?{_query(a, b)}")
+    api = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{_query(a, b)}")
     assert api.status_code == 400 and "covers 1 of 4 contracts" in api.json()["errors"][0]
 
 
@@ -294,7 +294,7 @@ def test_without_runs_asked_it_ranks_the_complete_runs_of_the_sample(loaded, sta
 
 def test_too_many_runs_are_refused(loaded, stakeholder_client, monkeypatch):
     monkeypatch.setattr(leaderboard, "MAX_RUNS", 2)
-    response = stakeholder_client.get(f"/api/cuad/leaderboard/?{_query(loaded.gold, loaded.noisy, _third(loaded))}")
+    response = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{_query(loaded.gold, loaded.noisy, _third(loaded))}")
     assert response.status_code == 400
     assert response.json()["errors"] == ["run: 3 runs chosen; a leaderboard compares at most 2"]
 

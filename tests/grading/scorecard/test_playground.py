@@ -19,7 +19,7 @@ def test_the_playground_endpoint_returns_the_graders_figures_on_random_strings(d
     rng = np.random.default_rng(11)
     for _ in range(60):
         a, b = _random_text(rng), _random_text(rng)
-        data = stakeholder_client.get("/api/cuad/playground/", {"a": a, "b": b, "claim": a, "source": b}).json()
+        data = stakeholder_client.get("/api/v1/cuad/playground/", {"a": a, "b": b, "claim": a, "source": b}).json()
         ta, tb = tokenize(a), tokenize(b)
         # Where neither text has a token the grader's 1.0 is a convention, not a match: the playground says null.
         assert data["f1"] == (token_f1(ta, tb) if ta or tb else None)
@@ -61,7 +61,8 @@ def test_the_playground_takes_a_70000_character_contract_by_post(db, stakeholder
     # the full page and the API take the same POST
     full = stakeholder_client.post("/cuad/playground/", {"a": source, "b": source, "claim": claim, "source": source})
     assert full.status_code == 200 and full.context["overlap"].f1 == 1.0
-    api = stakeholder_client.post("/api/cuad/playground/", {"a": claim, "b": source, "claim": claim, "source": source})
+    api = stakeholder_client.post(
+        "/api/v1/cuad/playground/", {"a": claim, "b": source, "claim": claim, "source": source})
     assert api.status_code == 200 and api.json()["grounding"] == 1.0
 
 
@@ -82,9 +83,9 @@ def test_two_empty_boxes_show_no_tokens_instead_of_a_perfect_f1(db, stakeholder_
     ).content.decode()
     assert '<span class="score" data-testid="grounding-value">no tokens</span>' in empty_claim
     assert "hallucinated at" not in empty_claim
-    api = stakeholder_client.post("/api/cuad/playground/", {"a": "", "b": ""}).json()
+    api = stakeholder_client.post("/api/v1/cuad/playground/", {"a": "", "b": ""}).json()
     assert (api["f1"], api["precision"], api["recall"]) == (None, None, None)
-    one_side = stakeholder_client.post("/api/cuad/playground/", {"a": "", "b": "Nevada law"}).json()
+    one_side = stakeholder_client.post("/api/v1/cuad/playground/", {"a": "", "b": "Nevada law"}).json()
     assert (one_side["f1"], one_side["precision"], one_side["recall"]) == (0.0, None, 0.0)
 
 
@@ -98,5 +99,5 @@ def test_an_oversized_box_is_refused_by_name_and_replaces_the_result(db, stakeho
     assert fragment.status_code == 200 and text.lstrip().startswith('<div id="grounding"')
     assert f"source: {MAX_CHARS + 1:,} characters is over the {MAX_CHARS:,}-character limit" in text
     assert 'data-testid="grounding-value"' not in text  # no figure of any text is left showing
-    api = stakeholder_client.post("/api/cuad/playground/", {"a": "a" * (MAX_CHARS + 1), "b": "b"})
+    api = stakeholder_client.post("/api/v1/cuad/playground/", {"a": "a" * (MAX_CHARS + 1), "b": "b"})
     assert api.status_code == 400 and api.json()["errors"][0].startswith("a: ")

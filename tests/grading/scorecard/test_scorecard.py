@@ -90,7 +90,7 @@ def test_the_console_scorecard_equals_the_grade_cuad_command(loaded, tmp_path, s
                  "--partial", "0.3", "--grounding", "0.5", "--matcher", "greedy", "--json", stdout=out)
     command = json.loads(out.getvalue())
     api = stakeholder_client.get(
-        f"/api/cuad/scorecard/?run={loaded.noisy.pk}&correct=0.6&partial=0.3&grounding=0.5&matcher=greedy"
+        f"/api/v1/cuad/scorecard/?run={loaded.noisy.pk}&correct=0.6&partial=0.3&grounding=0.5&matcher=greedy"
     ).json()
     for key in ("precision", "recall", "f1", "ci", "counts", "per_category", "matcher", "thresholds"):
         assert api[key] == command[key], key
@@ -147,7 +147,7 @@ def test_absurd_parameters_are_refused_with_a_message(loaded, stakeholder_client
     fragment = stakeholder_client.get(f"/cuad/scorecard/?{query}", HTTP_HX_REQUEST="true")
     assert fragment.status_code == 200 and message in fragment.content.decode()
     assert 'id="card"' in fragment.content.decode()
-    api = stakeholder_client.get(f"/api/cuad/scorecard/?{query}")
+    api = stakeholder_client.get(f"/api/v1/cuad/scorecard/?{query}")
     assert api.status_code == 400 and api.json()["errors"]
 
 
@@ -177,7 +177,7 @@ def test_several_runs_compare_side_by_side_with_the_matcher_delta(loaded, stakeh
     hungarian = run_card(run=loaded.noisy, sample=loaded.sample, thresholds=Thresholds(), matcher="hungarian")
     greedy = run_card(run=loaded.noisy, sample=loaded.sample, thresholds=Thresholds(), matcher="greedy")
     assert card.delta_f1 == pytest.approx(hungarian.card.overall.f1.estimate - greedy.card.overall.f1.estimate)
-    data = stakeholder_client.get(f"/api/cuad/scorecard/?run={loaded.noisy.pk}&run={loaded.gold.pk}").json()
+    data = stakeholder_client.get(f"/api/v1/cuad/scorecard/?run={loaded.noisy.pk}&run={loaded.gold.pk}").json()
     assert len(data["comparison"]["runs"]) == 2
 
 

@@ -35,7 +35,7 @@ def test_the_scorecard_caption_and_sentence_state_a_partial_runs_scope(loaded, s
     assert sentence.startswith(f"Run #{partial.pk} (two-contracts) scores F1 100.0%")
     assert "It is a partial run: it covers 2 of 4 contracts, and says nothing about the other 2." in sentence
     assert 'data-testid="conclusion"' in page
-    api = stakeholder_client.get(f"/api/cuad/scorecard/?run={partial.pk}").json()
+    api = stakeholder_client.get(f"/api/v1/cuad/scorecard/?run={partial.pk}").json()
     assert api["scope"]["caption"] == "2 of 4 contracts of the seed-42 sample" and api["scope"]["full"] is False
     assert api["conclusion"] == sentence
     assert api["counts"]["missed"] == 0  # the other two contracts' spans are not missed: not attempted
@@ -55,7 +55,7 @@ def test_the_default_scorecard_ignores_a_newer_partial_pasted_run(loaded, admin_
     response = stakeholder_client.get("/cuad/scorecard/")
     assert response.status_code == 200
     assert response.context["card"].run.pk == loaded.noisy.pk  # the most recent run covering the whole sample
-    assert stakeholder_client.get("/api/cuad/scorecard/").json()["run"]["id"] == loaded.noisy.pk
+    assert stakeholder_client.get("/api/v1/cuad/scorecard/").json()["run"]["id"] == loaded.noisy.pk
     # chosen explicitly, the partial run is shown, labelled as such
     chosen = stakeholder_client.get(f"/cuad/scorecard/?run={newest.pk}")
     assert chosen.context["card"].run.pk == newest.pk
@@ -83,7 +83,7 @@ def test_with_only_partial_runs_the_scorecard_asks_to_choose_one(db, tmp_path, s
     page = response.content.decode()
     assert response.status_code == 200 and "no complete run of the whole sample yet" in page
     assert "choose a run" in page and "card" not in response.context
-    assert stakeholder_client.get("/api/cuad/scorecard/").status_code == 400
+    assert stakeholder_client.get("/api/v1/cuad/scorecard/").status_code == 400
 
 
 def test_runs_with_different_scopes_are_compared_on_their_common_contracts_with_a_notice(loaded, stakeholder_client):
@@ -100,7 +100,7 @@ def test_runs_with_different_scopes_are_compared_on_their_common_contracts_with_
         'data-testid="headline"')
     # the primary run's own card keeps its own (full) scope
     assert response.context["card"].card.n_contracts == 4
-    api = stakeholder_client.get(f"/api/cuad/scorecard/?run={loaded.noisy.pk}&run={partial.pk}").json()
+    api = stakeholder_client.get(f"/api/v1/cuad/scorecard/?run={loaded.noisy.pk}&run={partial.pk}").json()
     assert api["comparison"]["common_contracts"] == 2 and api["comparison"]["notice"]
     diff = api["comparison"]["differences"][0]
     assert diff["first"] == loaded.noisy.pk and diff["other"] == partial.pk
@@ -114,20 +114,20 @@ def test_runs_with_no_common_contract_are_refused_with_a_message(loaded, stakeho
     b = _import(loaded.dataset, "beta", [BETA])
     page = stakeholder_client.get(f"/cuad/scorecard/?run={a.pk}&run={b.pk}")
     assert page.status_code == 400 and "the runs chosen for comparison share no contract" in page.content.decode()
-    api = stakeholder_client.get(f"/api/cuad/scorecard/?run={a.pk}&run={b.pk}")
+    api = stakeholder_client.get(f"/api/v1/cuad/scorecard/?run={a.pk}&run={b.pk}")
     assert api.status_code == 400 and "share no contract" in api.json()["errors"][0]
 
 
 def test_the_sentence_says_when_the_sample_cannot_tell_two_saturated_runs_apart(loaded, stakeholder_client):
     twin = _import(loaded.dataset, "gold-twin", None)
-    data = stakeholder_client.get(f"/api/cuad/scorecard/?run={loaded.gold.pk}&run={twin.pk}").json()
+    data = stakeholder_client.get(f"/api/v1/cuad/scorecard/?run={loaded.gold.pk}&run={twin.pk}").json()
     assert data["comparison"]["differences"][0]["f1_difference"] == {"estimate": 0.0, "ci": [0.0, 0.0]}
     assert (f"Against run #{twin.pk} (gold-twin): both score F1 100.0% on the 4 contracts both attempted, "
             "so this sample cannot tell them apart.") in data["conclusion"]
 
 
 def test_the_sentence_says_whether_the_difference_interval_excludes_zero(loaded, stakeholder_client):
-    data = stakeholder_client.get(f"/api/cuad/scorecard/?run={loaded.gold.pk}&run={loaded.noisy.pk}").json()
+    data = stakeholder_client.get(f"/api/v1/cuad/scorecard/?run={loaded.gold.pk}&run={loaded.noisy.pk}").json()
     d = data["comparison"]["differences"][0]["f1_difference"]
     if d["ci"][0] > 0:
         assert "the interval excludes zero" in data["conclusion"] and "points higher" in data["conclusion"]
@@ -136,7 +136,7 @@ def test_the_sentence_says_whether_the_difference_interval_excludes_zero(loaded,
     # a threshold where the noisy run's partial answers count makes the gap smaller, never a different sentence kind
     # than its own interval says
     loose = stakeholder_client.get(
-        f"/api/cuad/scorecard/?run={loaded.gold.pk}&run={loaded.noisy.pk}&correct=0.1&partial=0&grounding=0").json()
+        f"/api/v1/cuad/scorecard/?run={loaded.gold.pk}&run={loaded.noisy.pk}&correct=0.1&partial=0&grounding=0").json()
     ld = loose["comparison"]["differences"][0]["f1_difference"]
     assert ("excludes zero" in loose["conclusion"]) == (ld["ci"][0] > 0 or ld["ci"][1] < 0)
 

@@ -207,9 +207,9 @@ def test_the_limit_is_per_client_address(victim):
 def test_repeated_bad_tokens_from_one_address_are_refused_even_with_a_good_token(victim, reviewer_user):
     good = api_token_create(user=reviewer_user).key
     for _ in range(3):
-        assert Client().get("/api/me/", HTTP_AUTHORIZATION="Token not-a-token").status_code in (401, 403)
-    assert Client().get("/api/me/", HTTP_AUTHORIZATION=f"Token {good}").status_code in (401, 403)
-    assert Client(REMOTE_ADDR="10.9.9.9").get("/api/me/", HTTP_AUTHORIZATION=f"Token {good}").status_code == 200
+        assert Client().get("/api/v1/me/", HTTP_AUTHORIZATION="Token not-a-token").status_code in (401, 403)
+    assert Client().get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {good}").status_code in (401, 403)
+    assert Client(REMOTE_ADDR="10.9.9.9").get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {good}").status_code == 200
 
 
 # ---------------------------------------------------------------------------------------------- API tokens
@@ -223,14 +223,14 @@ def test_a_reviewer_makes_its_own_token_shown_once_and_stored_as_a_digest(review
     token = ApiToken.objects.get(user=reviewer_user)
     assert token.key_digest == token_digest(key) and key not in token.key_digest
     assert key not in reviewer_client.get("/accounts/tokens/").content.decode()  # never shown again
-    assert Client().get("/api/me/", HTTP_AUTHORIZATION=f"Token {key}").json()["username"] == "rita_reviewer"
+    assert Client().get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {key}").json()["username"] == "rita_reviewer"
     assert AccountAudit.objects.filter(action="token.create", actor="rita_reviewer").exists()
 
 
 def test_a_token_expires(reviewer_user, settings):
     key = api_token_create(user=reviewer_user).key
     ApiToken.objects.filter(user=reviewer_user).update(expires_at=timezone.now() - timedelta(seconds=1))
-    response = Client().get("/api/me/", HTTP_AUTHORIZATION=f"Token {key}")
+    response = Client().get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {key}")
     assert response.status_code in (401, 403)
     assert "expired" in response.json()["detail"]
 
@@ -243,12 +243,12 @@ def test_a_token_lives_for_the_configured_time(reviewer_user, settings):
 
 def test_a_password_change_kills_the_token(reviewer_user, reviewer_client):
     key = api_token_create(user=reviewer_user).key
-    assert Client().get("/api/me/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
+    assert Client().get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {key}").status_code == 200
     response = reviewer_client.post("/accounts/password/", {
         "old_password": "pw-rita_reviewer", "new_password1": "a-brand-new-secret-42",
         "new_password2": "a-brand-new-secret-42"})
     assert response.status_code == 302
-    dead = Client().get("/api/me/", HTTP_AUTHORIZATION=f"Token {key}")
+    dead = Client().get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {key}")
     assert dead.status_code in (401, 403)
     assert "password change" in dead.json()["detail"]
     change = AccountAudit.objects.filter(action="user.change", target="rita_reviewer").last()

@@ -72,20 +72,20 @@ def test_the_admin_role_reaches_the_django_admin_and_others_do_not(admin_client_
 
 
 def test_the_api_accepts_session_and_token_auth(reviewer_user, reviewer_client):
-    assert reviewer_client.get("/api/me/").json() == {"username": "rita_reviewer", "roles": ["reviewer"]}
+    assert reviewer_client.get("/api/v1/me/").json() == {"username": "rita_reviewer", "roles": ["reviewer"]}
     token = api_token_create(user=reviewer_user)
-    response = Client().get("/api/me/", HTTP_AUTHORIZATION=f"Token {token.key}")
+    response = Client().get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {token.key}")
     assert response.status_code == 200
     assert response.json()["roles"] == ["reviewer"]
 
 
 @pytest.mark.django_db
 def test_the_api_refuses_anonymous_callers():
-    assert Client().get("/api/me/").status_code in {401, 403}
+    assert Client().get("/api/v1/me/").status_code in {401, 403}
 
 
 def test_the_openapi_schema_is_served(stakeholder_client):
-    response = stakeholder_client.get("/api/schema/")
+    response = stakeholder_client.get("/api/v1/schema/")
     assert response.status_code == 200
     assert b"openapi" in response.content
 

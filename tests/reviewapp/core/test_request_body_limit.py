@@ -66,7 +66,7 @@ def test_a_signed_in_oversized_upload_is_refused_before_it_is_read(small_limit, 
 
 def test_an_oversized_json_body_is_refused(small_limit, admin_client_):
     body = json.dumps({"run": "x" * (LIMIT * 2), "source_name": "big"})
-    response = admin_client_.post("/api/cuad/runs/", body, content_type="application/json")
+    response = admin_client_.post("/api/v1/cuad/runs/", body, content_type="application/json")
     assert response.status_code == 413
 
 
@@ -82,7 +82,7 @@ def test_a_body_under_the_limit_goes_on_to_the_usual_checks(small_limit, multipa
 
 def test_a_body_without_a_length_is_cut_off_at_the_limit(small_limit):
     """A chunked body (no Content-Length) is read through a stream that refuses to go past the limit."""
-    request = RequestFactory().post("/api/cuad/runs/", data=b"", content_type="application/octet-stream")
+    request = RequestFactory().post("/api/v1/cuad/runs/", data=b"", content_type="application/octet-stream")
     request.META.pop("CONTENT_LENGTH", None)
     request._stream = io.BytesIO(b"y" * (LIMIT * 5))
 

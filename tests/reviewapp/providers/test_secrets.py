@@ -46,7 +46,7 @@ def test_a_planted_key_appears_nowhere(planted_keys, admin_client_, caplog):
     exports = "".join("".join(selectors.receipts_jsonl(ledger=ledger)) for ledger in ledgers)
     pages = ""
     for ledger in ledgers:
-        for url in (f"/providers/ledgers/{ledger.pk}/receipts.jsonl", f"/api/providers/ledgers/{ledger.pk}/",
+        for url in (f"/providers/ledgers/{ledger.pk}/receipts.jsonl", f"/api/v1/providers/ledgers/{ledger.pk}/",
                     "/admin/providers/receipt/", f"/admin/providers/ledger/{ledger.pk}/change/"):
             response = admin_client_.get(url)
             assert response.status_code == 200, url
@@ -67,4 +67,4 @@ def test_reviewers_cannot_read_receipts(reviewer_client, planted_keys):
     ledger = services.ledger_create(purpose="t", provider="local", model_id="all-MiniLM-L6-v2-onnx-int8",
                                     max_requests=1, max_input_tokens=10)
     assert reviewer_client.get(f"/providers/ledgers/{ledger.pk}/receipts.jsonl").status_code == 403
-    assert reviewer_client.get(f"/api/providers/ledgers/{ledger.pk}/").status_code == 403
+    assert reviewer_client.get(f"/api/v1/providers/ledgers/{ledger.pk}/").status_code == 403

@@ -83,23 +83,23 @@ def test_exports_qrels_and_pseudonymised_jsonl(pool, admin_client_, reviewer_use
     }
     assert all(reviewer_user.username not in line for line in lines)
     assert all(len(row["passage_hash"]) == 64 and row["status"] == "complete" for row in rows)
-    named = admin_client_.get(f"/api/review/pools/{pool.public_id}/judgments/").json()
+    named = admin_client_.get(f"/api/v1/review/pools/{pool.public_id}/judgments/").json()
     assert {row["reviewer"] for row in named} == {reviewer_user.username, reviewer2_user.username}
 
 
 def test_the_admin_api_creates_assigns_and_reports(admin_client_, reviewer_user, reviewer2_user):
     payload = {"name": "api pool", "kind": "passage", "declared_rule": "explicit list",
                "items": make_items(n_queries=1, per_query=3)}
-    response = admin_client_.post("/api/review/pools/", payload, content_type="application/json")
+    response = admin_client_.post("/api/v1/review/pools/", payload, content_type="application/json")
     assert response.status_code == 201, response.content
     pool_id = response.json()["id"]
-    response = admin_client_.post(f"/api/review/pools/{pool_id}/assign/",
+    response = admin_client_.post(f"/api/v1/review/pools/{pool_id}/assign/",
                                   {"reviewers": [reviewer_user.username, reviewer2_user.username]},
                                   content_type="application/json")
     assert response.json() == {"added": 6}
-    progress = admin_client_.get(f"/api/review/pools/{pool_id}/progress/").json()
+    progress = admin_client_.get(f"/api/v1/review/pools/{pool_id}/progress/").json()
     assert progress["assignments"] == 6 and progress["per_query"][0]["items"] == 3
-    agreement = admin_client_.get(f"/api/review/pools/{pool_id}/agreement/").json()
+    agreement = admin_client_.get(f"/api/v1/review/pools/{pool_id}/agreement/").json()
     assert "adjudicated" in agreement["label_rule"]
     assert [g["grade_type"] for g in agreement["grade_types"]] == ["section", "passage"]
-    assert admin_client_.get(f"/api/review/pools/{pool_id}/qrels/").content == b""
+    assert admin_client_.get(f"/api/v1/review/pools/{pool_id}/qrels/").content == b""

@@ -150,7 +150,7 @@ def test_the_pool_page_and_api_show_each_interval_with_its_units_resamples_and_s
     alpha = passage.alpha_interval.interval
     assert f"{alpha.estimate:.3f}</strong> <span class=\"ci\">[{alpha.low:.3f}, {alpha.high:.3f}]" in html
 
-    data = admin_client_.get(f"/api/review/pools/{pool.public_id}/agreement/").json()
+    data = admin_client_.get(f"/api/v1/review/pools/{pool.public_id}/agreement/").json()
     api_passage = next(g for g in data["grade_types"] if g["grade_type"] == "passage")
     api_kappa = api_passage["pairs"][0]["kappa_interval"]
     assert api_kappa["low"] == pytest.approx(low) and api_kappa["high"] == pytest.approx(high)
@@ -167,6 +167,6 @@ def test_an_undefined_kappa_is_shown_as_undefined_with_the_reason_not_as_a_numbe
             services.judgment_submit(item=item, reviewer=user, grades={"section": 2, "passage": 2}, complete=True)
     html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
     assert "undefined on these data (both raters using one and the same category): no interval" in html
-    data = admin_client_.get(f"/api/review/pools/{pool.public_id}/agreement/").json()
+    data = admin_client_.get(f"/api/v1/review/pools/{pool.public_id}/agreement/").json()
     kappa = data["grade_types"][0]["pairs"][0]["kappa_interval"]
     assert kappa["estimate"] is None and kappa["low"] is None and "undefined" in kappa["caveat"]

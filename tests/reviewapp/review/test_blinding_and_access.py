@@ -13,7 +13,7 @@ from tests.reviewapp.review.conftest import assert_blind
 
 
 def _queue_ids(client) -> list[str]:
-    body = client.get("/api/review/queue/").json()
+    body = client.get("/api/v1/review/queue/").json()
     return [entry["item"] for entry in body[0]["items"]]
 
 
@@ -24,13 +24,14 @@ def test_reviewer_pages_and_api_carry_no_model_information(pool, reviewer_client
                              grades={"section": 2, "passage": 1}, complete=False)
     for item_id in ids:
         pages[f"/review/items/{item_id}/"] = reviewer_client.get(f"/review/items/{item_id}/")
-        pages[f"/api/review/items/{item_id}/"] = reviewer_client.get(f"/api/review/items/{item_id}/")
-        pages[f"/api/review/items/{item_id}/history/"] = reviewer_client.get(f"/api/review/items/{item_id}/history/")
-    pages["/api/review/queue/"] = reviewer_client.get("/api/review/queue/")
+        pages[f"/api/v1/review/items/{item_id}/"] = reviewer_client.get(f"/api/v1/review/items/{item_id}/")
+        history_url = f"/api/v1/review/items/{item_id}/history/"
+        pages[history_url] = reviewer_client.get(history_url)
+    pages["/api/v1/review/queue/"] = reviewer_client.get("/api/v1/review/queue/")
     pages["save"] = reviewer_client.post(f"/review/items/{ids[0]}/", {"section": "3", "passage": "u",
                                                                      "action": "save", **shown_hashes(ids[0])},
                                          HTTP_HX_REQUEST="true")
-    pages["api save"] = reviewer_client.post(f"/api/review/items/{ids[1]}/judgment/",
+    pages["api save"] = reviewer_client.post(f"/api/v1/review/items/{ids[1]}/judgment/",
                                              {"grades": {"section": 1, "passage": 0}, "complete": True,
                                               **shown_hashes(ids[1])},
                                              content_type="application/json")
@@ -42,7 +43,7 @@ def test_reviewer_pages_and_api_carry_no_model_information(pool, reviewer_client
 
 def test_the_item_api_lists_exactly_the_blind_fields(pool, reviewer_client):
     item_id = _queue_ids(reviewer_client)[0]
-    body = reviewer_client.get(f"/api/review/items/{item_id}/").json()
+    body = reviewer_client.get(f"/api/v1/review/items/{item_id}/").json()
     assert set(body) == {
         "item", "pool", "position", "total", "previous", "next", "query_text", "source_heading", "source_text",
         "passage_caption", "passage_text", "grade_types", "scale", "current", "needs_regrade",
@@ -51,11 +52,16 @@ def test_the_item_api_lists_exactly_the_blind_fields(pool, reviewer_client):
     }
 
 
-def test_the_page_shows_query_then_complete_section_then_passage(pool, reviewer_client):
+def test_the_page_shows_the_query_and_the_whole_section_with_the_passage_highlighted_in_it_once(pool,
+                                                                                                 reviewer_client):
     item_id = _queue_ids(reviewer_client)[0]
     item = pool.items.get(public_id=item_id)
     html = reviewer_client.get(f"/review/items/{item_id}/").content.decode()
-    assert html.index(item.query_text) < html.index(item.source_text) < html.rindex(item.passage_text)
+    before = item.source_text[: item.source_text.index(item.passage_text)]
+    mark = f'<mark class="passage-mark" id="passage-mark" data-testid="passage-mark">{item.passage_text}</mark>'
+    assert before + mark in html
+    assert html.count(item.passage_text) == 1  # the passage is not printed a second time
+    assert item.query_text in html
     assert html.count('class="grade-group"') == 2
 
 
@@ -77,26 +83,26 @@ def test_a_reviewer_cannot_read_another_reviewers_items_or_judgments(pool, revie
     client = Client()
     client.force_login(third)
     for url in (f"/review/items/{item.public_id}/", f"/review/items/{item.public_id}/history/",
-                f"/api/review/items/{item.public_id}/", f"/api/review/items/{item.public_id}/history/"):
+                f"/api/v1/review/items/{item.public_id}/", f"/api/v1/review/items/{item.public_id}/history/"):
         assert client.get(url).status_code == 404, url
-    response = client.post(f"/api/review/items/{item.public_id}/judgment/", {"grades": {"section": 1}},
+    response = client.post(f"/api/v1/review/items/{item.public_id}/judgment/", {"grades": {"section": 1}},
                            content_type="application/json")
     assert response.status_code == 404
-    assert client.get("/api/review/queue/").json() == []
+    assert client.get("/api/v1/review/queue/").json() == []
     # the assigned reviewer sees only their own judgment, never reviewer2's grade
-    own = reviewer_client.get(f"/api/review/items/{item.public_id}/").json()
+    own = reviewer_client.get(f"/api/v1/review/items/{item.public_id}/").json()
     assert own["current"] is None
-    assert reviewer_client.get(f"/api/review/items/{item.public_id}/history/").json() == []
+    assert reviewer_client.get(f"/api/v1/review/items/{item.public_id}/history/").json() == []
 
 
 @pytest.mark.parametrize(
     "url",
-    ["/review/admin/", "/review/admin/new/", "/api/review/pools/", "/api/review/label-sources/",
-     "/benchmarks/", "/cuad/", "/api/me/"],
+    ["/review/admin/", "/review/admin/new/", "/api/v1/review/pools/", "/api/v1/review/label-sources/",
+     "/benchmarks/", "/cuad/", "/api/v1/me/"],
 )
 def test_a_reviewer_is_refused_admin_and_run_pages(pool, reviewer_client, url):
     status = reviewer_client.get(url).status_code
-    if url == "/api/me/":
+    if url == "/api/v1/me/":
         assert status == 200  # their own identity is fine
     else:
         assert status in (403, 404), url
@@ -107,11 +113,11 @@ def test_a_reviewer_is_refused_every_pool_admin_page(pool, reviewer_client):
     base = f"/review/admin/pools/{pool.public_id}"
     for url in (f"{base}/", f"{base}/qrels.txt", f"{base}/judgments.jsonl",
                 f"{base}/items/{item.public_id}/adjudicate/",
-                f"/api/review/pools/{pool.public_id}/progress/", f"/api/review/pools/{pool.public_id}/agreement/",
-                f"/api/review/pools/{pool.public_id}/qrels/", f"/api/review/pools/{pool.public_id}/judgments/"):
+                f"/api/v1/review/pools/{pool.public_id}/progress/", f"/api/v1/review/pools/{pool.public_id}/agreement/",
+                f"/api/v1/review/pools/{pool.public_id}/qrels/", f"/api/v1/review/pools/{pool.public_id}/judgments/"):
         assert reviewer_client.get(url).status_code == 403, url
     assert reviewer_client.post(f"{base}/assign/", {}).status_code == 403
-    assert reviewer_client.post("/api/review/pools/", {}, content_type="application/json").status_code == 403
+    assert reviewer_client.post("/api/v1/review/pools/", {}, content_type="application/json").status_code == 403
 
 
 def test_an_admin_or_stakeholder_cannot_grade(pool, admin_client_, stakeholder_client):
@@ -119,13 +125,13 @@ def test_an_admin_or_stakeholder_cannot_grade(pool, admin_client_, stakeholder_c
     for client in (admin_client_, stakeholder_client):
         assert client.get("/review/").status_code == 403
         assert client.get(f"/review/items/{item.public_id}/").status_code == 403
-        assert client.get("/api/review/queue/").status_code == 403
+        assert client.get("/api/v1/review/queue/").status_code == 403
 
 
 def test_anonymous_users_are_sent_to_login(pool):
     response = Client().get("/review/")
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
-    assert Client().get("/api/review/queue/").status_code in (401, 403)
+    assert Client().get("/api/v1/review/queue/").status_code in (401, 403)
 
 
 def test_the_page_works_without_javascript(pool, reviewer_client, reviewer_user):
@@ -137,7 +143,7 @@ def test_the_page_works_without_javascript(pool, reviewer_client, reviewer_user)
                                                                 "action": "complete", **shown_hashes(ids[0])})
     assert response.status_code == 302 and response["Location"].endswith(f"/review/items/{ids[1]}/")
     page = reviewer_client.get(f"/review/items/{ids[0]}/").content.decode()
-    assert "Review complete (revision 2)" in page
+    assert "Complete (revision 2, saved at" in page
     response = reviewer_client.post(f"/review/items/{ids[0]}/", {"action": "reopen"})
     assert response.status_code == 302
     history = selectors.reviewer_history(reviewer=reviewer_user, item_id=ids[0])
@@ -163,12 +169,12 @@ def test_htmx_saves_swap_the_judgment_fragment(pool, reviewer_client):
 def test_the_judgment_api_is_idempotent_for_a_double_submit(pool, reviewer_client):
     item_id = _queue_ids(reviewer_client)[0]
     payload = json.dumps({"grades": {"section": 2, "passage": "unknown"}, "complete": True, **shown_hashes(item_id)})
-    first = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", payload, content_type="application/json")
-    second = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", payload, content_type="application/json")
+    first = reviewer_client.post(f"/api/v1/review/items/{item_id}/judgment/", payload, content_type="application/json")
+    second = reviewer_client.post(f"/api/v1/review/items/{item_id}/judgment/", payload, content_type="application/json")
     assert (first.status_code, second.status_code) == (201, 200)
     assert first.json()["revision"]["number"] == second.json()["revision"]["number"] == 1
     assert second.json()["revision"]["grades"] == {"section": 2, "passage": "unknown"}
-    bad = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", {"grades": {"passage": 9},
+    bad = reviewer_client.post(f"/api/v1/review/items/{item_id}/judgment/", {"grades": {"passage": 9},
                                                                           **shown_hashes(item_id)},
                                content_type="application/json")
     assert bad.status_code == 400 and "grades.passage" in bad.json()["detail"]

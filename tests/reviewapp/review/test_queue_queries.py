@@ -14,7 +14,7 @@ from tests.reviewapp.review.conftest import make_items, make_pool
 QUEUE_QUERIES = 5
 
 
-@pytest.mark.parametrize("path", ["/api/review/queue/", "/review/"])
+@pytest.mark.parametrize("path", ["/api/v1/review/queue/", "/review/"])
 def test_the_queue_reads_permissions_once_and_nothing_per_item(path, reviewer_user, reviewer2_user,
                                                                 django_assert_num_queries):
     make_pool(reviewers=[reviewer_user, reviewer2_user], items=make_items(n_queries=4, per_query=5))
@@ -28,6 +28,6 @@ def test_the_queue_reads_permissions_once_and_nothing_per_item(path, reviewer_us
 def test_a_role_taken_away_applies_from_the_next_request(reviewer_user, reviewer2_user):
     make_pool(reviewers=[reviewer_user, reviewer2_user])
     client = client_for(reviewer_user)
-    assert client.get("/api/review/queue/").status_code == 200
+    assert client.get("/api/v1/review/queue/").status_code == 200
     reviewer_user.groups.clear()
-    assert client.get("/api/review/queue/").status_code == 403
+    assert client.get("/api/v1/review/queue/").status_code == 403

@@ -58,7 +58,7 @@ def test_the_assign_page_refuses_an_admin_even_by_forged_id(admin_client_, admin
 def test_the_assign_api_refuses_an_admin_or_stakeholder(admin_client_, admin_user_, stakeholder_user):
     pool = _bare_pool()
     for name in (admin_user_.username, stakeholder_user.username):
-        response = admin_client_.post(f"/api/review/pools/{pool.public_id}/assign/",
+        response = admin_client_.post(f"/api/v1/review/pools/{pool.public_id}/assign/",
                                       json.dumps({"reviewers": [name], "per_item": 1}),
                                       content_type="application/json")
         assert response.status_code == 400
@@ -112,7 +112,7 @@ def test_the_grading_api_refuses_a_model_output_account_with_an_assignment_row(p
     admin_user_.groups.add(Group.objects.get(name="reviewer"))  # what the red team did, through the old admin
     client = client_for(admin_user_)
     shown = services.item_shown_hashes(planted)
-    response = client.post(f"/api/review/items/{planted.public_id}/judgment/",
+    response = client.post(f"/api/v1/review/items/{planted.public_id}/judgment/",
                            json.dumps({"grades": {"section": 3, "passage": 3}, "complete": True, **shown}),
                            content_type="application/json")
     assert response.status_code == 400
@@ -337,7 +337,7 @@ def test_the_page_refuses_a_save_on_a_completed_judgment_with_a_clear_error(comp
 
 
 def test_the_api_refuses_a_save_on_a_completed_judgment_and_reopens_on_request(completed, reviewer_client):
-    url = f"/api/review/items/{completed.public_id}/judgment/"
+    url = f"/api/v1/review/items/{completed.public_id}/judgment/"
     body = json.dumps({"grades": {"section": 0, "passage": 0}, "complete": True,
                        **services.item_shown_hashes(completed)})
     response = reviewer_client.post(url, body, content_type="application/json")
@@ -353,4 +353,5 @@ def test_reopening_an_item_not_assigned_to_you_is_a_404(completed, reviewer2_use
     other = pool.items.exclude(assignments__reviewer=reviewer2_user).first()
     if other is None:  # both reviewers hold every item at two per item: use a fresh, unassigned pool
         other = _bare_pool().items.first()
-    assert client_for(reviewer2_user).post(f"/api/review/items/{other.public_id}/judgment/reopen/").status_code == 404
+    reopen_url = f"/api/v1/review/items/{other.public_id}/judgment/reopen/"
+    assert client_for(reviewer2_user).post(reopen_url).status_code == 404

@@ -19,7 +19,7 @@ HIDDEN = re.compile(r'<input type="hidden" name="(query_hash|source_hash|passage
 
 
 def _first_item(client) -> str:
-    return client.get("/api/review/queue/").json()[0]["items"][0]["item"]
+    return client.get("/api/v1/review/queue/").json()[0]["items"][0]["item"]
 
 
 def _hidden_hashes(html: str) -> dict[str, str]:
@@ -90,10 +90,10 @@ def test_a_page_submit_without_the_hashes_is_refused(pool, reviewer_client, revi
 
 def test_the_api_answers_409_with_the_new_text_when_it_changed(pool, reviewer_client, reviewer_user):
     item_id = _first_item(reviewer_client)
-    shown_item = reviewer_client.get(f"/api/review/items/{item_id}/").json()
+    shown_item = reviewer_client.get(f"/api/v1/review/items/{item_id}/").json()
     shown = {field: shown_item[field] for field in ("query_hash", "source_hash", "passage_hash")}
     _rebind(item_id)
-    url = f"/api/review/items/{item_id}/judgment/"
+    url = f"/api/v1/review/items/{item_id}/judgment/"
     body = {"grades": {"section": 2, "passage": 2}, "complete": True, **shown}
 
     response = reviewer_client.post(url, json.dumps(body), content_type="application/json")
@@ -113,10 +113,10 @@ def test_the_api_answers_409_with_the_new_text_when_it_changed(pool, reviewer_cl
 @pytest.mark.parametrize("missing", ["query_hash", "source_hash", "passage_hash"])
 def test_the_api_refuses_a_judgment_without_the_hashes_shown(pool, reviewer_client, reviewer_user, missing):
     item_id = _first_item(reviewer_client)
-    shown_item = reviewer_client.get(f"/api/review/items/{item_id}/").json()
+    shown_item = reviewer_client.get(f"/api/v1/review/items/{item_id}/").json()
     body = {"grades": {"section": 1}, **{f: shown_item[f] for f in ("query_hash", "source_hash", "passage_hash")}}
     del body[missing]
-    response = reviewer_client.post(f"/api/review/items/{item_id}/judgment/", json.dumps(body),
+    response = reviewer_client.post(f"/api/v1/review/items/{item_id}/judgment/", json.dumps(body),
                                     content_type="application/json")
     assert response.status_code == 400 and missing in response.json()
     assert _stored(reviewer_user, item_id) == 0

@@ -1,0 +1,229 @@
+"""The review queue opened by 50 reviewers at the same instant, warm: p50/p95 on gunicorn + PostgreSQL.
+
+Issue #21's goal: p95 < 300 ms on 2 cores (the peer figure is the arithmetic limit: 50 requests x the
+single-request service time spread over the cores). Printed beside it, measured in the same run:
+
+- SQL queries one queue request makes, listed (in-process, Django's query capture): deterministic, and the
+  first thing to cut;
+- the service time of one queue request alone (median of 20, one at a time, warm);
+- p50/p95/max over ROUNDS bursts of 50 simultaneous requests (one session per reviewer, threads released
+  by a barrier), for the HTML queue page and the JSON API.
+
+Its own PostgreSQL database (prefix ``ci_perf_queue`` + a random suffix on the server of
+BENCH_QUEUE_DATABASE_URL), created and dropped by this run only. gunicorn as docker-compose runs it
+(--preload, 4 sync workers unless BENCH_QUEUE_WORKERS). Prints, asserts nothing; exits 0 with a note when
+PostgreSQL is not reachable.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from perf.scratch_db import scratch_postgres  # noqa: E402
+
+SERVER_URL = os.environ.get("BENCH_QUEUE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
+REVIEWERS = int(os.environ.get("BENCH_QUEUE_REVIEWERS", "50"))
+ITEMS = int(os.environ.get("BENCH_QUEUE_ITEMS", "300"))
+ROUNDS = int(os.environ.get("BENCH_QUEUE_ROUNDS", "8"))
+WORKERS = int(os.environ.get("BENCH_QUEUE_WORKERS", "4"))
+PAGES = {"queue page": "/review/", "queue API": "/api/v1/review/queue/"}
+
+
+def _setup(database_url: str) -> dict[str, str]:
+    """Reviewers with 12 items each (2 per item), a logged-in session per reviewer; returns the session keys."""
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.pop("REDIS_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth.models import Group
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+
+    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.review import services
+
+    call_command("migrate", verbosity=0)
+    ensure_role_groups()
+    user_model = get_user_model()
+    group = Group.objects.get(name="reviewer")
+    users = []
+    for i in range(REVIEWERS):
+        user = user_model.objects.create_user(username=f"bench_reviewer_{i:02d}", password=None)
+        user.groups.add(group)
+        users.append(user)
+    text = " ".join(["The landlord shall return the deposit within thirty days of the end of the tenancy."] * 12)
+    items = [
+        {
+            "query_id": f"q{i // 10:03d}", "doc_id": f"doc-{i:04d}",
+            "query_text": f"Question {i // 10}: when must a deposit be returned?",
+            "source_heading": f"Sec. {i}  Deposits", "source_text": text,
+            "passage_caption": f"Sec. {i}  Deposits", "passage_text": text[:400],
+        }
+        for i in range(ITEMS)
+    ]
+    pool = services.pool_create(name="bench", kind="passage", items=items, declared_rule="bench: explicit list")
+    services.pool_assign(pool=pool, reviewers=users, per_item=2)
+    keys = {}
+    for user in users:
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.save()
+        keys[user.username] = session.session_key
+    return keys
+
+
+def _queries_per_request(session_key: str) -> None:
+    from django.db import connection
+    from django.test import Client
+    from django.test.utils import CaptureQueriesContext
+
+    client = Client()
+    client.cookies["sessionid"] = session_key
+    for name, url in PAGES.items():
+        client.get(url)  # warm: the first request of a process fills per-process caches
+        with CaptureQueriesContext(connection) as captured:
+            status = client.get(url).status_code
+        print(f"  {name} {url}: HTTP {status}, {len(captured)} SQL queries per request (warm):")
+        for q in captured.captured_queries:
+            print(f"    {q['sql'][:150]}")
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _start_gunicorn(port: int, database_url: str) -> subprocess.Popen:
+    env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "0", "LOG_LEVEL": "WARNING"}
+    env.pop("REDIS_URL", None)
+    return subprocess.Popen(
+        [str(REPO / ".venv" / "bin" / "gunicorn"), "reviewapp.wsgi:application", "--preload", "--bind",
+         f"127.0.0.1:{port}", "--workers", str(WORKERS), "--log-level", "warning", "--timeout", "60"],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
+    )
+
+
+def _wait_up(port: int, process: subprocess.Popen) -> None:
+    import httpx
+
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise SystemExit("gunicorn exited: " + process.stderr.read().decode()[-2000:])
+        try:
+            if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code < 500:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.3)
+    raise SystemExit("gunicorn did not answer within 60 s")
+
+
+def _burst(clients: list, url: str) -> list[float]:
+    """Every client requests ``url`` at the same instant (a barrier releases the threads); seconds each."""
+    barrier = threading.Barrier(len(clients))
+    times: list[float] = [0.0] * len(clients)
+    errors: list[str] = []
+
+    def one(i: int) -> None:
+        barrier.wait()
+        started = time.perf_counter()
+        response = clients[i].get(url)
+        times[i] = time.perf_counter() - started
+        if response.status_code != 200:
+            errors.append(f"{url} HTTP {response.status_code}")
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(len(clients))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if errors:
+        raise SystemExit(f"requests failed: {errors[:3]}")
+    return times
+
+
+def _p(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _measure(port: int, keys: dict[str, str]) -> None:
+    import httpx
+
+    base = f"http://127.0.0.1:{port}"
+    clients = [httpx.Client(base_url=base, cookies={"sessionid": key}, timeout=60) for key in keys.values()]
+    try:
+        for name, url in PAGES.items():
+            for client in clients:  # warm every worker's caches and every session
+                client.get(url)
+            alone = []
+            for i in range(20):
+                started = time.perf_counter()
+                clients[i % len(clients)].get(url)
+                alone.append(time.perf_counter() - started)
+            single = statistics.median(alone)
+            burst: list[float] = []
+            loads = []
+            for _ in range(ROUNDS):
+                loads.append(os.getloadavg()[0])
+                burst.extend(_burst(clients, url))
+                time.sleep(0.5)
+            cores = os.cpu_count() or 1
+            limit = len(clients) * single / cores
+            p95 = _p(burst, 0.95)
+            print(f"  {name}: one request alone {single * 1000:.0f} ms; {len(clients)} at the same instant "
+                  f"(x{ROUNDS} rounds): p50 {_p(burst, 0.5) * 1000:.0f} ms, p95 {p95 * 1000:.0f} ms, "
+                  f"max {max(burst) * 1000:.0f} ms | limit {len(clients)} x {single * 1000:.0f} ms / {cores} cores "
+                  f"= {limit * 1000:.0f} ms | p95 x{p95 / limit:.2f} [goal p95 < 300 ms] "
+                  f"(load {statistics.mean(loads):.2f})")
+    finally:
+        for client in clients:
+            client.close()
+
+
+def main() -> None:
+    try:
+        import psycopg
+
+        psycopg.connect(SERVER_URL, connect_timeout=3).close()
+    except Exception as exc:  # a benchmark, not a test: say why and stop
+        print(f"bench_queue: PostgreSQL not reachable at {SERVER_URL.rsplit('@', 1)[-1]} ({exc}); skipped")
+        return
+    print(f"bench_queue: {REVIEWERS} reviewers, {ITEMS} items x 2 reviewers, gunicorn --preload {WORKERS} "
+          f"workers; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    with scratch_postgres(SERVER_URL, prefix="ci_perf_queue") as database_url:
+        keys = _setup(database_url)
+        _queries_per_request(next(iter(keys.values())))
+        from django.db import connections
+
+        connections.close_all()  # the scratch database is dropped at the end; no connection of ours may hold it
+        port = _free_port()
+        server = _start_gunicorn(port, database_url)
+        try:
+            _wait_up(port, server)
+            _measure(port, keys)
+        finally:
+            os.killpg(server.pid, 15)
+            server.wait(timeout=30)
+
+
+if __name__ == "__main__":
+    main()

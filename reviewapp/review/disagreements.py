@@ -1,0 +1,46 @@
+"""The adjudicator's walk through a pool's open disagreements, one item after another.
+
+An item is open while reviewers' counted grades differ on some grade type that has no current ruling. The walk
+follows one stable order (query id, then document id) so "next" after an item is well defined even once that
+item is ruled on and leaves the list.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from reviewapp.review.agreement import pool_disagreements
+from reviewapp.review.models import ReviewItem, ReviewPool
+
+
+@dataclass(frozen=True)
+class DisagreementStep:
+    item_id: str | None  # the next open item, or None when none is left
+    remaining: int  # open items, the current one included
+    position: int  # 1-based place of ``item_id`` among them (0 when none is left)
+
+
+def pool_open_disagreements(*, pool: ReviewPool) -> list[str]:
+    """Public ids of the items with an unruled disagreement, in (query id, document id) order."""
+    keys = {(d.query_id, d.doc_id, d.item_id) for d in pool_disagreements(pool=pool) if d.state != "adjudicated"}
+    return [item_id for _, _, item_id in sorted(keys)]
+
+
+def disagreement_next(*, pool: ReviewPool, after: str | None = None) -> DisagreementStep:
+    """The first open item after ``after`` in the walk's order (wrapping round to the start)."""
+    open_ids = pool_open_disagreements(pool=pool)
+    if not open_ids:
+        return DisagreementStep(item_id=None, remaining=0, position=0)
+    if after:
+        order = {item_id: n for n, item_id in enumerate(open_ids)}
+        if after in order:
+            index = (order[after] + 1) % len(open_ids)
+        else:
+            anchor = ReviewItem.objects.filter(pool=pool, public_id=after).values_list("query_id", "doc_id").first()
+            keys = list(ReviewItem.objects.filter(pool=pool, public_id__in=open_ids)
+                        .values_list("query_id", "doc_id", "public_id"))
+            later = sorted(k for k in keys if anchor is not None and k[:2] > anchor)
+            index = order[later[0][2]] if later else 0
+    else:
+        index = 0
+    return DisagreementStep(item_id=open_ids[index], remaining=len(open_ids), position=index + 1)

@@ -1,0 +1,61 @@
+"""Writes of the reviewer's workspace beyond saving a judgment: skip for later, and undo.
+
+Both stay inside the review's rules: a skip is a private marker on the reviewer's own assignment (it moves the
+item to the end of their order and says nothing about the item), and an undo is a NEW revision restoring the
+state before the latest one, so the history stays append-only and every revision keeps its hash binding.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from reviewapp.review.models import Assignment, AssignmentSkip, Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.services import NotAssigned, ReviewError, SubmitResult, assignee_refusal
+
+
+def _own_assignment(*, reviewer: AbstractBaseUser, item: ReviewItem) -> Assignment:
+    assignment = Assignment.objects.filter(item=item, reviewer=reviewer).first()
+    if assignment is None:
+        raise NotAssigned(item.public_id)
+    return assignment
+
+
+@transaction.atomic
+def assignment_skip_set(*, reviewer: AbstractBaseUser, item: ReviewItem, skipped: bool) -> bool:
+    """Mark (or unmark) the reviewer's item as skipped for later. Returns True when something changed."""
+    assignment = _own_assignment(reviewer=reviewer, item=item)
+    if skipped:
+        _, created = AssignmentSkip.objects.get_or_create(assignment=assignment)
+        return created
+    deleted, _ = AssignmentSkip.objects.filter(assignment=assignment).delete()
+    return deleted > 0
+
+
+@transaction.atomic
+def judgment_undo(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResult:
+    """Undo the reviewer's latest change: a new revision with the state (status, grades, note) before it.
+
+    The restored state keeps the hashes of the revision it restores (its grades were given on those texts); undoing
+    the very first revision restores the empty draft, bound to the texts that revision was given on. Undoing twice
+    returns to the state before the first undo, as every undo is itself a revision.
+    """
+    _own_assignment(reviewer=reviewer, item=item)
+    refusal = assignee_refusal(pool=item.pool, user=reviewer)
+    if refusal:
+        raise ReviewError(f"cannot grade: {refusal}")
+    judgment = (Judgment.objects.select_for_update(of=("self",)).select_related("current")
+                .filter(item=item, reviewer=reviewer).first())
+    if judgment is None or judgment.current is None:
+        raise ReviewError("nothing to undo: no judgment saved for this item yet")
+    current = judgment.current
+    previous = JudgmentRevision.objects.filter(judgment=judgment, number=current.number - 1).first()
+    source = previous if previous is not None else current
+    state = ({"status": previous.status, "grades": previous.grades, "note": previous.note} if previous is not None
+             else {"status": JudgmentRevision.DRAFT, "grades": {}, "note": ""})
+    revision = JudgmentRevision.objects.create(
+        judgment=judgment, number=judgment.revision_count + 1, query_hash=source.query_hash,
+        source_hash=source.source_hash, passage_hash=source.passage_hash, **state,
+    )
+    Judgment.objects.filter(pk=judgment.pk).update(current=revision, revision_count=revision.number)
+    return SubmitResult(revision=revision, created=True)
