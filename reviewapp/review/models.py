@@ -11,6 +11,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
+
 # ---------------------------------------------------------------------------
 # Blinded review: pools, items, assignments, judgments (append-only revisions),
 # adjudications, and imported (provisional) label sources.
@@ -215,6 +217,8 @@ class JudgmentRevision(models.Model):
     passage_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AppendOnlyQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["judgment", "number"], name="review_revision_unique_number"),
@@ -223,6 +227,12 @@ class JudgmentRevision(models.Model):
 
     def __str__(self) -> str:
         return f"revision {self.number} of judgment {self.judgment_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # A label is evidence: a later state is a new revision, never an edit of one a reviewer made.
+        if not self._state.adding:
+            raise AppendOnlyError("judgment revisions are append-only: save a new revision instead")
+        super().save(*args, **kwargs)
 
 
 class Adjudication(models.Model):
@@ -239,11 +249,18 @@ class Adjudication(models.Model):
     passage_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AppendOnlyQuerySet.as_manager()
+
     class Meta:
         ordering = ["item_id", "grade_type", "id"]
 
     def __str__(self) -> str:
         return f"adjudication {self.pk}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("rulings are append-only: record a new ruling instead")
+        super().save(*args, **kwargs)
 
 
 class LabelSource(models.Model):
