@@ -18,7 +18,6 @@ PostgreSQL is not reachable.
 from __future__ import annotations
 
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,6 +28,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from perf.review_world import free_port, review_world  # noqa: E402
 from perf.scratch_db import scratch_postgres  # noqa: E402
 
 SERVER_URL = os.environ.get("BENCH_QUEUE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
@@ -41,51 +41,7 @@ PAGES = {"queue page": "/review/", "queue API": "/api/v1/review/queue/"}
 
 def _setup(database_url: str) -> dict[str, str]:
     """Reviewers with 12 items each (2 per item), a logged-in session per reviewer; returns the session keys."""
-    os.environ["DATABASE_URL"] = database_url
-    os.environ.pop("REDIS_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.auth.models import Group
-    from django.contrib.sessions.backends.db import SessionStore
-    from django.core.management import call_command
-
-    from reviewapp.core.access import ensure_role_groups
-    from reviewapp.review import services
-
-    call_command("migrate", verbosity=0)
-    ensure_role_groups()
-    user_model = get_user_model()
-    group = Group.objects.get(name="reviewer")
-    users = []
-    for i in range(REVIEWERS):
-        user = user_model.objects.create_user(username=f"bench_reviewer_{i:02d}", password=None)
-        user.groups.add(group)
-        users.append(user)
-    text = " ".join(["The landlord shall return the deposit within thirty days of the end of the tenancy."] * 12)
-    items = [
-        {
-            "query_id": f"q{i // 10:03d}", "doc_id": f"doc-{i:04d}",
-            "query_text": f"Question {i // 10}: when must a deposit be returned?",
-            "source_heading": f"Sec. {i}  Deposits", "source_text": text,
-            "passage_caption": f"Sec. {i}  Deposits", "passage_text": text[:400],
-        }
-        for i in range(ITEMS)
-    ]
-    pool = services.pool_create(name="bench", kind="passage", items=items, declared_rule="bench: explicit list")
-    services.pool_assign(pool=pool, reviewers=users, per_item=2)
-    keys = {}
-    for user in users:
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.save()
-        keys[user.username] = session.session_key
-    return keys
+    return review_world(database_url=database_url, reviewers=REVIEWERS, items=ITEMS).sessions
 
 
 def _queries_per_request(session_key: str) -> None:
@@ -102,12 +58,6 @@ def _queries_per_request(session_key: str) -> None:
         print(f"  {name} {url}: HTTP {status}, {len(captured)} SQL queries per request (warm):")
         for q in captured.captured_queries:
             print(f"    {q['sql'][:150]}")
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def _start_gunicorn(port: int, database_url: str) -> subprocess.Popen:
@@ -215,7 +165,7 @@ def main() -> None:
         from django.db import connections
 
         connections.close_all()  # the scratch database is dropped at the end; no connection of ours may hold it
-        port = _free_port()
+        port = free_port()
         server = _start_gunicorn(port, database_url)
         try:
             _wait_up(port, server)

@@ -25,7 +25,6 @@ import os
 import random
 import re
 import signal
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,6 +35,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from perf.review_world import free_port, review_world  # noqa: E402
 from perf.scratch_db import scratch_postgres  # noqa: E402
 
 DATABASE_URL = os.environ.get("BENCH_REVIEW_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench_review")
@@ -49,61 +49,8 @@ THINK = tuple(float(x) for x in os.environ.get("BENCH_REVIEW_THINK", "2,6").spli
 
 def _setup() -> tuple[dict[str, str], list[str]]:
     """Returns session cookie per reviewer and the pool's item ids."""
-    os.environ["DATABASE_URL"] = DATABASE_URL
-    os.environ.pop("REDIS_URL", None)
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
-    sys.path.insert(0, str(REPO))
-    import django
-
-    django.setup()
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
-    from django.contrib.auth.models import Group
-    from django.contrib.sessions.backends.db import SessionStore
-    from django.core.management import call_command
-
-    from reviewapp.core.access import ensure_role_groups
-    from reviewapp.review import services
-
-    call_command("migrate", verbosity=0)
-    ensure_role_groups()
-    User = get_user_model()
-    group = Group.objects.get(name="reviewer")
-    users = []
-    for i in range(REVIEWERS):
-        user = User.objects.create_user(username=f"bench_reviewer_{i:02d}", password=None)
-        user.groups.add(group)
-        users.append(user)
-    text = " ".join(["The landlord shall return the deposit within thirty days of the end of the tenancy."] * 12)
-    items = [
-        {
-            "query_id": f"q{i // 10:03d}",
-            "doc_id": f"doc-{i:04d}",
-            "query_text": f"Question {i // 10}: when must a deposit be returned?",
-            "source_heading": f"Sec. {i}  Deposits",
-            "source_text": text,
-            "passage_caption": f"Sec. {i}  Deposits",
-            "passage_text": text[:400],
-        }
-        for i in range(ITEMS)
-    ]
-    pool = services.pool_create(name="bench", kind="passage", items=items, declared_rule="bench: explicit list")
-    services.pool_assign(pool=pool, reviewers=users, per_item=2)
-    cookies = {}
-    for user in users:
-        session = SessionStore()
-        session[SESSION_KEY] = str(user.pk)
-        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
-        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
-        session.save()
-        cookies[user.username] = session.session_key
-    return cookies, list(pool.items.values_list("public_id", flat=True))
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+    world = review_world(database_url=DATABASE_URL, reviewers=REVIEWERS, items=ITEMS)
+    return world.sessions, world.item_ids
 
 
 def _start_gunicorn(port: int) -> subprocess.Popen:
@@ -134,6 +81,8 @@ def _wait_up(port: int, process: subprocess.Popen) -> None:
 
 
 REVISION = re.compile(r'data-revision="(\d+)"')
+# The hashes of the texts shown travel back with every grade (label integrity): a save without them is refused.
+SHOWN = re.compile(r'<input type="hidden" name="(\w+_hash)" value="([0-9a-f]+)">')
 
 
 async def _reviewer(base: str, username: str, session_key: str, deadline: float, think: tuple[float, float],
@@ -161,7 +110,8 @@ async def _reviewer(base: str, username: str, session_key: str, deadline: float,
             grades = {"section": str((revision + 1) % 4), "passage": str((revision // 4 + 1) % 4)}
             if think[1]:
                 await asyncio.sleep(rng.uniform(*think))
-            body = {**grades, "action": "save", "csrfmiddlewaretoken": client.cookies.get("csrftoken", "")}
+            body = {**grades, **dict(SHOWN.findall(page.text)), "action": "save",
+                    "csrfmiddlewaretoken": client.cookies.get("csrftoken", "")}
             headers = {"HX-Request": "true", "X-CSRFToken": client.cookies.get("csrftoken", "")}
             repeats = 2 if step % 10 == 9 else 1
             for attempt in range(repeats):
@@ -232,7 +182,7 @@ def _run() -> int:
     import logging
 
     logging.getLogger("httpx").setLevel(logging.WARNING)
-    port = _free_port()
+    port = free_port()
     process = _start_gunicorn(port)
     failed = False
     try:

@@ -1,0 +1,74 @@
+"""The world the review benches load: reviewers, one explicit-list pool, and a logged-in session each.
+
+Shared by bench_review.py (50 reviewers saving drafts) and bench_queue.py (50 reviewers opening their
+queue at once), so both measure the same pool. Sessions are written straight to the session store: no
+password hashing sits in the measured path.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ReviewWorld:
+    sessions: dict[str, str]  # username -> session key
+    item_ids: list[str]
+
+
+def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorld:
+    """Migrates ``database_url`` (a scratch database the caller made), then fills it: ``reviewers`` reviewers,
+    one pool of ``items`` items, two reviewers per item."""
+    os.environ["DATABASE_URL"] = database_url
+    os.environ.pop("REDIS_URL", None)
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth.models import Group
+    from django.contrib.sessions.backends.db import SessionStore
+    from django.core.management import call_command
+
+    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.review import services
+
+    call_command("migrate", verbosity=0)
+    ensure_role_groups()
+    user_model = get_user_model()
+    group = Group.objects.get(name="reviewer")
+    users = []
+    for i in range(reviewers):
+        user = user_model.objects.create_user(username=f"bench_reviewer_{i:02d}", password=None)
+        user.groups.add(group)
+        users.append(user)
+    text = " ".join(["The landlord shall return the deposit within thirty days of the end of the tenancy."] * 12)
+    pool_items = [
+        {
+            "query_id": f"q{i // 10:03d}", "doc_id": f"doc-{i:04d}",
+            "query_text": f"Question {i // 10}: when must a deposit be returned?",
+            "source_heading": f"Sec. {i}  Deposits", "source_text": text,
+            "passage_caption": f"Sec. {i}  Deposits", "passage_text": text[:400],
+        }
+        for i in range(items)
+    ]
+    pool = services.pool_create(name="bench", kind="passage", items=pool_items, declared_rule="bench: explicit list")
+    services.pool_assign(pool=pool, reviewers=users, per_item=2)
+    sessions = {}
+    for user in users:
+        session = SessionStore()
+        session[SESSION_KEY] = str(user.pk)
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        session[HASH_SESSION_KEY] = user.get_session_auth_hash()
+        session.save()
+        sessions[user.username] = session.session_key
+    return ReviewWorld(sessions=sessions, item_ids=list(pool.items.values_list("public_id", flat=True)))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
