@@ -13,6 +13,18 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def _probe(code: str, *args: str, unset: tuple[str, ...] = ("DJANGO_SETTINGS_MODULE",)) -> object:
+    """Runs ``code`` in a fresh interpreter (nothing imported before, ``unset`` variables gone) and returns the
+    JSON its last output line prints."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    for name in unset:
+        env.pop(name, None)
+    result = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, env=env, capture_output=True, text=True,
+                            check=False)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
 HANDLER_ONLY = ("scipy", "scipy.optimize", "scipy.stats", "scipy.sparse", "bm25s", "httpx",
                 "onnxruntime", "tokenizers")
 
@@ -29,12 +41,7 @@ PROBE = (
 
 
 def test_importing_the_url_config_loads_no_handler_only_module():
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    result = subprocess.run([sys.executable, "-c", PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
-                            check=False)
-    assert result.returncode == 0, result.stderr
-    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    loaded = _probe(PROBE)
     assert loaded == [], f"imported with the URL config: {', '.join(loaded)}"
 
 
@@ -48,12 +55,7 @@ BLAS_PROBE = (
 
 def test_the_project_package_asks_for_one_blas_thread_before_numpy_is_loaded():
     # OpenBLAS reads its thread count once, when numpy first loads it: the setting must precede that.
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("OPENBLAS_NUM_THREADS", None)
-    result = subprocess.run([sys.executable, "-c", BLAS_PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
-                            check=False)
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout.strip().splitlines()[-1]) == ["1", False]
+    assert _probe(BLAS_PROBE, unset=("OPENBLAS_NUM_THREADS",)) == ["1", False]
 
 
 COMMAND_ONLY_NOT = ("reviewapp.urls", "drf_spectacular.extensions", "drf_spectacular.plumbing", "rest_framework.test",
@@ -77,12 +79,7 @@ def test_the_relevance_metrics_process_loads_neither_the_schema_tools_nor_the_re
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("q1 0 d1 1\nq2 0 d3 2\n")
     run.write_text("q1 Q0 d1 1 2.0 x\nq1 Q0 d2 2 1.0 x\nq2 Q0 d3 1 1.5 x\n")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    result = subprocess.run([sys.executable, "-c", COMMAND_PROBE, str(qrels), str(run)], cwd=ROOT, env=env,
-                            capture_output=True, text=True, check=False)
-    assert result.returncode == 0, result.stderr
-    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    loaded = _probe(COMMAND_PROBE, str(qrels), str(run))
     assert loaded == [], f"imported by the relevance_metrics process: {', '.join(loaded)}"
 
 
@@ -102,11 +99,5 @@ WORKER_PROBE = (
 def test_a_celery_worker_starts_without_the_url_config():
     # Celery's Django fixup would run the system checks at start-up, and the URL checks import every view and
     # the schema tooling into a process that only runs tasks (~27 MiB of a rerank worker's peak).
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    env.pop("DJANGO_SETTINGS_MODULE", None)
-    env.pop("CELERY_SKIP_CHECKS", None)
-    result = subprocess.run([sys.executable, "-c", WORKER_PROBE], cwd=ROOT, env=env, capture_output=True, text=True,
-                            check=False)
-    assert result.returncode == 0, result.stderr
-    loaded = json.loads(result.stdout.strip().splitlines()[-1])
+    loaded = _probe(WORKER_PROBE, unset=("DJANGO_SETTINGS_MODULE", "CELERY_SKIP_CHECKS"))
     assert loaded == [], f"imported by a worker before its first task: {', '.join(loaded)}"

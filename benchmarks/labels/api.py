@@ -26,14 +26,8 @@ from benchmarks.labels.views import calibration_build, human_metrics_build
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.access import CanManageReviews, CanViewReports
-from reviewapp.core.api import READ_ERRORS, ErrorOut, UnitIntervalOut, error_responses
+from reviewapp.core.api import READ_ERRORS, BootstrapOut, ErrorOut, UnitIntervalOut, error_responses
 from reviewapp.review.services import MAX_REVIEWERS_PER_ITEM
-
-
-class IntervalOut(serializers.Serializer):
-    estimate = serializers.FloatField(allow_null=True)
-    low = serializers.FloatField(allow_null=True)
-    high = serializers.FloatField(allow_null=True)
 
 
 class ReviewerAgreementOut(serializers.Serializer):
@@ -87,14 +81,6 @@ class HumanQueryRowOut(serializers.Serializer):
     reranked_top5_labelled = serializers.IntegerField()
     pool_members = serializers.IntegerField()
     pool_labelled = serializers.IntegerField()
-
-
-class BootstrapOut(serializers.Serializer):
-    replicates = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    level = serializers.FloatField()
-    unit = serializers.CharField()
-    method = serializers.CharField()
 
 
 class HumanMetricsOut(serializers.Serializer):

@@ -10,9 +10,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from benchmarks.reports.exports import report_as_json, report_families, report_trec_qrels, report_trec_run
+from benchmarks.reports.exports import report_as_json, report_text_export
 from benchmarks.reports.exposure import exposure_record, leaderboard_exposure_record
-from benchmarks.reports.figures import report_systems
+from benchmarks.reports.figures import Report
 from benchmarks.reports.leaderboard import leaderboard_as_json
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
@@ -23,7 +23,7 @@ from benchmarks.reports.selectors import (
     report_request_parse,
 )
 from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import READ_ERRORS, ErrorOut, error_responses
+from reviewapp.core.api import READ_ERRORS, BootstrapOut, ErrorOut, error_responses
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 
@@ -55,14 +55,6 @@ class ReportSystemsOut(serializers.Serializer):
     keyword = serializers.CharField()
     reranked = serializers.CharField(allow_null=True)
     secondary = serializers.CharField(allow_null=True)
-
-
-class ReportBootstrapOut(serializers.Serializer):
-    replicates = serializers.IntegerField()
-    seed = serializers.IntegerField()
-    level = serializers.FloatField()
-    unit = serializers.CharField()
-    method = serializers.CharField()
 
 
 class MetricComparisonOut(serializers.Serializer):
@@ -97,7 +89,7 @@ class ReportOut(serializers.Serializer):
     coverage_note = serializers.CharField()
     primary_endpoint = PrimaryEndpointOut()
     systems = ReportSystemsOut()
-    bootstrap = ReportBootstrapOut()
+    bootstrap = BootstrapOut()
     splits = ReportSplitOut(many=True)
     secondary = serializers.JSONField()
     queries = serializers.JSONField()
@@ -119,6 +111,14 @@ PARAMETERS = [
 ]
 
 
+def _api_report(request: Request, *, source: str, pk: int) -> Report:
+    """The report the query parameters ask for, its held-out reading recorded (raises ReportParameterError)."""
+    parsed = report_request_parse(source=source, pk=pk, params=request.query_params)
+    report = report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
+                          replicates=parsed.replicates, seed=parsed.seed)
+    return exposure_record(report, purpose=HeldoutExposure.Purpose.API, user=request.user)
+
+
 class _ReportApi(APIView):
     permission_classes = [CanViewReports]
     source = ""
@@ -126,12 +126,9 @@ class _ReportApi(APIView):
     @extend_schema(parameters=PARAMETERS, responses={200: ReportOut, **REPORT_ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         try:
-            parsed = report_request_parse(source=self.source, pk=pk, params=request.query_params)
-            report = report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
-                                  replicates=parsed.replicates, seed=parsed.seed)
+            report = _api_report(request, source=self.source, pk=pk)
         except ReportParameterError as exc:
             return Response(ErrorOut({"error": str(exc)}).data, status=400)
-        report = exposure_record(report, purpose=HeldoutExposure.Purpose.API, user=request.user)
         return Response(ReportOut(report_as_json(report)).data)
 
 
@@ -165,21 +162,12 @@ class _ReportTrecApi(APIView):
         if export not in TREC_EXPORTS:
             raise Http404(f"unknown export {export!r}; one of {', '.join(TREC_EXPORTS)}")
         try:
-            parsed = report_request_parse(source=self.source, pk=pk, params=request.query_params)
-            report = report_build(run=parsed.run, rerank=parsed.rerank, secondary=parsed.secondary,
-                                  replicates=parsed.replicates, seed=parsed.seed)
+            report = _api_report(request, source=self.source, pk=pk)
         except ReportParameterError as exc:
             return Response(ErrorOut({"error": str(exc)}).data, status=400)
-        report = exposure_record(report, purpose=HeldoutExposure.Purpose.API, user=request.user)
-        if export == "qrels.txt":
-            body = report_trec_qrels(report)
-        elif export == "families.txt":
-            body = report_families(report)
-        else:
-            system = export.removesuffix(".run")
-            if system not in report_systems(report):
-                raise Http404(f"this report has no {system} system")
-            body = report_trec_run(report, system=system)
+        body = report_text_export(report, export)
+        if body is None:
+            raise Http404(f"this report has no {export.removesuffix('.run')} system")
         return HttpResponse(body, content_type="text/plain; charset=utf-8")
 
 

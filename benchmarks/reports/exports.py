@@ -19,6 +19,7 @@ from benchmarks.reports.figures import (
     THRESHOLD_NOTE,
     QueryRow,
     Report,
+    report_systems,
 )
 from benchmarks.reports.inputs import Candidate
 from reviewapp.core.csv_export import SafeCsvWriter
@@ -183,3 +184,16 @@ def report_trec_qrels(report: Report) -> str:
 def report_families(report: Report) -> str:
     """``qid family`` lines, for ``manage.py relevance_metrics --families``."""
     return "".join(f"{r.query.qid} {r.query.family}\n" for r in report.queries)
+
+
+def report_text_export(report: Report, export: str) -> str | None:
+    """The body of one of the report's text exports (``queries.csv``, ``qrels.txt``, ``families.txt`` or
+    ``<system>.run``), the same for the page and the API; None when the report has no such system."""
+    if export == "queries.csv":
+        return report_csv(report)
+    if export == "qrels.txt":
+        return report_trec_qrels(report)
+    if export == "families.txt":
+        return report_families(report)
+    system = export.removesuffix(".run")
+    return report_trec_run(report, system=system) if system in report_systems(report) else None

@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.utils.text import slugify
 
-from benchmarks.reports.exports import report_as_json, report_csv, report_families, report_trec_qrels, report_trec_run
+from benchmarks.reports.exports import report_as_json, report_text_export
 from benchmarks.reports.exposure import exposure_record, leaderboard_exposure_record
 from benchmarks.reports.figures import (
     COVERAGE_NOTE,
@@ -111,18 +111,9 @@ def report_export(request: HttpRequest, source: str, pk: int, export: str) -> Ht
     if not _export_available(export, report):
         raise Http404(f"this report has no {export.removesuffix('.run')} system")
     if export == "report.json":
-        body: str | None = None
         response = JsonResponse(report_as_json(report), json_dumps_params={"ensure_ascii": False, "indent": 1})
     else:
-        if export == "queries.csv":
-            body = report_csv(report)
-        elif export == "qrels.txt":
-            body = report_trec_qrels(report)
-        elif export == "families.txt":
-            body = report_families(report)
-        else:
-            body = report_trec_run(report, system=export.removesuffix(".run"))
-        response = HttpResponse(body, content_type=EXPORTS[export])
+        response = HttpResponse(report_text_export(report, export), content_type=EXPORTS[export])
     suite = report.inputs.suite
     stem = slugify(f"{suite.name}-v{suite.version}-{source}-{pk}")
     response["Content-Disposition"] = f'attachment; filename="{stem}-{export}"'

@@ -35,6 +35,16 @@ class UnitIntervalOut(serializers.Serializer):
     caveat = serializers.CharField(allow_null=True)
 
 
+class BootstrapOut(serializers.Serializer):
+    """How a page's intervals were drawn: one component for every API that reports its bootstrap."""
+
+    replicates = serializers.IntegerField()
+    seed = serializers.IntegerField()
+    level = serializers.FloatField()
+    unit = serializers.CharField()
+    method = serializers.CharField()
+
+
 # ---------------------------------------------------------------------------
 # Error bodies every endpoint documents (one component each, shared by every app's API)
 # ---------------------------------------------------------------------------

@@ -37,7 +37,8 @@ def _pool_or_404(pool_id: str) -> ReviewPool:
         raise Http404("no such pool") from None
 
 
-def _user_or_404(value: Any) -> Any:
+def user_or_404(value: Any) -> Any:
+    """The user whose id ``value`` is (a URL or form value), else 404: shared by every admin view on reviewers."""
     try:
         pk = int(value or "")
     except (TypeError, ValueError):
@@ -72,8 +73,8 @@ def admin_workload(request: HttpRequest) -> HttpResponse:
 def admin_workload_reassign(request: HttpRequest) -> HttpResponse:
     """Move one reviewer's open items of one pool to another reviewer (judged items stay)."""
     pool = _pool_or_404(request.POST.get("pool", ""))
-    source = _user_or_404(request.POST.get("from_reviewer"))
-    target = _user_or_404(request.POST.get("to_reviewer"))
+    source = user_or_404(request.POST.get("from_reviewer"))
+    target = user_or_404(request.POST.get("to_reviewer"))
     try:
         result = pool_admin.assignment_reassign(pool=pool, from_reviewer=source, to_reviewer=target)
     except services.ReviewError as error:
@@ -92,7 +93,7 @@ def admin_workload_reassign(request: HttpRequest) -> HttpResponse:
 
 
 def _plain_reviewer_or_404(user_id: int) -> Any:
-    user = _user_or_404(user_id)
+    user = user_or_404(user_id)
     if not accounts.is_plain_reviewer(user):
         raise Http404("not a reviewer account")
     return user

@@ -28,6 +28,7 @@ from reviewapp.review import (
     services,
     workspace,
 )
+from reviewapp.review.admin_views import invitation_url, user_or_404
 from reviewapp.review.assign import pool_assign_detail
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
@@ -390,21 +391,11 @@ def admin_label_import(request: HttpRequest) -> HttpResponse:
 # ---------------------------------------------------------------------------
 
 
-def _user_or_404(user_id: int):
-    from django.contrib.auth import get_user_model
-
-    user = get_user_model().objects.filter(pk=user_id).first()
-    if user is None:
-        raise Http404("no such reviewer")
-    return user
-
-
 @perm_required(MANAGE_REVIEWS)
 @require_http_methods(["GET", "POST"])
 def admin_reviewers(request: HttpRequest) -> HttpResponse:
     """Reviewer accounts: list, create (a random password shown once), deactivate, reactivate."""
     from reviewapp.core import accounts
-    from reviewapp.review.admin_views import invitation_url
 
     form = {"username": "", "first_name": "", "last_name": "", "email": "", "password_mode": "invite"}
     error = ""
@@ -442,7 +433,7 @@ def admin_reviewers(request: HttpRequest) -> HttpResponse:
 def admin_reviewer_active(request: HttpRequest, user_id: int) -> HttpResponse:
     from reviewapp.core import accounts
 
-    user = _user_or_404(user_id)
+    user = user_or_404(user_id)
     active = request.POST.get("active") in ("1", "true", "on")
     try:
         accounts.reviewer_account_set_active(user=user, active=active, by=request.user)
@@ -458,7 +449,7 @@ def admin_reviewer_active(request: HttpRequest, user_id: int) -> HttpResponse:
 @require_POST
 def admin_pool_unassign(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
-    user = _user_or_404(_int_or_404(request.POST.get("reviewer")))
+    user = user_or_404(request.POST.get("reviewer"))
     result = pool_admin.assignment_unassign(pool=pool, reviewer=user)
     messages.success(request, f"{user.get_username()}: {result.removed} open assignment(s) removed; "
                      f"{result.kept_judged} with a judgment kept.")
@@ -469,8 +460,8 @@ def admin_pool_unassign(request: HttpRequest, pool_id: str) -> HttpResponse:
 @require_POST
 def admin_pool_reassign(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
-    source = _user_or_404(_int_or_404(request.POST.get("from_reviewer")))
-    target = _user_or_404(_int_or_404(request.POST.get("to_reviewer")))
+    source = user_or_404(request.POST.get("from_reviewer"))
+    target = user_or_404(request.POST.get("to_reviewer"))
     try:
         result = pool_admin.assignment_reassign(pool=pool, from_reviewer=source, to_reviewer=target)
     except services.ReviewError as error:
@@ -496,10 +487,3 @@ def admin_pool_new_version(request: HttpRequest, pool_id: str) -> HttpResponse:
     messages.success(request, f"New version declared with {new.reviewers_per_item} reviewer(s) per item; "
                      f"the judged pool {pool.public_id} stays as it was. Assign reviewers next.")
     return redirect("review:admin-pool", pool_id=new.public_id)
-
-
-def _int_or_404(value: str | None) -> int:
-    try:
-        return int(value or "")
-    except ValueError:
-        raise Http404("no such reviewer") from None
