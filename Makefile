@@ -5,7 +5,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install demo test test-postgres lint bench clean
+.PHONY: install demo test test-postgres lint bench bench-readme clean
 
 $(STAMP): pyproject.toml package.json package-lock.json
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,10 +28,13 @@ lint: install
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --file /dev/null --validate --fail-on-warn
 
+# Every bench, then one table of every figure beside its peer or target (BENCH_ARGS="--only trec queue" for a few).
 bench: install
-	@for bench in perf/bench_*.py; do \
-		echo "== $$bench"; $(PY) $$bench || exit 1; \
-	done
+	$(PY) perf/run.py $(BENCH_ARGS)
+
+# The same full run, and the README's performance table rewritten from it.
+bench-readme: install
+	$(PY) perf/run.py --write-readme
 
 clean:
 	rm -rf var

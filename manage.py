@@ -5,7 +5,21 @@ import os
 import sys
 
 
+def _relevance_metrics_without_django() -> None:
+    """``relevance_metrics`` over files alone is arithmetic: run it before Django and Celery load (they were
+    most of the process beside ir_measures). Returns when the options need Django (see scoring.ir.trec_cli)."""
+    # One BLAS thread, as reviewapp/__init__.py sets for every process of the project, before numpy loads.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    from scoring.ir import trec_cli
+
+    options = trec_cli.parse_without_django(sys.argv[2:])
+    if options is not None:
+        sys.exit(trec_cli.run(options))
+
+
 def main() -> None:
+    if sys.argv[1:2] == ["relevance_metrics"]:
+        _relevance_metrics_without_django()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
     from reviewapp.config import ConfigError
 

@@ -35,9 +35,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from perf.figures import report  # noqa: E402
 from perf.review_world import free_port, review_world  # noqa: E402
 from perf.scratch_db import scratch_postgres  # noqa: E402
 
+BENCH = Path(__file__).stem
+GOAL_MS = 150.0
 DATABASE_URL = os.environ.get("BENCH_REVIEW_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/bench_review")
 REVIEWERS = int(os.environ.get("BENCH_REVIEW_REVIEWERS", "50"))
 ITEMS = int(os.environ.get("BENCH_REVIEW_ITEMS", "300"))
@@ -142,6 +145,7 @@ async def _phase(base: str, cookies: dict[str, str], seconds: float, think: tupl
         for seed, (name, key) in enumerate(sorted(cookies.items()))
     ])
     stats["elapsed"] = time.monotonic() - started
+    stats["load"] = os.getloadavg()[0]  # at the end of this phase: the next phase would change it
     return stats
 
 
@@ -154,6 +158,7 @@ def _pct(values: list[float], q: float) -> float:
 
 
 def _report(name: str, stats: dict) -> None:
+    """Prints the phase's detail (the headline figures are reported by ``_headline``)."""
     requests = len(stats["page"]) + len(stats["save"])
     print(f"  phase {name}: {len(stats['page'])} page loads, {len(stats['save'])} saves "
           f"({stats['double_submits']} double submits) in {stats['elapsed']:.1f} s, "
@@ -164,6 +169,17 @@ def _report(name: str, stats: dict) -> None:
               f"p99 {_pct(values, 99):7.1f} ms   max {max(values) * 1000 if values else float('nan'):7.1f} ms")
     for error in stats["errors"][:5]:
         print(f"    error: {error}")
+
+
+def _headline(what: str, stats: dict, *, goal: bool) -> None:
+    page, save = _pct(stats["page"], 95), _pct(stats["save"], 95)
+    rate = (len(stats["page"]) + len(stats["save"])) / stats["elapsed"]
+    ours = f"page p95 {page:.0f} ms, save p95 {save:.0f} ms ({rate:.0f} requests/s)"
+    if goal:
+        report(bench=BENCH, what=what, ours=ours, value=max(page, save), goal_value=GOAL_MS,
+               goal=f"p95 < {GOAL_MS:.0f} ms", load=stats["load"])
+    else:
+        report(bench=BENCH, what=what, ours=ours, load=stats["load"])
 
 
 def main() -> int:
@@ -219,6 +235,14 @@ def _run() -> int:
     print(f"  integrity: {sum(expected.values())} changing saves acknowledged, "
           f"{JudgmentRevision.objects.count()} revisions stored; lost {lost}, duplicated {duplicated}, "
           f"numbering gaps {gaps}")
+    world = f"blinded review, {REVIEWERS} reviewers on gunicorn + PostgreSQL"
+    _headline(f"{world}, {THINK[0]:g}-{THINK[1]:g} s between actions", reviewers, goal=True)
+    _headline(f"{world}, no think time (saturation)", saturation, goal=False)
+    # Integrity as figures: a count must be 0 (value < 1), whatever the speed.
+    report(bench=BENCH, what=f"{world}: judgments lost (both phases)", ours=f"{lost}", value=lost, goal_value=1,
+           goal="0")
+    report(bench=BENCH, what=f"{world}: judgments duplicated or revision numbering gaps (both phases)",
+           ours=f"{duplicated} duplicated, {gaps} gaps", value=duplicated + gaps, goal_value=1, goal="0")
     return 1 if failed or lost or duplicated or gaps else 0
 
 

@@ -28,8 +28,11 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from perf import bench_scaleout  # noqa: E402
+from perf.figures import report  # noqa: E402
 from perf.scratch_db import scratch_postgres  # noqa: E402
 
+BENCH = Path(__file__).stem
+GOAL_RATIO = 1.3
 DATABASE_URL = os.environ.get("BENCH_RSS_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/ci_perf_rss")
 REDIS_URL = os.environ.get("BENCH_RSS_REDIS_URL", "redis://127.0.0.1:6379/8")
 HEAVY = ("scipy", "scipy.optimize", "scipy.stats", "sklearn", "pandas", "matplotlib", "bm25s", "httpx",
@@ -123,6 +126,10 @@ def _run(database_url: str) -> None:
     print(f"  rerank run ({status}, {elapsed:.1f} s): worker peak RSS {worker_kib / 1024:.0f} MiB | naive "
           f"onnxruntime process, same {len(texts)} texts, {naive_kib / 1024:.0f} MiB | x{worker_kib / naive_kib:.2f} "
           f"[goal <= 1.3] (load {os.getloadavg()[0]:.2f})")
+    report(bench=BENCH, what="Celery worker peak RSS during a local-model rerank run",
+           ours=f"{worker_kib / 1024:.0f} MiB",
+           peer=f"naive onnxruntime + tokenizers process, same {len(texts)} texts, {naive_kib / 1024:.0f} MiB",
+           ratio=worker_kib / naive_kib, goal_ratio=GOAL_RATIO, goal=f"<= {GOAL_RATIO}")
     loaded = held.stdout.strip().splitlines()[-1] if held.returncode == 0 else held.stderr[-300:]
     print(f"  heavy modules in the worker before its first task: {loaded}")
     shutil.rmtree(tmp, ignore_errors=True)

@@ -5,6 +5,9 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 application = get_wsgi_application()
 
-# Django resolves the URL config on the first request; importing it here means gunicorn --preload
-# loads every view once in the master, so forked workers answer their first request warm.
-import reviewapp.urls  # noqa: E402, F401
+# Django imports the URL config, builds its reverse tables and compiles templates on the first request of each
+# process; doing it here means gunicorn --preload does it once in the master, so forked workers answer their
+# first request warm (reviewapp.core.warmup).
+from reviewapp.core.warmup import warm_up  # noqa: E402
+
+warm_up()

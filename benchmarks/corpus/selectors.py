@@ -15,7 +15,8 @@ def corpus_current_snapshots(*, corpus: str) -> list[SourceSnapshot]:
         SourceSnapshot.objects.filter(corpus=corpus, provision_count__gt=0)
         .values("source_key").annotate(last=Max("id")).values_list("last", flat=True)
     )
-    return list(SourceSnapshot.objects.filter(id__in=list(latest)).order_by("source_key", "id"))
+    # Without ``raw`` (the source file, megabytes): no page shows it, and loading it made every corpus read slow.
+    return list(SourceSnapshot.objects.filter(id__in=list(latest)).defer("raw").order_by("source_key", "id"))
 
 
 @dataclass
@@ -47,11 +48,17 @@ def corpus_chapters(*, corpus: str) -> list[dict]:
     )
 
 
+# What a chapter page lists of each section. Joining the snapshot (its raw file, megabytes, on every row) made a
+# chapter page take seconds; the texts are shown on the section's own page.
+CHAPTER_ROW_FIELDS = ("id", "snapshot_id", "position", "citation", "variant", "chapter_title", "heading", "repealed",
+                      "content_sha256", "official_url")
+
+
 def chapter_provisions(*, corpus: str, chapter: str) -> QuerySet[Provision]:
     snapshots = corpus_current_snapshots(corpus=corpus)
-    return Provision.objects.filter(snapshot__in=snapshots, chapter=chapter).select_related("snapshot").order_by(
+    return Provision.objects.filter(snapshot__in=snapshots, chapter=chapter).only(*CHAPTER_ROW_FIELDS).order_by(
         "snapshot_id", "position")
 
 
 def provision_get(*, pk: int) -> Provision:
-    return Provision.objects.select_related("snapshot").prefetch_related("passages").get(pk=pk)
+    return Provision.objects.select_related("snapshot").defer("snapshot__raw").prefetch_related("passages").get(pk=pk)

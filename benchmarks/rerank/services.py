@@ -433,9 +433,10 @@ class RerankProgress:
         return math.floor(100 * done / self.candidates_planned) if self.candidates_planned else 100
 
 
-def rerank_run_progress(*, run: RerankRun) -> RerankProgress:
+def rerank_run_progress(*, run: RerankRun, grades: list[RerankGrade] | None = None) -> RerankProgress:
+    """``grades``: the run's current grades (``rerank_run_grades``) when the caller has read them already."""
     run.refresh_from_db()
-    grades = _current_grades(run)
+    grades = _current_grades(run) if grades is None else grades
     counts = dict.fromkeys(RerankGrade.Status.values, 0)
     for grade in grades:
         counts[grade.status] += 1

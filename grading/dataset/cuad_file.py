@@ -114,6 +114,9 @@ def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None) -> C
     if not isinstance(doc, dict) or not isinstance(doc.get("data"), list):
         raise CuadFileError(f"{source_name}: expected an object with a 'data' list (SQuAD 2.0 layout)")
 
+    # JSON can carry a NUL only as the escape \u0000 (json.loads refuses raw control characters; a UTF-16 or
+    # UTF-32 file has NUL bytes and takes the walk): without either in the bytes, no entry needs walking.
+    may_hold_nul = b"\\u0000" in raw or b"\x00" in raw
     descriptions: dict[str, CategoryInfo] = {}
     csv_path = path.parent / "category_descriptions.csv"
     if csv_path.is_file():
@@ -128,7 +131,7 @@ def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None) -> C
         title = entry.get("title") if isinstance(entry, dict) else None
         if not isinstance(title, str) or not title:
             raise CuadFileError(f"{source_name}: {where}.title missing or not a string")
-        if contains_nul(entry):  # PostgreSQL cannot store a NUL in a text column
+        if may_hold_nul and contains_nul(entry):  # PostgreSQL cannot store a NUL in a text column
             raise CuadFileError(f"{source_name}: {where} ({title[:80]!r}) contains a NUL character (\\u0000)")
         if len(title) > 255:  # the width of Contract.title
             raise CuadFileError(f"{source_name}: {where}.title is longer than 255 characters")

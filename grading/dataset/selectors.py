@@ -10,8 +10,6 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from grading.dataset.models import Category, Contract, CuadDataset, Sample, Span
 from scoring.cuad.sampler import Candidate
 
@@ -140,6 +138,8 @@ class DatasetOverview:
 
 def length_histogram(sample_lengths: Sequence[int], population_lengths: Sequence[int], *, bins: int = 12) -> Histogram:
     """Counts per log-spaced length bin (characters), for the sample and the whole population."""
+    import numpy as np  # here, not with the module: load_cuad imports this module and needs no numpy
+
     low = max(1, min(population_lengths))
     high = max(population_lengths) + 1
     edges = np.unique(np.geomspace(low, high, bins + 1).round().astype(int))
@@ -151,6 +151,8 @@ def length_histogram(sample_lengths: Sequence[int], population_lengths: Sequence
 
 
 def dataset_overview(*, sample: Sample) -> DatasetOverview:
+    import numpy as np
+
     manifest = json.loads(sample.manifest)
     target = int(manifest["parameters"]["min_per_type"])
     order = [c.name for c in dataset_categories(dataset=sample.dataset)]

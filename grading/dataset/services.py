@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
-from django.db import transaction
+from django.db import connection, models, transaction
 
-from grading.dataset.cuad_file import read_cuad, read_source
+from grading.dataset.cuad_file import CategoryInfo, read_cuad, read_source
 from grading.dataset.models import Category, Contract, CuadDataset, Sample, SampleContract, Span
 from grading.dataset.selectors import dataset_categories, sample_candidates
 from reviewapp.core.hashing import sha256_hex
@@ -51,18 +53,7 @@ def cuad_load(*, path: Path | str) -> LoadResult:
         raise CuadLoadError(parsed.mismatches, parsed.source_name)
 
     with transaction.atomic():
-        categories: dict[str, Category] = {}
-        for position, info in enumerate(parsed.categories):
-            category, _ = Category.objects.update_or_create(
-                name=info.name,
-                defaults={
-                    "position": position,
-                    "description": info.description,
-                    "answer_format": info.answer_format,
-                    "group": info.group,
-                },
-            )
-            categories[info.name] = category
+        categories = _categories_upsert(parsed.categories)
         dataset = CuadDataset.objects.create(
             sha256=parsed.sha256,
             source_name=parsed.source_name,
@@ -71,30 +62,70 @@ def cuad_load(*, path: Path | str) -> LoadResult:
             n_spans=parsed.n_spans,
         )
         dataset.categories.set(categories.values())
-        contracts = Contract.objects.bulk_create(
-            [
-                Contract(dataset=dataset, title=c.title, position=i, text=c.text, length=len(c.text))
-                for i, c in enumerate(parsed.contracts)
-            ],
-            batch_size=200,
+        rows_insert(
+            Contract,
+            ("dataset", "title", "position", "text", "length"),
+            ((dataset.pk, c.title, i, c.text, len(c.text)) for i, c in enumerate(parsed.contracts)),
         )
-        Span.objects.bulk_create(
-            [
-                Span(
-                    contract_id=contract.pk,
-                    category_id=categories[s.category].pk,
-                    qa_id=s.qa_id,
-                    answer_index=s.answer_index,
-                    start=s.start,
-                    end=s.start + len(s.text),
-                    text=s.text,
-                )
-                for contract, record in zip(contracts, parsed.contracts, strict=True)
+        by_position = dict(Contract.objects.filter(dataset=dataset).values_list("position", "id"))
+        rows_insert(
+            Span,
+            ("contract", "category", "qa_id", "answer_index", "start", "end", "text"),
+            (
+                (by_position[i], categories[s.category].pk, s.qa_id, s.answer_index, s.start, s.start + len(s.text),
+                 s.text)
+                for i, record in enumerate(parsed.contracts)
                 for s in record.spans
-            ],
-            batch_size=BATCH,
+            ),
         )
     return LoadResult(dataset, True, time.perf_counter() - started)
+
+
+def _categories_upsert(infos: list[CategoryInfo]) -> dict[str, Category]:
+    """The file's categories by name, in its order: new ones created, stored ones updated where they differ.
+
+    Two queries for a fresh database where one ``update_or_create`` per category took 82. The caller holds the
+    transaction.
+    """
+    found = {c.name: c for c in Category.objects.filter(name__in=[info.name for info in infos])}
+    new: list[Category] = []
+    for position, info in enumerate(infos):
+        values = {"position": position, "description": info.description, "answer_format": info.answer_format,
+                  "group": info.group}
+        category = found.get(info.name)
+        if category is None:
+            new.append(Category(name=info.name, **values))
+        elif any(getattr(category, name) != value for name, value in values.items()):
+            for name, value in values.items():
+                setattr(category, name, value)
+            category.save(update_fields=list(values))
+    for category in Category.objects.bulk_create(new):
+        found[category.name] = category
+    return {info.name: found[info.name] for info in infos}
+
+
+def rows_insert(model: type[models.Model], fields: tuple[str, ...], rows: Iterable[tuple]) -> None:
+    """Insert rows of ``fields`` values into ``model``'s table: COPY on PostgreSQL, else BATCH rows a statement.
+
+    Shared by the CUAD load and the run import. Why not ``bulk_create``: for CUAD's 13,823 spans it spent most
+    of the load building model instances and SQL (0.5 s), and on PostgreSQL it sends the 510 contract texts
+    as arrays escaped in Python (0.4 s). The driver's COPY (PostgreSQL) or one prepared INSERT run by
+    executemany stores the same values in a fraction of that. The caller holds the transaction.
+    """
+    meta = model._meta
+    quote = connection.ops.quote_name
+    columns = ", ".join(quote(meta.get_field(name).column) for name in fields)
+    table = quote(meta.db_table)
+    rows = iter(rows)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+            return
+        sql = f"INSERT INTO {table} ({columns}) VALUES ({', '.join(['%s'] * len(fields))})"  # noqa: S608 -- names
+        while batch := list(islice(rows, BATCH)):
+            cursor.executemany(sql, batch)
 
 
 def sample_create(*, dataset: CuadDataset, n: int, min_per_type: int, seed: int) -> tuple[Sample, bool]:

@@ -24,11 +24,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain, count
 
 import numpy as np
 
 from scoring.cuad.matching import MATCHERS, match
-from scoring.cuad.tokens import SourceIndex, grounding, tokenize
+from scoring.cuad.tokens import SourceIndex, groundings, tokenize
 from scoring.stats.bootstrap import Interval, percentile_bounds_rows, resample_indices
 
 DEFAULT_REPLICATES = 1000
@@ -73,7 +74,30 @@ class ContractScores:
 
 
 def f1_matrix(claims: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> np.ndarray:
-    """Token F1 of every claim (rows) against every reference (columns); same numbers as ``token_f1`` per pair.
+    """Token F1 of every claim (rows) against every reference (columns); same numbers as ``token_f1`` per pair."""
+    return f1_matrix_ids(*token_ids([claims, references]))
+
+
+def token_ids(groups: Sequence[Sequence[Sequence[str]]]) -> list[list[np.ndarray]]:
+    """Each token list of each group as an integer array, one id per distinct token across all groups.
+
+    The ids are built in C (``dict.setdefault`` mapped over every token: an id is the count of tokens before
+    its first occurrence), once for all the texts of a contract rather than once per (contract, category) cell.
+    """
+    lists = [tokens for group in groups for tokens in group]
+    vocab: dict[str, int] = {}
+    total = sum(len(tokens) for tokens in lists)
+    ids = np.fromiter(map(vocab.setdefault, chain.from_iterable(lists), count()), dtype=np.int64, count=total)
+    arrays = np.split(ids, np.cumsum([len(tokens) for tokens in lists])[:-1]) if lists else []
+    out, at = [], 0
+    for group in groups:
+        out.append(arrays[at : at + len(group)])
+        at += len(group)
+    return out
+
+
+def f1_matrix_ids(claims: Sequence[np.ndarray], references: Sequence[np.ndarray]) -> np.ndarray:
+    """``f1_matrix`` of texts given as token id arrays (``token_ids``).
 
     Vectorised over a cell's vocabulary: multiset overlap = sum of elementwise
     minima of the two count vectors, F1 = 2·overlap/(|A|+|B|).
@@ -81,12 +105,14 @@ def f1_matrix(claims: Sequence[Sequence[str]], references: Sequence[Sequence[str
     k, m = len(claims), len(references)
     if k == 0 or m == 0:
         return np.zeros((k, m), dtype=float)
-    vocab: dict[str, int] = {}
-    claim_ids = [[vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in claims]
-    ref_ids = [[vocab.setdefault(t, len(vocab)) for t in tokens] for tokens in references]
-    size = max(len(vocab), 1)
-    a = np.array([np.bincount(ids, minlength=size) for ids in claim_ids], dtype=float).reshape(k, size)
-    b = np.array([np.bincount(ids, minlength=size) for ids in ref_ids], dtype=float).reshape(m, size)
+    texts = [*claims, *references]
+    lengths = [len(t) for t in texts]
+    # The cell's own dense vocabulary, so the count vectors are as short as the cell's distinct tokens.
+    _, dense = np.unique(np.concatenate(texts), return_inverse=True)
+    size = max(int(dense.max()) + 1 if len(dense) else 0, 1)
+    owner = np.repeat(np.arange(k + m), lengths)
+    counts = np.bincount(owner * size + dense.reshape(-1), minlength=(k + m) * size).reshape(k + m, size)
+    a, b = counts[:k].astype(float), counts[k:].astype(float)
     overlap = np.empty((k, m))
     # Bound the k x m x vocabulary temporary to a few million cells.
     step = max(1, 4_000_000 // (m * size))
@@ -117,10 +143,8 @@ def score_contract(
     n = len(extractions)
     ext_tokens = [tokenize(t) for _, t in extractions]
     span_tokens = [tokenize(t) for _, t in spans]
-    ground = np.array(
-        [grounding(t, source, claim_tokens=tok) for (_, t), tok in zip(extractions, ext_tokens, strict=True)],
-        dtype=float,
-    )
+    ext_ids, span_ids = token_ids([ext_tokens, span_tokens])
+    ground = np.array(groundings([t for _, t in extractions], source, claim_tokens=ext_tokens), dtype=float)
     best_f1 = np.zeros(n)
     best_span = np.full(n, -1, dtype=np.int64)
     matched_span = {m: np.full(n, -1, dtype=np.int64) for m in matchers}
@@ -138,7 +162,7 @@ def score_contract(
         cols = span_by_cat.get(cat, [])
         if not cols:
             continue
-        matrix = f1_matrix([ext_tokens[i] for i in rows], [span_tokens[j] for j in cols])
+        matrix = f1_matrix_ids([ext_ids[i] for i in rows], [span_ids[j] for j in cols])
         cells[cat] = matrix
         rows_arr = np.asarray(rows)
         cols_arr = np.asarray(cols)

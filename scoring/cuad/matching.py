@@ -8,6 +8,13 @@ the same outcome (F1 0) while keeping "matched span" meaningful for display.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+from functools import lru_cache
+from importlib.machinery import EXTENSION_SUFFIXES, ExtensionFileLoader
+from importlib.util import module_from_spec, spec_from_loader
+from pathlib import Path
+
 import numpy as np
 
 MATCHERS = ("hungarian", "greedy")
@@ -24,15 +31,46 @@ def _empty() -> tuple[np.ndarray, np.ndarray]:
     return np.empty(0, dtype=np.intp), np.empty(0, dtype=np.intp)
 
 
+@lru_cache(maxsize=1)
+def _linear_sum_assignment() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
+    """scipy's ``linear_sum_assignment``, loaded on first match (never with the URL config).
+
+    ``import scipy.optimize`` costs ~0.4 s of CPU (it loads every solver, scipy.linalg and their docstrings) for
+    the one function a grading process uses; that function is the whole of the extension module
+    ``scipy.optimize._lsap``, which loads in ~10 ms by itself. So that module is loaded from its file (as
+    ``scipy.optimize`` would load it, under the same name, so a later ``import scipy.optimize`` reuses it) and
+    only if that fails (another scipy layout) is ``scipy.optimize`` imported. The function is the same object.
+    """
+    optimize = sys.modules.get("scipy.optimize")
+    if optimize is not None:
+        return optimize.linear_sum_assignment
+    name = "scipy.optimize._lsap"
+    module = sys.modules.get(name)
+    try:
+        if module is None:
+            import scipy
+
+            folder = Path(scipy.__file__).parent / "optimize"
+            path = next(p for p in (folder / f"_lsap{suffix}" for suffix in EXTENSION_SUFFIXES) if p.is_file())
+            loader = ExtensionFileLoader(name, str(path))
+            module = module_from_spec(spec_from_loader(name, loader))
+            loader.exec_module(module)
+            solver = module.linear_sum_assignment
+            sys.modules[name] = module
+            return solver
+        return module.linear_sum_assignment
+    except (ImportError, OSError, StopIteration, AttributeError):
+        from scipy.optimize import linear_sum_assignment
+
+        return linear_sum_assignment
+
+
 def hungarian(scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Maximum-total-score one-to-one assignment (scipy's Jonker-Volgenant solver)."""
     matrix = _as_matrix(scores)
     if matrix.size == 0:
         return _empty()
-    # scipy.optimize costs ~0.4 s to import; load it on first match, not with the URL config.
-    from scipy.optimize import linear_sum_assignment
-
-    rows, cols = linear_sum_assignment(matrix, maximize=True)
+    rows, cols = _linear_sum_assignment()(matrix, maximize=True)
     keep = matrix[rows, cols] > 0
     return rows[keep].astype(np.intp), cols[keep].astype(np.intp)
 

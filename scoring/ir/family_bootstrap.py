@@ -33,7 +33,13 @@ from typing import TypeVar
 
 import numpy as np
 
-from scoring.stats.bootstrap import DEFAULT_LEVEL, Interval, percentile_bounds_columns, resample_index_blocks
+from scoring.stats.bootstrap import (
+    DEFAULT_LEVEL,
+    Interval,
+    percentile_bounds_columns,
+    percentile_bounds_rows,
+    resample_index_blocks,
+)
 
 DEFAULT_REPLICATES = 10_000
 DEFAULT_SEED = 20260920
@@ -262,9 +268,15 @@ def family_bootstraps(
         if group is None:
             pair_results[name] = PairedFamilyBootstrap(empty, empty, empty, 0, total, 0, replicates, seed)
             continue
-        reps_a, reps_b = group.pair_reps[:, 2 * k], group.pair_reps[:, 2 * k + 1]
-        a, b, difference = _intervals(
-            [points[0], points[1], points[0] - points[1]], np.column_stack([reps_a, reps_b, reps_a - reps_b]), level
+        # Replicates along contiguous rows (a, b, a - b): the percentile routine partitions them in place.
+        rows = np.empty((3, replicates))
+        rows[0], rows[1] = group.pair_reps[:, 2 * k], group.pair_reps[:, 2 * k + 1]
+        np.subtract(rows[0], rows[1], out=rows[2])
+        replicate_differences = rows[2].copy() if keep_replicates else None
+        lows, highs = percentile_bounds_rows(rows, level=level, overwrite=True)
+        a, b, difference = (
+            Interval(float(point), float(low), float(high), level)
+            for point, low, high in zip([points[0], points[1], points[0] - points[1]], lows, highs, strict=True)
         )
         pair_results[name] = PairedFamilyBootstrap(
             a=a,
@@ -275,7 +287,7 @@ def family_bootstraps(
             families=group.n_families,
             replicates=replicates,
             seed=seed,
-            replicate_differences=(reps_a - reps_b) if keep_replicates else None,
+            replicate_differences=replicate_differences,
         )
     return single_results, pair_results
 

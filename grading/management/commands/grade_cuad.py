@@ -16,6 +16,10 @@ from scoring.cuad.matching import MATCHERS
 class Command(BaseCommand):
     help = "Grade an extraction run (JSON or JSON Lines) against CUAD: two axes, optimal matching, contract bootstrap."
 
+    # No system checks before it runs: they import the whole URL config (every view, the API schema tooling),
+    # ~0.5 s of CPU in a command that grades one run file. `manage.py check` and CI run them.
+    requires_system_checks: list[str] = []
+
     def add_arguments(self, parser):
         parser.add_argument("--run", required=True, help="run file: JSON or JSON Lines")
         parser.add_argument("--manifest", default=None, help="sample manifest; gold = its contracts (default: all)")

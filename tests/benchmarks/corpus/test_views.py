@@ -63,3 +63,19 @@ def test_every_page_names_a_favicon_that_the_static_finders_serve(db, stakeholde
     found = finders.find(path)
     assert found and Path(found).read_bytes().startswith(b"<svg")
 
+
+
+def test_corpus_and_chapter_pages_read_no_source_file_nor_section_text(db, stakeholder_client):
+    # Joining each row's snapshot read its raw source file (megabytes for an HRS volume) once per row: seconds a page.
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    import_synthetic([(f"999.{100 + i}", f"Heading {i}.", f"Body of section {i}.") for i in range(12)])
+    chapter = reverse("benchmarks:chapter", args=["nrs", "999"])
+    for url, shown in ((chapter, "NRS 999.100"), (reverse("benchmarks:corpus", args=["nrs"]), chapter)):
+        with CaptureQueriesContext(connection) as queries:
+            page = stakeholder_client.get(url)
+        assert page.status_code == 200 and shown in page.content.decode()
+        read = " ".join(q["sql"] for q in queries.captured_queries)
+        assert '"raw"' not in read, url
+        assert '"benchmarks_provision"."body"' not in read, url

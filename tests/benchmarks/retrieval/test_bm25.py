@@ -212,6 +212,20 @@ def test_ties_are_broken_by_sort_key_then_doc_id():
     assert [h.doc_id for h in bm25.build_index(list(reversed(docs))).search("deposit", 3).hits] == ["w", "y", "x"]
 
 
+@pytest.mark.parametrize("variant", ["lucene", "robertson", "atire", "bm25l", "bm25+"])
+def test_the_top_k_is_the_full_ranking_cut_at_k_whatever_k(variant):
+    # search() sorts only the matches scoring at least the k-th best; the hits, their order inside
+    # ties at the cut and the matched count must be those of sorting every match.
+    rng = random.Random(7)
+    index = bm25.build_index(_random_documents(rng, 80), Bm25Config(variant=variant))
+    for query in _random_queries(rng, 25):
+        full = index.search(query, len(index))
+        for k in (1, 2, 3, 5, 10, 30):
+            cut = index.search(query, k)
+            assert cut.hits == full.hits[:k]
+            assert cut.matched_count == full.matched_count
+
+
 def test_stop_words_are_bm25s_english_list_which_is_lucenes_and_keeps_legal_words():
     assert frozenset(bm25.STOPWORD_LISTS["english"]) == LUCENE_ENGLISH_STOP_SET
     assert bm25.analyze("Nevada shall, may and must; the Hawaii statute of no effect") == [
