@@ -81,10 +81,8 @@ def _setup(opts: argparse.Namespace, loopback_url: str, tmp: Path) -> dict:
     import django
 
     django.setup()
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
-    from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
 
     from benchmarks.corpus import ParsedProvision, ParsedSource
@@ -143,14 +141,9 @@ def _setup(opts: argparse.Namespace, loopback_url: str, tmp: Path) -> dict:
                                             "queries": queries}).encode(), filename="load.json")
     retrieval = retrieval_run_create(suite=suite, k=30)
 
-    sessions = {}
-    for u in [*reviewers, stakeholder]:
-        session = SessionStore()
-        session[SESSION_KEY] = str(u.pk)
-        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
-        session[HASH_SESSION_KEY] = u.get_session_auth_hash()
-        session.save()
-        sessions[u.username] = session.session_key
+    from perf.review_world import login_sessions
+
+    sessions = login_sessions([*reviewers, stakeholder])
     return {"sessions": sessions, "stakeholder": stakeholder.username, "scorecard": f"/cuad/scorecard/?run={run.pk}",
             "retrieval_run": retrieval.pk, "loopback": loopback_url}
 

@@ -27,10 +27,8 @@ def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorl
     import django
 
     django.setup()
-    from django.conf import settings
-    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+    from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
-    from django.contrib.sessions.backends.db import SessionStore
     from django.core.management import call_command
 
     from reviewapp.core.access import ensure_role_groups
@@ -57,6 +55,15 @@ def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorl
     ]
     pool = services.pool_create(name="bench", kind="passage", items=pool_items, declared_rule="bench: explicit list")
     services.pool_assign(pool=pool, reviewers=users, per_item=2)
+    return ReviewWorld(sessions=login_sessions(users), item_ids=list(pool.items.values_list("public_id", flat=True)))
+
+
+def login_sessions(users) -> dict[str, str]:
+    """A logged-in session key per username, written straight to the session store (no login round trip)."""
+    from django.conf import settings
+    from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY
+    from django.contrib.sessions.backends.db import SessionStore
+
     sessions = {}
     for user in users:
         session = SessionStore()
@@ -65,7 +72,7 @@ def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorl
         session[HASH_SESSION_KEY] = user.get_session_auth_hash()
         session.save()
         sessions[user.username] = session.session_key
-    return ReviewWorld(sessions=sessions, item_ids=list(pool.items.values_list("public_id", flat=True)))
+    return sessions
 
 
 def free_port() -> int:
