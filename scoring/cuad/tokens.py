@@ -170,15 +170,14 @@ def groundings(claims: Sequence[str], source: SourceIndex, *, claim_tokens: Sequ
         elif tokens:
             pending.setdefault(min(3, len(tokens)), []).append((i, tokens))
     for n, items in pending.items():
-        distinct = [len(ngrams(tokens, n)) for _, tokens in items]
         coded = source.gram_codes(n)
-        if coded is None:  # a source of millions of tokens: tuple sets, as ``grounding`` does
-            found = source.grams(n)
-            hits = [sum(1 for g in ngrams(tokens, n) if g in found) for _, tokens in items]
-        else:
-            hits = _coded_hits(n, [tokens for _, tokens in items], *coded).tolist()
-        for (i, _), hit, total in zip(items, hits, distinct, strict=True):
-            out[i] = hit / total
+        if coded is None:  # a source of millions of tokens: ``grounding`` itself, on tuple sets
+            for i, tokens in items:
+                out[i] = grounding(claims[i], source, claim_tokens=tokens)
+            continue
+        hits = _coded_hits(n, [tokens for _, tokens in items], *coded).tolist()
+        for (i, tokens), hit in zip(items, hits, strict=True):
+            out[i] = hit / len(ngrams(tokens, n))
     return out
 
 

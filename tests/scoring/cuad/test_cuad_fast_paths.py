@@ -46,3 +46,15 @@ def test_hungarian_is_scipys_solver_without_importing_scipy_optimize():
     )
     out = subprocess.run([sys.executable, "-c", script], cwd=REPO, capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "True", "[0,", "1]", "[1,", "0]"]
+
+
+def test_a_source_too_long_for_integer_codes_is_grounded_claim_by_claim(monkeypatch):
+    # Codes overflow only for sources of millions of tokens; pretend this one does.
+    monkeypatch.setattr(SourceIndex, "gram_codes", lambda self, n: None)
+    source = "the licensee shall pay royalties quarterly within thirty days of the end of each quarter"
+    claims = ["licensee shall pay royalties", "pay within thirty days", "the moon is cheese", "quarterly",
+              "royalties quarterly within the moon", ""]
+    index = SourceIndex(source)
+    got = groundings(claims, index, claim_tokens=[tokenize(claim) for claim in claims])
+    assert got == [grounding(claim, SourceIndex(source)) for claim in claims]
+    assert 0.0 < got[4] < 1.0  # a partly grounded claim, so the fallback did count trigrams
