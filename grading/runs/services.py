@@ -12,7 +12,7 @@ from grading.dataset.services import rows_insert
 from grading.runs.models import Extraction, ExtractionRun
 from grading.runs.run_format import ParsedRun, parse_run
 from reviewapp.core.hashing import sha256_json
-from scoring.cuad.grading import score_contract
+from scoring.cuad.pair_scores import score_contract
 
 
 def extraction_run_validate(*, dataset: CuadDataset, raw: str | bytes, default_model: str | None = None) -> ParsedRun:

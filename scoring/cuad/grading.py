@@ -2,9 +2,10 @@
 
 Two stages, so that a threshold change never recomputes text similarity:
 
-1. ``score_contract`` (slow part, once per run): for each extraction, its
-   grounding in the contract and, for each matcher, the CUAD span it is
-   assigned to within its (contract, category) cell and that pair's token F1.
+1. ``pair_scores.score_contract`` (slow part, once per run): for each
+   extraction, its grounding in the contract and, for each matcher, the CUAD
+   span it is assigned to within its (contract, category) cell and that pair's
+   token F1.
 2. ``classify`` / ``grade`` (fast part, every threshold change): a flat
    ``PairTable`` of those stored numbers -> Correct / Partial / Incorrect /
    Hallucinated per extraction, Missed per span, per-contract tallies, micro
@@ -21,15 +22,11 @@ extraction earned no credit, or that has none, is Missed.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import lru_cache
-from itertools import chain, count
 
 import numpy as np
 
-from scoring.cuad.matching import MATCHERS, match
-from scoring.cuad.tokens import SourceIndex, groundings, tokenize
 from scoring.stats.bootstrap import Interval, percentile_bounds_rows, resample_indices
 
 DEFAULT_REPLICATES = 1000
@@ -55,126 +52,6 @@ class Thresholds:
 
     def as_dict(self) -> dict[str, float]:
         return {"correct": self.correct, "partial": self.partial, "grounding": self.grounding}
-
-
-# ---------------------------------------------------------------------------
-# Stage 1: pair scores of one contract
-
-
-@dataclass(frozen=True)
-class ContractScores:
-    """Per-extraction pair scores for one contract (indices into its own span list; -1 = none)."""
-
-    grounding: np.ndarray  # (E,) float
-    best_f1: np.ndarray  # (E,) float, best F1 against any span of the same category
-    best_span: np.ndarray  # (E,) int
-    matched_span: dict[str, np.ndarray]  # matcher -> (E,) int
-    matched_f1: dict[str, np.ndarray]  # matcher -> (E,) float
-    cell_f1: dict[int, np.ndarray] = field(repr=False)  # category -> F1 matrix (extractions x spans of the cell)
-
-
-def f1_matrix(claims: Sequence[Sequence[str]], references: Sequence[Sequence[str]]) -> np.ndarray:
-    """Token F1 of every claim (rows) against every reference (columns); same numbers as ``token_f1`` per pair."""
-    return f1_matrix_ids(*token_ids([claims, references]))
-
-
-def token_ids(groups: Sequence[Sequence[Sequence[str]]]) -> list[list[np.ndarray]]:
-    """Each token list of each group as an integer array, one id per distinct token across all groups.
-
-    The ids are built in C (``dict.setdefault`` mapped over every token: an id is the count of tokens before
-    its first occurrence), once for all the texts of a contract rather than once per (contract, category) cell.
-    """
-    lists = [tokens for group in groups for tokens in group]
-    vocab: dict[str, int] = {}
-    total = sum(len(tokens) for tokens in lists)
-    ids = np.fromiter(map(vocab.setdefault, chain.from_iterable(lists), count()), dtype=np.int64, count=total)
-    arrays = np.split(ids, np.cumsum([len(tokens) for tokens in lists])[:-1]) if lists else []
-    out, at = [], 0
-    for group in groups:
-        out.append(arrays[at : at + len(group)])
-        at += len(group)
-    return out
-
-
-def f1_matrix_ids(claims: Sequence[np.ndarray], references: Sequence[np.ndarray]) -> np.ndarray:
-    """``f1_matrix`` of texts given as token id arrays (``token_ids``).
-
-    Vectorised over a cell's vocabulary: multiset overlap = sum of elementwise
-    minima of the two count vectors, F1 = 2·overlap/(|A|+|B|).
-    """
-    k, m = len(claims), len(references)
-    if k == 0 or m == 0:
-        return np.zeros((k, m), dtype=float)
-    texts = [*claims, *references]
-    lengths = [len(t) for t in texts]
-    # The cell's own dense vocabulary, so the count vectors are as short as the cell's distinct tokens.
-    _, dense = np.unique(np.concatenate(texts), return_inverse=True)
-    size = max(int(dense.max()) + 1 if len(dense) else 0, 1)
-    owner = np.repeat(np.arange(k + m), lengths)
-    counts = np.bincount(owner * size + dense.reshape(-1), minlength=(k + m) * size).reshape(k + m, size)
-    a, b = counts[:k].astype(float), counts[k:].astype(float)
-    overlap = np.empty((k, m))
-    # Bound the k x m x vocabulary temporary to a few million cells.
-    step = max(1, 4_000_000 // (m * size))
-    for lo in range(0, k, step):
-        overlap[lo : lo + step] = np.minimum(a[lo : lo + step, None, :], b[None, :, :]).sum(axis=2)
-    len_a, len_b = a.sum(axis=1), b.sum(axis=1)
-    denom = len_a[:, None] + len_b[None, :]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        matrix = np.where(overlap > 0, 2.0 * overlap / denom, 0.0)
-    matrix[(len_a[:, None] == 0) & (len_b[None, :] == 0)] = 1.0
-    return matrix
-
-
-def score_contract(
-    text: str,
-    extractions: Sequence[tuple[int, str]],
-    spans: Sequence[tuple[int, str]],
-    *,
-    matchers: Sequence[str] = MATCHERS,
-    source: SourceIndex | None = None,
-) -> ContractScores:
-    """Pair scores of a contract's extractions ``(category, text)`` against its CUAD spans ``(category, text)``.
-
-    Matching is one-to-one within each (contract, category) cell; grounding is
-    against the whole contract text.
-    """
-    source = source or SourceIndex(text)
-    n = len(extractions)
-    ext_tokens = [tokenize(t) for _, t in extractions]
-    span_tokens = [tokenize(t) for _, t in spans]
-    ext_ids, span_ids = token_ids([ext_tokens, span_tokens])
-    ground = np.array(groundings([t for _, t in extractions], source, claim_tokens=ext_tokens), dtype=float)
-    best_f1 = np.zeros(n)
-    best_span = np.full(n, -1, dtype=np.int64)
-    matched_span = {m: np.full(n, -1, dtype=np.int64) for m in matchers}
-    matched_f1 = {m: np.zeros(n) for m in matchers}
-
-    ext_by_cat: dict[int, list[int]] = {}
-    for i, (cat, _) in enumerate(extractions):
-        ext_by_cat.setdefault(cat, []).append(i)
-    span_by_cat: dict[int, list[int]] = {}
-    for j, (cat, _) in enumerate(spans):
-        span_by_cat.setdefault(cat, []).append(j)
-
-    cells: dict[int, np.ndarray] = {}
-    for cat, rows in ext_by_cat.items():
-        cols = span_by_cat.get(cat, [])
-        if not cols:
-            continue
-        matrix = f1_matrix_ids([ext_ids[i] for i in rows], [span_ids[j] for j in cols])
-        cells[cat] = matrix
-        rows_arr = np.asarray(rows)
-        cols_arr = np.asarray(cols)
-        arg = matrix.argmax(axis=1)
-        best = matrix[np.arange(len(rows)), arg]
-        best_f1[rows_arr] = best
-        best_span[rows_arr] = np.where(best > 0, cols_arr[arg], -1)
-        for m in matchers:
-            r, c = match(matrix, matcher=m)
-            matched_span[m][rows_arr[r]] = cols_arr[c]
-            matched_f1[m][rows_arr[r]] = matrix[r, c]
-    return ContractScores(ground, best_f1, best_span, matched_span, matched_f1, cells)
 
 
 # ---------------------------------------------------------------------------

@@ -15,7 +15,8 @@ from grading.dataset.models import Contract, Span
 from grading.dataset.selectors import sample_scope
 from grading.runs.models import Extraction, ExtractionRun
 from grading.scorecard.selectors import grade_live, run_card
-from scoring.cuad.grading import PairTable, Thresholds, grade, score_contract
+from scoring.cuad.grading import PairTable, Thresholds, grade
+from scoring.cuad.pair_scores import score_contract
 from tests.grading.console_support import random_run
 
 
@@ -102,8 +103,8 @@ def test_the_regrade_reads_no_text_and_recomputes_no_pair_score(loaded, monkeypa
     def forbidden(*args, **kwargs):
         raise AssertionError("pair scores were recomputed")
 
-    monkeypatch.setattr("scoring.cuad.grading.score_contract", forbidden)
-    monkeypatch.setattr("scoring.cuad.grading.f1_matrix", forbidden)
+    monkeypatch.setattr("scoring.cuad.pair_scores.score_contract", forbidden)
+    monkeypatch.setattr("scoring.cuad.pair_scores.f1_matrix", forbidden)
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 

@@ -15,8 +15,8 @@ from scoring.cuad.grading import (
     bootstrap_draws,
     classify,
     grade,
-    score_contract,
 )
+from scoring.cuad.pair_scores import score_contract
 from scoring.cuad.tokens import token_f1, tokenize
 from scoring.stats.bootstrap import cluster_sums, percentile_bounds, resample_indices
 
