@@ -9,6 +9,7 @@ import os
 # setting wins.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
-from reviewapp.celery import app as celery_app  # after the BLAS setting, which must come first
-
-__all__ = ["celery_app"]
+# The Celery app (reviewapp/celery.py) is not imported here, as Django's Celery recipe does: importing Celery
+# is ~0.2 s of every process, and most (a management command, a test process) never send a task. Each tasks
+# module binds its tasks to the app itself, so importing a task, the one way to send one, loads it;
+# `celery -A reviewapp` finds it as reviewapp.celery.app.

@@ -83,6 +83,49 @@ def test_the_relevance_metrics_process_loads_neither_the_schema_tools_nor_the_re
     assert loaded == [], f"imported by the relevance_metrics process: {', '.join(loaded)}"
 
 
+CUAD_COMMAND_PROBE = (
+    "import json, os, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "import django\n"
+    "django.setup()\n"
+    "from django.core.management import load_command_class\n"
+    "for name in ('load_cuad', 'sample_cuad', 'grade_cuad'):\n"
+    "    load_command_class('grading', name)\n"
+    "print(json.dumps(sorted(m for m in ('celery', 'kombu', 'reviewapp.celery', 'reviewapp.urls', 'scipy.optimize')"
+    " if m in sys.modules)))\n"
+)
+
+
+def test_the_cuad_commands_load_neither_celery_nor_the_url_config():
+    # load_cuad, sample_cuad and grade_cuad send no task: Celery (~0.2 s of a process) stays unloaded.
+    loaded = _probe(CUAD_COMMAND_PROBE)
+    assert loaded == [], f"imported by the CUAD commands: {', '.join(loaded)}"
+
+
+TASK_APP_PROBE = (
+    "import json, os, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "import django\n"
+    "django.setup()\n"
+    "before = 'celery' in sys.modules\n"
+    "from grading.runs.tasks import extract_run\n"
+    "from benchmarks.rerank.tasks import rerank_run_execute\n"
+    "from reviewapp.core.tasks import worker_ping\n"
+    "from celery import current_app\n"
+    "apps = {t.app.main for t in (extract_run, rerank_run_execute, worker_ping)}\n"
+    "print(json.dumps([before, sorted(apps), current_app.main, extract_run.app.conf.broker_url.split(':')[0]]))\n"
+)
+
+
+def test_importing_a_task_binds_it_to_the_projects_celery_app():
+    # Nothing loads Celery at start-up any more, so a task must bring the project's app (and its broker)
+    # with it: a task sent through Celery's default app would go to an AMQP broker nobody runs.
+    before, apps, current, scheme = _probe(TASK_APP_PROBE, unset=("DJANGO_SETTINGS_MODULE", "REDIS_URL"))
+    assert before is False
+    assert apps == ["reviewapp"] and current == "reviewapp"
+    assert scheme == "filesystem"
+
+
 WORKER_PROBE = (
     "import json, os, sys\n"
     "os.environ.pop('CELERY_SKIP_CHECKS', None)\n"

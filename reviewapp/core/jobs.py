@@ -231,7 +231,7 @@ def _celery_node(worker: str) -> tuple[str, int] | None:
 
 def celery_active(timeout: float | None = None) -> dict[str, list[dict]] | None:
     """``celery inspect active``: {node: [task, ...]} of the nodes that answered; None when none answered."""
-    from celery import current_app as app  # the project's app (reviewapp/__init__ loads it)
+    from reviewapp.celery import app
 
     wait = float(getattr(settings, "JOB_INSPECT_TIMEOUT_SECONDS", 1.0) if timeout is None else timeout)
     try:

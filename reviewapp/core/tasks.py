@@ -1,9 +1,9 @@
 import socket
 
-from celery import shared_task
+from reviewapp.celery import app
 
 
-@shared_task(name="reviewapp.worker_ping")
+@app.task(name="reviewapp.worker_ping")
 def worker_ping(token: str) -> None:
     from reviewapp.core.models import WorkerHeartbeat
 
