@@ -4,6 +4,9 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# The project's modules compiled ahead, as an installed package's are: under PYTHONDONTWRITEBYTECODE (set in the
+# Docker image, and on some machines) every process would otherwise compile each module it imports.
+COMPILE = $(PY) -m compileall -q -j 0 reviewapp benchmarks grading scoring perf manage.py >/dev/null
 
 .PHONY: install demo test test-postgres lint bench bench-readme clean
 
@@ -12,6 +15,7 @@ $(STAMP): pyproject.toml package.json package-lock.json
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev]"
 	npm ci --no-audit --no-fund --loglevel=error
+	$(COMPILE)
 	@touch $(STAMP)
 
 install: $(STAMP)
@@ -30,10 +34,12 @@ lint: install
 
 # Every bench, then one table of every figure beside its peer or target (BENCH_ARGS="--only trec queue" for a few).
 bench: install
+	$(COMPILE)
 	$(PY) perf/run.py $(BENCH_ARGS)
 
 # The same full run, and the README's performance table rewritten from it.
 bench-readme: install
+	$(COMPILE)
 	$(PY) perf/run.py --write-readme
 
 clean:

@@ -5,7 +5,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.dataset.selectors import ScopeError, dataset_current, manifest_scope
+from grading.dataset.cuad_file import CuadFileError
+from grading.dataset.selectors import ScopeError, dataset_current, manifest_scope, sample_contract_ids
+from grading.dataset.services import CuadLoadError, cuad_load, sample_create
 from grading.runs.run_format import RunFormatError
 from grading.runs.services import extraction_run_import
 from grading.scorecard.selectors import run_scorecard
@@ -14,7 +16,11 @@ from scoring.cuad.matching import MATCHERS
 
 
 class Command(BaseCommand):
-    help = "Grade an extraction run (JSON or JSON Lines) against CUAD: two axes, optimal matching, contract bootstrap."
+    help = (
+        "Grade an extraction run (JSON or JSON Lines) against CUAD: two axes, optimal matching, contract bootstrap. "
+        "With --cuad, first load that CUAD file and draw the seeded sample, in this one process (what load_cuad "
+        "and sample_cuad do; both idempotent)."
+    )
 
     # No system checks before it runs: they import the whole URL config (every view, the API schema tooling),
     # ~0.5 s of CPU in a command that grades one run file. `manage.py check` and CI run them.
@@ -22,7 +28,15 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--run", required=True, help="run file: JSON or JSON Lines")
-        parser.add_argument("--manifest", default=None, help="sample manifest; gold = its contracts (default: all)")
+        scope = parser.add_mutually_exclusive_group()
+        scope.add_argument("--manifest", default=None, help="sample manifest; gold = its contracts (default: all)")
+        scope.add_argument("--cuad", default=None, metavar="PATH",
+                           help="CUAD_v1.json (or the zip): load it if new, draw the seeded sample, grade on it")
+        parser.add_argument("--n", type=int, default=100, help="with --cuad: contracts in the sample")
+        parser.add_argument("--min-per-type", type=int, default=30, help="with --cuad: the sampler's target")
+        parser.add_argument("--sample-seed", type=int, default=42, help="with --cuad: the sampler's seed")
+        parser.add_argument("--manifest-out", default=None, metavar="PATH",
+                            help="with --cuad: also write the sample's manifest here")
         parser.add_argument("--correct", type=float, default=0.70)
         parser.add_argument("--partial", type=float, default=0.40)
         parser.add_argument("--grounding", type=float, default=0.80)
@@ -36,8 +50,17 @@ class Command(BaseCommand):
             thresholds = Thresholds(correct=o["correct"], partial=o["partial"], grounding=o["grounding"])
         except ValueError as exc:
             raise CommandError(str(exc)) from exc
+        if o["manifest_out"] and not o["cuad"]:
+            raise CommandError("--manifest-out goes with --cuad (sample_cuad --out writes a manifest otherwise)")
+        run_path = Path(o["run"])
+        try:
+            raw = run_path.read_bytes()
+        except OSError as exc:
+            raise CommandError(f"{run_path}: {exc.strerror}") from exc
         contract_ids = None
-        if o["manifest"]:
+        if o["cuad"]:
+            dataset, contract_ids = self._load_and_sample(o)
+        elif o["manifest"]:
             try:
                 dataset, contract_ids = manifest_scope(manifest=Path(o["manifest"]).read_bytes())
             except (OSError, ScopeError) as exc:
@@ -46,11 +69,6 @@ class Command(BaseCommand):
             dataset = dataset_current()
             if dataset is None:
                 raise CommandError("no CUAD loaded; run load_cuad PATH first")
-        run_path = Path(o["run"])
-        try:
-            raw = run_path.read_bytes()
-        except OSError as exc:
-            raise CommandError(f"{run_path}: {exc.strerror}") from exc
         try:
             run, _ = extraction_run_import(
                 dataset=dataset, raw=raw, source_name=run_path.name, default_model=run_path.stem
@@ -74,6 +92,23 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(card.as_json(), indent=2, ensure_ascii=False))
             return
         self._table(card)
+
+    def _load_and_sample(self, o: dict) -> tuple:
+        """``load_cuad PATH`` then ``sample_cuad``, in this process: the dataset and the sample's contract ids."""
+        try:
+            loaded = cuad_load(path=o["cuad"])
+            sample, _ = sample_create(dataset=loaded.dataset, n=o["n"], min_per_type=o["min_per_type"],
+                                      seed=o["sample_seed"])
+        except (CuadFileError, CuadLoadError, ValueError) as exc:
+            raise CommandError(str(exc)) from exc
+        if o["manifest_out"]:
+            Path(o["manifest_out"]).write_bytes(sample.manifest.encode("utf-8"))
+        self.stderr.write(
+            f"{'loaded' if loaded.created else 'already loaded'}: {loaded.dataset.source_name} "
+            f"sha256 {loaded.dataset.sha256}; sample of {sample.n} (seed {sample.seed}, at least "
+            f"{sample.min_per_type} per type) sha256 {sample.manifest_sha256}"
+        )
+        return loaded.dataset, sample_contract_ids(sample=sample)
 
     def _table(self, card):
         def pct(x):

@@ -202,3 +202,51 @@ def test_selectors_give_a_scorecard_row_per_category(cuad_dataset):
     assert card.rows[0].figures.counts["correct"] == 4 and card.overall.recall.low == 1.0
     grades, missed = run_extraction_grades(run=run)
     assert {g.outcome for g in grades} == {"correct"} and missed == []
+
+
+def test_grade_with_cuad_loads_samples_and_grades_in_one_process_as_the_three_commands_do(cuad_path, tmp_path):
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(gold_run()), encoding="utf-8")
+    one = tmp_path / "one.json"
+    combined = json.loads(run_command("grade_cuad", "--cuad", str(cuad_path), "--n", "3", "--min-per-type", "2",
+                                      "--sample-seed", "7", "--manifest-out", str(one), "--run", str(run), "--json"))
+    assert CuadDataset.objects.count() == 1 and Sample.objects.count() == 1
+    three = tmp_path / "three.json"
+    run_command("sample_cuad", "--n", "3", "--min-per-type", "2", "--seed", "7", "--out", str(three))
+    assert one.read_bytes() == three.read_bytes()  # the same sample, found again rather than drawn twice
+    assert Sample.objects.count() == 1
+    stepwise = json.loads(run_command("grade_cuad", "--manifest", str(three), "--run", str(run), "--json"))
+    assert combined == stepwise
+    sampled = list(Sample.objects.get().members.values_list("contract_id", flat=True))
+    assert combined["counts"]["spans"] == Span.objects.filter(contract_id__in=sampled).count() < Span.objects.count()
+    again = json.loads(run_command("grade_cuad", "--cuad", str(cuad_path), "--n", "3", "--min-per-type", "2",
+                                   "--sample-seed", "7", "--run", str(run), "--json"))
+    assert again == combined and CuadDataset.objects.count() == 1 and ExtractionRun.objects.count() == 1
+
+
+def test_grade_with_cuad_refuses_before_loading_when_the_run_file_is_missing(cuad_path, tmp_path):
+    with pytest.raises(CommandError, match=r"missing\.json: No such file"):
+        call_command("grade_cuad", "--cuad", str(cuad_path), "--run", str(tmp_path / "missing.json"))
+    assert CuadDataset.objects.count() == 0
+
+
+def test_grade_with_cuad_names_a_bad_span_and_writes_nothing(tmp_path):
+    items = contracts()
+    start, text = items[1]["answers"]["Governing Law"][0]
+    items[1]["answers"]["Governing Law"][0] = (start + 3, text)
+    bad = tmp_path / "bad.json"
+    bad.write_bytes(cuad_bytes(items))
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(gold_run()), encoding="utf-8")
+    with pytest.raises(CommandError, match=r"Governing Law answer 0: text at offset"):
+        call_command("grade_cuad", "--cuad", str(bad), "--run", str(run))
+    assert CuadDataset.objects.count() == 0 and ExtractionRun.objects.count() == 0
+
+
+def test_grade_takes_either_a_manifest_or_a_cuad_file_and_a_manifest_out_only_with_cuad(cuad_dataset, tmp_path):
+    run = tmp_path / "run.json"
+    run.write_text(json.dumps(gold_run()), encoding="utf-8")
+    with pytest.raises(CommandError, match="--manifest-out goes with --cuad"):
+        call_command("grade_cuad", "--run", str(run), "--manifest-out", str(tmp_path / "m.json"))
+    with pytest.raises(CommandError, match="not allowed with argument"):
+        call_command("grade_cuad", "--run", str(run), "--cuad", "x.json", "--manifest", "m.json")
