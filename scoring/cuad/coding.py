@@ -28,8 +28,10 @@ import numpy as np
 # An odd multiplier, so that it has an inverse mod 2**64 (the golden-ratio constant; any odd value works).
 _BASE = 0x9E3779B97F4A7C15
 _BASE_INVERSE = pow(_BASE, -1, 2**64)
-_powers = np.ones(1, dtype=np.uint64)
-_inverse_powers = np.ones(1, dtype=np.uint64)
+# (BASE**i, BASE**-i) for i below their length, kept between calls as one tuple (swapped whole, so a thread
+# never sees one table grown and the other not), and only up to this many entries (16 bytes each).
+_tables = (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64))
+_TABLES_KEPT = 1 << 22
 
 
 @dataclass(frozen=True)
@@ -55,11 +57,14 @@ class CodedTexts:
 
 def _power_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
     """BASE**i and BASE**-i mod 2**64 for i < n (kept and grown by doubling: contracts reuse them)."""
-    global _powers, _inverse_powers
-    if len(_powers) < n:
-        size = max(n, 2 * len(_powers))
-        _powers, _inverse_powers = _cumulative_powers(_BASE, size), _cumulative_powers(_BASE_INVERSE, size)
-    return _powers[:n], _inverse_powers[:n]
+    global _tables
+    powers, inverse = _tables
+    if len(powers) < n:
+        size = max(n, 2 * len(powers))
+        powers, inverse = _cumulative_powers(_BASE, size), _cumulative_powers(_BASE_INVERSE, size)
+        if size <= _TABLES_KEPT:
+            _tables = (powers, inverse)
+    return powers[:n], inverse[:n]
 
 
 def _cumulative_powers(base: int, size: int) -> np.ndarray:

@@ -102,3 +102,15 @@ def test_the_join_is_chunked_when_cells_share_many_tokens(monkeypatch):
     spans = [(c, random_text(rng, 12)) for c in (0, 0, 1, 1, 1)]
     extractions = [(rng.randint(0, 2), random_text(rng, 12)) for _ in range(12)]
     assert_same_scores(score_contract(text, extractions, spans), string_path(text, extractions, spans))
+
+
+def test_power_tables_are_inverse_and_only_small_ones_are_kept(monkeypatch):
+    monkeypatch.setattr(coding, "_TABLES_KEPT", 64)
+    monkeypatch.setattr(coding, "_tables", (np.ones(1, dtype=np.uint64), np.ones(1, dtype=np.uint64)))
+    powers, inverse = coding._power_tables(1000)
+    assert len(powers) == len(inverse) == 1000 and (powers * inverse == 1).all()
+    assert len(coding._tables[0]) == 1  # too large to keep
+    coding._power_tables(40)
+    assert len(coding._tables[0]) == len(coding._tables[1]) == 40
+    text = " ".join(["indemnification", "extraordinarily"] * 40)  # hashed tokens over more than 64 characters
+    assert code_texts([text]).ids.tolist() == [0, 1] * 40 or code_texts([text]).ids.tolist() == [1, 0] * 40
