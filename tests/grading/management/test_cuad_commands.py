@@ -63,14 +63,20 @@ def test_it_reads_the_zip_holding_the_json_as_the_same_dataset(tmp_path, cuad_pa
     assert run_command("load_cuad", str(cuad_path)).startswith("already loaded")
 
 
-def test_it_reports_a_span_that_does_not_match_its_text_by_id_and_writes_nothing(tmp_path):
+@pytest.fixture
+def misplaced_span_path(tmp_path):
+    """A CUAD file whose one span does not stand at its offset."""
     items = contracts()
     start, text = items[1]["answers"]["Governing Law"][0]
     items[1]["answers"]["Governing Law"][0] = (start + 3, text)
     path = tmp_path / "bad.json"
     path.write_bytes(cuad_bytes(items))
+    return path
+
+
+def test_it_reports_a_span_that_does_not_match_its_text_by_id_and_writes_nothing(misplaced_span_path):
     with pytest.raises(CommandError, match=r"BETA-LICENSE AGREEMENT__Governing Law answer 0: text at offset"):
-        call_command("load_cuad", str(path))
+        call_command("load_cuad", str(misplaced_span_path))
     assert CuadDataset.objects.count() == 0 and Contract.objects.count() == 0
 
 
@@ -230,16 +236,11 @@ def test_grade_with_cuad_refuses_before_loading_when_the_run_file_is_missing(cua
     assert CuadDataset.objects.count() == 0
 
 
-def test_grade_with_cuad_names_a_bad_span_and_writes_nothing(tmp_path):
-    items = contracts()
-    start, text = items[1]["answers"]["Governing Law"][0]
-    items[1]["answers"]["Governing Law"][0] = (start + 3, text)
-    bad = tmp_path / "bad.json"
-    bad.write_bytes(cuad_bytes(items))
+def test_grade_with_cuad_names_a_bad_span_and_writes_nothing(misplaced_span_path, tmp_path):
     run = tmp_path / "run.json"
     run.write_text(json.dumps(gold_run()), encoding="utf-8")
     with pytest.raises(CommandError, match=r"Governing Law answer 0: text at offset"):
-        call_command("grade_cuad", "--cuad", str(bad), "--run", str(run))
+        call_command("grade_cuad", "--cuad", str(misplaced_span_path), "--run", str(run))
     assert CuadDataset.objects.count() == 0 and ExtractionRun.objects.count() == 0
 
 
