@@ -11,3 +11,7 @@ application = get_wsgi_application()
 from reviewapp.core.warmup import warm_up  # noqa: E402
 
 warm_up()
+
+# The web process sends tasks (a launched run, an audit): its Celery app is loaded here, in the --preload
+# master, not by each forked worker on its first launch. Commands and tests load it only with a task.
+import reviewapp.celery  # noqa: E402, F401

@@ -126,6 +126,20 @@ def test_importing_a_task_binds_it_to_the_projects_celery_app():
     assert scheme == "filesystem"
 
 
+WSGI_CELERY_PROBE = (
+    "import json, os, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "import reviewapp.wsgi\n"
+    "print(json.dumps('reviewapp.celery' in sys.modules))\n"
+)
+
+
+def test_the_web_process_loads_its_celery_app_before_it_forks():
+    # The web process sends tasks; the --preload master loads the app once, so no worker pays for it on its
+    # first launch.
+    assert _probe(WSGI_CELERY_PROBE) is True
+
+
 WORKER_PROBE = (
     "import json, os, sys\n"
     "os.environ.pop('CELERY_SKIP_CHECKS', None)\n"
