@@ -49,7 +49,7 @@ from perf.figures import load_average, report  # noqa: E402
 from perf.scratch_db import scratch_postgres  # noqa: E402
 
 BENCH = "cuad_process"
-REPEATS = int(os.environ.get("BENCH_CUAD_PROCESS_REPEATS", "3"))
+REPEATS = int(os.environ.get("BENCH_CUAD_PROCESS_REPEATS", "5"))
 SEED = 7
 NOISE_WORDS = ["purple", "zeppelin", "saffron"]
 TOLERANCE = 1e-9
