@@ -34,7 +34,7 @@ WORD = re.compile(r"\w+")
 
 
 # Every ASCII character that is not a word character (``\\w`` is letters, digits and "_"), mapped to a space.
-ASCII_SPACES = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")})
+_ASCII_SPACES = str.maketrans({chr(c): " " for c in range(128) if not (chr(c).isalnum() or chr(c) == "_")})
 
 
 def words(lowered: str) -> list[str]:
@@ -51,7 +51,7 @@ def words(lowered: str) -> list[str]:
                 lowered = lowered.replace(ch, " ")
         if not lowered.isascii():
             return WORD.findall(lowered)
-    return lowered.translate(ASCII_SPACES).split()
+    return lowered.translate(_ASCII_SPACES).split()
 
 
 def tokenize(text: str) -> list[str]:
