@@ -49,7 +49,6 @@ def score_contract(
     spans: Sequence[tuple[int, str]],
     *,
     matchers: Sequence[str] = MATCHERS,
-    source: SourceIndex | None = None,
 ) -> ContractScores:
     """Pair scores of a contract's extractions ``(category, text)`` against its CUAD spans ``(category, text)``.
 
@@ -62,7 +61,7 @@ def score_contract(
         ground = _coded_groundings(claims, coded)
         cells = _coded_cells(coded, [c for c, _ in extractions], [c for c, _ in spans])
     else:
-        source = source or SourceIndex(text)
+        source = SourceIndex(text)
         ext_tokens = [tokenize(t) for t in claims]
         span_tokens = [tokenize(t) for _, t in spans]
         ext_ids, span_ids = token_ids([ext_tokens, span_tokens])
@@ -252,12 +251,7 @@ def _coded_cells(
         rows = ext_order[ext_first[c] : ext_first[c] + k[c]]
         cols = span_order[span_first[c] : span_first[c] + m[c]]
         shared = overlap[offsets[c] : offsets[c + 1]].reshape(k[c], m[c])
-        len_a, len_b = ext_len[rows], span_len[cols]
-        denom = len_a[:, None] + len_b[None, :]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            matrix = np.where(shared > 0, 2.0 * shared / denom, 0.0)
-        matrix[(len_a[:, None] == 0) & (len_b[None, :] == 0)] = 1.0
-        cells[labels[c].item()] = (rows, cols, matrix)
+        cells[labels[c].item()] = (rows, cols, _f1_from_overlap(shared, ext_len[rows], span_len[cols]))
     return cells
 
 
@@ -310,7 +304,11 @@ def f1_matrix_ids(claims: Sequence[np.ndarray], references: Sequence[np.ndarray]
     step = max(1, 4_000_000 // (m * size))
     for lo in range(0, k, step):
         overlap[lo : lo + step] = np.minimum(a[lo : lo + step, None, :], b[None, :, :]).sum(axis=2)
-    len_a, len_b = a.sum(axis=1), b.sum(axis=1)
+    return _f1_from_overlap(overlap, a.sum(axis=1), b.sum(axis=1))
+
+
+def _f1_from_overlap(overlap: np.ndarray, len_a: np.ndarray, len_b: np.ndarray) -> np.ndarray:
+    """Token F1 = 2·overlap/(|A|+|B|) of a claims x references overlap matrix; two empty bags are 1.0."""
     denom = len_a[:, None] + len_b[None, :]
     with np.errstate(invalid="ignore", divide="ignore"):
         matrix = np.where(overlap > 0, 2.0 * overlap / denom, 0.0)
