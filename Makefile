@@ -8,7 +8,7 @@ STAMP := $(VENV)/.installed
 # Docker image, and on some machines) every process would otherwise compile each module it imports.
 COMPILE = $(PY) -m compileall -q -j 0 reviewapp benchmarks grading scoring perf manage.py >/dev/null
 
-.PHONY: install demo test test-postgres lint bench bench-readme clean
+.PHONY: install demo test test-fast test-postgres lint bench bench-readme clean
 
 $(STAMP): pyproject.toml package.json package-lock.json
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,8 +23,23 @@ install: $(STAMP)
 demo: install
 	bash scripts/demo.sh
 
+# pytest caches its assertion-rewritten test modules only where bytecode may be written: under
+# PYTHONDONTWRITEBYTECODE (set on these machines) every run rewrote all 150 test modules again, about two
+# thirds of collection's CPU. The slowest 20 tests are listed at the end of every run.
+PYTEST = env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -n 2 --durations=20 --durations-min=0.5
+
 test: install
-	$(PY) -m pytest -n 2 $(PYTEST_ARGS)
+	$(PYTEST) $(PYTEST_ARGS)
+
+# Everything that needs no browser and no real process (gunicorn, workers, servers to kill): minutes, not tens.
+test-fast: install
+	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
+
+# The same suite on PostgreSQL + Redis with a real Celery worker (the servers CI starts; see .ci/run).
+TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/legal_eval_test
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/8
+test-postgres: install
+	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) TEST_REAL_WORKER=1 $(PYTEST) $(PYTEST_ARGS)
 
 lint: install
 	$(VENV)/bin/ruff check .
