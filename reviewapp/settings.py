@@ -109,6 +109,11 @@ if REDIS_URL:
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
+elif PRODUCTION:
+    # The login limit counts in the cache: a per-process cache gives each gunicorn worker its own count, so the
+    # limit would be multiplied by the number of workers (and reset by every restart).
+    raise ConfigError("PRODUCTION=1 needs a shared cache for the login limit: set REDIS_URL (a per-process "
+                      "local-memory cache counts each worker's attempts separately)")
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -123,8 +128,13 @@ AUTHENTICATION_BACKENDS = ["reviewapp.core.access.RolePermissionBackend"]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
-# Failed logins allowed per username+address within the window before refusal.
+# Failed logins allowed per username+address within the window before refusal, and per username from all
+# addresses (guessing spread over many addresses; higher, as reaching it locks the account for its owner too).
 LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", 10)
+LOGIN_ACCOUNT_RATE_LIMIT = env_int("LOGIN_ACCOUNT_RATE_LIMIT", 50)
+# How many reverse proxies in front of the app append to X-Forwarded-For (0: clients connect directly and
+# REMOTE_ADDR is their address). Only then is the header believed, and only the entries the proxies wrote.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 LOGIN_RATE_WINDOW_SECONDS = env_int("LOGIN_RATE_WINDOW_SECONDS", 300)
 # How long an API token lives (default 30 days); a password change ends it sooner.
 API_TOKEN_TTL_SECONDS = env_int("API_TOKEN_TTL_SECONDS", 30 * 24 * 3600)

@@ -1,6 +1,11 @@
 """Signing in: a failed-attempt limit on every login path, and hashed, expiring API tokens.
 
-The limit counts failures per client address and per username *as Django will look it up*: the login forms
+The limit counts failed attempts per username and client address (``LOGIN_RATE_LIMIT``) and per username from
+all addresses (``LOGIN_ACCOUNT_RATE_LIMIT``), in a fixed window, in the shared cache (Redis; PRODUCTION=1 refuses a
+per-process cache). An attempt is counted before its password is hashed and gives its count back if it signs in,
+so a burst of simultaneous guesses gets at most the limit checked. The client address is ``REMOTE_ADDR`` unless
+``TRUSTED_PROXY_COUNT`` proxies stand in front (then it is read from their ``X-Forwarded-For`` entries).
+The names are counted *as Django will look them up*: the login forms
 normalise the typed name with NFKC (``AbstractBaseUser.normalize_username``) before authenticating, so
 "ｖｉｃｔｉｍ", "𝐯𝐢𝐜𝐭𝐢𝐦" and "vｉctim" all sign in as "victim" and must all count against "victim".
 The same limit guards ``/accounts/login/`` and ``/admin/login/``; failed API token attempts are limited per
@@ -13,6 +18,7 @@ made under, so a password change kills it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import secrets
 from dataclasses import dataclass
@@ -45,41 +51,97 @@ def login_identity(username: str) -> str:
 
 
 def client_address(request: HttpRequest | None) -> str:
-    return request.META.get("REMOTE_ADDR", "") if request is not None else ""
+    """The address a request came from: ``REMOTE_ADDR``, or, behind ``TRUSTED_PROXY_COUNT`` proxies, the address
+    the outermost trusted proxy saw.
+
+    Each trusted proxy appends the address it received the request from to ``X-Forwarded-For``, so the entry
+    ``TRUSTED_PROXY_COUNT`` places from the right is the client's; anything left of it came from the client and
+    is ignored (a client choosing its own address would make the per-address limit its own choice too).
+    """
+    if request is None:
+        return ""
+    remote = request.META.get("REMOTE_ADDR", "")
+    proxies = settings.TRUSTED_PROXY_COUNT
+    if proxies < 1:
+        return remote
+    chain = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if part.strip()]
+    # Fewer entries than proxies: the request did not pass through all of them; its own hop is all we know.
+    return chain[-proxies] if len(chain) >= proxies else remote
 
 
-def _attempt_key(username: str, address: str) -> str:
-    digest = hashlib.sha256(login_identity(username).encode()).hexdigest()
-    return f"login-failures:{address}:{digest}"
+def _identity_digest(username: str) -> str:
+    return hashlib.sha256(login_identity(username).encode()).hexdigest()
 
 
-def _refused_if_limited(key: str) -> None:
-    if cache.get(key, 0) >= settings.LOGIN_RATE_LIMIT:
-        minutes = max(1, settings.LOGIN_RATE_WINDOW_SECONDS // 60)
-        raise forms.ValidationError(
-            f"Too many failed sign-in attempts for this account from your address. Try again in {minutes} minutes.",
-            code="rate_limited",
-        )
+def _login_keys(username: str, address: str) -> list[tuple[str, int]]:
+    """The counters one login attempt takes from, each with its limit in the window."""
+    digest = _identity_digest(username)
+    return [(f"login-attempts:{address}:{digest}", settings.LOGIN_RATE_LIMIT),
+            (f"login-attempts:account:{digest}", settings.LOGIN_ACCOUNT_RATE_LIMIT)]
 
 
-def _count_failure(key: str) -> None:
-    try:
-        cache.incr(key)
-    except ValueError:
-        cache.set(key, 1, timeout=settings.LOGIN_RATE_WINDOW_SECONDS)
+def _count(key: str, delta: int = 1) -> int:
+    """Atomically add ``delta`` to the window's counter and return the new count (the window opens at the first).
+
+    ``add`` creates the key only if absent and ``incr`` is atomic in the shared cache (Redis INCR), so every
+    attempt of a burst gets its own number: none is lost and no two see the same count.
+    """
+    for _ in range(3):
+        cache.add(key, 0, timeout=settings.LOGIN_RATE_WINDOW_SECONDS)
+        try:
+            return cache.incr(key, delta)
+        except ValueError:  # the window closed between add and incr: open a new one
+            continue
+    return settings.LOGIN_RATE_LIMIT + 1  # the cache keeps dropping the key: refuse rather than let guesses in
+
+
+def _uncount(key: str) -> None:
+    with contextlib.suppress(ValueError):  # the window closed meanwhile; nothing to give back
+        cache.decr(key)
+
+
+def login_attempt_reserve(*, username: str, address: str) -> list[str] | None:
+    """Count one attempt BEFORE the password is checked; the keys counted, or None when over a limit.
+
+    Counting first is what makes the limit hold under a burst: with check-then-count, every request of a burst
+    reads the count before any of them has added to it, and all of them get their password checked.
+    """
+    keys = _login_keys(username, address)
+    over = False
+    for key, limit in keys:
+        over = _count(key) > limit or over
+    if over:
+        # A refused attempt checked nothing: it gives its count back, so the counters hold the attempts checked
+        # (or being checked) and a flood from one address cannot push the account-wide count over for others.
+        for key, _ in keys:
+            _uncount(key)
+        return None
+    return [key for key, _ in keys]
+
+
+def login_attempt_succeeded(*, keys: list[str]) -> None:
+    """A successful sign-in gives its reservation back: the limits count failed attempts."""
+    for key in keys:
+        _uncount(key)
+
+
+def _rate_limited_error() -> forms.ValidationError:
+    minutes = max(1, settings.LOGIN_RATE_WINDOW_SECONDS // 60)
+    return forms.ValidationError(
+        f"Too many failed sign-in attempts for this account. Try again in {minutes} minutes.", code="rate_limited")
 
 
 class _RateLimited:
-    """Mixin for Django's login forms: refuse while the (normalised name, address) is over the limit."""
+    """Mixin for Django's login forms: an attempt is counted before the password is checked, and refused
+    unchecked when its (normalised name, address) or its name from all addresses is over the limit."""
 
     def clean(self) -> dict:
-        key = _attempt_key(self.data.get("username", ""), client_address(self.request))
-        _refused_if_limited(key)
-        try:
-            return super().clean()
-        except forms.ValidationError:
-            _count_failure(key)
-            raise
+        keys = login_attempt_reserve(username=self.data.get("username", ""), address=client_address(self.request))
+        if keys is None:
+            raise _rate_limited_error()
+        cleaned = super().clean()
+        login_attempt_succeeded(keys=keys)
+        return cleaned
 
 
 class RateLimitedAuthenticationForm(_RateLimited, AuthenticationForm):
@@ -164,6 +226,9 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed("Invalid token header: expected 'Token <key>'.")
         address = client_address(request._request if hasattr(request, "_request") else request)
         failures = _token_failures_key(address)
+        # Checked before the lookup and counted after a failure only: a token is 256 random bits, so a burst of
+        # guesses slipping past the check gains nothing, while counting every use first would refuse a client
+        # legitimately sending many requests at once. The failures themselves are counted atomically (none lost).
         if cache.get(failures, 0) >= settings.LOGIN_RATE_LIMIT:
             raise exceptions.AuthenticationFailed("Too many failed token attempts from your address; try later.")
         try:
@@ -183,7 +248,7 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         elif not secrets.compare_digest(token.password_stamp, password_stamp(token.user)):
             reason = "Token revoked by a password change; make a new one on /accounts/tokens/."
         if reason is not None:
-            _count_failure(failures)
+            _count(failures)
             raise exceptions.AuthenticationFailed(reason)
         return token.user, token
 

@@ -367,11 +367,10 @@ def judgment_reopen(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitRe
     if not Assignment.objects.filter(item=item, reviewer=reviewer).exists():
         raise NotAssigned(item.public_id)
     _refuse_grader(item=item, reviewer=reviewer)
-    judgment = (Judgment.objects.select_for_update(of=("self",)).select_related("current", "item")
-                .filter(item=item, reviewer=reviewer).first())
-    if judgment is None or judgment.current is None:
+    judgment = judgment_lock(item=item, reviewer=reviewer)
+    current = judgment.current if judgment is not None else None
+    if judgment is None or current is None:
         raise ReviewError("nothing to reopen: no judgment saved for this item yet")
-    current = judgment.current
     if current.status != JudgmentRevision.COMPLETE:
         return SubmitResult(revision=current, created=False)
     revision = JudgmentRevision.objects.create(
@@ -380,8 +379,45 @@ def judgment_reopen(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitRe
         note=current.note, query_hash=current.query_hash, source_hash=current.source_hash,
         passage_hash=current.passage_hash,
     )
-    Judgment.objects.filter(pk=judgment.pk).update(current=revision, revision_count=revision.number)
+    judgment_advance(judgment=judgment, decided_on=current, revision=revision)
     return SubmitResult(revision=revision, created=True)
+
+
+class JudgmentChanged(ReviewError):
+    """The judgment moved on between the read a decision was made on and its write (nothing was stored)."""
+
+
+def judgment_lock(*, item: ReviewItem, reviewer: AbstractBaseUser) -> Judgment | None:
+    """The reviewer's judgment of ``item``, its row locked, with ``current`` read AFTER the lock is held.
+
+    Only the judgment row is locked (``of=("self",)``), so another reviewer saving the same item is never
+    blocked. The current revision is deliberately not joined into the locking query: under READ COMMITTED a
+    row lock waited for re-reads the locked row only, and a join keeps what it read before the wait (on
+    PostgreSQL the joined revision then comes back as NULL or as the state another request already replaced),
+    so a check such as "already complete?" would decide on old state. Call inside a transaction.
+    """
+    judgment = (Judgment.objects.select_for_update(of=("self",)).select_related("item")
+                .filter(item=item, reviewer=reviewer).first())
+    if judgment is not None and judgment.current_id is not None:
+        # Read under the lock held: the revision the judgment points at now.
+        judgment.current = JudgmentRevision.objects.get(pk=judgment.current_id)
+    return judgment
+
+
+def judgment_advance(*, judgment: Judgment, decided_on: JudgmentRevision | None, revision: JudgmentRevision) -> None:
+    """Point the judgment at ``revision``, only if it still points at the revision the decision was made on.
+
+    The row lock already serialises writers; this conditional UPDATE makes the promise hold by construction
+    even for a caller that forgot the lock: zero rows changed means someone else moved the judgment on, and
+    the whole transaction (the new revision included) is rolled back.
+    """
+    changed = Judgment.objects.filter(
+        pk=judgment.pk, current_id=decided_on.pk if decided_on is not None else None,
+        revision_count=revision.number - 1,
+    ).update(current=revision, revision_count=revision.number)
+    if changed != 1:
+        raise JudgmentChanged("the judgment changed while this save was decided (another tab or request saved "
+                              "first); nothing was stored: reload the item and try again")
 
 
 def _clean_shown(shown: Mapping[str, Any]) -> dict[str, str]:
@@ -400,13 +436,12 @@ def _judgment_submit_once(
     *, item: ReviewItem, reviewer: AbstractBaseUser, grades: dict, status: str, note: str,
     shown: dict[str, str] | None = None,
 ) -> SubmitResult:
-    # Serialise saves of the same reviewer on the same item; only the judgment row is locked
-    # (``of=("self",)``), so another reviewer saving the same item is never blocked.
-    locked = Judgment.objects.select_for_update(of=("self",)).select_related("current", "item")
-    judgment = locked.filter(item=item, reviewer=reviewer).first()
+    # Serialise saves of the same reviewer on the same item, and decide on the state read under the lock.
+    judgment = judgment_lock(item=item, reviewer=reviewer)
     if judgment is None:
         Judgment.objects.get_or_create(item=item, reviewer=reviewer)
-        judgment = locked.get(item=item, reviewer=reviewer)
+        judgment = judgment_lock(item=item, reviewer=reviewer)
+        assert judgment is not None  # created just above, in this transaction
     fresh = judgment.item
     hashes = {"query_hash": fresh.query_hash, "source_hash": fresh.source_hash, "passage_hash": fresh.passage_hash}
     if shown is not None:
@@ -433,7 +468,7 @@ def _judgment_submit_once(
     revision = JudgmentRevision.objects.create(
         judgment=judgment, number=judgment.revision_count + 1, status=status, grades=grades, note=note, **hashes
     )
-    Judgment.objects.filter(pk=judgment.pk).update(current=revision, revision_count=revision.number)
+    judgment_advance(judgment=judgment, decided_on=current, revision=revision)
     return SubmitResult(revision=revision, created=True)
 
 

@@ -10,8 +10,15 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from reviewapp.review.models import Assignment, AssignmentSkip, Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.services import NotAssigned, ReviewError, SubmitResult, assignee_refusal
+from reviewapp.review.models import Assignment, AssignmentSkip, JudgmentRevision, ReviewItem
+from reviewapp.review.services import (
+    NotAssigned,
+    ReviewError,
+    SubmitResult,
+    assignee_refusal,
+    judgment_advance,
+    judgment_lock,
+)
 
 
 def _own_assignment(*, reviewer: AbstractBaseUser, item: ReviewItem) -> Assignment:
@@ -44,11 +51,11 @@ def judgment_undo(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResu
     refusal = assignee_refusal(pool=item.pool, user=reviewer)
     if refusal:
         raise ReviewError(f"cannot grade: {refusal}")
-    judgment = (Judgment.objects.select_for_update(of=("self",)).select_related("current")
-                .filter(item=item, reviewer=reviewer).first())
-    if judgment is None or judgment.current is None:
+    # The latest change is read under the judgment's lock: two undos at once undo two changes, in turn.
+    judgment = judgment_lock(item=item, reviewer=reviewer)
+    current = judgment.current if judgment is not None else None
+    if judgment is None or current is None:
         raise ReviewError("nothing to undo: no judgment saved for this item yet")
-    current = judgment.current
     previous = JudgmentRevision.objects.filter(judgment=judgment, number=current.number - 1).first()
     source = previous if previous is not None else current
     state = ({"status": previous.status, "grades": previous.grades, "note": previous.note} if previous is not None
@@ -57,5 +64,5 @@ def judgment_undo(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResu
         judgment=judgment, number=judgment.revision_count + 1, query_hash=source.query_hash,
         source_hash=source.source_hash, passage_hash=source.passage_hash, **state,
     )
-    Judgment.objects.filter(pk=judgment.pk).update(current=revision, revision_count=revision.number)
+    judgment_advance(judgment=judgment, decided_on=current, revision=revision)
     return SubmitResult(revision=revision, created=True)

@@ -59,6 +59,7 @@ def test_production_settings_pass_check_deploy_with_no_warnings(tmp_path):
         PRODUCTION="1", DEBUG="0", REQUIRE_SECRET_KEY="1",
         SECRET_KEY="x" * 20 + "-a-long-random-production-secret-for-the-deploy-check-0123456789",
         ALLOWED_HOSTS="eval.example.org", DATABASE_URL=f"sqlite:///{tmp_path / 'db.sqlite3'}",
+        REDIS_URL="redis://127.0.0.1:6379/13",  # PRODUCTION=1 needs a shared cache; the check does not connect
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "no issues" in result.stdout

@@ -37,9 +37,16 @@ def test_production_without_a_secret_key_refuses_to_start_naming_it(tmp_path):
 
 def test_check_deploy_is_clean_with_production_settings_and_a_key(tmp_path):
     check = _run("manage.py", "check", "--deploy", "--fail-level", "WARNING", tmp_path=tmp_path,
-                 PRODUCTION="1", DEBUG="0", SECRET_KEY=KEY)
+                 PRODUCTION="1", DEBUG="0", SECRET_KEY=KEY, REDIS_URL="redis://127.0.0.1:6379/13")
     assert check.returncode == 0, check.stdout + check.stderr
     assert "no issues" in check.stdout
+
+
+def test_production_with_a_per_process_cache_refuses_to_start_naming_redis(tmp_path):
+    """The login limit counts in the cache: each gunicorn worker's own local memory would multiply it."""
+    check = _run("manage.py", "check", tmp_path=tmp_path, PRODUCTION="1", DEBUG="0", SECRET_KEY=KEY)
+    assert check.returncode == 2, check.stdout + check.stderr
+    assert "REDIS_URL" in check.stderr and "Traceback" not in check.stderr
 
 
 def test_development_still_runs_without_a_key(tmp_path):

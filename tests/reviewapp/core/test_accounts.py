@@ -204,6 +204,61 @@ def test_the_limit_is_per_client_address(victim):
     assert other.session.get("_auth_user_id") == str(victim.pk)
 
 
+def test_the_address_is_remote_addr_unless_proxies_are_trusted(settings):
+    from django.test import RequestFactory
+
+    from reviewapp.core.auth import client_address
+
+    request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR="6.6.6.6, 192.0.2.4")
+    settings.TRUSTED_PROXY_COUNT = 0
+    assert client_address(request) == "10.0.0.9"  # a client's own header is never believed
+    settings.TRUSTED_PROXY_COUNT = 1
+    assert client_address(request) == "192.0.2.4"  # what the one trusted proxy appended; "6.6.6.6" is the client's
+    settings.TRUSTED_PROXY_COUNT = 2
+    assert client_address(request) == "6.6.6.6"
+    settings.TRUSTED_PROXY_COUNT = 3
+    assert client_address(request) == "10.0.0.9"  # fewer entries than proxies: only its own hop is known
+
+
+def test_an_attempt_is_counted_before_its_password_is_checked(victim, monkeypatch):
+    """The count a burst would race on is taken before the hash: the attempt over the limit is never checked."""
+    from django.contrib.auth.forms import AuthenticationForm
+
+    checked = []
+    original = AuthenticationForm.clean
+    monkeypatch.setattr(AuthenticationForm, "clean", lambda form: checked.append(1) or original(form))
+    client = Client()
+    for _ in range(5):
+        client.post("/accounts/login/", {"username": "victim", "password": "wrong"})
+    assert len(checked) == 3
+
+
+def test_a_successful_sign_in_gives_its_count_back(victim):
+    for _ in range(5):
+        client = Client()
+        client.post("/accounts/login/", {"username": "victim", "password": "right-password-123"})
+        assert client.session.get("_auth_user_id") == str(victim.pk)
+
+
+def test_wrong_passwords_from_many_addresses_are_capped_per_account(victim, settings):
+    settings.LOGIN_ACCOUNT_RATE_LIMIT = 4
+    for i in range(4):
+        Client(REMOTE_ADDR=f"10.1.0.{i}").post("/accounts/login/", {"username": "victim", "password": "wrong"})
+    owner = Client(REMOTE_ADDR="10.2.0.1")
+    response = owner.post("/accounts/login/", {"username": "victim", "password": "right-password-123"})
+    assert "_auth_user_id" not in owner.session
+    assert b"Too many failed sign-in attempts" in response.content
+
+
+def test_refused_attempts_from_one_address_do_not_lock_the_account_elsewhere(victim, settings):
+    settings.LOGIN_ACCOUNT_RATE_LIMIT = 5
+    for _ in range(20):
+        Client(REMOTE_ADDR="10.3.0.1").post("/accounts/login/", {"username": "victim", "password": "wrong"})
+    owner = Client(REMOTE_ADDR="10.3.0.2")
+    owner.post("/accounts/login/", {"username": "victim", "password": "right-password-123"})
+    assert owner.session.get("_auth_user_id") == str(victim.pk)
+
+
 def test_repeated_bad_tokens_from_one_address_are_refused_even_with_a_good_token(victim, reviewer_user):
     good = api_token_create(user=reviewer_user).key
     for _ in range(3):
