@@ -204,3 +204,23 @@ def test_a_pool_whose_tiers_split_a_query_is_refused(db):
     whole = pool_create(name="whole tiers", kind="passage", declared_rule="test", items=[
         item("q1", "a", 2), item("q1", "b", 2), item("q2", "c", 1)])
     assert whole.items.count() == 3
+
+
+def test_the_migration_gives_pools_declared_under_the_old_order_whole_query_tiers(db):
+    import importlib
+
+    from django.apps import apps
+
+    migration = importlib.import_module("reviewapp.review.migrations.0008_queue_tiers_whole_queries")
+    items = [{"query_id": q, "doc_id": d, "query_text": f"question {q}", "passage_text": f"passage {d}"}
+             for q in ("q1", "q2", "q3") for d in "abcd"]
+    old = pool_create(name="old tiers", kind="passage", declared_rule="test", items=items)
+    plain = pool_create(name="one tier", kind="passage", declared_rule="test", items=items)
+    for n, item in enumerate(old.items.order_by("query_id", "doc_id")):
+        ReviewItem.objects.filter(pk=item.pk).update(priority=1 + n % 3)  # tiers across queries, as before
+    migration.whole_query_tiers(apps, None)
+    tiers = dict(old.items.values_list("query_id", "priority"))
+    assert sorted(tiers.values()) == [1, 2, 3]
+    for query_id, priority in old.items.values_list("query_id", "priority"):
+        assert tiers[query_id] == priority
+    assert set(plain.items.values_list("priority", flat=True)) == {0}
