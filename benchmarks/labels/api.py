@@ -255,6 +255,8 @@ class ReviewPoolPlanOut(serializers.Serializer):
     total_judgments = serializers.FloatField()
     mean_judgments = serializers.FloatField()
     mean_judgments_shuffled = serializers.FloatField()
+    figures_out_of_reach = serializers.IntegerField(
+        help_text="figures needing items outside the pool (k below 5): never complete from it")
 
 
 class ReviewPoolPlanApi(APIView):
@@ -298,5 +300,6 @@ class ReviewPoolPlanApi(APIView):
             "systems": [{"system": key, "label": label, "p5_judgments": p5, "judgments": needed}
                         for key, label, p5, needed in work.rows()],
             "mean_judgments": work.mean_judgments, "mean_judgments_shuffled": work.mean_judgments_shuffled,
+            "figures_out_of_reach": work.figures_out_of_reach,
         }).data)
 

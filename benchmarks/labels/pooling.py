@@ -12,20 +12,29 @@ labels, and refuses to fill otherwise:
 Every one of these is a figure with weight 1.
 
 *Judgments still needed* by an item: the pool's reviewers per item minus the completed judgments of the same
-texts that exist already (judge once); an item needing none is done before any work starts.
+texts that exist already (judge once); an item needing none is done before any work starts. A figure that needs
+an item outside the pool (depth k below five: P@5 needs a system's top five) can never be completed from the
+pool; ``reachable`` sets those figures aside.
 
-The order (``work_order``): greedy, like weighted set cover. At each step, for every figure not yet complete,
-take the items it still lacks as a candidate block; its price is the judgments the block needs divided by the
-weight of every figure the block completes (an item completes figures for all systems that rank it in their
-top five at once). The cheapest block becomes the next tier. The objective it approximates is the mean number
-of judgments made before a figure is complete; each tier is priced as if its figures completed only at its
-end, whatever the order inside it, because every reviewer sees a tier in their own keyed shuffle.
+The queue order (``query_tiers``) is blind: whole queries, one after another, in a keyed shuffle of their ids,
+each reviewer's own keyed shuffle of a query's items. A position in a queue is then independent of every
+system's ranks and top-k membership (tests/benchmarks/labels/test_queue_blind.py proves it with permutation
+tests). Per-query figures still complete query by query; ``order_cost`` prices any order.
+
+The fewest-judgment order (``work_order``) is kept to measure what blindness costs, never to order a queue: it
+puts first the items in most systems' top five (they complete most figures per judgment), so a reviewer's
+first items of a query would be the ones the models ranked highest. Greedy, like weighted set cover: at each
+step, for every figure not yet complete, take the items it still lacks as a candidate block; its price is the
+judgments the block needs divided by the weight of every figure the block completes. The cheapest block becomes
+the next tier. The objective it approximates is the mean number of judgments made before a figure is complete;
+each tier is priced as if its figures completed only at its end.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 Item = tuple[str, str]  # (query id, doc id)
@@ -67,6 +76,26 @@ def figure_needs(rankings: Sequence[SystemRanking], pool: Mapping[Item, object])
             needs[(r.system, unit, "P@5")] |= top
             needs[(r.system, unit, "nDCG@5")] |= whole
     return {key: frozenset(items) for key, items in needs.items()}
+
+
+def reachable(needs: Mapping[FigureKey, frozenset[Item]], pool: Iterable[Item]
+              ) -> tuple[dict[FigureKey, frozenset[Item]], int]:
+    """The figures the pool alone can complete, and how many others need items outside it (k below five)."""
+    members = set(pool)
+    inside = {key: items for key, items in needs.items() if items <= members}
+    return inside, len(needs) - len(inside)
+
+
+def query_tiers(qids: Iterable[str], *, seed: str) -> dict[str, int]:
+    """Query id -> tier (1, 2, ...): whole queries in a keyed shuffle, blind to every system's ranks.
+
+    The key is a hash of ``seed`` and the query id only, so which query comes first carries nothing of the
+    rankings, the pool's size per query or what was judged before.
+    """
+    def key(qid: str) -> tuple[str, str]:
+        return hashlib.sha256(f"queue-order:{seed}:{qid}".encode()).hexdigest(), qid
+
+    return {qid: n for n, qid in enumerate(sorted(set(qids), key=key), start=1)}
 
 
 @dataclass(frozen=True)

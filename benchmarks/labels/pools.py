@@ -17,10 +17,11 @@ back, and for a pool of several runs which systems put the item in their top k
 A pool of several rerank runs of one retrieval run (``review_pool_declare_runs``)
 is depth-k pooling over keyword order and each run's reranked order. Every
 top-k pool gets a work order (``benchmarks.labels.pooling``): item tiers that
-complete every system's judged P@5 and pooled nDCG@5 with the fewest judgments,
-counting judgments of the same texts that exist already (judge once). Reviewers
-see the tiers only as the order of their queue, shuffled per reviewer within a
-tier; a tier is built from whole figures' needs, never from one passage's rank.
+counts what every system's judged P@5 and pooled nDCG@5 still need, counting
+judgments of the same texts that exist already (judge once). The queue order is
+blind: one tier per query, queries in a keyed shuffle, each reviewer's own
+shuffle within a query (``pooling.query_tiers``); nothing in it follows a rank,
+a top-k membership or the size of a query's pool.
 
 Declaring is idempotent and hash-bound: the declaration hash covers the rule,
 its parameters and every member with its three hashes; declaring the same
@@ -48,7 +49,8 @@ from benchmarks.labels.pooling import (
     figure_needs,
     judgments_needed,
     order_cost,
-    work_order,
+    query_tiers,
+    reachable,
 )
 from benchmarks.reports.inputs import rerank_apply, reranked_order
 from benchmarks.reports.selectors import rerank_scores_from_run, retrieval_queries_load
@@ -151,18 +153,16 @@ class WorkSummary:
     needed_p5: dict[str, float]  # the same for its judged P@5 figures only (its own top five)
     items_needing_work: int
     items_judged_enough: int  # judge once: items whose existing judgments already suffice
-    tiers: int
+    tiers: int  # one per query: the queue takes whole queries in a keyed shuffle
     mean_judgments: float  # mean judgments made before a figure completes, in this order (tiers at their end)
     mean_judgments_shuffled: float  # the same for one tier of everything (no order: a plain shuffle)
+    figures_out_of_reach: int = 0  # figures needing items outside the pool (k below 5): never complete from it
 
     def rows(self) -> list[tuple[str, str, float, float]]:
         return [(key, label, self.needed_p5.get(key, 0), self.needed.get(key, 0)) for key, label in self.systems]
 
 
 KEYWORD = "keyword"
-# Neighbouring tiers are merged until each holds this many items, so that no item sits at the same place in
-# every reviewer's queue: within a tier each reviewer has their own keyed shuffle.
-MIN_TIER = 5
 
 
 def system_key(rerank_run: RerankRun) -> str:
@@ -170,9 +170,11 @@ def system_key(rerank_run: RerankRun) -> str:
 
 
 def _prioritise(items: list[dict[str, Any]], rankings: Sequence[SystemRanking], *, reviewers_per_item: int,
-                reviewer_ids: Sequence[int] | None, labels: dict[str, str] | None = None) -> WorkSummary:
-    """Set each item's ``priority`` (its tier) so that every system's figures complete with the fewest judgments.
+                reviewer_ids: Sequence[int] | None, seed: str, labels: dict[str, str] | None = None) -> WorkSummary:
+    """Set each item's ``priority`` to its query's tier and say what every system's figures still need.
 
+    The tiers are whole queries in a keyed shuffle (``pooling.query_tiers``), never the fewest-judgment order:
+    that order puts first the passages most systems ranked highest, and a reviewer's queue would say so.
     Judgments still needed per item: ``reviewers_per_item`` minus the completed judgments of the same texts by
     ``reviewer_ids`` (default: every person who may review) anywhere (judge once).
     """
@@ -181,20 +183,22 @@ def _prioritise(items: list[dict[str, Any]], rankings: Sequence[SystemRanking], 
     keys = {(i["query_id"], i["doc_id"]): (i["query_hash"], i["source_hash"], i["passage_hash"]) for i in items}
     judges = completed_judges(kind=POOL_KIND, keys=keys.values(), reviewer_ids=reviewer_ids)
     cost = {item: max(0, reviewers_per_item - len(judges.get(key, ()))) for item, key in keys.items()}
-    needs = figure_needs(rankings, keys)
-    order = work_order(needs, cost)
-    priority = order.priority_of(min_size=MIN_TIER)
+    needs, out_of_reach = reachable(figure_needs(rankings, keys), keys)
+    tier_of = query_tiers((qid for qid, _ in keys), seed=seed)
     for item in items:
-        item["priority"] = priority[(item["query_id"], item["doc_id"])]
+        item["priority"] = tier_of[item["query_id"]]
+    tiers: dict[int, list[tuple[str, str]]] = {}
+    for item in keys:
+        tiers.setdefault(tier_of[item[0]], []).append(item)
     systems = tuple(dict.fromkeys(r.system for r in rankings))
-    tiers = order.merged(MIN_TIER)
     return WorkSummary(
         systems=tuple((key, (labels or {}).get(key, key)) for key in systems),
         needed=judgments_needed(needs, cost), needed_p5=judgments_needed(needs, cost, metric="P@5"),
         items_needing_work=sum(1 for c in cost.values() if c > 0),
         items_judged_enough=sum(1 for c in cost.values() if c <= 0), tiers=len(tiers),
-        mean_judgments=order_cost(tiers, needs, cost) / len(needs) if needs else 0.0,
+        mean_judgments=order_cost([tiers[n] for n in sorted(tiers)], needs, cost) / len(needs) if needs else 0.0,
         mean_judgments_shuffled=(order_cost([tuple(cost)], needs, cost) / len(needs)) if needs else 0.0,
+        figures_out_of_reach=out_of_reach,
     )
 
 
@@ -293,6 +297,7 @@ def review_pool_plan(
         systems = [SystemRanking(KEYWORD, r.qid, r.split, r.keyword) for r in rankings]
         systems += [SystemRanking(system_key(rerank_run), r.qid, r.split, r.reranked) for r in rankings]
         work = _prioritise(items, systems, reviewers_per_item=reviewers_per_item, reviewer_ids=reviewer_ids,
+                           seed=f"{RULE_UNION}:{k}:{rerank_run.pk}",
                            labels={KEYWORD: "keyword order", system_key(rerank_run): "reranked order"})
 
     suite = rerank_run.suite
@@ -434,7 +439,7 @@ def review_pool_plan_runs(*, rerank_runs: Sequence[RerankRun], k: int = DEFAULT_
     """Depth-k pooling over keyword order and every run's reranked order of one candidate set (no writes).
 
     Each item records the systems that put it in their top k (``external_ref.contributed_by``: job side only)
-    and gets the tier of the order that completes every system's figures with the fewest judgments.
+    and gets its query's tier (whole queries in a keyed shuffle: blind to every system's ranks).
     """
     runs = _runs_checked(rerank_runs)
     if not (isinstance(k, int) and 1 <= k <= MAX_K):
@@ -458,7 +463,7 @@ def review_pool_plan_runs(*, rerank_runs: Sequence[RerankRun], k: int = DEFAULT_
     labels = {KEYWORD: f"keyword order (retrieval run #{retrieval_run_id})"}
     labels.update({system_key(run): f"rerank run #{run.pk}: {run.provider}:{run.model_id}" for run in runs})
     work = _prioritise(items, systems, reviewers_per_item=reviewers_per_item, reviewer_ids=reviewer_ids,
-                       labels=labels)
+                       seed=f"{RULE_DEPTH_K}:{k}:{pks}", labels=labels)
     suite = runs[0].suite
     declared_rule = (
         f"Depth-{k} pooling for each of the {len(base)} ranking queries of suite {suite.name} v{suite.version}: "
@@ -466,8 +471,8 @@ def review_pool_plan_runs(*, rerank_runs: Sequence[RerankRun], k: int = DEFAULT_
         f"#{retrieval_run_id}: {'; '.join(labels.values())} (reranked orders: P(useful) descending, ties by "
         f"keyword rank, ungraded candidates after the graded in keyword order). {len(items)} items. A selected "
         "pool: the systems' top results are over-represented, so it cannot establish population calibration. "
-        f"Work order: {work.tiers} tiers that complete every system's judged P@5 and pooled nDCG@5 with the fewest "
-        "judgments (greedy), each reviewer's own shuffle within a tier."
+        f"Work order: {work.tiers} tiers, one per query in a keyed shuffle, each reviewer's own shuffle within a "
+        "query (blind: no position follows a rank or a top-k membership)."
     )
     declaration = {"rule": RULE_DEPTH_K, "k": k, "rerank_runs": pks,
                    "members": sorted([i["query_id"], i["doc_id"], i["query_hash"], i["source_hash"],

@@ -131,7 +131,8 @@ class ReviewItem(models.Model):
     # Opaque to the review core; the job uses it to map judgments back. Never rendered to reviewers.
     external_ref = models.JSONField(default=dict, blank=True)
     # The pool's work order in tiers: every reviewer's queue runs tier by tier (0 first; one tier when all are
-    # 0), in the reviewer's own keyed shuffle within a tier. Set by the declaring job; never rendered.
+    # 0), in the reviewer's own keyed shuffle within a tier. Set by the declaring job, the same for every item of
+    # one query (a tier inside a query would tell reviewers how its passages were chosen); never rendered.
     priority = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -1,7 +1,8 @@
 """The reviewer's queue: their own items in their own order, with status, filters and search (reads only).
 
-The order is the reviewer's keyed shuffle (``Assignment.sort_key``) with skipped items last; filters and search
-narrow what is listed and never reorder it. Nothing here reads rank, score or where an item came from.
+The order (``REVIEWER_ORDER``) is the pool's whole-query tiers, then the reviewer's keyed shuffle
+(``Assignment.sort_key``), with skipped items last; filters and search narrow what is listed and never reorder
+it. Nothing here reads rank, score or where an item came from.
 """
 
 from __future__ import annotations
@@ -82,7 +83,8 @@ def reviewer_title(pool: ReviewPool) -> str:
 # The reviewer's own order: the keyed shuffle, with the items they skipped for later moved to the end (in the
 # order they skipped them). Nothing in it depends on the item's rank, score or origin.
 # Within that, the pool's work order goes tier by tier (``ReviewItem.priority``, the same for every reviewer and
-# set from whole figures a declaration completes, never from one passage's rank), shuffled within a tier.
+# for every item of one query: ``services.pool_create`` refuses a tier inside a query), shuffled within a tier.
+# This one ordering serves the queue page, the queue API and the item page's previous / next / next open.
 REVIEWER_ORDER = (F("skip__skipped_at").asc(nulls_first=True), "item__priority", "sort_key")
 
 

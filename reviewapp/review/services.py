@@ -149,6 +149,23 @@ def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:
     return item
 
 
+def _check_tiers_whole_queries(items: Sequence[Mapping[str, Any]]) -> None:
+    """Refuse a work order that splits a query: every item of one ``query_id`` must share its ``priority``.
+
+    A tier inside a query would put some of its passages first in every reviewer's queue, and whatever chose
+    them (a system's top five, say) would be told to the reviewers by the order. Whole queries may come in any
+    order; within a query each reviewer has their own keyed shuffle.
+    """
+    first: dict[str, int] = {}
+    for i, item in enumerate(items):
+        j = first.setdefault(item["query_id"], i)
+        if items[j]["priority"] != item["priority"]:
+            raise ReviewError(
+                f"items[{i}].priority: {item['priority']} differs from items[{j}].priority {items[j]['priority']} "
+                f"of the same query_id {item['query_id']!r}; the work order ranks whole queries only (an order "
+                "inside a query would tell reviewers how the passages were chosen)")
+
+
 # More would be no review design anyone runs; far more overflowed the column (a 500).
 MAX_REVIEWERS_PER_ITEM = 100
 
@@ -174,9 +191,9 @@ def pool_create(
     ``passage_caption``, ``passage_text``, optional ``query_hash`` /
     ``source_hash`` / ``passage_hash`` (computed from the texts when absent)
     and an opaque ``external_ref`` (never shown to reviewers), optional
-    ``priority`` (the work order's tier, 0 first; never shown). The order of
-    ``items`` is not kept: ids are random and each reviewer gets a shuffle
-    within each tier.
+    ``priority`` (the work order's tier, 0 first; never shown; the same for
+    every item of one ``query_id``). The order of ``items`` is not kept: ids
+    are random and each reviewer gets a shuffle within each tier.
     """
     pool_kind(kind)
     if not name.strip():
@@ -194,6 +211,7 @@ def pool_create(
         if key in seen:
             raise ReviewError(f"items[{i}]: query_id {key[0]!r} with doc_id {key[1]!r} repeats items[{seen[key]}]")
         seen[key] = i
+    _check_tiers_whole_queries(cleaned)
     pool = ReviewPool.objects.create(
         name=name.strip(),
         kind=kind,

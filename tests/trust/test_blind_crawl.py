@@ -294,12 +294,16 @@ def test_the_queue_order_does_not_follow_rank_or_insertion_order(world):
     for queue in queues:
         ids = [entry["item"] for entry in queue["items"]]
         items = [by_id[i] for i in ids]
-        # The order is the pool's work tiers (the same for every reviewer, from whole figures' needs), and within
-        # a tier the reviewer's own keyed shuffle: a hash of pool, reviewer and opaque item id, which carries
-        # nothing of rank, insertion order or database ids.
+        # The order is the pool's tiers, each a set of whole queries (the same for every reviewer, in a keyed order
+        # of query ids), and within a tier the reviewer's own keyed shuffle: a hash of pool, reviewer and opaque
+        # item id, which carries nothing of rank, top-k membership, insertion order or database ids.
         keys = [(by_id[i].priority, assignment_sort_key(pool_public_id=queue["pool"], reviewer_id=reviewer.pk,
                                                         item_public_id=i)) for i in ids]
         assert keys == sorted(keys), "queue is not in tier order, then the reviewer's keyed-shuffle order"
+        tier_of_query: dict[str, set[int]] = {}
+        for item in items:
+            tier_of_query.setdefault(item.query_id, set()).add(item.priority)
+        assert all(len(tiers) == 1 for tiers in tier_of_query.values()), "a tier splits a query"
         # A short queue can come out in insertion order by chance (4 items: 1 in 24), so the
         # "not rank order" check is only meaningful, and only made, on a queue long enough.
         if len(items) >= 8:

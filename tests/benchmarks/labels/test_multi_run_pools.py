@@ -12,7 +12,6 @@ from django.db import connection, connections
 from benchmarks.labels.pooling import SystemRanking, depth_k_pool, figure_needs, judgments_needed, order_cost
 from benchmarks.labels.pools import (
     KEYWORD,
-    MIN_TIER,
     ReviewPoolError,
     review_pool_declare,
     review_pool_declare_runs,
@@ -85,7 +84,7 @@ def test_the_pool_is_the_union_of_every_systems_top_k_and_records_who_contribute
         assert pool.pk in {p.pk for p in run_pools(rerank_run=run)}
 
 
-def test_the_tiers_follow_the_work_order_and_beat_one_shuffled_tier(runs):
+def test_the_tiers_are_whole_queries_in_a_keyed_order_and_beat_one_shuffled_tier(runs):
     plan = review_pool_plan_runs(rerank_runs=runs, k=5)
     work = plan.work
     systems = _systems(runs)
@@ -99,9 +98,15 @@ def test_the_tiers_follow_the_work_order_and_beat_one_shuffled_tier(runs):
     for item in plan.items:
         tiers.setdefault(item["priority"], []).append((item["query_id"], item["doc_id"]))
     ordered = [tuple(tiers[n]) for n in sorted(tiers)]
-    assert all(len(tier) >= MIN_TIER for tier in ordered[:-1])
+    # One tier per query, every query in it whole: no tier says which passages a system ranked first.
+    assert [{qid for qid, _ in tier} for tier in ordered] == [{qid} for qid in dict.fromkeys(
+        qid for tier in ordered for qid, _ in tier)]
+    assert len(ordered) == work.tiers == len({qid for qid, _ in pool})
     assert work.mean_judgments == pytest.approx(order_cost(ordered, needs, cost) / len(needs))
     assert work.mean_judgments < work.mean_judgments_shuffled
+    # The same declaration keeps its order; another k is another key.
+    assert [i["priority"] for i in review_pool_plan_runs(rerank_runs=runs, k=5).items] == [
+        i["priority"] for i in plan.items]
 
 
 def test_runs_of_another_candidate_set_or_unfinished_runs_are_refused_with_a_reason(runs):
@@ -147,9 +152,11 @@ def test_a_second_declaration_reuses_each_reviewers_judgments_and_says_how_many(
         queue = set(Assignment.objects.filter(pool=result.pool, reviewer=reviewer)
                     .values_list("item__query_id", "item__doc_id"))
         assert not queue & held
-    # judged items come last in the work order (they need nothing more)
-    last = max(result.pool.items.values_list("priority", flat=True))
-    assert set(result.pool.items.filter(priority=last).values_list("query_id", "doc_id")) >= set(graded)
+    # judged items keep their query's tier: what was judged before (most often some system's top) is not told
+    # by the order either
+    tier_of = dict(result.pool.items.values_list("query_id", "priority"))
+    for query_id, priority in result.pool.items.values_list("query_id", "priority"):
+        assert tier_of[query_id] == priority
 
 
 def test_declaring_twice_returns_the_same_pool_whatever_the_run_order(runs, reviewer_user, reviewer2_user):
@@ -242,7 +249,7 @@ def test_judging_the_pool_in_its_order_completes_every_systems_figures_on_the_le
     pool = review_pool_declare_runs(rerank_runs=runs, reviewers=people).pool
     board = leaderboard_build(run=runs[0].retrieval_run, reranks=runs, replicates=1000)
     assert all(not row.human for split in board.splits for row in split.rows)
-    # the first tier alone completes some figure (the order is worth following) ...
+    # the first tier (one whole query) alone completes some figure (the order is worth following) ...
     first = min(pool.items.values_list("priority", flat=True))
     judge(pool, people, {(i.query_id, i.doc_id): 2 for i in pool.items.filter(priority=first)})
     systems = _systems(runs)
@@ -267,3 +274,25 @@ def test_the_plan_api_answers_admins_what_each_system_needs_and_refuses_bad_runs
         (key, p5, needed) for key, _label, p5, needed in plan.work.rows()]
     assert admin_client_.get(f"{url}?with=999999").status_code == 400
     assert "k must be" in admin_client_.get(f"{url}?k=0").json()["error"]
+
+
+def test_a_depth_three_pool_is_declared_through_the_form_and_names_the_figures_it_cannot_complete(
+        runs, admin_client_, reviewer_user, reviewer2_user):
+    """Issue 41, finding 5: k = 3 answered a 500 ("the tiers leave figures incomplete")."""
+    url = f"/benchmarks/rerank/{runs[0].pk}/review-pool/"
+    form = {"k": 3, "reviewers_per_item": 2, "reviewers": [reviewer_user.pk, reviewer2_user.pk]}
+    preview = admin_client_.post(url, {**form, "preview": "1"})
+    html = preview.content.decode()
+    assert preview.status_code == 200 and 'id="out-of-reach"' in html and "With k = 3" in html
+    declared = admin_client_.post(url, form)
+    pool = ReviewPool.objects.get()
+    assert declared.status_code == 302 and pool.declared_params["k"] == 3
+    assert pool.assignments.count() == 2 * pool.items.count()
+    # Several runs too: a figure is out of reach when the union of the systems' top three misses part of what it
+    # needs (a system's top five; for nDCG@5 the query's pool as well).
+    plan = review_pool_plan_runs(rerank_runs=runs, k=3)
+    systems = _systems(runs)
+    pool = depth_k_pool(systems, 3)
+    missing = [key for key, items in figure_needs(systems, pool).items() if not items <= set(pool)]
+    assert plan.work.figures_out_of_reach == len(missing) > 0
+    assert review_pool_plan_runs(rerank_runs=runs, k=5).work.figures_out_of_reach == 0
