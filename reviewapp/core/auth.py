@@ -185,6 +185,9 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         if reason is not None:
             _count_failure(failures)
             raise exceptions.AuthenticationFailed(reason)
+        from reviewapp.core.signin import signin_method_set
+
+        signin_method_set("token")
         return token.user, token
 
     def authenticate_header(self, request: Any) -> str:
