@@ -180,11 +180,11 @@ class InvitationView(View):
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         form = SetPasswordForm(self.invitation.user) if self.invitation else None
-        return self._page(form, status=200 if self.invitation else 404)
+        return self._page(form)  # a dead link answers with a page saying so
 
     def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         if self.invitation is None:
-            return self._page(None, status=404)
+            return self._page(None)
         form = SetPasswordForm(self.invitation.user, request.POST)
         if not form.is_valid():
             return self._page(form, status=400)
@@ -193,7 +193,7 @@ class InvitationView(View):
                                                 password=form.cleaned_data["new_password1"])
         except accounts.AccountError:
             self.invitation = None
-            return self._page(None, status=404)
+            return self._page(None)
         messages.success(request, "Password set. Sign in with it now.")
         return redirect("login")
 

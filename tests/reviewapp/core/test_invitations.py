@@ -81,7 +81,8 @@ def test_the_admin_revokes_open_links_from_the_reviewers_page(admin_client_, adm
     page = admin_client_.get(f"/review/admin/reviewers/{user.pk}/").content.decode()
     assert 'data-testid="revoke-invitation"' in page
     admin_client_.post(f"/review/admin/reviewers/{user.pk}/invitation/revoke/")
-    assert Client().get(f"/review/invitation/{link.uidb64}/{link.token}/").status_code == 404
+    dead = Client().get(f"/review/invitation/{link.uidb64}/{link.token}/").content.decode()
+    assert 'data-testid="invalid-link"' in dead
 
 
 def _saved_through(request, item, reviewer) -> JudgmentRevision:

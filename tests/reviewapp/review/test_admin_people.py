@@ -30,6 +30,7 @@ def _new_urls(pool_id: str, user_id: int, token_id: int = 1) -> list[str]:
     return [
         "/review/admin/workload/", "/review/admin/workload/reassign/", f"/review/admin/reviewers/{user_id}/",
         f"/review/admin/reviewers/{user_id}/invite/", f"/review/admin/reviewers/{user_id}/tokens/{token_id}/revoke/",
+        f"/review/admin/reviewers/{user_id}/invitation/revoke/",
         f"/review/admin/pools/{pool_id}/disagreements/next/", f"/review/admin/pools/{pool_id}/guidelines/",
         f"/review/admin/pools/{pool_id}/known-answers/",
     ]
