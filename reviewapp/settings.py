@@ -70,6 +70,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "reviewapp.core.signin.SigninMethodMiddleware",
     "reviewapp.core.middleware.DebugNotFoundMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -175,6 +176,9 @@ JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)
 JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 # The API's list pages: ?limit above this is refused (400) rather than passed to the database.
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
+# How long a reviewer's set-password invitation link works (single use; a later one, a deactivation or the
+# admin's "Revoke" ends it sooner).
+INVITATION_TTL_SECONDS = env_int("INVITATION_TTL_SECONDS", 3 * 24 * 3600)
 
 # Scripts from this origin only, and no inline script (page scripts are static files). Inline styles stay
 # allowed: templates and Swagger UI set them, and they cannot run code.

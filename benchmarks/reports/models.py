@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
 from django.conf import settings
 from django.db import models
 
 from benchmarks.corpus.models import AppendOnly
 from benchmarks.suites.models import Suite
+from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
 
 
 class HeldoutExposure(AppendOnly):
@@ -37,9 +40,14 @@ class HeldoutExposure(AppendOnly):
                                   related_name="+")
     scored_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AppendOnlyQuerySet.as_manager()
+
     class Meta:
         ordering = ["suite_id", "split", "id"]
         indexes = [models.Index(fields=["suite", "split", "id"], name="exposure_suite_split")]
 
     def __str__(self) -> str:
         return f"{self.suite} {self.split} scored for {self.purpose} at {self.scored_at:%Y-%m-%d %H:%M}"
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("the held-out exposure ledger is append-only: rows are never deleted")

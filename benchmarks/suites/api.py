@@ -27,10 +27,14 @@ class ConfirmedByOut(serializers.Serializer):
 class TargetOut(serializers.ModelSerializer):
     confirmed_by = ConfirmedByOut(allow_null=True, read_only=True,
                                   help_text="null while the target is not confirmed by lawyers")
+    claimed_confirmed_by = ConfirmedByOut(
+        allow_null=True, read_only=True,
+        help_text="what the imported suite file claimed; never a confirmation made in this install")
 
     class Meta:
         model = NominatedTarget
-        fields = ["citation", "provision", "provisional", "nominated_by", "note", "confirmed_by"]
+        fields = ["citation", "provision", "provisional", "nominated_by", "note", "confirmed_by",
+                  "claimed_confirmed_by"]
 
 
 class QueryOut(serializers.ModelSerializer):

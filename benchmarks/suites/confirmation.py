@@ -266,7 +266,7 @@ def suite_confirmed_version(*, suite: Suite, user: AbstractBaseUser) -> tuple[Su
             return later, False
     document["version"] = _next_version(suite.name)
     return suite_import(raw=canonical_json(document), filename=f"{suite.name}-v{document['version']}-confirmed.json",
-                        frozen_by=user.get_username())
+                        frozen_by=user.get_username(), confirmations_made_here=True)
 
 
 # --------------------------------------------------------------------------- proposals

@@ -13,7 +13,7 @@ from typing import Any
 
 _SUITE_FIELDS = ("corpus", "description", "nominated_by", "synthetic")
 _QUERY_FIELDS = ("kind", "split", "family", "expected_citation")
-_TARGET_FIELDS = ("provisional", "nominated_by", "note", "confirmed_by")
+_TARGET_FIELDS = ("provisional", "nominated_by", "note", "confirmed_by", "claimed_confirmed_by")
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,10 @@ DEFAULT_NOMINATOR = "assistant (not a lawyer)"
 # adjudicator ruled after they disagreed.
 AGREEMENTS = ("unanimous", "adjudicated")
 MAX_VERSION = 2_147_483_647  # the largest value every supported database stores in Suite.version
+# A suite file is data a person typed: the largest real one is a few hundred KB. Past these limits (or with a
+# YAML alias, which is how a few hundred bytes expand to gigabytes) the file is refused before it is built.
+MAX_FILE_BYTES = 5 * 1024 * 1024
+MAX_YAML_NODES = 200_000
 
 
 @dataclass(frozen=True)
@@ -48,15 +52,63 @@ class SuiteInvalid(ValueError):
         return SuiteInvalid(self.problems, filename=filename) if filename and not self.filename else self
 
 
+class _Refused(yaml.YAMLError):
+    pass
+
+
+class _DataOnlyLoader(yaml.SafeLoader):
+    """``SafeLoader`` that refuses anchors and aliases and stops counting past ``MAX_YAML_NODES`` nodes.
+
+    The check runs on parser events, before any node is composed, so an alias bomb costs the few events it
+    is written in.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._nodes = 0
+
+    def _where(self, event: yaml.Event) -> str:
+        mark = event.start_mark
+        return f"line {mark.line + 1}, column {mark.column + 1}" if mark is not None else "somewhere"
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(f"YAML alias *{event.anchor} at {self._where(event)}: aliases and anchors are refused "
+                           "in suite files (write the value out)")
+        anchor = getattr(event, "anchor", None)
+        if anchor is not None:
+            raise _Refused(f"YAML anchor &{anchor} at {self._where(event)}: aliases and anchors are refused "
+                           "in suite files (write the value out)")
+        self._nodes += 1
+        if self._nodes > MAX_YAML_NODES:
+            raise _Refused(f"more than {MAX_YAML_NODES} YAML nodes (at {self._where(event)}): too large for a "
+                           "suite file")
+        return super().compose_node(parent, index)
+
+
+def _yaml_load(text: str) -> Any:
+    loader = _DataOnlyLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
 def suite_load(raw: bytes, *, filename: str = "") -> dict[str, Any]:
-    """JSON, or YAML for .yaml/.yml files."""
+    """JSON, or YAML for .yaml/.yml files (plain data: no anchors or aliases), at most ``MAX_FILE_BYTES``."""
+    if len(raw) > MAX_FILE_BYTES:
+        raise SuiteInvalid([SuiteProblem("suite", "file", f"{len(raw)} bytes; a suite file is at most "
+                                                          f"{MAX_FILE_BYTES} bytes")])
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise SuiteInvalid([SuiteProblem("suite", "file", f"not UTF-8 ({exc})")]) from exc
     try:
-        data = yaml.safe_load(text) if filename.endswith((".yaml", ".yml")) else json.loads(text)
-    except (json.JSONDecodeError, yaml.YAMLError) as exc:
+        data = _yaml_load(text) if filename.endswith((".yaml", ".yml")) else json.loads(text)
+    except _Refused as exc:
+        raise SuiteInvalid([SuiteProblem("suite", "file", str(exc))]) from None
+    except (json.JSONDecodeError, yaml.YAMLError, RecursionError) as exc:
         raise SuiteInvalid([SuiteProblem("suite", "file", f"cannot be read: {exc}")]) from exc
     if not isinstance(data, dict):
         raise SuiteInvalid([SuiteProblem("suite", "file", "top level must be an object")])
@@ -71,7 +123,7 @@ _KEY_ORDER = {
     "suite": ("name", "version", "corpus", "description", "nominated_by", "synthetic", "families", "queries"),
     "family": ("id", "split", "description"),
     "query": ("id", "kind", "split", "family", "text", "expected_citation", "targets"),
-    "target": ("citation", "provisional", "nominated_by", "note", "confirmed_by"),
+    "target": ("citation", "provisional", "nominated_by", "note", "confirmed_by", "claimed_confirmed_by"),
 }
 
 
@@ -126,8 +178,13 @@ def _confirmed_by(value: Any) -> dict[str, Any] | str:
     return {"lawyers": lawyers, "agreement": agreement}
 
 
-def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -> dict[str, Any]:
+def suite_normalise(
+    data: dict[str, Any], *, known_citations: set[str] | None, trust_confirmations: bool = False
+) -> dict[str, Any]:
     """Validated canonical form of a suite file; raises SuiteInvalid listing every problem.
+
+    ``trust_confirmations`` is for the confirmation service only (``benchmarks.suites.confirmation``), whose
+    ``confirmed_by`` records lawyers' judgments made here; a file's ``confirmed_by`` is otherwise a claim.
 
     ``known_citations`` is the set of citations in the pinned corpus snapshots
     (None skips that check, e.g. to lint a file without a database). A target or expected
@@ -267,15 +324,24 @@ def suite_normalise(data: dict[str, Any], *, known_citations: set[str] | None) -
                 "note": _text(target.get("note")),
             }
             # Only a confirmed target carries the key, so every suite frozen before confirmation existed keeps
-            # its canonical definition and its sha256.
-            if "confirmed_by" in target:
-                confirmed = _confirmed_by(target["confirmed_by"])
+            # its canonical definition and its sha256. A file's word that lawyers confirmed a target is a claim:
+            # only confirmations made in this install (``trust_confirmations``) make it confirmed; otherwise it
+            # is kept, shown and exported as ``claimed_confirmed_by`` and the target stays provisional.
+            for key in ("confirmed_by", "claimed_confirmed_by"):
+                if key not in target:
+                    continue
+                confirmed = _confirmed_by(target[key])
                 if isinstance(confirmed, str):
-                    bad(where, f"targets[{t_index}].confirmed_by", confirmed)
-                elif provisional is not False:
-                    bad(where, f"targets[{t_index}].provisional", "a confirmed target is not provisional (false)")
-                else:
+                    bad(where, f"targets[{t_index}].{key}", confirmed)
+                elif key == "confirmed_by" and trust_confirmations:
+                    if provisional is not False:
+                        bad(where, f"targets[{t_index}].provisional",
+                            "a confirmed target is not provisional (false)")
                     normalised_target["confirmed_by"] = confirmed
+                else:
+                    if "confirmed_by" not in normalised_target:
+                        normalised_target["provisional"] = True
+                    normalised_target["claimed_confirmed_by"] = confirmed
             targets.append(normalised_target)
 
         expected = _text(q.get("expected_citation"))

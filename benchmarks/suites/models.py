@@ -93,6 +93,8 @@ class NominatedTarget(AppendOnly):
     note = models.TextField(blank=True)
     # {"lawyers": n, "agreement": "unanimous" | "adjudicated"} once lawyers confirmed it blind; null while not.
     confirmed_by = models.JSONField(null=True, blank=True)
+    # The same shape, as the imported file claimed it: never counted as confirmed (no lawyer confirmed it here).
+    claimed_confirmed_by = models.JSONField(null=True, blank=True)
 
     class Meta:
         ordering = ["query_id", "id"]

@@ -23,13 +23,20 @@ from reviewapp.core.hashing import canonical_json, sha256_hex, sha256_json
 # --------------------------------------------------------------------------- suites
 
 
-def suite_import(*, raw: bytes, filename: str = "", frozen_by: str = "") -> tuple[Suite, bool]:
+def suite_import(
+    *, raw: bytes, filename: str = "", frozen_by: str = "", confirmations_made_here: bool = False
+) -> tuple[Suite, bool]:
     """Validate and freeze a suite file. The same definition again is a no-op; a different one
     under an existing name and version is refused (make a new version).
 
+    A file's ``confirmed_by`` is kept as a claim (``claimed_confirmed_by``; the target stays provisional):
+    only the confirmation service, whose confirmations lawyers made in this install, passes
+    ``confirmations_made_here``. A file identical to a suite this install froze (e.g. its own export) is
+    that suite.
+
     A refusal names the file, each query and the reason (SuiteInvalid)."""
     try:
-        return _suite_import(raw=raw, filename=filename, frozen_by=frozen_by)
+        return _suite_import(raw=raw, filename=filename, frozen_by=frozen_by, trusted=confirmations_made_here)
     except SuiteInvalid as exc:
         raise exc.with_filename(Path(filename).name if filename else "") from None
 
@@ -66,14 +73,26 @@ def suite_check(*, data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     return definition, digest
 
 
-def _suite_import(*, raw: bytes, filename: str, frozen_by: str) -> tuple[Suite, bool]:
+def _frozen_here(data: dict[str, Any], known: set[str]) -> Suite | None:
+    """The suite this install froze from exactly this file, its confirmations included, if there is one."""
+    try:
+        as_frozen = suite_normalise(data, known_citations=known, trust_confirmations=True)
+    except SuiteInvalid:
+        return None
+    return Suite.objects.filter(name=as_frozen["name"], version=as_frozen["version"],
+                                sha256=sha256_hex(canonical_json(as_frozen))).first()
+
+
+def _suite_import(*, raw: bytes, filename: str, frozen_by: str, trusted: bool) -> tuple[Suite, bool]:
     data = suite_load(raw, filename=filename)
     snapshots = _pinned_snapshots(data.get("corpus"))
     provisions = Provision.objects.filter(snapshot__in=snapshots).order_by("citation", "variant", "id")
     by_citation: dict[str, Provision] = {}
     for provision in provisions:
         by_citation.setdefault(provision.citation, provision)
-    definition = suite_normalise(data, known_citations=set(by_citation))
+    if not trusted and (same := _frozen_here(data, set(by_citation))) is not None:
+        return same, False
+    definition = suite_normalise(data, known_citations=set(by_citation), trust_confirmations=trusted)
     digest = sha256_hex(canonical_json(definition))
     existing, conflict = _version_conflict(definition, digest)
     if conflict is not None:
@@ -104,7 +123,8 @@ def _suite_import(*, raw: bytes, filename: str, frozen_by: str) -> tuple[Suite, 
             NominatedTarget.objects.bulk_create([
                 NominatedTarget(query=query, citation=t["citation"], provision=by_citation[t["citation"]],
                                 provisional=t["provisional"], nominated_by=t["nominated_by"], note=t["note"],
-                                confirmed_by=t.get("confirmed_by"))
+                                confirmed_by=t.get("confirmed_by"),
+                                claimed_confirmed_by=t.get("claimed_confirmed_by"))
                 for t in q["targets"]
             ])
     return suite, True

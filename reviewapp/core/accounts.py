@@ -109,33 +109,151 @@ def _clean_email(email: str) -> str:
 
 @dataclass(frozen=True)
 class Invitation:
-    """A link that lets one reviewer set their own password, once (it dies when the password is set)."""
+    """A link that lets one reviewer set their own password, once; shown to the admin once, stored as a digest."""
 
     uidb64: str
-    token: str  # Django's password-reset token: dies once the password changes, or after PASSWORD_RESET_TIMEOUT
+    token: str
     expires_in_days: float
 
 
+def _password_chosen_by_owner(user: Any) -> bool:
+    from reviewapp.core.models import PasswordOrigin, SigninMethod
+
+    if not user.has_usable_password():
+        return False
+    origin = PasswordOrigin.objects.filter(user=user).values_list("origin", flat=True).first()
+    # No row: set by the account itself or the operator's tools, never by the admin role.
+    return origin in (None, SigninMethod.PASSWORD, SigninMethod.INVITATION, SigninMethod.SSO)
+
+
+def _invitations_end(*, user: Any, reason: str) -> int:
+    """End every live invitation of ``user`` (revoked, with the reason); the number ended."""
+    from django.utils import timezone
+
+    from reviewapp.core.models import ReviewerInvitation
+
+    return ReviewerInvitation.objects.filter(user=user, used_at__isnull=True, revoked_at__isnull=True).update(
+        revoked_at=timezone.now(), revoked_reason=reason[:200])
+
+
+@transaction.atomic
 def reviewer_invitation_make(*, user: Any, by: Any) -> Invitation:
-    """A set-password link for a plain reviewer account; recorded in the audit log (never the link itself)."""
+    """A set-password link for a plain reviewer account that nobody has used yet; recorded in the audit log
+    (never the link itself). Ends the reviewer's earlier links.
+
+    Refused once the account has signed in or holds a password its owner chose: whoever holds the link would
+    otherwise take the account over (the reviewer changes their own password on /accounts/password/).
+    """
+    from datetime import timedelta
+
     from django.conf import settings
-    from django.contrib.auth.tokens import default_token_generator
+    from django.utils import timezone
     from django.utils.encoding import force_bytes
     from django.utils.http import urlsafe_base64_encode
 
+    from reviewapp.core.audit import audit_record
+    from reviewapp.core.auth import token_digest
+    from reviewapp.core.models import ReviewerInvitation
+
+    _require_manager(by)
+    if not is_plain_reviewer(user):
+        raise AccountError(f"user: {user.get_username()!r} is not a plain reviewer account")
+    user.refresh_from_db(fields=["is_active", "last_login", "password"])  # decide on the stored state
+    if not user.is_active:
+        raise AccountError(f"user: {user.get_username()!r} is deactivated; reactivate it first")
+    if user.last_login is not None:
+        raise AccountError(f"user: {user.get_username()!r} has signed in already; an invitation would let whoever "
+                           "holds the link take the account over (the reviewer changes their own password)")
+    if _password_chosen_by_owner(user):
+        raise AccountError(f"user: {user.get_username()!r} has a password its owner chose; an invitation would "
+                           "replace it (the reviewer changes their own password)")
+    _invitations_end(user=user, reason="a later invitation was made")
+    seconds = settings.INVITATION_TTL_SECONDS
+    key = secrets.token_urlsafe(32)
+    ReviewerInvitation.objects.create(user=user, key_digest=token_digest(key), created_by_id=by.pk,
+                                      created_by=by.get_username(),
+                                      expires_at=timezone.now() + timedelta(seconds=seconds))
+    days = seconds / 86400
+    with audit_actor(by):
+        audit_record(action="user.invitation", target_type="user", target_id=user.pk, target=user.get_username(),
+                     detail={"expires_in_days": round(days, 2)})
+    return Invitation(uidb64=urlsafe_base64_encode(force_bytes(user.pk)), token=key, expires_in_days=days)
+
+
+@transaction.atomic
+def reviewer_invitation_revoke(*, user: Any, by: Any) -> int:
+    """The admin's "Revoke": end every live invitation link of a reviewer; the number ended."""
     from reviewapp.core.audit import audit_record
 
     _require_manager(by)
     if not is_plain_reviewer(user):
         raise AccountError(f"user: {user.get_username()!r} is not a plain reviewer account")
-    if not user.is_active:
-        raise AccountError(f"user: {user.get_username()!r} is deactivated; reactivate it first")
-    days = settings.PASSWORD_RESET_TIMEOUT / 86400
-    with audit_actor(by):
-        audit_record(action="user.invitation", target_type="user", target_id=user.pk, target=user.get_username(),
-                     detail={"expires_in_days": round(days, 2)})
-    return Invitation(uidb64=urlsafe_base64_encode(force_bytes(user.pk)),
-                      token=default_token_generator.make_token(user), expires_in_days=days)
+    ended = _invitations_end(user=user, reason=f"revoked by {by.get_username()}")
+    if ended:
+        with audit_actor(by):
+            audit_record(action="user.invitation.revoke", target_type="user", target_id=user.pk,
+                         target=user.get_username(), detail={"links": ended})
+    return ended
+
+
+def reviewer_invitations_live(*, user: Any) -> int:
+    """How many of the reviewer's invitation links still work (for the admin's "Revoke")."""
+    from django.utils import timezone
+
+    from reviewapp.core.models import ReviewerInvitation
+
+    return ReviewerInvitation.objects.filter(user=user, used_at__isnull=True, revoked_at__isnull=True,
+                                             expires_at__gt=timezone.now()).count()
+
+
+def invitation_find(*, uidb64: str, token: str) -> Any:
+    """The live invitation a link names, or None: unknown, used, revoked, expired, or the account signed in or
+    has a password its owner chose meanwhile."""
+    from django.utils import timezone
+    from django.utils.http import urlsafe_base64_decode
+
+    from reviewapp.core.auth import token_digest
+    from reviewapp.core.models import ReviewerInvitation
+
+    try:
+        user_id = int(urlsafe_base64_decode(uidb64).decode())
+    except (ValueError, UnicodeDecodeError):
+        return None
+    invitation = ReviewerInvitation.objects.select_related("user").filter(
+        key_digest=token_digest(token), user_id=user_id, used_at__isnull=True, revoked_at__isnull=True,
+        expires_at__gt=timezone.now()).first()
+    if invitation is None:
+        return None
+    user = invitation.user
+    if not user.is_active or user.last_login is not None or _password_chosen_by_owner(user):
+        return None
+    return invitation
+
+
+def reviewer_invitation_accept(*, invitation: Any, password: str) -> Any:
+    """Set the password through a live invitation, once. Recorded with the admin who issued the link as the
+    actor (whoever held the link may have chosen it), and its sign-ins are disclosed as ``invitation``."""
+    from django.utils import timezone
+
+    from reviewapp.core.models import PasswordOrigin, ReviewerInvitation, SigninMethod
+
+    User = get_user_model()
+    with transaction.atomic():
+        claimed = ReviewerInvitation.objects.filter(
+            pk=invitation.pk, used_at__isnull=True, revoked_at__isnull=True, expires_at__gt=timezone.now(),
+        ).update(used_at=timezone.now())
+        if not claimed:
+            raise AccountError("invitation: this link is no longer valid")
+        user = User._default_manager.select_for_update().get(pk=invitation.user_id)
+        if not user.is_active or user.last_login is not None or _password_chosen_by_owner(user):
+            raise AccountError("invitation: this link is no longer valid")
+        issuer = User._default_manager.filter(pk=invitation.created_by_id).first()
+        user.set_password(password)
+        with audit_actor(issuer):
+            user.save(update_fields=["password"])
+        PasswordOrigin.objects.update_or_create(
+            user=user, defaults={"origin": SigninMethod.INVITATION, "set_by_id": invitation.created_by_id})
+    return user
 
 
 @transaction.atomic
@@ -169,4 +287,7 @@ def reviewer_account_set_active(*, user: Any, active: bool, by: Any) -> Any:
         user.is_active = active
         with audit_actor(by):
             user.save(update_fields=["is_active"])
+        # A link made before a deactivation must not outlive it (nor come back with a reactivation).
+        _invitations_end(user=user, reason="the account was deactivated" if not active else
+                         "the account was reactivated")
     return user

@@ -10,8 +10,15 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from reviewapp.core.audit import connect_audit_signals
+        from django.contrib.auth.signals import user_logged_in
+        from django.db.backends.signals import connection_created
 
+        from reviewapp.core.append_only import register_sqlite_bypass
+        from reviewapp.core.audit import connect_audit_signals
+        from reviewapp.core.signin import record_signin
+
+        connection_created.connect(register_sqlite_bypass, dispatch_uid="append-only-sqlite-bypass")
+        user_logged_in.connect(record_signin, dispatch_uid="signin-method")
         post_migrate.connect(_role_permissions_after_migrate, dispatch_uid="reviewapp-admin-perms")
         connect_audit_signals()
 

@@ -78,6 +78,8 @@ def _user_saved(sender: Any, instance: Any, created: bool, update_fields: Any = 
     if update_fields is not None and set(update_fields) <= {"last_login"}:
         return  # every sign-in writes last_login; not a change to who may do what
     old = getattr(instance, "_audit_before", None)
+    if (created or old is None or old.password != instance.password) and instance.has_usable_password():
+        _password_origin_record(instance)
     if created or old is None:
         detail = {field: getattr(instance, field) for field in USER_FIELDS}
         audit_record(action="user.create", target_type="user", target_id=instance.pk,
@@ -92,6 +94,24 @@ def _user_saved(sender: Any, instance: Any, created: bool, update_fields: Any = 
     if detail:
         audit_record(action="user.change", target_type="user", target_id=instance.pk,
                      target=instance.get_username(), detail=detail)
+
+
+def _password_origin_record(user: Any) -> None:
+    """Who chose the password just saved: the account itself, or someone else (an admin) who therefore held it.
+
+    The invitation service overwrites this with ``invitation`` after it saves (its actor is the issuing admin).
+    A change with no signed-in actor (the operator's shell or commands) is not the admin role's: no row.
+    """
+    from reviewapp.core.models import PasswordOrigin, SigninMethod
+
+    if _suspended.get():
+        return
+    actor = _actor.get()
+    if actor is None or not getattr(actor, "is_authenticated", False):
+        PasswordOrigin.objects.filter(user=user).delete()
+        return
+    origin = SigninMethod.PASSWORD if actor.pk == user.pk else SigninMethod.ADMIN_PASSWORD
+    PasswordOrigin.objects.update_or_create(user=user, defaults={"origin": origin, "set_by_id": actor.pk})
 
 
 def _user_deleted(sender: Any, instance: Any, **kwargs: Any) -> None:

@@ -250,6 +250,9 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         if reason is not None:
             _count(failures)
             raise exceptions.AuthenticationFailed(reason)
+        from reviewapp.core.signin import signin_method_set
+
+        signin_method_set("token")
         return token.user, token
 
     def authenticate_header(self, request: Any) -> str:

@@ -118,3 +118,67 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.prefix}… ({self.user})"
+
+
+class SigninMethod(models.TextChoices):
+    """How the author of a saved judgment signed in for that session (``JudgmentRevision.signin_method``).
+
+    ``invitation`` and ``admin_password`` are credentials an admin once held: a password chosen through a link
+    an admin was given, or a password an admin typed or was shown. They are disclosed, never trusted as the
+    reviewer's own.
+    """
+
+    PASSWORD = "password", "own password"
+    INVITATION = "invitation", "password chosen through an admin-issued invitation link"
+    ADMIN_PASSWORD = "admin_password", "password set by an admin"
+    TOKEN = "token", "API token"
+    SSO = "sso", "single sign-on"
+
+
+ADMIN_HELD = (SigninMethod.INVITATION, SigninMethod.ADMIN_PASSWORD)
+
+
+class PasswordOrigin(models.Model):
+    """How an account's current password was chosen: by its owner, through an invitation link, or by an admin.
+
+    Written whenever a password changes (``reviewapp.core.audit``): by the account itself -> ``password``; by
+    another signed-in account (an admin) -> ``admin_password``; the invitation service then marks its own
+    ``invitation``. An account without a row has only ever had passwords set by itself or by the operator's
+    own tools (a shell, ``createsuperuser``).
+    """
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="password_origin")
+    origin = models.CharField(max_length=16, choices=SigninMethod.choices)
+    set_by_id = models.IntegerField(null=True, blank=True)
+    set_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        app_label = "reviewapp"
+
+    def __str__(self) -> str:
+        return f"password of user {self.user_id}: {self.origin}"
+
+
+class ReviewerInvitation(models.Model):
+    """One set-password link an admin made for a reviewer: single use, expiring, revocable.
+
+    Only a digest of the link's key is stored. A later invitation, a deactivation or reactivation, or the
+    admin's "Revoke" ends it (``revoked_at`` with the reason); using it sets ``used_at``.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="invitations")
+    key_digest = models.CharField(max_length=64, unique=True)
+    created_by_id = models.IntegerField(null=True, blank=True)
+    created_by = models.CharField(max_length=150)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+    revoked_reason = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        app_label = "reviewapp"
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"invitation {self.pk} for user {self.user_id}"

@@ -14,8 +14,19 @@ spend, and a later execution may send that request again.
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
 from django.conf import settings
 from django.db import models
+
+from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
+
+
+class ReceiptQuerySet(models.QuerySet):
+    """Receipts are completed by one conditional UPDATE (``services.receipt_complete``), never deleted."""
+
+    def delete(self) -> NoReturn:
+        raise AppendOnlyError("receipts are append-only: they are never deleted")
 
 
 class Ledger(models.Model):
@@ -75,6 +86,8 @@ class Receipt(models.Model):
     reported_input_tokens = models.PositiveIntegerField(null=True, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
 
+    objects = ReceiptQuerySet.as_manager()
+
     class Meta:
         ordering = ["ledger_id", "seq"]
         constraints = [
@@ -91,6 +104,9 @@ class Receipt(models.Model):
         if self.pk is not None and not kwargs.get("force_insert"):
             raise RuntimeError("receipts are append-only; complete them with services.receipt_complete")
         super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("receipts are append-only: they are never deleted")
 
     @property
     def spent_input_tokens(self) -> int:
@@ -121,6 +137,8 @@ class BudgetRaise(models.Model):
     new_max_input_tokens = models.PositiveBigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AppendOnlyQuerySet.as_manager()
+
     class Meta:
         ordering = ["ledger_id", "id"]
 
@@ -132,3 +150,6 @@ class BudgetRaise(models.Model):
         if self.pk is not None and not kwargs.get("force_insert"):
             raise RuntimeError("budget raises are append-only")
         super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("budget raises are append-only: they are never deleted")

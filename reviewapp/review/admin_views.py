@@ -13,17 +13,17 @@ from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.views import PasswordResetConfirmView
+from django.contrib.auth.forms import SetPasswordForm
 from django.core.exceptions import ObjectDoesNotExist
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse, reverse_lazy
+from django.urls import reverse
+from django.views import View
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from reviewapp.core import accounts
 from reviewapp.core.access import MANAGE_REVIEWS, perm_required
-from reviewapp.core.audit import audit_actor
 from reviewapp.core.models import AccountAudit, ApiToken
 from reviewapp.review import disagreements, guidelines, known_answers, pool_admin, selectors, services, workload
 from reviewapp.review.kinds import kind_get
@@ -111,6 +111,7 @@ def _reviewer_page(request: HttpRequest, user: Any, *, invitation_url: str = "",
         "workload": [row for row in workload.reviewer_workload() if row.reviewer_id == user.pk],
         "accuracy": [row for row in known_answers.reviewer_accuracy() if row.reviewer_id == user.pk],
         "invitation_url": invitation_url,
+        "live_invitations": accounts.reviewer_invitations_live(user=user),
     }
     response = render(request, "review/admin/reviewer.html", context, status=status)
     if invitation_url:
@@ -153,18 +154,48 @@ def admin_reviewer_token_revoke(request: HttpRequest, user_id: int, token_id: in
     return redirect("review:admin-reviewer", user_id=user.pk)
 
 
-class InvitationView(PasswordResetConfirmView):
-    """The invited reviewer sets their own password; the link dies once it is used."""
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_reviewer_invitation_revoke(request: HttpRequest, user_id: int) -> HttpResponse:
+    user = _plain_reviewer_or_404(user_id)
+    ended = accounts.reviewer_invitation_revoke(user=user, by=request.user)
+    messages.success(request, f"{ended} invitation link(s) revoked." if ended else "No open invitation link.")
+    return redirect("review:admin-reviewer", user_id=user.pk)
+
+
+class InvitationView(View):
+    """The invited reviewer sets their own password; the link works once, expires, and can be revoked."""
 
     template_name = "review/invitation.html"
-    success_url = reverse_lazy("login")
-    post_reset_login = False
 
-    def form_valid(self, form: Any) -> HttpResponse:
-        with audit_actor(form.user):
-            response = super().form_valid(form)
-        messages.success(self.request, "Password set. Sign in with it now.")
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        self.invitation = accounts.invitation_find(uidb64=kwargs["uidb64"], token=kwargs["token"])
+        return super().dispatch(request, *args, **kwargs)
+
+    def _page(self, form: Any, status: int = 200) -> HttpResponse:
+        response = render(self.request, self.template_name, {"validlink": self.invitation is not None, "form": form},
+                          status=status)
+        response["Referrer-Policy"] = "no-referrer"  # the key is in this page's address
         return response
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        form = SetPasswordForm(self.invitation.user) if self.invitation else None
+        return self._page(form)  # a dead link answers with a page saying so
+
+    def post(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if self.invitation is None:
+            return self._page(None)
+        form = SetPasswordForm(self.invitation.user, request.POST)
+        if not form.is_valid():
+            return self._page(form, status=400)
+        try:
+            accounts.reviewer_invitation_accept(invitation=self.invitation,
+                                                password=form.cleaned_data["new_password1"])
+        except accounts.AccountError:
+            self.invitation = None
+            return self._page(None)
+        messages.success(request, "Password set. Sign in with it now.")
+        return redirect("login")
 
 
 reviewer_invitation = InvitationView.as_view()

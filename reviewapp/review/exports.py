@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator
 
 from reviewapp.core.hashing import sha256_hex
+from reviewapp.core.models import ADMIN_HELD
 from reviewapp.review.known_answers import known_answer_public_ids
 from reviewapp.review.models import JudgmentRevision, ReviewPool
 from reviewapp.review.selectors import pool_judgments, pool_labels
@@ -33,6 +34,33 @@ def reviewer_pseudonym(*, pool: ReviewPool, reviewer_id: int) -> str:
     return "reviewer-" + sha256_hex(f"pseudonym:{pool.public_id}:{reviewer_id}")[:10]
 
 
+def _admin_held_judgment_ids(judgment_ids: set[int]) -> set[int]:
+    return set(JudgmentRevision.objects.filter(judgment_id__in=judgment_ids, signin_method__in=ADMIN_HELD)
+               .values_list("judgment_id", flat=True))
+
+
+def pool_judgments_admin_held(*, pool: ReviewPool) -> set[tuple[str, int]]:
+    """(item public id, reviewer id) of the pool's judgments any revision of which was saved after signing in with
+    credentials an admin once held (a password chosen through an invitation link, or set by an admin)."""
+    from reviewapp.review.models import Judgment
+
+    local = dict(Judgment.objects.filter(item__pool=pool).values_list("pk", "item__public_id"))
+    reviewer_of = dict(Judgment.objects.filter(item__pool=pool).values_list("pk", "reviewer_id"))
+    held = {(local[j], reviewer_of[j]) for j in _admin_held_judgment_ids(set(local))}
+    # Judge once: a judgment made in another pool counts here too, under this pool's item.
+    reused = {int(r.reused_from["judgment"]): (r.item_id, r.reviewer_id)
+              for r in pool_judgments(pool) if r.reused_from and r.reused_from.get("judgment") is not None}
+    held |= {reused[j] for j in _admin_held_judgment_ids(set(reused))}
+    return held
+
+
+def pool_admin_held_complete(*, pool: ReviewPool) -> int:
+    """How many complete judgments of the pool came from credentials an admin once held."""
+    held = pool_judgments_admin_held(pool=pool)
+    return sum(1 for r in pool_judgments(pool)
+               if r.status == JudgmentRevision.COMPLETE and (r.item_id, r.reviewer_id) in held)
+
+
 def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: bool = False) -> Iterator[str]:
     """One JSON line per reviewer judgment (current revision), with hashes and stale flag.
 
@@ -41,6 +69,7 @@ def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: 
     items are marked, since they measure the reviewer and never count as labels.
     """
     known = known_answer_public_ids(pool=pool)
+    held = pool_judgments_admin_held(pool=pool)
     for record in pool_judgments(pool):
         if record.status != JudgmentRevision.COMPLETE and not include_drafts:
             continue
@@ -65,6 +94,8 @@ def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: 
                 # Judge once: the other pool's judgment this one is (None: made in this pool).
                 "reused_from": record.reused_from,
                 "known_answer": record.item_id in known,
+                # Saved after signing in with a password an admin chose or could have chosen (disclosed).
+                "credentials_admin_held": (record.item_id, record.reviewer_id) in held,
             },
             sort_keys=True,
             ensure_ascii=False,

@@ -6,7 +6,7 @@ review models (pools, items, assignments, judgments) live here too.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 from django.core.exceptions import ValidationError
 from django.db import models
@@ -216,6 +216,9 @@ class JudgmentRevision(models.Model):
     query_hash = models.CharField(max_length=64)
     source_hash = models.CharField(max_length=64)
     passage_hash = models.CharField(max_length=64)
+    # How the author signed in for the session that saved it (reviewapp.core.models.SigninMethod); "" when
+    # not saved through a sign-in (commands, demo data, revisions from before this was recorded).
+    signin_method = models.CharField(max_length=16, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AppendOnlyQuerySet.as_manager()
@@ -233,7 +236,14 @@ class JudgmentRevision(models.Model):
         # A label is evidence: a later state is a new revision, never an edit of one a reviewer made.
         if not self._state.adding:
             raise AppendOnlyError("judgment revisions are append-only: save a new revision instead")
+        if not self.signin_method:
+            from reviewapp.core.signin import signin_method_current
+
+            self.signin_method = signin_method_current()
         super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("judgment revisions are append-only: they are never deleted")
 
 
 class Adjudication(models.Model):
@@ -262,6 +272,9 @@ class Adjudication(models.Model):
         if not self._state.adding:
             raise AppendOnlyError("rulings are append-only: record a new ruling instead")
         super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("rulings are append-only: they are never deleted")
 
 
 class LabelSource(models.Model):
@@ -316,6 +329,8 @@ class PoolGuidelines(models.Model):
     created_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AppendOnlyQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["pool", "version"], name="review_guidelines_unique_version"),
@@ -329,6 +344,9 @@ class PoolGuidelines(models.Model):
         if not self._state.adding:
             raise ValidationError("guidelines versions are append-only: publish a new version instead")
         super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("guidelines versions are append-only: they are never deleted")
 
 
 class KnownAnswer(models.Model):
@@ -349,6 +367,8 @@ class KnownAnswer(models.Model):
     passage_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = AppendOnlyQuerySet.as_manager()
+
     class Meta:
         ordering = ["item_id", "grade_type", "id"]
 
@@ -359,6 +379,9 @@ class KnownAnswer(models.Model):
         if not self._state.adding:
             raise ValidationError("known answers are append-only: record a new one instead")
         super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("known answers are append-only: they are never deleted")
 
 
 class AssignmentSkip(models.Model):

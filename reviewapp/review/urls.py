@@ -32,6 +32,8 @@ urlpatterns = [
     path("admin/workload/reassign/", admin_views.admin_workload_reassign, name="admin-workload-reassign"),
     path("admin/reviewers/<int:user_id>/", admin_views.admin_reviewer, name="admin-reviewer"),
     path("admin/reviewers/<int:user_id>/invite/", admin_views.admin_reviewer_invite, name="admin-reviewer-invite"),
+    path("admin/reviewers/<int:user_id>/invitation/revoke/", admin_views.admin_reviewer_invitation_revoke,
+         name="admin-reviewer-invitation-revoke"),
     path("admin/reviewers/<int:user_id>/tokens/<int:token_id>/revoke/", admin_views.admin_reviewer_token_revoke,
          name="admin-reviewer-token-revoke"),
     path("admin/pools/<str:pool_id>/disagreements/next/", admin_views.admin_disagreement_next,

@@ -262,6 +262,7 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
         "kind": kind,
         "progress": agreement.pool_progress(pool=pool),
         "agreement": agreement.pool_agreement(pool=pool),
+        "admin_held": exports.pool_admin_held_complete(pool=pool),
         "disagreements": agreement.pool_disagreements(pool=pool),
         "stale": selectors.pool_stale_judgments(pool=pool),
         "label_rule": selectors.LABEL_RULE,

@@ -276,6 +276,8 @@ MATRIX: dict[str, Entry] = {
                                                   note="no such reviewer: the admin gets a 404"),
     "review/admin/reviewers/<int:user_id>/invite/": post_only(MANAGE_REVIEWS,
                                                               "/review/admin/reviewers/999999/invite/"),
+    "review/admin/reviewers/<int:user_id>/invitation/revoke/": post_only(
+        MANAGE_REVIEWS, "/review/admin/reviewers/999999/invitation/revoke/"),
     "review/admin/reviewers/<int:user_id>/tokens/<int:token_id>/revoke/": post_only(
         MANAGE_REVIEWS, "/review/admin/reviewers/999999/tokens/999999/revoke/"),
     "review/admin/pools/<str:pool_id>/disagreements/next/": page(

@@ -21,6 +21,7 @@ from benchmarks.suites.confirmation import (
 )
 from benchmarks.suites.files import SuiteInvalid, suite_dump, suite_load, suite_normalise
 from benchmarks.suites.models import NominatedTarget, TargetProposal
+from benchmarks.suites.services import suite_import
 from reviewapp.core.hashing import canonical_json, sha256_hex
 from reviewapp.review.models import Assignment
 from tests.benchmarks.suites.confirmation_fixtures import NOMINATOR, SECTIONS, confirm_suite
@@ -88,8 +89,12 @@ def test_a_confirmation_pool_turns_two_provisional_targets_into_confirmed_ones_a
         ("NRS 999.020", False, {"lawyers": 2, "agreement": "unanimous"})]
     # The new version is what importing its own export gives: the same canonical definition and hash.
     exported = suite_load(suite_dump(json.loads(confirmed.definition), fmt="yaml"), filename="v2.yaml")
-    normalised = suite_normalise(exported, known_citations={f"NRS {n}" for n, _, _ in SECTIONS})
+    normalised = suite_normalise(exported, known_citations={f"NRS {n}" for n, _, _ in SECTIONS},
+                                 trust_confirmations=True)
     assert sha256_hex(canonical_json(normalised)) == confirmed.sha256
+    # Imported back as a file, it is that suite (a file's confirmed_by alone would be only a claim).
+    assert suite_import(raw=suite_dump(json.loads(confirmed.definition), fmt="yaml"),
+                        filename="v2.yaml") == (confirmed, False)
     assert suite_confirmed_version(suite=suite, user=admin_user_) == (confirmed, False)
 
     population = _population(confirmed)
@@ -202,7 +207,7 @@ def test_a_bad_confirmed_by_is_refused_naming_the_query_and_target(target, messa
             "queries": [{"id": "q1", "kind": "ranking", "split": "dev", "family": "f", "text": "t",
                          "targets": [target]}]}
     with pytest.raises(SuiteInvalid) as refused:
-        suite_normalise(data, known_citations=None)
+        suite_normalise(data, known_citations=None, trust_confirmations=True)
     assert str(refused.value.problems[0]).startswith("q1: targets[0].") and message in str(refused.value)
 
 

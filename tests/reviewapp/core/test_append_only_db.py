@@ -1,0 +1,124 @@
+"""Append-only tables refuse UPDATE and DELETE in the database itself, and through every ORM path.
+
+Runs on SQLite, and on PostgreSQL when DATABASE_URL points there (CI runs both).
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.management import call_command
+from django.db import DatabaseError, connection, transaction
+from django.utils import timezone
+
+from benchmarks.reports.models import HeldoutExposure
+from benchmarks.suites.models import Suite
+from reviewapp.core.append_only import append_only_bypassed, triggers_present
+from reviewapp.core.models import AccountAudit, AppendOnlyError
+from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
+from reviewapp.review import services
+from reviewapp.review.models import Adjudication, JudgmentRevision, KnownAnswer, PoolGuidelines
+from tests.helpers import shown_hashes
+from tests.reviewapp.review.conftest import make_pool
+
+APPEND_ONLY = [JudgmentRevision, Adjudication, PoolGuidelines, KnownAnswer, AccountAudit, BudgetRaise, Receipt,
+               HeldoutExposure]
+HASH = "0" * 64
+
+
+def _receipt(ledger: Ledger, seq: int, status: str) -> Receipt:
+    receipt = Receipt(ledger=ledger, seq=seq, request_key=f"{seq:064d}", method="logprobs",
+                      request_url="http://127.0.0.1/v1", request_body={"n": seq}, request_bytes=10,
+                      estimated_input_tokens=266, sent_at=timezone.now(), status=status)
+    receipt.save(force_insert=True)
+    return receipt
+
+
+@pytest.fixture
+def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
+    """One row of each append-only table; returns model -> pk."""
+    pool = make_pool(reviewers=[reviewer_user, reviewer2_user])
+    item = pool.items.order_by("id").first()
+    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 1},
+                             complete=True, shown=shown_hashes(item.public_id))
+    services.adjudication_record(item=item, grade_type="section", value=3, adjudicator=admin_user_)
+    guidelines = PoolGuidelines.objects.create(pool=pool, version=1, text="Grade what you read.", text_hash=HASH)
+    known = KnownAnswer.objects.create(item=item, grade_type="section", expected=2, set_by=admin_user_,
+                                       query_hash=HASH, source_hash=HASH, passage_hash=HASH)
+    audit = AccountAudit.objects.create(actor="tests", action="user.change", target_type="user", target="rita")
+    ledger = Ledger.objects.create(purpose="tests", provider="local", model_id="m", max_requests=5,
+                                   max_input_tokens=5000)
+    raise_ = BudgetRaise(ledger=ledger, actor="tests", reason="room", old_max_requests=5, new_max_requests=6,
+                         old_max_input_tokens=5000, new_max_input_tokens=5000)
+    raise_.save(force_insert=True)
+    receipt = _receipt(ledger, 1, Receipt.Status.ANSWERED)
+    suite = Suite.objects.create(name="s", version=1, corpus="nrs", definition="{}", sha256=HASH,
+                                 sources_sha256=HASH, frozen_at=timezone.now())
+    exposure = HeldoutExposure.objects.create(suite=suite, retrieval_sha256=HASH, configuration={}, purpose="page")
+    return {
+        JudgmentRevision: JudgmentRevision.objects.get(judgment__item=item).pk,
+        Adjudication: Adjudication.objects.get(item=item).pk,
+        PoolGuidelines: guidelines.pk, KnownAnswer: known.pk, AccountAudit: audit.pk, BudgetRaise: raise_.pk,
+        Receipt: receipt.pk, HeldoutExposure: exposure.pk,
+    }
+
+
+def _raw(sql: str, params: list) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(sql, params)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", APPEND_ONLY, ids=lambda m: m.__name__)
+def test_the_database_refuses_a_raw_update_or_delete_of_an_append_only_row(model, evidence):
+    table, pk = model._meta.db_table, evidence[model]
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw(f'UPDATE "{table}" SET id = id WHERE id = %s', [pk])  # noqa: S608 (a model's own table)
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw(f'DELETE FROM "{table}" WHERE id = %s', [pk])  # noqa: S608 (a model's own table)
+    assert model._base_manager.filter(pk=pk).exists()
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", APPEND_ONLY, ids=lambda m: m.__name__)
+def test_the_orm_refuses_to_delete_an_append_only_row_or_update_it_in_bulk(model, evidence):
+    row = model._base_manager.get(pk=evidence[model])
+    with pytest.raises(AppendOnlyError, match="never deleted"):
+        row.delete()
+    with pytest.raises(AppendOnlyError, match="never deleted"):
+        model.objects.filter(pk=row.pk).delete()
+    if model is not Receipt:  # a receipt's one completion is a conditional UPDATE (see the next test)
+        with pytest.raises(AppendOnlyError, match="never updated"):
+            model.objects.filter(pk=row.pk).update(id=row.pk)
+    assert model._base_manager.filter(pk=row.pk).exists()
+
+
+@pytest.mark.django_db
+def test_a_receipt_is_completed_once_while_sent_and_its_request_never_changes(evidence):
+    ledger = Receipt.objects.get(pk=evidence[Receipt]).ledger
+    receipt = _receipt(ledger, 2, Receipt.Status.SENT)
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw('UPDATE "providers_receipt" SET request_body = %s WHERE id = %s', ['{"n": 99}', receipt.pk])
+    assert Receipt.objects.filter(pk=receipt.pk, status="sent").update(status="answered", response_body="{}") == 1
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw('UPDATE "providers_receipt" SET status = %s WHERE id = %s', ["sent", receipt.pk])
+    with pytest.raises(DatabaseError, match="append-only"), transaction.atomic():
+        Receipt.objects.filter(pk=receipt.pk).update(response_body="forged")
+    assert Receipt.objects.get(pk=receipt.pk).response_body == "{}"
+
+
+@pytest.mark.django_db
+def test_every_append_only_table_carries_both_triggers_after_migrate():
+    for model in APPEND_ONLY:
+        assert len(triggers_present(connection, model._meta.db_table)) == 2, model.__name__
+
+
+@pytest.mark.django_db(transaction=True)
+def test_flush_empties_append_only_tables_and_the_triggers_hold_again_after(evidence):
+    call_command("flush", verbosity=0, interactive=False)
+    assert not JudgmentRevision.objects.exists() and not Receipt.objects.exists()
+    audit = AccountAudit.objects.create(actor="tests", action="x", target_type="user", target="t")
+    with pytest.raises(DatabaseError, match="append-only"):
+        _raw('DELETE FROM "reviewapp_accountaudit" WHERE id = %s', [audit.pk])
+    with append_only_bypassed(connection):
+        _raw('DELETE FROM "reviewapp_accountaudit" WHERE id = %s', [audit.pk])
+    assert not AccountAudit.objects.exists()
