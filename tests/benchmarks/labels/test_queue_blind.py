@@ -211,7 +211,7 @@ def test_the_migration_gives_pools_declared_under_the_old_order_whole_query_tier
 
     from django.apps import apps
 
-    migration = importlib.import_module("reviewapp.review.migrations.0008_queue_tiers_whole_queries")
+    migration = importlib.import_module("reviewapp.review.migrations.0010_queue_tiers_whole_queries")
     items = [{"query_id": q, "doc_id": d, "query_text": f"question {q}", "passage_text": f"passage {d}"}
              for q in ("q1", "q2", "q3") for d in "abcd"]
     old = pool_create(name="old tiers", kind="passage", declared_rule="test", items=items)

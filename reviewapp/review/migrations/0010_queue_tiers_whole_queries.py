@@ -27,7 +27,7 @@ def whole_query_tiers(apps, schema_editor):
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("reviewapp", "0007_judgment_reuse_item_priority"),
+        ("reviewapp", "0009_append_only_triggers"),
     ]
 
     operations = [
