@@ -23,6 +23,7 @@ from benchmarks.labels.pools import (
     run_pools,
 )
 from benchmarks.labels.views import calibration_build, human_metrics_build
+from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.access import CanManageReviews, CanViewReports
@@ -200,7 +201,8 @@ class HumanMetricsApi(APIView):
     @extend_schema(parameters=[POOL_PARAMETER, *BOOTSTRAP_PARAMETERS], responses={200: HumanMetricsOut, **LABEL_ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         try:
-            metrics, _ = human_metrics_build(run=_run(pk), params=request.query_params)
+            metrics, _ = human_metrics_build(run=_run(pk), params=request.query_params,
+                                             purpose=HeldoutExposure.Purpose.API, user=request.user)
         except ReportParameterError as exc:
             return Response(ErrorOut({"error": str(exc)}).data, status=400)
         return Response(HumanMetricsOut(human_metrics_as_json(metrics)).data)
@@ -214,7 +216,8 @@ class CalibrationApi(APIView):
     @extend_schema(parameters=[POOL_PARAMETER, *BOOTSTRAP_PARAMETERS], responses={200: CalibrationOut, **LABEL_ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         try:
-            calibration, _ = calibration_build(run=_run(pk), params=request.query_params)
+            calibration, _ = calibration_build(run=_run(pk), params=request.query_params,
+                                               purpose=HeldoutExposure.Purpose.API, user=request.user)
         except ReportParameterError as exc:
             return Response(ErrorOut({"error": str(exc)}).data, status=400)
         return Response(CalibrationOut(calibration_as_json(calibration)).data)

@@ -49,6 +49,8 @@ from benchmarks.labels.pools import (
     run_pools,
 )
 from benchmarks.labels.svg import reliability_svg
+from benchmarks.reports.exposure import exposure_record_runs
+from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
@@ -74,21 +76,36 @@ def _query(request: HttpRequest, *names: str) -> str:
     return "&".join(parts)
 
 
-def human_metrics_build(*, run: RerankRun, params) -> tuple[HumanMetrics, list]:
+def _heldout_record(run: RerankRun, qids: set[str], *, purpose: str, user) -> None:
+    """Append the computation to the held-out ledger when any of ``qids`` is a held-out query (nothing for dev).
+
+    Human-label figures (P@5, nDCG@5, Brier, ECE) of held-out queries are held-out figures like the report's.
+    """
+    if qids:
+        exposure_record_runs(retrieval_run=run.retrieval_run, rerank_run=run, qids=qids, purpose=purpose, user=user)
+
+
+def human_metrics_build(*, run: RerankRun, params, purpose: str = HeldoutExposure.Purpose.PAGE,
+                        user=None) -> tuple[HumanMetrics, list]:
     pool, pools = pool_choose(rerank_run=run, public_id=params.get("pool") or None)
     replicates, seed = report_parameters(replicates=params.get("replicates") or DEFAULT_REPLICATES,
                                          seed=params.get("seed") or DEFAULT_SEED)
     inputs = human_inputs_load(rerank_run=run, pool=pool)
     agreement = reviewer_agreement_load(pool=pool, rankings=inputs.rankings, replicates=replicates, seed=seed)
     metrics = human_metrics_compute(inputs, replicates=replicates, seed=seed, agreement=agreement)
+    _heldout_record(run, {q.qid for q in metrics.queries if any(v is not None for v in q.values.values())},
+                    purpose=purpose, user=user)
     return metrics, _pool_links(pools, pool)
 
 
-def calibration_build(*, run: RerankRun, params) -> tuple[Calibration, list]:
+def calibration_build(*, run: RerankRun, params, purpose: str = HeldoutExposure.Purpose.PAGE,
+                      user=None) -> tuple[Calibration, list]:
     pool, pools = pool_choose(rerank_run=run, public_id=params.get("pool") or None)
     calibration = calibration_compute(human_inputs_load(rerank_run=run, pool=pool),
                                       replicates=params.get("replicates") or DEFAULT_REPLICATES,
                                       seed=params.get("seed") or DEFAULT_SEED)
+    _heldout_record(run, {i.qid for i in calibration.items if i.label is not None and i.distribution is not None},
+                    purpose=purpose, user=user)
     return calibration, _pool_links(pools, pool)
 
 
@@ -100,7 +117,7 @@ def _common(run: RerankRun, request: HttpRequest) -> dict:
 def human_metrics_page(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(pk)
     try:
-        metrics, pools = human_metrics_build(run=run, params=request.GET)
+        metrics, pools = human_metrics_build(run=run, params=request.GET, user=request.user)
     except ReportParameterError as exc:
         return render(request, "benchmarks/human_metrics.html", {**_common(run, request), "error": str(exc)},
                       status=400)
@@ -116,7 +133,7 @@ def human_metrics_page(request: HttpRequest, pk: int) -> HttpResponse:
 def calibration_page(request: HttpRequest, pk: int) -> HttpResponse:
     run = _run(pk)
     try:
-        calibration, pools = calibration_build(run=run, params=request.GET)
+        calibration, pools = calibration_build(run=run, params=request.GET, user=request.user)
     except ReportParameterError as exc:
         return render(request, "benchmarks/calibration.html", {**_common(run, request), "error": str(exc)},
                       status=400)
@@ -147,7 +164,7 @@ def _export(request: HttpRequest, pk: int, export: str, *, page: str, exports: d
         raise Http404(f"unknown export {export!r}; one of {', '.join(exports)}")
     run = _run(pk)
     try:
-        figures, _ = build(run=run, params=request.GET)
+        figures, _ = build(run=run, params=request.GET, purpose=HeldoutExposure.Purpose.EXPORT, user=request.user)
     except ReportParameterError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
     if export.endswith(".json"):

@@ -81,8 +81,10 @@ def admin_workload_reassign(request: HttpRequest) -> HttpResponse:
         messages.error(request, f"{pool.name}: {error}")
     else:
         messages.success(request, f"{pool.name}: {result.moved} open item(s) moved from {source.get_username()} to "
-                         f"{target.get_username()} ({result.already_held} they held already; "
-                         f"{result.kept_judged} judged kept with {source.get_username()}).")
+                         f"{target.get_username()} ({result.already_held} they held already; {result.linked} served "
+                         f"by their judgment of the same texts elsewhere; {result.kept_judged} judged and "
+                         f"{result.kept_repeat} whose texts they hold under other rules kept with "
+                         f"{source.get_username()}).")
     back = reverse("review:admin-workload")
     if request.POST.get("filtered"):
         back += "?" + urlencode({"pool": pool.public_id})

@@ -1,27 +1,129 @@
-"""Assigning a pool's items to reviewers: balanced, and judging once.
+"""Putting items in front of reviewers: the one function that does it, and balanced assignment of a pool.
 
-``pool_assign_detail`` gives each item to the pool's number of distinct reviewers. Judge once comes first: a
-reviewer who already holds the same texts in another pool of the same kind is linked (``reuse``) instead of
-assigned again, so their one judgment serves both pools and their queue never shows the texts twice.
+``assignments_place`` is the only writer of ``Assignment`` rows (assign, reassign, known-answer mixing, suite
+confirmation and proposals all come here). It holds two promises in one place:
+- never to an account that sees model output (``services.assignee_refusal``, checked under the lock);
+- never the same texts twice to the same reviewer, in any pool: a reviewer who already holds the same three
+  texts gets a judge-once link instead when the judge-once key is equal (``reuse.item_key``), and nothing
+  otherwise (the item goes to someone else).
+It locks the reviewer's user row first, so two admins placing items before the same reviewer run one after the
+other and the second sees the first's rows; the database refuses a second row of the same texts for a reviewer
+besides (``Assignment.texts_key``), so even a path that skipped the lock could not make one.
+
+``pool_assign_detail`` gives each item to the pool's number of distinct reviewers: judge once first, then the
+reviewers with the fewest assignments in the pool.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count
 
 from reviewapp.core.hashing import sha256_hex
 from reviewapp.review.models import Assignment, JudgmentReuse, ReviewItem, ReviewPool
-from reviewapp.review.reuse import reuse_completed, reuse_links_prune, reuse_sources
+from reviewapp.review.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
 from reviewapp.review.services import ReviewError, assignee_refusal, assignment_sort_key
 
 
 def _tiebreak(pool: ReviewPool, reviewer_id: int, item: ReviewItem) -> str:
     return sha256_hex(f"assign:{pool.public_id}:{item.public_id}:{reviewer_id}")
+
+
+def reviewers_lock(reviewer_ids: Iterable[int]) -> None:
+    """Lock the reviewers' user rows, in pk order (two transactions locking the same people never deadlock)."""
+    ids = sorted(set(reviewer_ids))
+    if ids:
+        list(get_user_model().objects.select_for_update().filter(pk__in=ids).order_by("pk").values_list("pk"))
+
+
+@dataclass
+class Placement:
+    """What ``assignments_place`` did with each item it was given, for one reviewer."""
+
+    assigned: list[ReviewItem] = field(default_factory=list)
+    linked: list[tuple[ReviewItem, ReviewItem]] = field(default_factory=list)  # (item, the item they hold)
+    held: list[ReviewItem] = field(default_factory=list)  # the reviewer holds this very item already
+    refused: list[ReviewItem] = field(default_factory=list)  # same texts held under other rules (or no reuse)
+    linked_done: set[int] = field(default_factory=set)  # items linked to a judgment complete already
+
+    @property
+    def linked_complete(self) -> int:
+        return len(self.linked_done)
+
+
+def _decide(*, pool: ReviewPool, reviewer_id: int, items: Sequence[ReviewItem], reuse: bool,
+            write: bool) -> Placement:
+    """Decide (and with ``write``, make) the placement of ``items`` before ``reviewer_id``; see the module doc."""
+    items = list(items)
+    placement = Placement()
+    if not items:
+        return placement
+    pks = [item.pk for item in items]
+    own = set(Assignment.objects.filter(reviewer_id=reviewer_id, item_id__in=pks).values_list("item_id", flat=True))
+    own |= set(JudgmentReuse.objects.filter(reviewer_id=reviewer_id, item_id__in=pks)
+               .values_list("item_id", flat=True))
+    holdings = reviewer_holdings(reviewer_id=reviewer_id, items=items)
+    rules = {pool.pk: pool_rules(pool=pool)}
+    cache: dict[bytes, str] = {}
+
+    def key_of(item: ReviewItem) -> str:
+        if item.pool_id not in rules:
+            rules[item.pool_id] = pool_rules(pool=item.pool)
+        return item_key(rules=rules[item.pool_id], item=item, cache=cache)
+
+    for item in sorted(items, key=lambda i: i.public_id):
+        if item.pk in own:
+            placement.held.append(item)
+            continue
+        texts = item.texts_key
+        sources = [h for h in holdings.get(texts, []) if h.item.pk != item.pk]
+        if sources:
+            wanted = key_of(item) if reuse else None
+            # A completed judgment of those very texts first, then the oldest assignment.
+            match = next((h for h in sorted(sources, key=lambda h: not h.completed)
+                          if reuse and h.item.texts_key == texts and key_of(h.item) == wanted), None)
+            if match is None:
+                placement.refused.append(item)
+            else:
+                placement.linked.append((item, match.item))
+                if match.completed:
+                    placement.linked_done.add(item.pk)
+            continue
+        placement.assigned.append(item)
+        item.pool = pool
+        holdings.setdefault(texts, []).append(Held(item=item, assignment_id=0, completed=False))
+    if write:
+        Assignment.objects.bulk_create([
+            Assignment(item=item, pool=pool, reviewer_id=reviewer_id, texts_key=item.texts_key,
+                       sort_key=assignment_sort_key(pool_public_id=pool.public_id, reviewer_id=reviewer_id,
+                                                    item_public_id=item.public_id))
+            for item in placement.assigned])
+        JudgmentReuse.objects.bulk_create([JudgmentReuse(item=item, reviewer_id=reviewer_id, source_item=source)
+                                           for item, source in placement.linked])
+    return placement
+
+
+@transaction.atomic
+def assignments_place(*, pool: ReviewPool, reviewer: AbstractBaseUser, items: Sequence[ReviewItem],
+                      reuse: bool = True) -> Placement:
+    """Put ``items`` of ``pool`` in front of ``reviewer``: the one function every path that assigns calls.
+
+    Refused (``ReviewError``) for an account that may not grade this pool (sees model output, inactive, a demo
+    account on a real pool). Per item: nothing when the reviewer holds it already; a judge-once link when they
+    hold the same texts elsewhere under the same judge-once key (and ``reuse``); nothing when they hold the same
+    texts under other rules (or ``reuse`` is off: known-answer mixing, where a repeat would give the item
+    away); else an assignment in the reviewer's own keyed shuffle.
+    """
+    reviewers_lock([reviewer.pk])
+    refusal = assignee_refusal(pool=pool, user=reviewer)
+    if refusal:
+        raise ReviewError(refusal)
+    return _decide(pool=pool, reviewer_id=reviewer.pk, items=items, reuse=reuse, write=True)
 
 
 @dataclass(frozen=True)
@@ -32,6 +134,9 @@ class AssignResult:
     reused: int  # items a reviewer already held in another pool, linked instead of assigned again
     reused_complete: int  # of those, how many the reviewer has completed already (they count at once)
     per_reviewer: dict[int, dict[str, int]]  # reviewer id -> {"assigned": n, "reused": n}
+    # (item, reviewer) pairs left out: the reviewer holds the same texts under other rules (another pool's
+    # instructions, guidelines, scale or context), so they may not see them again
+    refused: int = 0
 
 
 @transaction.atomic
@@ -43,10 +148,11 @@ def pool_assign_detail(
 ) -> AssignResult:
     """Give each item to ``per_item`` (default: the pool's N) distinct reviewers, balanced, judging once.
 
-    Judge once first: a reviewer who already holds an item with the same texts in another pool of the same
-    kind (``reuse.reuse_sources``) serves this item with that judgment through a link, at no new work, before
-    anyone else is considered. The rest goes to the reviewers with the fewest assignments in this pool so far
-    (ties broken by a hash, not by name). Safe to run again: only missing assignments and links are added.
+    Judge once first: a reviewer who already holds an item with the same judge-once key elsewhere serves this
+    item with that judgment through a link, at no new work, before anyone else is considered. A reviewer who
+    holds the same texts under other rules is not given the item. The rest goes to the reviewers with the
+    fewest assignments in this pool so far (ties broken by a hash, not by name). Safe to run again: only missing
+    assignments and links are added. Every row is made by ``assignments_place``.
     """
     per_item = pool.reviewers_per_item if per_item is None else per_item
     people = {user.pk: user for user in reviewers}
@@ -58,8 +164,9 @@ def pool_assign_detail(
         raise ReviewError("per_item: must be at least 1")
     if per_item > len(people):
         raise ReviewError(f"per_item {per_item} needs at least {per_item} reviewers; {len(people)} given")
-    # Lock the pool row so two concurrent assign runs cannot over-assign.
+    # Lock the pool row so two concurrent assign runs cannot over-assign, then the people (judge once across pools).
     ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
+    reviewers_lock(people)
     load = dict.fromkeys(people, 0)
     counts = Assignment.objects.filter(pool=pool, reviewer_id__in=people).values("reviewer_id").annotate(n=Count("id"))
     for row in counts:
@@ -70,42 +177,37 @@ def pool_assign_detail(
     reuse_links_prune(pool=pool)
     for item_id, reviewer_id in JudgmentReuse.objects.filter(item__pool=pool).values_list("item_id", "reviewer_id"):
         existing.setdefault(item_id, set()).add(reviewer_id)
-    sources = reuse_sources(pool=pool, reviewer_ids=people)
-    completed = reuse_completed(sources=sources)
-    new: list[Assignment] = []
-    links: list[JudgmentReuse] = []
-    per_reviewer = {pk: {"assigned": 0, "reused": 0} for pk in people}
-    for item in pool.items.order_by("public_id"):
+    items = list(pool.items.order_by("public_id"))
+    open_items = [item for item in items if len(existing.get(item.pk, ())) < per_item]
+    # What each reviewer's placement would do with every open item: link, refuse, or assign.
+    plans = {pk: _decide(pool=pool, reviewer_id=pk, items=open_items, reuse=True, write=False) for pk in people}
+    linkable = {(item.pk, pk) for pk, plan in plans.items() for item, _ in plan.linked}
+    done = {(item_pk, pk) for pk, plan in plans.items() for item_pk in plan.linked_done}
+    refused = {(item.pk, pk) for pk, plan in plans.items() for item in plan.refused}
+    chosen: dict[int, list[ReviewItem]] = {pk: [] for pk in people}
+    for item in open_items:
         have = existing.get(item.pk, set())
         need = per_item - len(have)
-        if need <= 0:
-            continue
         # Judge once: a completed judgment first, then one still to make elsewhere (it will serve here too).
-        holders = sorted((pk for pk in people if pk not in have and (item.pk, pk) in sources),
-                         key=lambda pk: ((item.pk, pk) not in completed, _tiebreak(pool, pk, item)))
-        for pk in holders[:need]:
-            links.append(JudgmentReuse(item=item, reviewer_id=pk, source_item_id=sources[(item.pk, pk)]))
-            per_reviewer[pk]["reused"] += 1
-        have = have | set(holders[:need])
-        need -= len(holders[:need])
-        candidates = sorted(
-            (pk for pk in people if pk not in have), key=lambda pk: (load[pk], _tiebreak(pool, pk, item))
-        )
-        for pk in candidates[:need]:
+        holders = sorted((pk for pk in people if pk not in have and (item.pk, pk) in linkable),
+                         key=lambda pk: ((item.pk, pk) not in done, _tiebreak(pool, pk, item)))[:max(0, need)]
+        need -= len(holders)
+        candidates = sorted((pk for pk in people if pk not in have and pk not in holders
+                             and (item.pk, pk) not in refused and (item.pk, pk) not in linkable),
+                            key=lambda pk: (load[pk], _tiebreak(pool, pk, item)))[:max(0, need)]
+        for pk in candidates:
             load[pk] += 1
-            per_reviewer[pk]["assigned"] += 1
-            new.append(
-                Assignment(
-                    item=item,
-                    pool=pool,
-                    reviewer_id=pk,
-                    sort_key=assignment_sort_key(
-                        pool_public_id=pool.public_id, reviewer_id=pk, item_public_id=item.public_id
-                    ),
-                )
-            )
-    Assignment.objects.bulk_create(new)
-    JudgmentReuse.objects.bulk_create(links)
-    return AssignResult(assigned=len(new), reused=len(links),
-                        reused_complete=sum(1 for link in links if (link.item_id, link.reviewer_id) in completed),
-                        per_reviewer=per_reviewer)
+        for pk in (*holders, *candidates):
+            chosen[pk].append(item)
+    assigned = reused = reused_complete = 0
+    per_reviewer = {pk: {"assigned": 0, "reused": 0} for pk in people}
+    for pk in sorted(people):
+        placement = assignments_place(pool=pool, reviewer=people[pk], items=chosen[pk])
+        per_reviewer[pk] = {"assigned": len(placement.assigned), "reused": len(placement.linked)}
+        assigned += len(placement.assigned)
+        reused += len(placement.linked)
+        reused_complete += placement.linked_complete
+    refused_pairs = sum(1 for item in open_items for pk in people
+                        if (item.pk, pk) in refused and pk not in existing.get(item.pk, set()))
+    return AssignResult(assigned=assigned, reused=reused, reused_complete=reused_complete,
+                        per_reviewer=per_reviewer, refused=refused_pairs)

@@ -19,7 +19,15 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
 from reviewapp.review.kinds import UNKNOWN, kind_get
-from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, KnownAnswer, ReviewItem, ReviewPool
+from reviewapp.review.models import (
+    Assignment,
+    Judgment,
+    JudgmentReuse,
+    JudgmentRevision,
+    KnownAnswer,
+    ReviewItem,
+    ReviewPool,
+)
 from scoring.stats.proportion import Proportion, proportion_interval
 
 # Share of a reviewer's queue made of known-answer items when an admin mixes them in without saying.
@@ -111,7 +119,10 @@ def known_answer_mix(*, pool: ReviewPool, share: float = DEFAULT_SHARE) -> Mixed
 
     The items each reviewer gets are the first in that reviewer's own keyed shuffle (the same sort key every
     assignment carries), so the choice and the place in the queue follow no pattern a reviewer could read.
+    Placed by ``assign.assignments_place`` without judge-once links: an item whose texts the reviewer holds
+    anywhere (natively or through a link) is skipped, since seeing them again would mark it as a known answer.
     """
+    from reviewapp.review.assign import assignments_place
     from reviewapp.review.services import assignee_refusal, assignment_sort_key
 
     if not isinstance(share, (int, float)) or not 0 < share <= MAX_SHARE:
@@ -124,25 +135,33 @@ def known_answer_mix(*, pool: ReviewPool, share: float = DEFAULT_SHARE) -> Mixed
     held: dict[int, set[int]] = defaultdict(set)
     for reviewer_id, item_id in Assignment.objects.filter(pool=pool).values_list("reviewer_id", "item_id"):
         held[reviewer_id].add(item_id)
+    linked: dict[int, set[int]] = defaultdict(set)
+    for reviewer_id, item_id in JudgmentReuse.objects.filter(item__pool=pool).values_list("reviewer_id", "item_id"):
+        linked[reviewer_id].add(item_id)
     # Someone who may no longer grade (deactivated, or now sees model output) gets nothing new.
     users = get_user_model().objects.in_bulk(list(held))
-    new: list[Assignment] = []
-    for reviewer_id, items in held.items():
+    added = 0
+    for reviewer_id in sorted(held):
+        items = held[reviewer_id]
         if assignee_refusal(pool=pool, user=users[reviewer_id]):
             continue
         others = len(items - known_pks)
         # share of the whole queue: k / (others + k) <= share
         wanted = min(len(known), math.floor(share * others / (1 - share)))
         have = len(items & known_pks)
-        keyed = sorted(
+        keyed = [item for _, item in sorted(
             (assignment_sort_key(pool_public_id=pool.public_id, reviewer_id=reviewer_id,
                                  item_public_id=item.public_id), item)
-            for item in known if item.pk not in items
-        )
-        for key, item in keyed[: max(0, wanted - have)]:
-            new.append(Assignment(item=item, pool=pool, reviewer_id=reviewer_id, sort_key=key))
-    Assignment.objects.bulk_create(new)
-    return Mixed(added=len(new), reviewers=len(held), known_items=len(known))
+            for item in known if item.pk not in items and item.pk not in linked[reviewer_id]
+        )]
+        # Walk the reviewer's own order until enough are placed: a skipped repeat lets the next one in.
+        for item in keyed:
+            if have >= wanted:
+                break
+            placement = assignments_place(pool=pool, reviewer=users[reviewer_id], items=[item], reuse=False)
+            have += len(placement.assigned)
+            added += len(placement.assigned)
+    return Mixed(added=added, reviewers=len(held), known_items=len(known))
 
 
 # --- accuracy ------------------------------------------------------------------

@@ -11,6 +11,7 @@ from typing import Any, NoReturn
 from django.core.exceptions import ValidationError
 from django.db import models
 
+from reviewapp.core.hashing import sha256_hex, sha256_json
 from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
 
 # ---------------------------------------------------------------------------
@@ -107,12 +108,56 @@ class ReviewPool(models.Model):
             raise PoolFrozen({field: frozen_message(self, changed) for field in changed})
 
 
+# ---------------------------------------------------------------------------
+# Hashes: what a judgment binds to. Computed here from the stored texts, never taken from a caller: a hash
+# sent by a caller is only compared with these (``item_hashes_check``).
+# ---------------------------------------------------------------------------
+
+ITEM_HASH_FIELDS = ("query_hash", "source_hash", "passage_hash")
+
+
+def query_hash_of(text: str) -> str:
+    return sha256_hex(text)
+
+
+def source_hash_of(heading: str, text: str) -> str:
+    return sha256_json({"heading": heading, "text": text})
+
+
+def passage_hash_of(caption: str, text: str) -> str:
+    return sha256_json({"caption": caption, "text": text})
+
+
+def item_hashes(*, query_text: str, source_heading: str, source_text: str, passage_caption: str,
+                passage_text: str) -> dict[str, str]:
+    """The three hashes of an item's texts: the one place they are computed."""
+    return {
+        "query_hash": query_hash_of(query_text),
+        "source_hash": source_hash_of(source_heading, source_text),
+        "passage_hash": passage_hash_of(passage_caption, passage_text),
+    }
+
+
+def texts_key(*, query_hash: str, source_hash: str, passage_hash: str) -> str:
+    """One digest of the three text hashes: "the same texts" for the never-twice rule."""
+    return sha256_json([query_hash, source_hash, passage_hash])
+
+
+class ReviewItemQuerySet(models.QuerySet):
+    def bulk_create(self, objs: Any, *args: Any, **kwargs: Any) -> Any:
+        # bulk_create skips save(): the hashes are computed here too, so that no path stores a caller's hash.
+        objs = list(objs)
+        for obj in objs:
+            obj.hashes_refresh()
+        return super().bulk_create(objs, *args, **kwargs)
+
+
 class ReviewItem(models.Model):
     """One thing to grade: a query, the complete source, and the passage the model saw.
 
-    The texts are what the reviewer reads; the hashes bind judgments to them.
-    Items may be re-hashed by their job (a source changed); judgments are not
-    touched and become stale instead.
+    The texts are what the reviewer reads; the hashes bind judgments to them and are always computed from the
+    texts on save (a caller cannot set them). Items may be re-bound by their job (a source changed); judgments
+    are not touched and become stale instead.
     """
 
     pool = models.ForeignKey(ReviewPool, on_delete=models.CASCADE, related_name="items")
@@ -136,6 +181,8 @@ class ReviewItem(models.Model):
     priority = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
+    objects = ReviewItemQuerySet.as_manager()
+
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["pool", "query_id", "doc_id"], name="review_item_unique_in_pool"),
@@ -146,6 +193,11 @@ class ReviewItem(models.Model):
         return self.public_id
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        self.hashes_refresh()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None and set(update_fields) & {"query_text", "source_heading", "source_text",
+                                                               "passage_caption", "passage_text"}:
+            kwargs["update_fields"] = {*update_fields, *ITEM_HASH_FIELDS}
         if self._state.adding and self.pool_id is not None and self.pool.is_judged():
             raise PoolFrozen(f"pool {self.pool.public_id}: items cannot be added once a judgment exists; make a new "
                              f"version of the pool instead (/review/admin/pools/{self.pool.public_id}/)")
@@ -156,24 +208,49 @@ class ReviewItem(models.Model):
             raise PoolFrozen(f"item {self.public_id} has judgments; judged items are never deleted")
         return super().delete(*args, **kwargs)
 
+    def hashes_refresh(self) -> None:
+        """Set the three hashes from the texts as they are now."""
+        for field, value in item_hashes(query_text=self.query_text, source_heading=self.source_heading,
+                                        source_text=self.source_text, passage_caption=self.passage_caption,
+                                        passage_text=self.passage_text).items():
+            setattr(self, field, value)
+
+    @property
+    def texts_key(self) -> str:
+        return texts_key(query_hash=self.query_hash, source_hash=self.source_hash, passage_hash=self.passage_hash)
+
 
 class Assignment(models.Model):
-    """An item given to a reviewer. ``sort_key`` is the reviewer's own shuffled order."""
+    """An item given to a reviewer. ``sort_key`` is the reviewer's own shuffled order.
+
+    ``texts_key`` names the texts the reviewer was given (``texts_key`` of the item's three hashes when assigned).
+    The database refuses a second assignment of the same texts to the same reviewer, in any pool: two admins
+    assigning at the same moment cannot both miss each other's rows. Made only by ``assign.assignments_place``.
+    """
 
     item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="assignments")
     reviewer = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="review_assignments")
     pool = models.ForeignKey(ReviewPool, on_delete=models.CASCADE, related_name="assignments")
     sort_key = models.CharField(max_length=64)
+    # '' only on rows made before the key existed that repeated texts the reviewer already held.
+    texts_key = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         constraints = [
             models.UniqueConstraint(fields=["item", "reviewer"], name="review_assignment_unique"),
+            models.UniqueConstraint(fields=["reviewer", "texts_key"], condition=~models.Q(texts_key=""),
+                                    name="review_assignment_texts_once"),
         ]
         indexes = [models.Index(fields=["reviewer", "pool", "sort_key"])]
 
     def __str__(self) -> str:
         return f"{self.item_id} -> {self.reviewer_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if self._state.adding and not self.texts_key:
+            self.texts_key = self.item.texts_key
+        super().save(*args, **kwargs)
 
 
 class Judgment(models.Model):

@@ -19,7 +19,6 @@ from reviewapp.review.services import (
     MAX_REVIEWERS_PER_ITEM,
     ReviewError,
     assignee_refusal,
-    assignment_sort_key,
     pool_create,
     pool_kind,
 )
@@ -52,6 +51,8 @@ class Reassigned:
     moved: int
     already_held: int
     kept_judged: int
+    linked: int = 0  # served by ``to_reviewer``'s judgment of the same texts in another pool (judge once)
+    kept_repeat: int = 0  # left with ``from_reviewer``: ``to_reviewer`` holds the same texts under other rules
 
 
 @transaction.atomic
@@ -59,8 +60,12 @@ def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
                         to_reviewer: AbstractBaseUser) -> Reassigned:
     """Give ``from_reviewer``'s unjudged items of ``pool`` to ``to_reviewer`` (who must be assignable).
 
-    An item ``to_reviewer`` already holds is not given twice: it is only taken off ``from_reviewer``.
+    Placed by ``assign.assignments_place``: an item ``to_reviewer`` already holds is not given twice (it is only
+    taken off ``from_reviewer``), one whose texts they judge elsewhere under the same rules is linked, and one
+    whose texts they hold under other rules stays with ``from_reviewer``.
     """
+    from reviewapp.review.assign import assignments_place
+
     if from_reviewer.pk == to_reviewer.pk:
         raise ReviewError("to_reviewer: choose a different reviewer")
     refusal = assignee_refusal(pool=pool, user=to_reviewer)
@@ -68,16 +73,15 @@ def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
         raise ReviewError(f"to_reviewer: {refusal}")
     ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
     moving = list(_open_assignments(pool=pool, reviewer=from_reviewer).select_related("item"))
-    held = set(Assignment.objects.filter(pool=pool, reviewer=to_reviewer).values_list("item_id", flat=True))
-    new = [
-        Assignment(item=a.item, pool=pool, reviewer=to_reviewer, sort_key=assignment_sort_key(
-            pool_public_id=pool.public_id, reviewer_id=to_reviewer.pk, item_public_id=a.item.public_id))
-        for a in moving if a.item_id not in held
-    ]
-    Assignment.objects.filter(pk__in=[a.pk for a in moving]).delete()
-    Assignment.objects.bulk_create(new)
-    kept = Assignment.objects.filter(pool=pool, reviewer=from_reviewer).count()
-    return Reassigned(moved=len(new), already_held=len(moving) - len(new), kept_judged=kept)
+    try:
+        placement = assignments_place(pool=pool, reviewer=to_reviewer, items=[a.item for a in moving])
+    except ReviewError as error:
+        raise ReviewError(f"to_reviewer: {error}") from None
+    kept = {item.pk for item in placement.refused}
+    Assignment.objects.filter(pk__in=[a.pk for a in moving if a.item_id not in kept]).delete()
+    judged_kept = Assignment.objects.filter(pool=pool, reviewer=from_reviewer).count() - len(kept)
+    return Reassigned(moved=len(placement.assigned), already_held=len(placement.held), kept_judged=judged_kept,
+                      linked=len(placement.linked), kept_repeat=len(kept))
 
 
 @transaction.atomic

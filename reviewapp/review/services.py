@@ -16,7 +16,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from reviewapp.core.access import grading_refusal, is_synthetic_account
-from reviewapp.core.hashing import sha256_hex, sha256_json
+from reviewapp.core.hashing import sha256_hex
 from reviewapp.review.kinds import PoolKind, UnknownKind, kind_for_grade_type, kind_get
 from reviewapp.review.models import (
     Adjudication,
@@ -27,7 +27,13 @@ from reviewapp.review.models import (
     LabelSource,
     ReviewItem,
     ReviewPool,
+    item_hashes,
 )
+
+# Jobs compute hashes for their own ledgers with the same functions the items are hashed with.
+from reviewapp.review.models import passage_hash_of as passage_hash_of
+from reviewapp.review.models import query_hash_of as query_hash_of
+from reviewapp.review.models import source_hash_of as source_hash_of
 
 
 class ReviewError(ValueError):
@@ -54,16 +60,22 @@ class TextChanged(ReviewError):
 # ---------------------------------------------------------------------------
 
 
-def query_hash_of(text: str) -> str:
-    return sha256_hex(text)
+def item_hashes_check(*, texts: Mapping[str, str], claimed: Mapping[str, Any], where: str = "") -> dict[str, str]:
+    """The hashes of ``texts`` computed here; a hash in ``claimed`` is only a check, refused when it differs.
 
-
-def source_hash_of(heading: str, text: str) -> str:
-    return sha256_json({"heading": heading, "text": text})
-
-
-def passage_hash_of(caption: str, text: str) -> str:
-    return sha256_json({"caption": caption, "text": text})
+    The message names the field (``items[3].passage_hash does not match the passage text``).
+    """
+    computed = item_hashes(**{field: texts[field] for field in _ITEM_TEXT_FIELDS})
+    prefix = f"{where}." if where else ""
+    for field, value in computed.items():
+        sent = claimed.get(field)
+        if sent is None or sent == "":
+            continue
+        if not isinstance(sent, str) or sent.strip().lower() != value:
+            text = field.removesuffix("_hash")
+            raise ReviewError(f"{prefix}{field} does not match the {text} text (hashes are computed by the server "
+                              "from the texts; send them only as a check, or leave them out)")
+    return computed
 
 
 # What a grading submit carries back: the hashes of the texts the reviewer was shown (form hidden fields,
@@ -128,16 +140,7 @@ def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:
         raise ReviewError(f"{where}.query_text: required")
     if not (item["passage_text"].strip() or item["source_text"].strip()):
         raise ReviewError(f"{where}: needs source_text or passage_text")
-    computed = {
-        "query_hash": query_hash_of(item["query_text"]),
-        "source_hash": source_hash_of(item["source_heading"], item["source_text"]),
-        "passage_hash": passage_hash_of(item["passage_caption"], item["passage_text"]),
-    }
-    for field, default in computed.items():
-        value = raw.get(field) or default
-        if not isinstance(value, str) or len(value) > 64:
-            raise ReviewError(f"{where}.{field}: must be a hex digest of at most 64 characters")
-        item[field] = value
+    item.update(item_hashes_check(texts=item, claimed=raw, where=where))
     external_ref = raw.get("external_ref", {})
     if not isinstance(external_ref, dict):
         raise ReviewError(f"{where}.external_ref: must be an object")
@@ -189,8 +192,9 @@ def pool_create(
     ``items``: objects with ``query_id``, ``doc_id`` (the job's ids; qrels use
     them), ``query_text``, ``source_heading``, ``source_text``,
     ``passage_caption``, ``passage_text``, optional ``query_hash`` /
-    ``source_hash`` / ``passage_hash`` (computed from the texts when absent)
-    and an opaque ``external_ref`` (never shown to reviewers), optional
+    ``source_hash`` / ``passage_hash`` (always computed here from the texts;
+    one sent is only a check, and a mismatch is refused) and an opaque
+    ``external_ref`` (never shown to reviewers), optional
     ``priority`` (the work order's tier, 0 first; never shown; the same for
     every item of one ``query_id``). The order of ``items`` is not kept: ids
     are random and each reviewer gets a shuffle within each tier.
@@ -242,9 +246,10 @@ def item_rebind(
     source_hash: str | None = None,
     passage_hash: str | None = None,
 ) -> ReviewItem:
-    """A job's texts changed (new source snapshot, new passage): update the item and its hashes.
+    """A job's texts changed (new source snapshot, new passage): update the item; its hashes follow the texts.
 
-    Judgments are not touched; those made on the old hashes become stale.
+    Hashes given are only a check (a mismatch is refused). Judgments are not touched; those made on the old
+    hashes become stale.
     """
     item = ReviewItem.objects.select_for_update().get(pk=item.pk)
     for field, value in (
@@ -256,9 +261,8 @@ def item_rebind(
     ):
         if value is not None:
             setattr(item, field, value)
-    item.query_hash = query_hash or query_hash_of(item.query_text)
-    item.source_hash = source_hash or source_hash_of(item.source_heading, item.source_text)
-    item.passage_hash = passage_hash or passage_hash_of(item.passage_caption, item.passage_text)
+    item_hashes_check(texts={field: getattr(item, field) for field in _ITEM_TEXT_FIELDS},
+                      claimed={"query_hash": query_hash, "source_hash": source_hash, "passage_hash": passage_hash})
     item.save()
     return item
 
