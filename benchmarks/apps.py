@@ -13,6 +13,11 @@ class BenchmarksConfig(AppConfig):
         kind_register(PASSAGE_KIND)
         kind_register(TARGET_KIND)
 
+        from benchmarks.rerank.models import RerankRun
+        from reviewapp.core.jobs import job_kind_register
+
+        job_kind_register(model=RerankRun, resume=_rerank_resume_stale)
+
     def demo_load(self, *, data_dir, stdout) -> None:
         from benchmarks.demo import load_demo
 
@@ -23,3 +28,10 @@ class BenchmarksConfig(AppConfig):
         from benchmarks.corpus.services import search_index_rebuild
 
         search_index_rebuild()
+
+
+def _rerank_resume_stale(run) -> None:
+    """The sweeper's takeover of a run whose heartbeat is stale (never a re-attempt of paid requests)."""
+    from benchmarks.rerank.services import rerank_run_resume
+
+    rerank_run_resume(run=run, ask_workers=False)

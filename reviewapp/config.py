@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -24,7 +24,18 @@ _FALSE = {"0", "false", "no", "off", ""}
 
 
 def env_str(name: str, default: str = "") -> str:
-    return os.environ.get(name, default)
+    """The variable, else the content of the file named by ``<name>_FILE`` (Docker secrets under /run/secrets/,
+    so that a password never sits in the compose file or the container's environment), else ``default``."""
+    value = os.environ.get(name)
+    if value is not None:
+        return value
+    path = os.environ.get(f"{name}_FILE")
+    if path:
+        try:
+            return Path(path).read_text().strip()
+        except OSError as error:
+            raise ConfigError(f"{name}_FILE={path!r} cannot be read ({error.strerror})") from None
+    return default
 
 
 def env_bool(name: str, default: bool = False) -> bool:
@@ -56,8 +67,9 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def database_config(url: str, *, base_dir: Path) -> dict:
-    """Django DATABASES['default'] from a DATABASE_URL (sqlite:///path or postgres://...)."""
+def database_config(url: str, *, base_dir: Path, password: str = "") -> dict:
+    """Django DATABASES['default'] from a DATABASE_URL (sqlite:///path or postgres://...); ``password``
+    (DATABASE_PASSWORD or DATABASE_PASSWORD_FILE) is used when the URL carries none."""
     import dj_database_url
 
     scheme = urlparse(url).scheme
@@ -82,15 +94,21 @@ def database_config(url: str, *, base_dir: Path) -> dict:
         config["OPTIONS"] = {"timeout": 20, "transaction_mode": "IMMEDIATE", "init_command": "PRAGMA journal_mode=WAL;"}
     elif not config.get("NAME"):
         raise ConfigError("DATABASE_URL names no database; expected postgres://user@host:5432/dbname")
+    elif password and not config.get("PASSWORD"):
+        config["PASSWORD"] = password
     return config
 
 
-def redis_url(raw: str) -> str:
+def redis_url(raw: str, *, password: str = "") -> str:
+    """REDIS_URL, with ``password`` (REDIS_PASSWORD or REDIS_PASSWORD_FILE) put in when the URL has none."""
     if not raw:
         return ""
     parsed = urlparse(raw)
     if parsed.scheme not in {"redis", "rediss"} or not parsed.hostname:
         raise ConfigError(f"REDIS_URL={raw!r} is not a redis:// URL; expected e.g. redis://127.0.0.1:6379/0")
+    if password and not parsed.password:
+        netloc = f"{parsed.username or ''}:{quote(password, safe='')}@{parsed.netloc.rpartition('@')[2]}"
+        return parsed._replace(netloc=netloc).geturl()
     return raw
 
 

@@ -97,11 +97,11 @@ TEMPLATES = [
 ]
 
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
-DATABASES = {"default": database_config(DATABASE_URL, base_dir=BASE_DIR)}
+DATABASES = {"default": database_config(DATABASE_URL, base_dir=BASE_DIR, password=env_str("DATABASE_PASSWORD"))}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DATABASE_ROUTERS = ["reviewapp.db_routers.TablelessModelsRouter"]
 
-REDIS_URL = redis_url(env_str("REDIS_URL"))
+REDIS_URL = redis_url(env_str("REDIS_URL"), password=env_str("REDIS_PASSWORD"))
 if REDIS_URL:
     CACHES = {
         "default": {
@@ -146,7 +146,9 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = VAR_DIR / "static"
+# The image collects its static files outside var/ (STATIC_ROOT=/app/static): var/ is a volume that outlives
+# the image, and files collected into it would stay those of the first image.
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
 STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise expects it even before collectstatic
 STATICFILES_DIRS = [
     BASE_DIR / "static",
@@ -275,10 +277,11 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 # the redelivered copy of its message finds it running and does nothing. (Cancelling would throw the work
 # away and leave its requests in flight "unknown".)
 CELERY_WORKER_CANCEL_LONG_RUNNING_TASKS_ON_CONNECTION_LOSS = False
-# A pool child killed mid-task: its message is acknowledged, not requeued. A requeued copy would arrive at
-# once, find the job still beating and do nothing, and a task that kills its process (out of memory) would
-# loop; the job is recovered by the stale takeover instead (page, command, or Redis redelivery).
-CELERY_TASK_REJECT_ON_WORKER_LOST = False
+# A worker lost mid-task (a SIGKILLed pool child, SIGTERM to every process of a restart, out of memory): its
+# message goes back to the queue rather than being acknowledged. A copy whose job was already claimed finds it
+# running and does nothing (so no loop); one whose job was never claimed (the worker died between taking the
+# message and claiming the job) runs it. A claimed job whose worker died is recovered by the sweeper below.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
@@ -301,6 +304,25 @@ JOB_STALE_SECONDS_LOCAL = env_int("JOB_STALE_SECONDS_LOCAL", 30)
 JOB_STALE_SECONDS_REMOTE = env_int("JOB_STALE_SECONDS_REMOTE", max(30, 2 * PROVIDER_TIMEOUT_SECONDS))
 if env_str("JOB_STALE_SECONDS"):
     JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", JOB_STALE_SECONDS_REMOTE)
+# The sweeper (reviewapp.core.jobs.jobs_sweep, under celery beat): every JOB_SWEEP_SECONDS it requeues the running
+# jobs whose heartbeat is stale, so a job whose worker died resumes within its stale timeout + this interval with
+# no operator. A job whose worker died in JOB_SWEEP_MAX_EXECUTIONS executions is failed instead (a job that
+# kills its worker would loop); 0 = no limit.
+JOB_SWEEP_SECONDS = env_int("JOB_SWEEP_SECONDS", 30)
+JOB_SWEEP_MAX_EXECUTIONS = env_int("JOB_SWEEP_MAX_EXECUTIONS", 5)
+# Worker pools per job kind (reviewapp.core.jobs.job_queue): jobs on the local model to one queue (a solo worker),
+# jobs that wait on a provider (and the sweeper) to another (a concurrent pool). Unset: the default queue.
+JOB_QUEUE_LOCAL = env_str("CELERY_QUEUE_LOCAL")
+JOB_QUEUE_REMOTE = env_str("CELERY_QUEUE_REMOTE")
+CELERY_BEAT_SCHEDULE = {
+    "jobs-sweep": {
+        "task": "reviewapp.jobs_sweep",
+        "schedule": float(JOB_SWEEP_SECONDS),
+        # A sweep that waited longer than one interval is superseded by the next one.
+        "options": {"queue": JOB_QUEUE_REMOTE or CELERY_TASK_DEFAULT_QUEUE, "expires": float(JOB_SWEEP_SECONDS)},
+    },
+}
+CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", str(VAR_DIR / "celerybeat-schedule"))
 # Vectors of the local model shared by every worker process on this machine (one file per text, keyed by
 # model and sha256); empty = each process keeps its own.
 EMBEDDING_CACHE_DIR = env_str("EMBEDDING_CACHE_DIR", str(VAR_DIR / "embeddings"))
@@ -311,8 +333,9 @@ if REDIS_URL:
     # timeout: a killed worker's job is then stale when its message comes back, and the new delivery takes it
     # over; a live job's copy finds it beating and does nothing. (Redis' default, an hour, kept a killed
     # worker's messages unacknowledged that long.)
-    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = max(
-        JOB_STALE_SECONDS_LOCAL, JOB_STALE_SECONDS_REMOTE, int(env_str("JOB_STALE_SECONDS") or 0)) + 5
+    # The sweeper recovers claimed jobs sooner; this is for a message whose job was never claimed.
+    CELERY_BROKER_TRANSPORT_OPTIONS["visibility_timeout"] = env_int("CELERY_VISIBILITY_TIMEOUT", max(
+        JOB_STALE_SECONDS_LOCAL, JOB_STALE_SECONDS_REMOTE, int(env_str("JOB_STALE_SECONDS") or 0)) + 5)
 
 LOG_LEVEL = env_str("LOG_LEVEL", "INFO")
 LOGGING = {

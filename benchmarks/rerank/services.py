@@ -42,6 +42,7 @@ from reviewapp.core.jobs import (
     is_stale,
     job_beat,
     job_claim,
+    job_enqueue,
     job_fail,
     job_finish,
     job_liveness,
@@ -169,14 +170,14 @@ def rerank_run_create(
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
         if enqueue:
-            _enqueue(run.pk)
+            _enqueue(run)
     return run
 
 
-def _enqueue(run_id: int) -> None:
+def _enqueue(run: RerankRun) -> None:
     from benchmarks.rerank.tasks import rerank_run_execute
 
-    transaction.on_commit(lambda: rerank_run_execute.delay(run_id))
+    job_enqueue(rerank_run_execute, run)
 
 
 def rerank_run_cancel(*, run: RerankRun) -> RerankRun:
@@ -213,7 +214,7 @@ def rerank_run_resume(*, run: RerankRun, reattempt_failures: bool = False, worke
                 raise RerankError(not_stale_message(f"run #{run.pk}", run, liveness))
             raise RerankError(f"run #{run.pk} is {run.status}; it changed meanwhile, nothing to resume")
         if enqueue:
-            _enqueue(run.pk)
+            _enqueue(run)
     run.refresh_from_db()
     return run
 

@@ -41,6 +41,7 @@ from reviewapp.core.jobs import (
     job_beat,
     job_beat_or_stop,
     job_claim,
+    job_enqueue,
     job_fail,
     job_finish,
     job_held,
@@ -511,7 +512,4 @@ def _fail(audit: Audit, token: str, message: str) -> Audit:
 def _queue(audit: Audit, *, countdown: int | None = None) -> None:
     from grading.runs import tasks
 
-    if countdown:
-        transaction.on_commit(lambda: tasks.audit_run.apply_async((audit.pk,), countdown=countdown))
-    else:
-        transaction.on_commit(lambda: tasks.audit_run.delay(audit.pk))
+    job_enqueue(tasks.audit_run, audit, countdown=countdown)

@@ -37,6 +37,7 @@ from reviewapp.core.jobs import (
     job_beat,
     job_beat_or_stop,
     job_claim,
+    job_enqueue,
     job_fail,
     job_finish,
     job_takeover,
@@ -475,4 +476,4 @@ def _task_for(job: ConsoleJob):
 
 
 def _queue(job: ConsoleJob) -> None:
-    transaction.on_commit(lambda: _task_for(job).delay(job.pk))
+    job_enqueue(_task_for(job), job)

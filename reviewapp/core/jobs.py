@@ -12,10 +12,12 @@ A concrete job model subclasses ``TrackedJob``, keeps its own ``status`` field, 
 
 from __future__ import annotations
 
+import logging
 import os
 import socket
 import uuid
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,6 +26,8 @@ from django.db import models, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
+
+logger = logging.getLogger(__name__)
 
 
 class TrackedJob(models.Model):
@@ -173,6 +177,108 @@ def job_requeue(model: type[TrackedJob], *, pk: int, from_statuses: list[str], o
     if only_if_stale:
         rows = rows.filter(stale_filter(model, model.objects.filter(pk=pk).first()))
     return bool(rows.update(status=model.QUEUED, claim_token="", worker="", finished_at=None, **fields))
+
+
+# --------------------------------------------------------------------------- where a job runs
+
+
+def job_queue(job: TrackedJob) -> str:
+    """The Celery queue of a job's executions: a job that waits on a provider goes to ``JOB_QUEUE_REMOTE`` (a
+    concurrent worker pool), one that computes on this machine to ``JOB_QUEUE_LOCAL`` (a solo worker: the local
+    model already uses every core). Either name unset: the default queue, as every task."""
+    name = settings.JOB_QUEUE_REMOTE if job.waits_on_network() else settings.JOB_QUEUE_LOCAL
+    return name or settings.CELERY_TASK_DEFAULT_QUEUE
+
+
+def job_enqueue(task: Any, job: TrackedJob, *, countdown: int | None = None) -> None:
+    """Send ``task(job.pk)`` to the job's queue once the current transaction commits."""
+    queue = job_queue(job)
+    pk = job.pk
+    transaction.on_commit(lambda: task.apply_async((pk,), queue=queue, countdown=countdown or None))
+
+
+# --------------------------------------------------------------------------- the sweeper
+
+
+@dataclass(frozen=True)
+class JobKind:
+    """What the sweeper needs of a job kind: its model, and its own resume (a conditional takeover of a stale
+    running job that queues it again; raises ValueError when the job changed meanwhile or still beats)."""
+
+    model: type[TrackedJob]
+    resume: Callable[[TrackedJob], Any]
+
+
+_KINDS: dict[str, JobKind] = {}
+
+
+def job_kind_register(*, model: type[TrackedJob], resume: Callable[[TrackedJob], Any]) -> None:
+    """Called from each job app's ``ready()``: the sweeper then recovers that kind's jobs."""
+    _KINDS[model._meta.label] = JobKind(model=model, resume=resume)
+
+
+def job_kinds() -> list[JobKind]:
+    return list(_KINDS.values())
+
+
+@dataclass
+class SweepReport:
+    requeued: list[str] = field(default_factory=list)  # "<model label> <pk>" of each job taken over
+    abandoned: list[str] = field(default_factory=list)  # failed: their worker died too often
+    skipped: list[str] = field(default_factory=list)  # stale, but changed meanwhile or refused by their kind
+
+
+def _abandon(model: type[TrackedJob], job: TrackedJob, limit: int) -> bool:
+    message = (
+        f"its worker was lost in each of {job.executions} executions (the last was {job.worker or 'unknown'}); "
+        f"the sweeper stopped requeueing it after {limit}, since a job that kills its worker (out of memory, a "
+        "crash in a library) would loop. Answered requests are kept: resume it by hand once the cause is fixed."
+    )
+    rows = model.objects.filter(pk=job.pk, status=model.RUNNING, claim_token=job.claim_token).filter(
+        _silent_since(timezone.now() - stale_after(job)))
+    return bool(rows.update(status=model.FAILED, error=message, finished_at=Now(), claim_token=""))
+
+
+def _shortest_stale() -> timedelta:
+    if getattr(settings, "JOB_STALE_SECONDS", None) is not None:
+        return stale_after()
+    return min(stale_after(), timedelta(seconds=int(getattr(settings, "JOB_STALE_SECONDS_LOCAL", 30))))
+
+
+def jobs_sweep() -> SweepReport:
+    """Requeue every running job whose heartbeat is stale (its worker died), through its kind's own resume.
+
+    Run by celery beat every ``JOB_SWEEP_SECONDS``, so a job whose holder died resumes within its stale timeout
+    plus that interval, with no operator. Safe to run anywhere and concurrently: each takeover is the
+    conditional UPDATE on the very claim token judged stale, so of two sweepers (or a sweeper and a redelivered
+    message) exactly one requeues the job, and the requeued task's claim (queued -> running) admits exactly one
+    execution. The resume never re-attempts a paid provider's unanswered requests (they stay disclosed as
+    'unknown'); the local model's are recomputed (``reviewapp.providers.services.ledger_execute``).
+    """
+    report = SweepReport()
+    limit = int(settings.JOB_SWEEP_MAX_EXECUTIONS)
+    for kind in job_kinds():
+        model = kind.model
+        # The shorter timeout selects candidates; each row is then judged by its own (local or remote).
+        candidates = model.objects.filter(Q(status=model.RUNNING) & _silent_since(timezone.now() - _shortest_stale()))
+        for job in candidates.order_by("pk"):
+            name = f"{model._meta.label} {job.pk}"
+            if not is_stale(job):
+                continue
+            if limit and job.executions >= limit:
+                if _abandon(model, job, limit):
+                    logger.warning("sweeper: %s failed, its worker died in %s executions", name, job.executions)
+                    report.abandoned.append(name)
+                continue
+            try:
+                kind.resume(job)
+            except ValueError as error:  # changed meanwhile, or its kind refuses (e.g. a provider key is gone)
+                logger.warning("sweeper: %s not requeued: %s", name, error)
+                report.skipped.append(name)
+                continue
+            logger.warning("sweeper: %s had a stale heartbeat (worker %s); requeued", name, job.worker)
+            report.requeued.append(name)
+    return report
 
 
 # --------------------------------------------------------------------------- who holds a job

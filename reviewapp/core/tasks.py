@@ -8,3 +8,12 @@ def worker_ping(token: str) -> None:
     from reviewapp.core.models import WorkerHeartbeat
 
     WorkerHeartbeat.objects.get_or_create(token=token, defaults={"hostname": socket.gethostname()})
+
+
+@app.task(name="reviewapp.jobs_sweep", ignore_result=True)
+def jobs_sweep() -> dict:
+    """Under celery beat: requeue jobs whose worker died (reviewapp.core.jobs.jobs_sweep)."""
+    from reviewapp.core.jobs import jobs_sweep as sweep
+
+    report = sweep()
+    return {"requeued": report.requeued, "abandoned": report.abandoned, "skipped": report.skipped}

@@ -44,8 +44,10 @@ Reusable by any job: ``embed_texts(texts)`` -> (n, 384) float32 unit vectors.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import importlib.metadata
+import logging
 import os
 import threading
 from collections import OrderedDict
@@ -56,6 +58,8 @@ from pathlib import Path
 import numpy as np
 
 from reviewapp.providers.types import ProviderError
+
+logger = logging.getLogger(__name__)
 
 MODEL_ID = "all-MiniLM-L6-v2-onnx-int8"
 MAX_TOKENS = 256
@@ -112,6 +116,7 @@ class VectorStore:
 
     def __init__(self, root: Path) -> None:
         self.root = Path(root) / f"{MODEL_ID}-t{MAX_TOKENS}"
+        self.write_error = ""  # the first failed write, said once in the log; the store then only reads
 
     def _path(self, text: str) -> Path:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
@@ -127,14 +132,26 @@ class VectorStore:
         return np.frombuffer(raw, dtype=np.float32).copy()
 
     def put(self, text: str, vector: np.ndarray) -> None:
+        """Write a vector for every process to share. A full or read-only disk costs speed, never a result,
+        so the job goes on; but it is said, loudly and once: every worker then embeds everything itself (a
+        volume owned by another user than the worker's was exactly this, and nobody knew)."""
+        if self.write_error:
+            return
         path = self._path(text)
+        temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
             temporary.write_bytes(np.ascontiguousarray(vector, dtype=np.float32).tobytes())
             os.replace(temporary, path)
-        except OSError:  # a full or read-only disk costs speed, never a result
-            return
+        except OSError as error:
+            self.write_error = f"{type(error).__name__}: {error}"
+            logger.error(
+                "the shared vector store %s cannot be written (%s, as user id %s); vectors are no longer shared "
+                "between worker processes: give the worker's user write access to EMBEDDING_CACHE_DIR",
+                self.root, self.write_error, os.getuid() if hasattr(os, "getuid") else "?",
+            )
+            with contextlib.suppress(OSError):
+                temporary.unlink()
 
 
 def default_store() -> VectorStore | None:

@@ -49,6 +49,7 @@ ANSWERED = Receipt.Status.ANSWERED
 FAILED = Receipt.Status.FAILED
 UNKNOWN = Receipt.Status.UNKNOWN
 SENT = Receipt.Status.SENT
+LOCAL_PROVIDER = Ledger.Provider.LOCAL
 NOT_SENT = Receipt.Status.NOT_SENT  # also the result of a request this execution did not attempt
 CLAIM_LOST = "claim lost: another execution disclosed a receipt this execution had open"
 
@@ -156,7 +157,8 @@ def _latest_receipts(ledger: Ledger, keys: Iterable[str]) -> dict[str, Receipt]:
     latest: dict[str, Receipt] = {}
     wanted = set(keys)
     for receipt in Receipt.objects.filter(ledger=ledger).order_by("seq").only(
-        "id", "request_key", "attempt", "status", "parse", "error", "usage", "reported_input_tokens"
+        "id", "request_key", "attempt", "status", "parse", "error", "usage", "reported_input_tokens",
+        "estimated_input_tokens",
     ):
         if receipt.request_key in wanted:
             latest[receipt.request_key] = receipt
@@ -266,6 +268,10 @@ def ledger_execute(
             if on_result is not None:
                 on_result(item)
 
+    # The no-retry rule protects a paid budget: a request of the local model left without an answer by a dead
+    # executor costs nothing to compute again, so it is recomputed (a new attempt, not charged to the budget).
+    recompute = ledger.provider == LOCAL_PROVIDER
+    recomputed: list[Receipt] = []
     to_send: list[tuple[PreparedRequest, int]] = []
     for key, idx in indices_by_key.items():
         receipt = latest.get(key)
@@ -273,12 +279,17 @@ def ledger_execute(
             to_send.append((requests[idx[0]], 1))
         elif receipt.status == ANSWERED:
             deliver(_result_from_receipt(idx[0], receipt))
-        elif key in reattempt or receipt.status == NOT_SENT:
+        elif key in reattempt or receipt.status == NOT_SENT or (recompute and receipt.status == UNKNOWN):
             to_send.append((requests[idx[0]], receipt.attempt + 1))
+            if recompute and receipt.status == UNKNOWN and key not in reattempt:
+                recomputed.append(receipt)
         else:
             deliver(_result_from_receipt(idx[0], receipt))
 
     spend = _spend_of(ledger)
+    for receipt in recomputed:
+        spend.requests -= 1
+        spend.input_tokens -= receipt.reported_input_tokens or receipt.estimated_input_tokens
     next_seq = (Receipt.objects.filter(ledger=ledger).aggregate(m=Max("seq"))["m"] or 0) + 1
     stop_reason = ""
     recorded = 0

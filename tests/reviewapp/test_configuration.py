@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -72,3 +74,23 @@ def test_production_refuses_to_start_without_a_secret_key(tmp_path):
     )
     assert result.returncode == 2
     assert "SECRET_KEY" in result.stderr
+
+
+def test_a_secret_is_read_from_the_file_its_FILE_variable_names(tmp_path, monkeypatch):
+    from reviewapp.config import ConfigError, database_config, env_str, redis_url
+
+    secret = tmp_path / "secret_key"
+    secret.write_text("from-a-docker-secret\n")
+    monkeypatch.delenv("SOME_SECRET", raising=False)
+    monkeypatch.setenv("SOME_SECRET_FILE", str(secret))
+    assert env_str("SOME_SECRET") == "from-a-docker-secret"  # the trailing newline of `echo` is not the secret
+    monkeypatch.setenv("SOME_SECRET", "from-the-environment")
+    assert env_str("SOME_SECRET") == "from-the-environment"
+    monkeypatch.delenv("SOME_SECRET")
+    monkeypatch.setenv("SOME_SECRET_FILE", str(tmp_path / "missing"))
+    with pytest.raises(ConfigError, match="SOME_SECRET_FILE"):
+        env_str("SOME_SECRET")
+    config = database_config("postgres://legal@db:5432/legal", base_dir=tmp_path, password="p@ss/word")
+    assert (config["USER"], config["PASSWORD"], config["NAME"]) == ("legal", "p@ss/word", "legal")
+    assert redis_url("redis://redis:6379/0", password="p@ss/word") == "redis://:p%40ss%2Fword@redis:6379/0"
+    assert redis_url("redis://:own@redis:6379/0", password="other") == "redis://:own@redis:6379/0"

@@ -19,7 +19,7 @@ from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.tasks import rerank_run_execute
 from reviewapp.core.hashing import canonical_json, sha256_hex
 from reviewapp.providers.loopback import LoopbackServer
-from reviewapp.providers.models import Receipt
+from reviewapp.providers.models import Ledger, Receipt
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 from tests.conftest import REPO_ROOT
 from tests.helpers import wait_until
@@ -128,3 +128,36 @@ def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninter
         assert rerank.rerank_run_execute(run_id=reference.pk) == "done"
     assert _results(run) == _results(reference)
     assert all(row[1] == RerankGrade.Status.GRADED for row in _results(run))
+
+
+def test_a_local_model_run_taken_over_after_a_death_recomputes_every_item_instead_of_leaving_it_unknown(db):
+    from reviewapp.providers import services as provider_services
+
+    run = rerank.rerank_run_create(retrieval_run=synthetic_retrieval_run(), provider="local", enqueue=False)
+    Ledger.objects.filter(pk=run.ledger_id).update(max_requests=run.requests_planned)
+    completions: list[int] = []
+    original = provider_services.receipt_complete
+
+    def dying(**kwargs):
+        completions.append(1)
+        if len(completions) > 2:
+            raise SimulatedKill  # the answer was computed; the process died before recording it
+        return original(**kwargs)
+
+    provider_services.receipt_complete = dying
+    try:
+        with contextlib.suppress(SimulatedKill):
+            rerank.rerank_run_execute(run_id=run.pk)
+    finally:
+        provider_services.receipt_complete = original
+    assert Receipt.objects.filter(ledger=run.ledger, status="sent").count() == 1
+
+    rerank.rerank_run_resume(run=RerankRun.objects.get(pk=run.pk), worker_lost=True, enqueue=False)
+    # No budget raise: the budget is exactly one request per planned request, and recomputing is free.
+    assert rerank.rerank_run_execute(run_id=run.pk) == "done"
+    grades = rerank.rerank_run_grades(run=RerankRun.objects.get(pk=run.pk))
+    assert len(grades) == run.candidates_planned
+    assert {g.status for g in grades} == {RerankGrade.Status.GRADED}  # none left unknown
+    receipts = Receipt.objects.filter(ledger=run.ledger)
+    assert receipts.filter(status="unknown").count() == 1  # the death stays disclosed in the ledger
+    assert receipts.filter(status="answered").count() == run.requests_planned

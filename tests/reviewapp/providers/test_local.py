@@ -88,3 +88,22 @@ def test_the_mapping_is_a_monotone_ordinal_distribution_on_random_cosines():
 def test_the_local_provider_runs_one_pinned_model_only():
     with pytest.raises(ProviderError, match="runs"):
         LocalClient(model_id="gpt-4o")
+
+
+def test_a_vector_store_that_cannot_be_written_says_so_once_and_results_are_unchanged(tmp_path, caplog):
+    import logging
+
+    from reviewapp.providers.embeddings import DIMENSION, VectorStore
+
+    blocked = tmp_path / "not-a-folder"
+    blocked.write_text("a file where the store's folder should be")  # unwritable even for root
+    store = VectorStore(blocked)
+    vector = np.ones(DIMENSION, dtype=np.float32)
+    with caplog.at_level(logging.ERROR, logger="reviewapp.providers.embeddings"):
+        store.put("first text", vector)
+        store.put("second text", vector)
+    errors = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1  # said once, not once per text
+    assert "cannot be written" in errors[0].getMessage() and str(blocked) in errors[0].getMessage()
+    assert "EMBEDDING_CACHE_DIR" in errors[0].getMessage() and store.write_error
+    assert store.get("first text") is None  # nothing half-written is read back
