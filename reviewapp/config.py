@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from django.core.exceptions import ImproperlyConfigured
+
+if TYPE_CHECKING:
+    from dj_database_url import DBConfig
 
 
 class ConfigError(ImproperlyConfigured):
@@ -56,7 +60,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def database_config(url: str, *, base_dir: Path) -> dict:
+def database_config(url: str, *, base_dir: Path) -> DBConfig:
     """Django DATABASES['default'] from a DATABASE_URL (sqlite:///path or postgres://...)."""
     import dj_database_url
 

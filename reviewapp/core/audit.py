@@ -79,11 +79,11 @@ def _user_saved(sender: Any, instance: Any, created: bool, update_fields: Any = 
         return  # every sign-in writes last_login; not a change to who may do what
     old = getattr(instance, "_audit_before", None)
     if created or old is None:
-        detail = {field: getattr(instance, field) for field in USER_FIELDS}
+        detail: dict[str, Any] = {field: getattr(instance, field) for field in USER_FIELDS}
         audit_record(action="user.create", target_type="user", target_id=instance.pk,
                      target=instance.get_username(), detail=detail)
         return
-    detail: dict[str, Any] = {
+    detail = {
         field: {"before": getattr(old, field), "after": getattr(instance, field)}
         for field in USER_FIELDS if getattr(old, field) != getattr(instance, field)
     }
