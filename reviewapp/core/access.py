@@ -208,9 +208,11 @@ def grant_admin_model_permissions(sender: Any = None, **kwargs: Any) -> None:
     group = Group.objects.filter(name="admin").first()
     if group is None:
         return
-    from reviewapp.core.apps import product_data_apps
+    from django.apps import apps
 
-    labels = [config.label for config in product_data_apps()]
+    # The apps that declare ``product_data`` (as ``core.apps.product_data_apps`` reads them): read here from the
+    # registry, since core.apps imports this module to run it after migrate.
+    labels = [config.label for config in apps.get_app_configs() if getattr(config, "product_data", False)]
     perms = Permission.objects.filter(content_type__app_label__in=labels).exclude(
         codename__in=["grade_passages", "generate_synthetic_labels"]
     )
