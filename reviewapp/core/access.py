@@ -13,7 +13,6 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.mixins import LoginRequiredMixin
 from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
@@ -134,19 +133,6 @@ def perm_required(perm: str) -> Callable:
         return wrapped
 
     return decorator
-
-
-class PermRequiredMixin(LoginRequiredMixin):
-    """Class-view mixin: set ``permission_required`` to one permission string."""
-
-    permission_required: str = ""
-
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_authenticated:
-            return self.handle_no_permission()
-        if self.permission_required and not request.user.has_perm(self.permission_required):
-            raise PermissionDenied
-        return super().dispatch(request, *args, **kwargs)
 
 
 class _HasPerm(BasePermission):
