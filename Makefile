@@ -44,6 +44,8 @@ test-postgres: install
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
+	$(PY) scripts/check_import_cycles.py
+	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --file /dev/null --validate --fail-on-warn
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import quote, urlparse
 
 from django.core.exceptions import ImproperlyConfigured
+
+if TYPE_CHECKING:
+    from dj_database_url import DBConfig
 
 
 class ConfigError(ImproperlyConfigured):
@@ -67,7 +71,7 @@ def env_list(name: str, default: list[str]) -> list[str]:
     return [item.strip() for item in raw.split(",") if item.strip()]
 
 
-def database_config(url: str, *, base_dir: Path, password: str = "") -> dict:
+def database_config(url: str, *, base_dir: Path, password: str = "") -> DBConfig:
     """Django DATABASES['default'] from a DATABASE_URL (sqlite:///path or postgres://...); ``password``
     (DATABASE_PASSWORD or DATABASE_PASSWORD_FILE) is used when the URL carries none."""
     import dj_database_url

@@ -246,7 +246,7 @@ CELERY_BROKER_DIR = VAR_DIR / "celery"
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # visibility_timeout is set below, from the jobs' stale timeout (JOB_* settings).
-    CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2}
+    CELERY_BROKER_TRANSPORT_OPTIONS: dict[str, object] = {"socket_connect_timeout": 2}
 else:
     # The filesystem transport ignores the host, but kombu warns "No hostname was supplied" on every
     # connection whose URL has none: name one, so the worker starts without a warning.

@@ -29,7 +29,8 @@ def passage_extract(*, citation: str, heading: str, body: str, max_words: int = 
                     rule: str = PASSAGE_RULE) -> PassageText:
     """Caption + at most ``max_words`` words of the body, keeping its paragraph breaks."""
     caption = f"{citation}. {heading}".strip()
-    lines, used, truncated = [], 0, False
+    lines: list[str] = []
+    used, truncated = 0, False
     for line in body.split("\n"):
         words = line.split()
         if not words:

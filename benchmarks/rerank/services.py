@@ -462,21 +462,3 @@ def rerank_run_list(*, retrieval_run: RetrievalRun | None = None) -> list[Rerank
     if retrieval_run is not None:
         runs = runs.filter(retrieval_run=retrieval_run)
     return list(runs.order_by("-id")[:100])
-
-
-def rerank_run_ranking(*, run: RerankRun) -> dict[str, list[tuple[int, float | None]]]:
-    """Per query id: (candidate id, P(useful)) in reranked order; ungraded candidates keep keyword order last.
-
-    Ties in P(useful) keep the keyword order (stable sort on keyword rank).
-    """
-    grades = {g.candidate_id: g for g in _current_grades(run)}
-    out: dict[str, list[tuple[int, float | None]]] = {}
-    candidates = (
-        RetrievalCandidate.objects.filter(result__run=run.retrieval_run, result__query__kind__in=RERANKED_KINDS)
-        .select_related("result__query").order_by("result__query__position", "rank")
-    )
-    for candidate in candidates:
-        grade = grades.get(candidate.pk)
-        score = grade.p_useful if grade is not None and grade.status == RerankGrade.Status.GRADED else None
-        out.setdefault(candidate.result.query.qid, []).append((candidate.pk, score))
-    return {qid: sorted(rows, key=lambda r: (r[1] is None, -(r[1] or 0.0))) for qid, rows in out.items()}

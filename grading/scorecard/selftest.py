@@ -160,7 +160,7 @@ def cuad_selftest(
     order = [spans[i] for i in rng.permutation(len(spans))]
 
     def pick(kind: str, predicate) -> list[Span]:
-        found = []
+        found: list[Span] = []
         seen = used_contracts_for.setdefault(kind, set())
         for s in order:
             if len(found) == per_kind:

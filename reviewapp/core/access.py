@@ -13,7 +13,6 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.mixins import LoginRequiredMixin
 from django.contrib.auth.models import Permission
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
@@ -136,19 +135,6 @@ def perm_required(perm: str) -> Callable:
     return decorator
 
 
-class PermRequiredMixin(LoginRequiredMixin):
-    """Class-view mixin: set ``permission_required`` to one permission string."""
-
-    permission_required: str = ""
-
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_authenticated:
-            return self.handle_no_permission()
-        if self.permission_required and not request.user.has_perm(self.permission_required):
-            raise PermissionDenied
-        return super().dispatch(request, *args, **kwargs)
-
-
 class _HasPerm(BasePermission):
     perm = ""
 
@@ -208,9 +194,11 @@ def grant_admin_model_permissions(sender: Any = None, **kwargs: Any) -> None:
     group = Group.objects.filter(name="admin").first()
     if group is None:
         return
-    from reviewapp.core.apps import product_data_apps
+    from django.apps import apps
 
-    labels = [config.label for config in product_data_apps()]
+    # The apps that declare ``product_data`` (as ``core.apps.product_data_apps`` reads them): read here from the
+    # registry, since core.apps imports this module to run it after migrate.
+    labels = [config.label for config in apps.get_app_configs() if getattr(config, "product_data", False)]
     perms = Permission.objects.filter(content_type__app_label__in=labels).exclude(
         codename__in=["grade_passages", "generate_synthetic_labels"]
     )

@@ -81,11 +81,11 @@ def _user_saved(sender: Any, instance: Any, created: bool, update_fields: Any = 
     if (created or old is None or old.password != instance.password) and instance.has_usable_password():
         _password_origin_record(instance)
     if created or old is None:
-        detail = {field: getattr(instance, field) for field in USER_FIELDS}
+        detail: dict[str, Any] = {field: getattr(instance, field) for field in USER_FIELDS}
         audit_record(action="user.create", target_type="user", target_id=instance.pk,
                      target=instance.get_username(), detail=detail)
         return
-    detail: dict[str, Any] = {
+    detail = {
         field: {"before": getattr(old, field), "after": getattr(instance, field)}
         for field in USER_FIELDS if getattr(old, field) != getattr(instance, field)
     }

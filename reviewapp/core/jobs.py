@@ -165,20 +165,6 @@ def job_fail(model: type[TrackedJob], *, pk: int, token: str, message: str, **fi
     return job_finish(model, pk=pk, token=token, status=model.FAILED, error=message[:10000], **fields)
 
 
-def job_requeue(model: type[TrackedJob], *, pk: int, from_statuses: list[str], only_if_stale: bool,
-                **fields: Any) -> bool:
-    """Take a job back for a new execution: status queued, token cleared (the old execution can write nothing).
-
-    A running job is taken only when ``only_if_stale`` is false (the caller knows its worker is gone) or its
-    heartbeat is older than ``stale_after(job)``; the same test sits inside the UPDATE, so a worker that beats
-    meanwhile keeps its job.
-    """
-    rows = model.objects.filter(pk=pk, status__in=from_statuses)
-    if only_if_stale:
-        rows = rows.filter(stale_filter(model, model.objects.filter(pk=pk).first()))
-    return bool(rows.update(status=model.QUEUED, claim_token="", worker="", finished_at=None, **fields))
-
-
 # --------------------------------------------------------------------------- where a job runs
 
 

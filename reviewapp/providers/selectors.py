@@ -58,14 +58,6 @@ class LedgerSpend:
     def not_sent(self) -> int:
         return self._count(Receipt.Status.NOT_SENT)
 
-    @property
-    def request_share(self) -> float:
-        return self.requests / self.max_requests if self.max_requests else 0.0
-
-    @property
-    def token_share(self) -> float:
-        return self.input_tokens / self.max_input_tokens if self.max_input_tokens else 0.0
-
 
 def ledger_spend(*, ledger: Ledger) -> LedgerSpend:
     rows = Receipt.objects.filter(ledger=ledger).exclude(status=Receipt.Status.NOT_SENT).values_list(
@@ -108,15 +100,6 @@ def receipts_jsonl(*, ledger: Ledger) -> Iterator[str]:
     yield json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n"
     for receipt in Receipt.objects.filter(ledger=ledger).order_by("seq").iterator(chunk_size=200):
         yield json.dumps({"record": "receipt", **receipt_as_json(receipt)}, ensure_ascii=False, sort_keys=True) + "\n"
-
-
-def receipt_failures(*, ledger: Ledger, limit: int = 50) -> list[Receipt]:
-    return list(
-        Receipt.objects.filter(ledger=ledger, status__in=[Receipt.Status.FAILED, Receipt.Status.UNKNOWN,
-                                                          Receipt.Status.NOT_SENT])
-        .order_by("seq")
-        .only("id", "seq", "request_key", "attempt", "status", "http_status", "error", "sent_at")[:limit]
-    )
 
 
 @dataclass(frozen=True)

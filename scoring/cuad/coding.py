@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from numpy.typing import NDArray
 
 # An odd multiplier, so that it has an inverse mod 2**64 (the golden-ratio constant; any odd value works).
 _BASE = 0x9E3779B97F4A7C15
@@ -124,13 +125,15 @@ def _hashes(chars: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     np.cumsum(chars * powers[: len(chars)], out=prefix[1:])
     ends = np.cumsum(lengths)
     starts = ends - lengths
-    return (prefix[ends] - prefix[starts]) * inverse[starts]
+    hashes: NDArray[np.uint64] = (prefix[ends] - prefix[starts]) * inverse[starts]
+    return hashes
 
 
 def _runs(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The positions of every run ``[start, start + length)``, concatenated."""
     total = int(lengths.sum())
-    return np.arange(total) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    positions: NDArray[np.intp] = np.arange(total) + np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    return positions
 
 
 def code_texts(texts: Sequence[str]) -> CodedTexts | None:

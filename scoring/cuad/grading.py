@@ -24,8 +24,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from scoring.stats.bootstrap import Interval, percentile_bounds_rows, resample_indices
 
@@ -127,7 +129,7 @@ class Figures:
     counts: dict[str, int]
     credit: float
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         def num(x: float) -> float | None:
             return None if np.isnan(x) else float(x)
 
@@ -238,8 +240,10 @@ def draw_sums(rows: np.ndarray, replicates: int, seed: int) -> np.ndarray:
     halves = rows * 2.0
     if n * largest <= _SINGLE_EXACT and np.array_equal(halves, np.round(halves)):
         counts = _draw_counts_single(n, replicates, seed)
-        return (rows.astype(np.float32) @ counts.T).astype(np.float64)
-    return rows @ bootstrap_draws(n, replicates, seed)[1].T
+        single: NDArray[np.float32] = rows.astype(np.float32) @ counts.T
+        return single.astype(np.float64)
+    sums: NDArray[np.float64] = rows @ bootstrap_draws(n, replicates, seed)[1].T
+    return sums
 
 
 def ratio_rows(sums: np.ndarray, out: np.ndarray) -> None:
@@ -323,7 +327,7 @@ def grade_figures(
 
     def figures(col: int) -> Figures:
         counts = dict(zip(COUNT_KEYS, (*outcome_counts[col], missed_by[col], ext_by[col], spans_by[col]), strict=True))
-        intervals = [Interval(point[m][col], low_list[m][col], high_list[m][col]) for m in range(3)]
-        return Figures(*intervals, counts=counts, credit=credit[col])
+        precision, recall, f1 = (Interval(point[m][col], low_list[m][col], high_list[m][col]) for m in range(3))
+        return Figures(precision, recall, f1, counts=counts, credit=credit[col])
 
     return Grade(figures(nk), tuple(figures(k) for k in range(nk)), classified, thresholds, replicates, seed)

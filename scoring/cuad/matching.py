@@ -19,6 +19,9 @@ import numpy as np
 
 MATCHERS = ("hungarian", "greedy")
 
+# scipy's solver, reached through a module attribute (so typed Any) on the fast path below.
+_Solver = Callable[..., tuple[np.ndarray, np.ndarray]]
+
 
 def _as_matrix(scores: np.ndarray) -> np.ndarray:
     matrix = np.asarray(scores, dtype=float)
@@ -32,7 +35,7 @@ def _empty() -> tuple[np.ndarray, np.ndarray]:
 
 
 @lru_cache(maxsize=1)
-def _linear_sum_assignment() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
+def _linear_sum_assignment() -> _Solver:
     """scipy's ``linear_sum_assignment``, loaded on first match (never with the URL config).
 
     ``import scipy.optimize`` costs ~0.4 s of CPU (it loads every solver, scipy.linalg and their docstrings) for
@@ -43,7 +46,8 @@ def _linear_sum_assignment() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
     """
     optimize = sys.modules.get("scipy.optimize")
     if optimize is not None:
-        return optimize.linear_sum_assignment
+        loaded: _Solver = optimize.linear_sum_assignment
+        return loaded
     name = "scipy.optimize._lsap"
     module = sys.modules.get(name)
     try:
@@ -53,12 +57,16 @@ def _linear_sum_assignment() -> Callable[..., tuple[np.ndarray, np.ndarray]]:
             folder = Path(scipy.__file__).parent / "optimize"
             path = next(p for p in (folder / f"_lsap{suffix}" for suffix in EXTENSION_SUFFIXES) if p.is_file())
             loader = ExtensionFileLoader(name, str(path))
-            module = module_from_spec(spec_from_loader(name, loader))
+            spec = spec_from_loader(name, loader)
+            if spec is None:
+                raise ImportError(name)
+            module = module_from_spec(spec)
             loader.exec_module(module)
-            solver = module.linear_sum_assignment
+            solver: _Solver = module.linear_sum_assignment
             sys.modules[name] = module
             return solver
-        return module.linear_sum_assignment
+        cached: _Solver = module.linear_sum_assignment
+        return cached
     except (ImportError, OSError, StopIteration, AttributeError):
         from scipy.optimize import linear_sum_assignment
 

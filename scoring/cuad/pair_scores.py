@@ -16,7 +16,7 @@ Two ways to the same numbers:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import chain, count
 
@@ -30,6 +30,10 @@ from scoring.cuad.tokens import SourceIndex, groundings, tokenize
 _CODED_VOCABULARY = 2**21
 # How many (extraction token, span token) pairs of a join are materialised at once (bounds its memory).
 _JOIN_PAIRS = 2_000_000
+
+# One (contract, category) cell: its extraction indices, its span indices and their F1 matrix. The coded path
+# gives the indices as arrays, the token path as lists.
+_Cell = tuple[Sequence[int] | np.ndarray, Sequence[int] | np.ndarray, np.ndarray]
 
 
 @dataclass(frozen=True)
@@ -57,6 +61,7 @@ def score_contract(
     """
     claims = [t for _, t in extractions]
     coded = code_texts([text, *claims, *(t for _, t in spans)])
+    cells: Mapping[int, _Cell]
     if coded is not None and coded.vocabulary < _CODED_VOCABULARY:
         ground = _coded_groundings(claims, coded)
         cells = _coded_cells(coded, [c for c, _ in extractions], [c for c, _ in spans])
@@ -87,7 +92,7 @@ def _cells(ext_categories: Sequence[int], span_categories: Sequence[int]) -> dic
 def _assemble(
     n: int,
     ground: np.ndarray,
-    cells: dict[int, tuple[Sequence[int], Sequence[int], np.ndarray]],
+    cells: Mapping[int, _Cell],
     matchers: Sequence[str],
 ) -> ContractScores:
     """Best span and each matcher's assignment, cell by cell, from the cells' F1 matrices."""

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -113,11 +114,11 @@ def sample_contracts(
 def build_manifest(
     result: SampleResult,
     *,
-    source: dict,
+    source: dict[str, Any],
     n: int,
     min_per_type: int,
     seed: int,
-) -> dict:
+) -> dict[str, Any]:
     """The manifest as a plain dict: input file, parameters, contracts in pick order, per-type counts."""
     short = sorted(t for t, c in result.per_type.items() if c < min_per_type)
     return {
@@ -130,6 +131,6 @@ def build_manifest(
     }
 
 
-def manifest_bytes(manifest: dict) -> bytes:
+def manifest_bytes(manifest: dict[str, Any]) -> bytes:
     """Deterministic serialisation (sorted keys, fixed indent, UTF-8, trailing newline)."""
     return (json.dumps(manifest, sort_keys=True, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

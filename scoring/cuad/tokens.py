@@ -66,7 +66,7 @@ def token_f1(a: Sequence[str], b: Sequence[str]) -> float:
     return bag_f1(Counter(a), len(a), Counter(b), len(b))
 
 
-def bag_f1(a: Counter, len_a: int, b: Counter, len_b: int) -> float:
+def bag_f1(a: Counter[str], len_a: int, b: Counter[str], len_b: int) -> float:
     """Token F1 from precomputed bags (so a matrix of pairs counts each text once)."""
     if len_a == 0 or len_b == 0:
         return 1.0 if len_a == 0 and len_b == 0 else 0.0

@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import TypeVar, cast
 
 import numpy as np
 
@@ -122,8 +122,9 @@ class _Group:
     singles: list[np.ndarray] = field(default_factory=list)
     pairs: list[np.ndarray] = field(default_factory=list)
     n_families: int = 0
-    single_reps: np.ndarray | None = None
-    pair_reps: np.ndarray | None = None
+    # (replicates, columns) replicate means, sized and filled by ``prepare`` and ``_replicate_means``.
+    single_reps: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
+    pair_reps: np.ndarray = field(default_factory=lambda: np.empty((0, 0)))
 
     def prepare(self, families: Sequence[Hashable], replicates: int) -> tuple[np.ndarray, list[np.ndarray], np.ndarray]:
         """Per-family query counts (F,), single sums [(F,)], pair sums (F, 2 * pairs); sets n_families."""
@@ -227,6 +228,7 @@ def family_bootstraps(
             groups[key] = _Group(keep=np.flatnonzero(keep_mask).tolist())
         return groups[key]
 
+    group: _Group | None
     single_plan: dict[S, tuple[_Group | None, int, float, int]] = {}
     for name, values in singles.items():
         keep_mask = ~missing(values)
@@ -234,19 +236,20 @@ def family_bootstraps(
             single_plan[name] = (None, 0, nan, len(values))
             continue
         group = group_of(keep_mask)
-        column = np.array([[float(values[i])] for i in group.keep])
+        # The kept values are defined: ``missing`` left out every None.
+        column = np.array([[float(cast(float, values[i]))] for i in group.keep])
         group.singles.append(column)
         single_plan[name] = (group, len(group.singles) - 1, float(column.mean(axis=0)[0]), len(values))
-    pair_plan: dict[P, tuple[_Group | None, int, np.ndarray | None, int]] = {}
-    for name, (values_a, values_b) in pairs.items():
+    pair_plan: dict[P, tuple[_Group | None, int, np.ndarray, int]] = {}
+    for pair_name, (values_a, values_b) in pairs.items():
         keep_mask = ~(missing(values_a) | missing(values_b))
         if not keep_mask.any():
-            pair_plan[name] = (None, 0, None, len(families))
+            pair_plan[pair_name] = (None, 0, np.full(2, nan), len(families))
             continue
         group = group_of(keep_mask)
-        columns = np.array([[float(values_a[i]), float(values_b[i])] for i in group.keep])
+        columns = np.array([[float(cast(float, values_a[i])), float(cast(float, values_b[i]))] for i in group.keep])
         group.pairs.append(columns)
-        pair_plan[name] = (group, len(group.pairs) - 1, columns.mean(axis=0), len(families))
+        pair_plan[pair_name] = (group, len(group.pairs) - 1, columns.mean(axis=0), len(families))
     _replicate_means(list(groups.values()), families, replicates=replicates, seed=seed)
 
     single_results: dict[S, FamilyBootstrap] = {}
@@ -264,9 +267,9 @@ def family_bootstraps(
             seed=seed,
         )
     pair_results: dict[P, PairedFamilyBootstrap] = {}
-    for name, (group, k, points, total) in pair_plan.items():
+    for pair_name, (group, k, points, total) in pair_plan.items():
         if group is None:
-            pair_results[name] = PairedFamilyBootstrap(empty, empty, empty, 0, total, 0, replicates, seed)
+            pair_results[pair_name] = PairedFamilyBootstrap(empty, empty, empty, 0, total, 0, replicates, seed)
             continue
         # Replicates along contiguous rows (a, b, a - b): the percentile routine partitions them in place.
         rows = np.empty((3, replicates))
@@ -278,7 +281,7 @@ def family_bootstraps(
             Interval(float(point), float(low), float(high), level)
             for point, low, high in zip([points[0], points[1], points[0] - points[1]], lows, highs, strict=True)
         )
-        pair_results[name] = PairedFamilyBootstrap(
+        pair_results[pair_name] = PairedFamilyBootstrap(
             a=a,
             b=b,
             difference=difference,

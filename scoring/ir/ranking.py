@@ -187,20 +187,20 @@ def pooled_ndcg_at_k(
         raise ValueError(f"k must be at least 1, got {k}")
     check_ranked(ranked)
     pool_set = set(pool)
-    pool_grades: list[int] = []
+    pool_grades: dict[str, int] = {}
     for docid in pool_set:
         grade = labels.get(docid)
         if grade is None:
             return None
         _check_grade(docid, grade)
-        pool_grades.append(grade)
+        pool_grades[docid] = grade
     top = ranked[:k]
     if any(docid not in pool_set for docid in top):
         return None
-    ideal = _dcg(sorted(pool_grades, reverse=True)[:k])
+    ideal = _dcg(sorted(pool_grades.values(), reverse=True)[:k])
     if ideal == 0.0:
         return 0.0
-    return _dcg(labels[docid] for docid in top) / ideal
+    return _dcg(pool_grades[docid] for docid in top) / ideal
 
 
 def pooled_ndcg_at_5(ranked: Sequence[str], pool: Collection[str], labels: Mapping[str, int | None]) -> float | None:
@@ -310,8 +310,8 @@ def _ranked_by_score(lines: Iterable[str]) -> dict[str, list[str]] | None:
     :func:`parse_run` reads the lines again to name the line at fault.
     """
     docids: dict[str, list[str]] = {}
-    scores: dict[str, array] = {}
-    qid = None
+    scores: dict[str, array[float]] = {}
+    qid = ""  # no query yet: a split field is never empty
     query_docids: list[str] = []
     block_ranks: list[str] = []
     block_scores: list[str] = []
@@ -339,7 +339,7 @@ def _ranked_by_score(lines: Iterable[str]) -> dict[str, list[str]] | None:
             continue
         if fields[0] != qid:
             # A new query, or an earlier one listed again further down the file.
-            if qid is not None and not flush():
+            if qid and not flush():
                 return None
             qid = fields[0]
             if qid not in docids:
@@ -349,7 +349,7 @@ def _ranked_by_score(lines: Iterable[str]) -> dict[str, list[str]] | None:
         query_docids.append(fields[2])
         block_ranks.append(fields[3])
         block_scores.append(fields[4])
-    if qid is not None and not flush():
+    if qid and not flush():
         return None
     ranked: dict[str, list[str]] = {}
     for qid, query_docids in docids.items():
@@ -370,8 +370,8 @@ def read_run(
     if order == "score":
         if isinstance(source, str | os.PathLike):
             try:
-                with open(source, encoding="utf-8") as lines:
-                    ranked = _ranked_by_score(lines)
+                with open(source, encoding="utf-8") as handle:
+                    ranked = _ranked_by_score(handle)
             except UnicodeDecodeError as exc:
                 raise ValueError(f"{Path(source)}: not UTF-8 text ({exc})") from exc
         else:

@@ -15,11 +15,12 @@ import json
 import math
 import sys
 from collections.abc import Callable, Sequence
-from typing import TextIO
+from typing import Any, NoReturn, TextIO
 
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 from scoring.ir.ranking import TrecFormatError, read_qrels, read_run
 from scoring.ir.trec_evaluation import METRICS, TrecEvaluation, evaluate_trec_runs, read_families
+from scoring.stats.bootstrap import Interval
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD
 
 COMMAND = "relevance_metrics"
@@ -52,7 +53,7 @@ class _NotForUs(Exception):
 
 
 class _FastParser(argparse.ArgumentParser):
-    def error(self, message: str):
+    def error(self, message: str) -> NoReturn:
         raise _NotForUs
 
 
@@ -97,7 +98,7 @@ def evaluate_files(qrels_path: str, run_paths: list[str], *, families_path: str 
         raise MetricsError(str(exc)) from exc
 
 
-def _interval(bootstrap) -> dict[str, float]:
+def _interval(bootstrap: Interval) -> dict[str, float]:
     return {"estimate": bootstrap.estimate, "low": bootstrap.low, "high": bootstrap.high, "level": bootstrap.level}
 
 
@@ -111,9 +112,9 @@ def _finite(x: float) -> float | None:
     return None if math.isnan(x) else x
 
 
-def pairs_json(evaluation: TrecEvaluation) -> list[dict]:
+def pairs_json(evaluation: TrecEvaluation) -> list[dict[str, Any]]:
     """Every pair of runs (a - b, a the later run), per metric: difference, interval, p and Holm-adjusted p."""
-    out: dict[tuple[str, str], dict] = {}
+    out: dict[tuple[str, str], dict[str, Any]] = {}
     for pair in evaluation.pairs:
         entry = out.setdefault((pair.a, pair.b), {"a": pair.a, "b": pair.b, "metrics": {}})
         difference = pair.bootstrap.difference
@@ -124,7 +125,7 @@ def pairs_json(evaluation: TrecEvaluation) -> list[dict]:
     return list(out.values())
 
 
-def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict:
+def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict[str, Any]:
     return {
         "runs": {
             run.name: {
@@ -156,7 +157,7 @@ def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict:
     }
 
 
-def json_text(out: dict) -> str:
+def json_text(out: dict[str, Any]) -> str:
     return json.dumps(out, indent=2, sort_keys=True)
 
 

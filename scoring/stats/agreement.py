@@ -178,7 +178,7 @@ def pair_agreement(a: Sequence[object], b: Sequence[object], *, categories: Sequ
     )
 
 
-def krippendorff_alpha_ordinal(reliability_data: Sequence[Sequence[object]]) -> float | None:
+def krippendorff_alpha_ordinal(reliability_data: Sequence[Sequence[float | None]]) -> float | None:
     """Krippendorff's alpha, ordinal metric, for any number of raters with missing grades.
 
     ``reliability_data`` is raters x units (one row per rater); None/NaN = not
@@ -192,7 +192,7 @@ def krippendorff_alpha_ordinal(reliability_data: Sequence[Sequence[object]]) -> 
     n_units = len(rows[0])
     if any(len(row) != n_units for row in rows):
         raise ValueError("every rater row must have one entry per unit")
-    observed = sorted({v for row in rows for v in row if not _missing(v)})
+    observed = sorted({v for row in rows for v in row if v is not None and not math.isnan(v)})
     position = {v: i for i, v in enumerate(observed)}
     k = len(observed)
     if k == 0:
@@ -201,7 +201,7 @@ def krippendorff_alpha_ordinal(reliability_data: Sequence[Sequence[object]]) -> 
     counts = np.zeros((n_units, k))
     for row in rows:
         for unit, value in enumerate(row):
-            if not _missing(value):
+            if value is not None and not math.isnan(value):
                 counts[unit, position[value]] += 1
     m = counts.sum(axis=1)
     pairable = m >= 2
@@ -221,13 +221,15 @@ def krippendorff_alpha_ordinal(reliability_data: Sequence[Sequence[object]]) -> 
     disagreement_expected = float((np.outer(n_c, n_c) * delta).sum()) / (n - 1)
     if disagreement_expected == 0.0:
         return None
-    return 1.0 - disagreement_observed / disagreement_expected
+    alpha: float = 1.0 - disagreement_observed / disagreement_expected
+    return alpha
 
 
 def _weights(k: int, weights: Literal["quadratic"] | None) -> np.ndarray:
     i, j = np.indices((k, k))
     if weights is None:
-        return (i != j).astype(float)
+        different: np.ndarray = i != j
+        return different.astype(float)
     if weights == "quadratic":
         return ((i - j) ** 2).astype(float)
     raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
@@ -323,7 +325,8 @@ def _ordinal_delta(n_c: np.ndarray) -> np.ndarray:
     lo = np.minimum.outer(np.arange(k), np.arange(k))
     hi = np.maximum.outer(np.arange(k), np.arange(k))
     between = cumulative[:, hi + 1] - cumulative[:, lo]
-    return (between - (n_c[:, :, None] + n_c[:, None, :]) / 2.0) ** 2
+    delta: np.ndarray = (between - (n_c[:, :, None] + n_c[:, None, :]) / 2.0) ** 2
+    return delta
 
 
 def alpha_of_coincidences(coincidence: np.ndarray) -> np.ndarray:
@@ -340,7 +343,7 @@ def alpha_of_coincidences(coincidence: np.ndarray) -> np.ndarray:
 
 
 def alpha_interval(
-    reliability_data: Sequence[Sequence[object]],
+    reliability_data: Sequence[Sequence[float | None]],
     units: Sequence[Hashable],
     *,
     unit: str,
@@ -358,13 +361,13 @@ def alpha_interval(
     n_items = len(units)
     if any(len(row) != n_items for row in rows):
         raise ValueError(f"every rater row must have one entry per item ({n_items} unit labels given)")
-    observed = sorted({v for row in rows for v in row if not _missing(v)})
+    observed = sorted({v for row in rows for v in row if v is not None and not math.isnan(v)})
     position = {v: i for i, v in enumerate(observed)}
     k = max(len(observed), 1)
     counts = np.zeros((n_items, k))
     for row in rows:
         for item, value in enumerate(row):
-            if not _missing(value):
+            if value is not None and not math.isnan(value):
                 counts[item, position[value]] += 1
     m = counts.sum(axis=1)
     pairable = m >= 2

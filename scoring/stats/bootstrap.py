@@ -167,7 +167,8 @@ def _sorted_quantiles(rows: np.ndarray, which: np.ndarray, n: np.ndarray, quanti
     result = a + diff * gamma
     upper = gamma >= 0.5
     result[upper] = (b - diff * (1 - gamma))[upper]
-    return result
+    quantiles_of_rows: np.ndarray = result
+    return quantiles_of_rows
 
 
 def cluster_sums(values_per_cluster: np.ndarray, indices: np.ndarray) -> np.ndarray:
@@ -177,7 +178,8 @@ def cluster_sums(values_per_cluster: np.ndarray, indices: np.ndarray) -> np.ndar
     has shape (replicates,) or (replicates, k).
     """
     values = np.asarray(values_per_cluster, dtype=float)
-    return values[indices].sum(axis=1)
+    sums: np.ndarray = values[indices].sum(axis=1)
+    return sums
 
 
 def unit_codes(units: Sequence[Hashable]) -> tuple[np.ndarray, int]:

@@ -32,7 +32,7 @@ non-empty resample, so no replicate is ever left out.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,7 +143,13 @@ def expected_calibration_error(table: Sequence[ReliabilityBin]) -> float | None:
     total = sum(b.count for b in table)
     if total == 0:
         return None
-    return float(sum(b.count / total * abs(b.mean_predicted - b.observed_rate) for b in table if b.count))
+    return float(
+        sum(
+            b.count / total * abs(b.mean_predicted - b.observed_rate)
+            for b in table
+            if b.mean_predicted is not None and b.observed_rate is not None  # None exactly when the bin is empty
+        )
+    )
 
 
 @dataclass(frozen=True)
@@ -245,12 +251,14 @@ class CalibrationIntervals:
 
 
 def _brier_of_sums(sums: np.ndarray) -> np.ndarray:
-    return sums[:, 0] / sums[:, 1]
+    brier: np.ndarray = sums[:, 0] / sums[:, 1]
+    return brier
 
 
 def _ece_of_sums(sums: np.ndarray) -> np.ndarray:
     # sums[:, 0] counts, [:, 1] P(useful) sums, [:, 2] useful counts, per bin.
-    return np.abs(sums[:, 1] - sums[:, 2]).sum(axis=1) / sums[:, 0].sum(axis=1)
+    ece: np.ndarray = np.abs(sums[:, 1] - sums[:, 2]).sum(axis=1) / sums[:, 0].sum(axis=1)
+    return ece
 
 
 def calibration_intervals(
@@ -287,11 +295,14 @@ def calibration_intervals(
         ],
         axis=1,
     ).reshape(n_units, N_BINS, 3).transpose(0, 2, 1)
-    common = {
-        "unit": unit, "observation": "labelled item", "observations": int(probs.size),
-        "undefined_when": "no labelled item", "replicates": replicates, "seed": seed, "level": level,
-    }
+
+    def bootstrap(tallies: np.ndarray, statistic: Callable[[np.ndarray], np.ndarray], name: str) -> UnitBootstrap:
+        return unit_bootstrap(
+            tallies, statistic, name=name, unit=unit, observation="labelled item", observations=int(probs.size),
+            undefined_when="no labelled item", replicates=replicates, seed=seed, level=level,
+        )
+
     return CalibrationIntervals(
-        brier=unit_bootstrap(brier_tallies, _brier_of_sums, name="Brier score", **common),
-        ece=unit_bootstrap(ece_tallies, _ece_of_sums, name="ECE", **common),
+        brier=bootstrap(brier_tallies, _brier_of_sums, "Brier score"),
+        ece=bootstrap(ece_tallies, _ece_of_sums, "ECE"),
     )

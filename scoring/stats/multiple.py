@@ -45,11 +45,10 @@ def holm_adjust(p_values: Sequence[float]) -> list[float]:
     adjusted = np.full(p.shape, np.nan)
     valid = np.flatnonzero(~np.isnan(p))
     m = valid.size
-    if m == 0:
-        return adjusted.tolist()
     order = valid[np.argsort(p[valid], kind="stable")]
     running = 0.0
     for rank, index in enumerate(order):
         running = max(running, min(1.0, (m - rank) * p[index]))
         adjusted[index] = running
-    return adjusted.tolist()
+    in_order: list[float] = adjusted.tolist()
+    return in_order

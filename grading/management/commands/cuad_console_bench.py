@@ -10,6 +10,7 @@ import os
 import pathlib
 import statistics
 import time
+from typing import Any
 
 import numpy as np
 from django.conf import settings
@@ -48,7 +49,7 @@ class Command(BaseCommand):
         parser.add_argument("--data-dir", default=str(settings.DATA_DIR))
         parser.add_argument("--extractor-contracts", type=int, default=10)
 
-    def handle(self, *args, **o):
+    def handle(self, *args: object, **o: Any) -> None:
         print = self.stdout.write  # the figures go to the command's output
         # The headline figures, kept for perf/bench_cuad_console.py, which reports them.
         self.figures: dict[str, tuple[float, float]] = {}

@@ -1,0 +1,15 @@
+"""The admin role administers every app that declares product data, found through the app registry."""
+
+from django.contrib.auth.models import Group
+
+from reviewapp.core.access import ensure_role_groups
+from reviewapp.core.apps import product_data_apps
+
+
+def test_the_admin_group_holds_the_permissions_of_every_product_data_app(admin_user_):
+    Group.objects.get(name="admin").permissions.clear()
+    ensure_role_groups()
+    labels = set(Group.objects.get(name="admin").permissions.values_list("content_type__app_label", flat=True))
+    assert {"benchmarks", "grading", "providers", "reviewapp"} <= {config.label for config in product_data_apps()}
+    assert {config.label for config in product_data_apps()} <= labels
+    assert admin_user_.has_perm("grading.change_cuaddataset")
