@@ -75,7 +75,8 @@ def mean_difference_statistic(member: Sequence[bool]) -> Statistic:
         p = np.atleast_2d(positions).astype(float)
         if not inside or not outside:
             return np.zeros(p.shape[0])
-        return (p[:, mask].mean(axis=1) - p[:, ~mask].mean(axis=1)) / n
+        difference: np.ndarray = (p[:, mask].mean(axis=1) - p[:, ~mask].mean(axis=1)) / n
+        return difference
 
     return statistic
 
@@ -104,7 +105,8 @@ def within_groups_statistic(covariate: Sequence[float], groups: Sequence[object]
         covariance = ((x * y) @ one_hot.T)[:, varying]
         x_square = ((x * x) @ one_hot.T)[:, varying]
         r_square = covariance ** 2 / np.maximum(x_square * y_square[varying], 1e-300)
-        return r_square.mean(axis=1)
+        mean_r_square: np.ndarray = r_square.mean(axis=1)
+        return mean_r_square
 
     return statistic
 
@@ -113,7 +115,8 @@ def max_abs_statistic(*statistics: Statistic) -> Statistic:
     """The largest absolute value of several statistics: one test for "any of them", no multiplicity to adjust."""
 
     def statistic(positions: np.ndarray) -> np.ndarray:
-        return np.max(np.abs(np.stack([s(positions) for s in statistics])), axis=0)
+        largest: np.ndarray = np.max(np.abs(np.stack([s(positions) for s in statistics])), axis=0)
+        return largest
 
     return statistic
 
