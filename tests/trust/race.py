@@ -24,6 +24,10 @@ from pathlib import Path
 import httpx
 
 REPO = Path(__file__).resolve().parents[2]
+# The race server's sign-in limits (per address, per account): small, so that the login trials hash few passwords
+# (each costs ~0.3 s of CPU) and a burst far exceeds them.
+LOGIN_LIMIT = 3
+ACCOUNT_LIMIT = 5
 LISTENING = re.compile(rb"Listening at: http://127\.0\.0\.1:(\d+)")
 
 

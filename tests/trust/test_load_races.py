@@ -3,59 +3,36 @@
 Each test releases requests together from a barrier (tests/trust/race.py) and checks the promise after every
 trial: what one request at a time keeps must hold when the same requests arrive at once. PostgreSQL only:
 SQLite serialises every write transaction, so no two of these requests would ever overlap there (CI runs the
-suite on PostgreSQL + Redis as well). The world is committed to the test database (the server is
+suite on PostgreSQL + Redis as well). The server is the session's one (``race_server`` in conftest.py, shared with
+test_load_races_admin.py). The world is committed to the test database (the server is
 another process and sees only committed rows) and flushed after each test.
 """
 
 from __future__ import annotations
 
 import itertools
-import os
 from functools import partial
 
 import pytest
 
-from tests.trust.race import gunicorn, release_together
+from tests.trust.race import ACCOUNT_LIMIT, LOGIN_LIMIT, release_together
 
 TRIALS = 5
-# Small limits, so that the trials hash few passwords (each costs ~0.3 s of CPU); a burst of 23 far exceeds them.
-LOGIN_LIMIT = 3
-ACCOUNT_LIMIT = 5
-BURST = 23
+BURST = 23  # far beyond the server's small limits (race.LOGIN_LIMIT, race.ACCOUNT_LIMIT)
 PASSAGE_TEXT = " ".join(["The landlord shall return the deposit within thirty days of the end of the tenancy."] * 4)
 
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture(scope="module")
-def server(django_db_setup, django_db_blocker):
-    """gunicorn (2 gthread workers x 4 threads) on the test database, one per module."""
-    from django.db import connection
-
-    from tests.conftest import _database_url_for_worker
-
-    if connection.vendor != "postgresql":
-        pytest.skip("race tests need PostgreSQL: SQLite serialises every write, so no two requests overlap")
-    if not os.environ.get("REDIS_URL"):
-        pytest.fail("race tests need REDIS_URL: the login limit is counted in the shared cache of every worker")
-    env = {"LOGIN_RATE_LIMIT": str(LOGIN_LIMIT), "LOGIN_ACCOUNT_RATE_LIMIT": str(ACCOUNT_LIMIT),
-           # The test client stands behind one trusted proxy: X-Forwarded-For names each attempt's address.
-           "TRUSTED_PROXY_COUNT": "1"}
-    with django_db_blocker.unblock():
-        database_url = _database_url_for_worker()
-    with gunicorn(database_url=database_url, env=env) as running:
-        yield running
-
-
 @pytest.fixture
-def race(server):
+def race(race_server):
     """A reviewer with a session and a token, a pool assigned to them; committed (the server is another process),
     flushed after the test by pytest-django, and the cache's counters cleared."""
     from django.core.cache import cache
 
     world = _world()
-    world["server"] = server
+    world["server"] = race_server
     try:
         yield world
     finally:
