@@ -15,9 +15,6 @@ RELEVANCE_SCALE = [
     (3, "3", "directly addresses the issue"),
 ]
 
-JURISDICTION = {"nrs": "Nevada", "hrs": "Hawaii", "usc": "United States (federal)"}
-
-
 def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | None:
     """The section's citation context from its provision and snapshot: what a lawyer cites, and where it is from.
 
@@ -25,7 +22,7 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
 
     Reads only the provision the item points at: never the run, the candidate or anything about its order.
     """
-    from benchmarks.corpus.selectors import provision_get
+    from benchmarks.corpus.selectors import corpus_jurisdiction, provision_get
 
     provision_pk = external_ref.get("provision")
     if not isinstance(provision_pk, int):
@@ -35,7 +32,10 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
     except Exception:  # a missing provision only means no header, never a broken page
         return None
     snapshot = provision.snapshot
-    if provision.corpus == "usc" and "/" in provision.chapter:
+    if provision.hierarchy:  # a corpus file's divisions, outermost first: "Title 12, part 1026"
+        division = ", ".join(f"{level} {value}" for level, value in provision.hierarchy.items())
+        division = division[:1].upper() + division[1:]
+    elif provision.corpus == "usc" and "/" in provision.chapter:
         title, chapter = provision.chapter.split("/", 1)
         division = f"Title {title}, chapter {chapter}"
     elif provision.corpus == "usc":
@@ -45,10 +45,12 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
     if provision.chapter_title:
         division += f": {provision.chapter_title}"
     facts = (
-        ("Jurisdiction", JURISDICTION.get(provision.corpus, provision.corpus)),
-        ("Code", provision.get_corpus_display()),
+        ("Jurisdiction", corpus_jurisdiction(corpus=provision.corpus)),
+        ("Code", provision.corpus_label),
         ("Title / chapter", division),
         ("Section", str(provision)),
+        *((("Version", provision.version_label),) if provision.version_label else ()),
+        *((("As of", provision.as_of.isoformat()),) if provision.as_of else ()),
     )
     return SourceContext(facts=facts, url=provision.official_url or snapshot.official_url,
                          retrieved_at=snapshot.retrieved_at)
