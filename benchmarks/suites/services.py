@@ -219,6 +219,17 @@ def suite_draft_freeze(*, draft: SuiteDraft, user: Any) -> Suite:
     return suite
 
 
+def suite_draft_from_file(*, owner: Any, raw: bytes, filename: str) -> SuiteDraft:
+    """A draft holding a suite file (JSON, or YAML for .yaml/.yml) as written, read by ``suite_load`` as
+    ``import_suite`` reads it: a file that cannot be read is refused with the same SuiteInvalid, naming it; a
+    readable one becomes a draft whose live check lists the problems ``import_suite`` would refuse it for."""
+    try:
+        data = suite_load(raw, filename=filename)
+    except SuiteInvalid as exc:
+        raise exc.with_filename(Path(filename).name) from None
+    return SuiteDraft.objects.create(document=data, owner=owner)
+
+
 def suite_draft_new_version(*, suite: Suite, owner: Any) -> tuple[SuiteDraft, bool]:
     """A draft copy of a frozen suite's definition under the next free version of its name.
 

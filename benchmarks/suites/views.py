@@ -95,6 +95,33 @@ def workbench_index(request: HttpRequest) -> HttpResponse:
     }, status=400 if error else 200)
 
 
+# What a pasted suite file is read as (an uploaded file is read by its own name, as import_suite reads it).
+PASTE_FORMATS = {"json": "pasted.json", "yaml": "pasted.yaml"}
+
+
+@perm_required(LAUNCH_RUNS)
+@require_POST
+def workbench_import(request: HttpRequest) -> HttpResponse:
+    """A draft from a suite file pasted or uploaded, read and checked as ``import_suite`` reads and checks it."""
+    upload = request.FILES.get("file")
+    if upload is not None:
+        raw, filename = upload.read(), upload.name or "uploaded.json"
+    else:
+        raw = request.POST.get("text", "").encode("utf-8")
+        filename = PASTE_FORMATS.get(request.POST.get("format", ""), "pasted.json")
+    try:
+        if not raw.strip():
+            raise SuiteInvalid([SuiteProblem("suite", "file", "empty: paste a suite file or choose one")])
+        draft = services.suite_draft_from_file(owner=request.user, raw=raw, filename=filename)
+    except SuiteInvalid as exc:
+        return render(request, "benchmarks/workbench_index.html", {
+            "drafts": selectors.suite_draft_list(), "corpora": corpus_codes(), "values": {},
+            "import_error": exc, "pasted": request.POST.get("text", ""),
+        }, status=400)
+    messages.success(request, f"Draft #{draft.pk} holds {filename}; it is checked as import_suite checks it.")
+    return redirect("benchmarks:workbench-draft", pk=draft.pk)
+
+
 @dataclass
 class TargetRow:
     position: int
