@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from benchmarks.corpus.corpus_file import HIERARCHY
 from reviewapp.review.kinds import GradeType, PoolKind, SourceContext
 
 RELEVANCE_SCALE = [
@@ -33,7 +34,9 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
         return None
     snapshot = provision.snapshot
     if provision.hierarchy:  # a corpus file's divisions, outermost first: "Title 12, part 1026"
-        division = ", ".join(f"{level} {value}" for level, value in provision.hierarchy.items())
+        # Outermost first, whatever order the database keeps a JSON object's keys in (PostgreSQL's jsonb sorts them).
+        division = ", ".join(f"{level} {provision.hierarchy[level]}" for level in HIERARCHY
+                             if provision.hierarchy.get(level))
         division = division[:1].upper() + division[1:]
     elif provision.corpus == "usc" and "/" in provision.chapter:
         title, chapter = provision.chapter.split("/", 1)
