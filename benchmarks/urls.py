@@ -61,6 +61,7 @@ urlpatterns += [
 
 urlpatterns += [
     path("suites/workbench/", suite_views.workbench_index, name="workbench"),
+    path("suites/workbench/import/", suite_views.workbench_import, name="workbench-import"),
     path("suites/workbench/<int:pk>/", suite_views.workbench_draft, name="workbench-draft"),
     path("suites/workbench/<int:pk>/edit/", suite_views.workbench_edit, name="workbench-edit"),
     path("suites/workbench/<int:pk>/search/", suite_views.workbench_search, name="workbench-search"),

@@ -33,16 +33,24 @@ class ParsedProvision:
     # until / effective on a date): both are kept, numbered 1, 2, ...
     variant: int = 1
     official_url: str = ""
+    # Given by corpus files only (docs/corpus-format.md): an ISO date, a label such as "effective 2025-07-01",
+    # and the divisions above the section, outermost first (("title", "12"), ("part", "1026")).
+    as_of: str = ""
+    version_label: str = ""
+    hierarchy: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
 class ParsedSource:
-    corpus: str  # "nrs", "hrs", "usc"
+    corpus: str  # "nrs", "hrs", "usc", or the id of a code imported from a corpus file
     parser_name: str
     parser_version: str
     title: str
     official_url: str
     provisions: tuple[ParsedProvision, ...] = field(default_factory=tuple)
+    # A corpus file names its code and jurisdiction on every line; the official parsers know their own.
+    code_name: str = ""
+    jurisdiction: str = ""
 
 
 class ParseError(ValueError):

@@ -16,7 +16,7 @@ import re
 from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
 
 PARSER_NAME = "hrs-json"
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 OFFICIAL_BASE = "https://www.capitol.hawaii.gov/hrscurrent/"
 
 _NAV = re.compile(r"\n\s*Previous\s*\n\s*\S+\s*\n\s*Next\s*$")
@@ -28,6 +28,8 @@ _NOTE_HEADERS = (
 )
 _NOTES_START = re.compile(r"\n\n(?:" + "|".join(re.escape(h) for h in _NOTE_HEADERS) + r")[^\n]{0,60}\n\n")
 # The history bracket closes the body: "[L 1972, c 132, pt of §1; am L 2015, c 29, §3]".
+# A few index headings keep the section mark of the printed page ("[§514B-191] Retaliation prohibited.").
+_MARK = re.compile(r"^\[?§{1,2}\s*[\w.-]+\]\s*")
 _HISTORY = re.compile(r"\[(?:[^\[\]]*?\b(?:L|RL|CC|PC|HRS|Sp|gen ch|am|ren|Act)\b[^\[\]]*?)\]\s*$", re.S)
 
 
@@ -60,6 +62,8 @@ def _split(text: str, number: str, heading: str) -> tuple[str, str, str, str]:
     # Prefer the mark at the start of the text or of an indented line: notes
     # above a section may cite its number at the start of a wrapped line.
     mark = re.search(r"(?:\A|\n[ \t]+)\[?§{1,2}\s*" + re.escape(number) + r"\b", text)
+    if mark is None:  # an index number the page does not print (383-61.5 is printed §383-161)
+        mark = re.search(r"(?:\A|\n[ \t]+)\[?§{1,2}\s*\d", text)
     if mark is None:
         mark = re.search(r"\[?§{1,2}\s*" + re.escape(number) + r"\b", text)
     if mark is None:
@@ -112,7 +116,7 @@ def parse(raw: bytes, *, meta_raw: bytes, filename: str = "") -> ParsedSource:
             raise ParseError(f"{filename}: section id {sec_id} has no 't' text")
         chapter, sec = index[sec_id]
         vol_name = vol_name or str(chapter.get("vol") or "")
-        number, index_heading = str(sec[1]), squash(str(sec[2]))
+        number, index_heading = str(sec[1]), _MARK.sub("", squash(str(sec[2])), count=1)
         heading, body, history, notes = _split(entry["t"], number, index_heading)
         seen[number] = seen.get(number, 0) + 1
         repealed = any(h.upper().startswith("REPEALED") for h in (index_heading, heading)) or bool(

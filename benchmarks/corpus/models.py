@@ -14,6 +14,18 @@ class Corpus(models.TextChoices):
     USC = "usc", "United States Code"
 
 
+# A code imported from a corpus file (docs/corpus-format.md) is named by a short id of its own.
+CODE_MAX_LENGTH = 16
+
+
+def corpus_label(code: str) -> str:
+    """The name of a code: a built-in one's, or the name its corpus file gave it; the id if neither."""
+    if code in Corpus.values:
+        return str(Corpus(code).label)
+    found = CorpusCode.objects.filter(code=code).values_list("name", flat=True).first()
+    return found or code
+
+
 class ImmutableRowError(RuntimeError):
     pass
 
@@ -30,10 +42,32 @@ class AppendOnly(models.Model):
         return super().save(*args, **kwargs)
 
 
+class CorpusCode(models.Model):
+    """A code first imported from a corpus file: its name, jurisdiction and how its citations are written.
+
+    Created by the first import of the code and never changed by a later one (a file that disagrees is refused):
+    suites frozen on the code read their citations through this pattern."""
+
+    code = models.CharField(max_length=CODE_MAX_LENGTH, unique=True)
+    name = models.CharField(max_length=300)
+    jurisdiction = models.CharField(max_length=200)
+    # A regular expression with a named group ``number`` that finds a citation of the code in a text, and the
+    # form (``{number}`` filled in) the code's own citations are stored in. Blank: citations are read as stored.
+    citation_pattern = models.CharField(max_length=500, blank=True)
+    citation_form = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["code"]
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.name}"
+
+
 class SourceSnapshot(AppendOnly):
     """The exact bytes of one official source file, as read or fetched at one time."""
 
-    corpus = models.CharField(max_length=8, choices=Corpus.choices)
+    corpus = models.CharField(max_length=CODE_MAX_LENGTH)
     # Stable name of the source across versions: "NRS-432B.html", "Vol12_Ch0501-0588.json", "usc09.xml".
     source_key = models.CharField(max_length=200)
     title = models.CharField(max_length=300, blank=True)
@@ -58,12 +92,16 @@ class SourceSnapshot(AppendOnly):
     def __str__(self) -> str:
         return f"{self.corpus}:{self.source_key}@{self.sha256[:12]}"
 
+    @property
+    def corpus_label(self) -> str:
+        return corpus_label(self.corpus)
+
 
 class Provision(AppendOnly):
     """One section of a statute as printed in one snapshot."""
 
     snapshot = models.ForeignKey(SourceSnapshot, on_delete=models.PROTECT, related_name="provisions")
-    corpus = models.CharField(max_length=8, choices=Corpus.choices)
+    corpus = models.CharField(max_length=CODE_MAX_LENGTH)
     citation = models.CharField(max_length=120, db_index=True)
     number = models.CharField(max_length=80)
     variant = models.PositiveSmallIntegerField(default=1)
@@ -75,6 +113,10 @@ class Provision(AppendOnly):
     notes = models.TextField(blank=True)
     repealed = models.BooleanField(default=False)
     official_url = models.URLField(max_length=500, blank=True)
+    # Given by corpus files only (docs/corpus-format.md); the official parsers leave them empty.
+    as_of = models.DateField(null=True, blank=True, help_text="the date the text is the law as of")
+    version_label = models.CharField(max_length=100, blank=True)
+    hierarchy = models.JSONField(default=dict, blank=True, help_text='{"title": ..., "chapter": ..., "part": ...}')
     position = models.PositiveIntegerField(help_text="order within the snapshot")
     content_sha256 = models.CharField(max_length=64)
 
@@ -86,6 +128,10 @@ class Provision(AppendOnly):
 
     def __str__(self) -> str:
         return self.citation if self.variant == 1 else f"{self.citation} (version {self.variant})"
+
+    @property
+    def corpus_label(self) -> str:
+        return corpus_label(self.corpus)
 
     @property
     def docid(self) -> str:

@@ -6,7 +6,35 @@ from dataclasses import dataclass
 
 from django.db.models import Count, Max, Q, QuerySet
 
-from benchmarks.corpus.models import Corpus, Provision, SourceSnapshot
+from benchmarks.corpus.models import Corpus, CorpusCode, Provision, SourceSnapshot
+from benchmarks.suites.citations import CodePattern
+
+# The jurisdictions of the built-in codes; a code imported from a corpus file names its own.
+BUILTIN_JURISDICTIONS = {"nrs": "Nevada", "hrs": "Hawaii", "usc": "United States (federal)"}
+
+
+def corpus_codes() -> list[tuple[str, str]]:
+    """(id, name) of every code: the built-in ones, then those imported from corpus files."""
+    return [*Corpus.choices, *CorpusCode.objects.order_by("code").values_list("code", "name")]
+
+
+def corpus_known(*, corpus: str) -> bool:
+    return corpus in Corpus.values or CorpusCode.objects.filter(code=corpus).exists()
+
+
+def corpus_jurisdiction(*, corpus: str) -> str:
+    if corpus in BUILTIN_JURISDICTIONS:
+        return BUILTIN_JURISDICTIONS[corpus]
+    return CorpusCode.objects.filter(code=corpus).values_list("jurisdiction", flat=True).first() or corpus
+
+
+def corpus_citation_pattern(*, corpus: str) -> CodePattern | None:
+    """How citations of a code imported from a corpus file are read (None for the built-in codes, whose
+    forms the citation parser knows, and for a code whose file gave no pattern)."""
+    if corpus in Corpus.values:
+        return None
+    found = CorpusCode.objects.filter(code=corpus).exclude(citation_pattern="").first()
+    return CodePattern(found.code, found.citation_pattern, found.citation_form) if found else None
 
 
 def corpus_current_snapshots(*, corpus: str) -> list[SourceSnapshot]:
@@ -30,7 +58,7 @@ class CorpusSummary:
 
 def corpus_list() -> list[CorpusSummary]:
     out = []
-    for value, label in Corpus.choices:
+    for value, label in corpus_codes():
         snapshots = corpus_current_snapshots(corpus=value)
         counts = Provision.objects.filter(snapshot__in=snapshots).aggregate(
             n=Count("id"), repealed=Count("id", filter=Q(repealed=True)))

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from django.db import transaction
 from django.utils import timezone
 
-from benchmarks.corpus import ParsedSource, hrs_json, nrs_html, uslm_xml
-from benchmarks.corpus.models import Passage, Provision, SourceSnapshot
+from benchmarks.corpus import ParsedSource, corpus_file, hrs_json, nrs_html, uslm_xml
+from benchmarks.corpus.models import Corpus, CorpusCode, Passage, Provision, SourceSnapshot
 from benchmarks.corpus.passages import PASSAGE_RULE, passage_extract
 from benchmarks.retrieval.engines import engine_for_connection
 from reviewapp.core.hashing import sha256_hex, sha256_json
@@ -40,7 +41,7 @@ class SnapshotOutcome:
 
 # Column widths of the identifying fields: a longer value is a malformed file, refused with its section named
 # (PostgreSQL would otherwise refuse the row mid-import; SQLite would silently store it).
-_LIMITS = {"citation": 120, "number": 80, "chapter": 40}
+_LIMITS = {"citation": 120, "number": 80, "chapter": 40, "version_label": 100}
 
 
 def _check_lengths(parsed: ParsedSource, source_key: str) -> None:
@@ -48,7 +49,7 @@ def _check_lengths(parsed: ParsedSource, source_key: str) -> None:
         raise ImportProblem(f"{source_key}: the title contains a NUL character (0x00); not a text file")
     for position, p in enumerate(parsed.provisions):
         for name in ("citation", "number", "chapter", "chapter_title", "heading", "body", "history", "notes",
-                     "official_url"):
+                     "official_url", "version_label"):
             if "\x00" in getattr(p, name):
                 raise ImportProblem(f"{source_key}: section {position + 1} ({p.citation[:40]!r}): {name} "
                                     "contains a NUL character (0x00); not a text file")
@@ -63,11 +64,17 @@ def _provision_rows(parsed: ParsedSource, snapshot: SourceSnapshot) -> list[Prov
     for position, p in enumerate(parsed.provisions):
         content = {"citation": p.citation, "variant": p.variant, "heading": p.heading, "body": p.body,
                    "history": p.history, "notes": p.notes, "repealed": p.repealed}
+        # Only a corpus file gives these: the official parsers' provisions keep the hashes they always had.
+        hierarchy = dict(p.hierarchy)
+        for key, value in (("as_of", p.as_of), ("version_label", p.version_label), ("hierarchy", hierarchy)):
+            if value:
+                content[key] = value
         rows.append(Provision(
             snapshot=snapshot, corpus=parsed.corpus, citation=p.citation, number=p.number, variant=p.variant,
             chapter=p.chapter, chapter_title=p.chapter_title[:400], heading=p.heading, body=p.body,
             history=p.history, notes=p.notes, repealed=p.repealed, official_url=p.official_url[:500],
-            position=position, content_sha256=sha256_json(content),
+            as_of=date.fromisoformat(p.as_of) if p.as_of else None, version_label=p.version_label,
+            hierarchy=hierarchy, position=position, content_sha256=sha256_json(content),
         ))
     return rows
 
@@ -177,6 +184,48 @@ def _statutes_import(*, fmt: str, files: list[Path], hrs_index: Path | None) -> 
             parser=(module.PARSER_NAME, module.PARSER_VERSION),
         ))
     return outcomes
+
+
+# --------------------------------------------------------------------------- corpus files (any code)
+
+
+def corpus_file_import(*, code: str, raw: bytes, filename: str, retrieved_from: str = "",
+                       citation_pattern: str = "", citation_form: str = "") -> SnapshotOutcome:
+    """Import a corpus file (docs/corpus-format.md) as a snapshot of code ``code``, through the same snapshot,
+    provision and passage service as the official parsers. A bad line refuses the whole file
+    (CorpusFileInvalid names each line and field); so does a file that disagrees with the code's first import
+    (its name, jurisdiction or citation pattern).
+
+    Without a citation pattern, one is read off the file's citations when they share a prefix before the number.
+    """
+    if code in Corpus.values:
+        raise ImportProblem(f"{code!r} is a built-in code: import its official files with import_statutes")
+    parsed = corpus_file.parse(raw, code=code, filename=filename)
+    if bool(citation_pattern) != bool(citation_form):
+        raise ImportProblem("give both a citation pattern and a citation form, or neither")
+    if not citation_pattern:
+        citation_pattern, citation_form = corpus_file.citation_pattern_derive(parsed)
+    if citation_pattern:
+        problems = corpus_file.citation_pattern_check(parsed, pattern=citation_pattern, form=citation_form,
+                                                      filename=filename)
+        if problems:
+            raise corpus_file.CorpusFileInvalid(problems, filename=filename)
+    with transaction.atomic():
+        known, _ = CorpusCode.objects.select_for_update().get_or_create(code=code, defaults={
+            "name": parsed.code_name, "jurisdiction": parsed.jurisdiction,
+            "citation_pattern": citation_pattern, "citation_form": citation_form,
+        })
+        for label, mine, theirs in (("code", parsed.code_name, known.name),
+                                    ("jurisdiction", parsed.jurisdiction, known.jurisdiction),
+                                    ("citation pattern", citation_pattern, known.citation_pattern),
+                                    ("citation form", citation_form, known.citation_form)):
+            if mine != theirs:
+                raise ImportProblem(f"{filename}: {label} {mine!r} differs from {theirs!r}, which the code {code!r} "
+                                    "was first imported with; a code's citations and name do not change")
+        return snapshot_import(
+            corpus=code, source_key=Path(filename).name or code, raw=raw, retrieved_from=retrieved_from or filename,
+            parse=lambda _raw: parsed, parser=(corpus_file.PARSER_NAME, corpus_file.PARSER_VERSION),
+        )
 
 
 def source_fetch(*, url: str, client: httpx.Client | None = None) -> bytes:

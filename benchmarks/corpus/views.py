@@ -7,7 +7,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from benchmarks.corpus import selectors
-from benchmarks.corpus.models import Corpus
+from benchmarks.corpus.models import corpus_label
 from reviewapp.core.access import VIEW_REPORTS, perm_required
 
 # A long chapter (HRS 346 has hundreds of sections) rendered whole was slow; pages keep it quick.
@@ -16,10 +16,10 @@ PROVISIONS_PER_PAGE = 50
 
 @perm_required(VIEW_REPORTS)
 def corpus_detail(request: HttpRequest, corpus: str) -> HttpResponse:
-    if corpus not in Corpus.values:
+    if not selectors.corpus_known(corpus=corpus):
         raise Http404("unknown corpus")
     return render(request, "benchmarks/corpus.html", {
-        "corpus": corpus, "label": Corpus(corpus).label,
+        "corpus": corpus, "label": corpus_label(corpus),
         "snapshots": selectors.corpus_current_snapshots(corpus=corpus),
         "chapters": selectors.corpus_chapters(corpus=corpus),
     })
@@ -27,7 +27,7 @@ def corpus_detail(request: HttpRequest, corpus: str) -> HttpResponse:
 
 @perm_required(VIEW_REPORTS)
 def chapter_detail(request: HttpRequest, corpus: str, chapter: str) -> HttpResponse:
-    if corpus not in Corpus.values:
+    if not selectors.corpus_known(corpus=corpus):
         raise Http404("unknown corpus")
     paginator = Paginator(selectors.chapter_provisions(corpus=corpus, chapter=chapter), PROVISIONS_PER_PAGE)
     if not paginator.count:
@@ -35,7 +35,7 @@ def chapter_detail(request: HttpRequest, corpus: str, chapter: str) -> HttpRespo
     # Out-of-range or malformed ?page= falls back to the nearest page rather than a 404.
     page = paginator.get_page(request.GET.get("page"))
     return render(request, "benchmarks/chapter.html", {
-        "corpus": corpus, "label": Corpus(corpus).label, "chapter": chapter,
+        "corpus": corpus, "label": corpus_label(corpus), "chapter": chapter,
         "chapter_title": page.object_list[0].chapter_title, "provisions": page.object_list, "page": page,
     })
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from benchmarks.corpus.corpus_file import HIERARCHY
 from reviewapp.review.kinds import GradeType, PoolKind, SourceContext
 
 RELEVANCE_SCALE = [
@@ -15,9 +16,6 @@ RELEVANCE_SCALE = [
     (3, "3", "directly addresses the issue"),
 ]
 
-JURISDICTION = {"nrs": "Nevada", "hrs": "Hawaii", "usc": "United States (federal)"}
-
-
 def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | None:
     """The section's citation context from its provision and snapshot: what a lawyer cites, and where it is from.
 
@@ -25,7 +23,7 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
 
     Reads only the provision the item points at: never the run, the candidate or anything about its order.
     """
-    from benchmarks.corpus.selectors import provision_get
+    from benchmarks.corpus.selectors import corpus_jurisdiction, provision_get
 
     provision_pk = external_ref.get("provision")
     if not isinstance(provision_pk, int):
@@ -35,7 +33,12 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
     except Exception:  # a missing provision only means no header, never a broken page
         return None
     snapshot = provision.snapshot
-    if provision.corpus == "usc" and "/" in provision.chapter:
+    if provision.hierarchy:  # a corpus file's divisions, outermost first: "Title 12, part 1026"
+        # Outermost first, whatever order the database keeps a JSON object's keys in (PostgreSQL's jsonb sorts them).
+        division = ", ".join(f"{level} {provision.hierarchy[level]}" for level in HIERARCHY
+                             if provision.hierarchy.get(level))
+        division = division[:1].upper() + division[1:]
+    elif provision.corpus == "usc" and "/" in provision.chapter:
         title, chapter = provision.chapter.split("/", 1)
         division = f"Title {title}, chapter {chapter}"
     elif provision.corpus == "usc":
@@ -45,10 +48,12 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
     if provision.chapter_title:
         division += f": {provision.chapter_title}"
     facts = (
-        ("Jurisdiction", JURISDICTION.get(provision.corpus, provision.corpus)),
-        ("Code", provision.get_corpus_display()),
+        ("Jurisdiction", corpus_jurisdiction(corpus=provision.corpus)),
+        ("Code", provision.corpus_label),
         ("Title / chapter", division),
         ("Section", str(provision)),
+        *((("Version", provision.version_label),) if provision.version_label else ()),
+        *((("As of", provision.as_of.isoformat()),) if provision.as_of else ()),
     )
     return SourceContext(facts=facts, url=provision.official_url or snapshot.official_url,
                          retrieved_at=snapshot.retrieved_at)

@@ -11,6 +11,7 @@ from django.utils import timezone
 
 from benchmarks.corpus.models import Provision
 from benchmarks.corpus.passages import PASSAGE_RULE
+from benchmarks.corpus.selectors import corpus_citation_pattern
 from benchmarks.corpus.services import passages_ensure
 from benchmarks.retrieval.engines import (
     CONFIGURATIONS,
@@ -133,7 +134,7 @@ def _engine_searcher(config: Configuration, engine: Engine, *, k: int) -> Search
 
 def _citation_control(query: SuiteQuery, *, corpus: str, snapshot_ids: list[int]):
     """An exact-citation control: the parser reads the text; every version of the section is a candidate."""
-    parsed = citation_parse(query.text, default_corpus=corpus)
+    parsed = citation_parse(query.text, default_corpus=corpus, code=corpus_citation_pattern(corpus=corpus))
     fields: dict[str, Any] = {"method": "citation-parser", "parsed_citation": parsed.citation if parsed else ""}
     if parsed is None:
         return [], {**fields, "status": ResultStatus.UNRESOLVED,

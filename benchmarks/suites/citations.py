@@ -13,10 +13,14 @@ A subsection suffix (``432B.220(4)(a)``, ``521-44(a)``, ``§ 2(b)``) resolves to
 the suffix is kept on ``ParsedCitation.subsection``. With ``default_corpus`` ("nrs" or "hrs"),
 a bare section number (``432B.220``, ``§ 432B.220``, ``521-44``) is read as a section of that
 corpus when the text names no corpus.
+
+A code imported from a corpus file (docs/corpus-format.md) brings its own ``CodePattern``: a regular
+expression with a named group ``number`` and the form its citations are stored in (``12 CFR § {number}``).
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -27,6 +31,23 @@ class ParsedCitation:
     number: str
     citation: str
     subsection: str = ""  # "(4)(a)" when the text cites below the section
+
+
+@dataclass(frozen=True)
+class CodePattern:
+    """How the citations of a code imported from a corpus file are found in a text and stored."""
+
+    code: str
+    pattern: str  # with a named group ``number`` (and optionally ``sub``)
+    form: str  # "12 CFR § {number}"
+
+    def compiled(self) -> re.Pattern[str]:
+        return _compiled(self.pattern)
+
+
+@functools.lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern + (_SUBSECTION if "(?P<sub>" not in pattern else ""), re.I)
 
 
 _SECTION_MARK = r"\s*(?:§+\s*)?"
@@ -51,8 +72,11 @@ _BARE = {
 }
 
 
-def _parsed(corpus: str, match: re.Match[str]) -> ParsedCitation:
+def _parsed(corpus: str, match: re.Match[str], code: CodePattern | None = None) -> ParsedCitation:
     sub = re.sub(r"\s+", "", match.group("sub") or "")
+    if code is not None and corpus == code.code:
+        number = match.group("number")
+        return ParsedCitation(corpus, number, code.form.replace("{number}", number), sub)
     if corpus == "usc":
         title, number = match.group("title"), match.group("number").lower()
         return ParsedCitation("usc", f"{title}/{number}", f"{title} U.S.C. § {number}", sub)
@@ -61,17 +85,20 @@ def _parsed(corpus: str, match: re.Match[str]) -> ParsedCitation:
     return ParsedCitation(corpus, number, citation, sub)
 
 
-def citation_parse(text: str, *, default_corpus: str = "") -> ParsedCitation | None:
+def citation_parse(text: str, *, default_corpus: str = "", code: CodePattern | None = None) -> ParsedCitation | None:
     """The first statute citation in ``text``, normalised to the section; None if there is none.
 
     ``default_corpus`` ("nrs" or "hrs"; others ignored) reads a bare section number as a
-    section of that corpus, but only when no corpus-named citation is in the text.
+    section of that corpus, but only when no corpus-named citation is in the text. ``code`` also reads the
+    citations of a code imported from a corpus file.
     """
-    found = [(m.start(), corpus, m) for corpus, pattern in (("nrs", _NRS), ("hrs", _HRS), ("usc", _USC))
-             if (m := pattern.search(text))]
+    patterns = [("nrs", _NRS), ("hrs", _HRS), ("usc", _USC)]
+    if code is not None and code.pattern:
+        patterns.insert(0, (code.code, code.compiled()))  # first: it wins a tie for the same position
+    found = [(m.start(), corpus, m) for corpus, pattern in patterns if (m := pattern.search(text))]
     if not found:
         bare = _BARE.get(default_corpus)
         match = bare.search(text) if bare is not None else None
         return _parsed(default_corpus, match) if match else None
     _, corpus, match = min(found, key=lambda item: item[0])
-    return _parsed(corpus, match)
+    return _parsed(corpus, match, code)

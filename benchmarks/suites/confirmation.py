@@ -26,6 +26,7 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from benchmarks.corpus.models import Provision
+from benchmarks.corpus.selectors import corpus_citation_pattern
 from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.models import (
     NominatedTarget,
@@ -289,7 +290,7 @@ def target_propose(*, reviewer: AbstractBaseUser, item_id: str, citation: str) -
     text = (citation or "").strip()
     if not text:
         raise ConfirmationError("citation: required (e.g. a section citation of the suite's corpus)")
-    parsed = citation_parse(text, default_corpus=suite.corpus)
+    parsed = citation_parse(text, default_corpus=suite.corpus, code=corpus_citation_pattern(corpus=suite.corpus))
     if parsed is None or parsed.corpus != suite.corpus:
         raise ConfirmationError(f"citation: {text!r} is not a citation of the {suite.corpus.upper()} corpus")
     provision = (Provision.objects.filter(snapshot__in=suite.snapshots.all(), citation=parsed.citation)

@@ -8,12 +8,13 @@ and all problems are reported at once; nothing is written unless there are none.
 from __future__ import annotations
 
 import json
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
 import yaml
 
-from benchmarks.suites.citations import citation_parse
+from benchmarks.suites.citations import CodePattern, citation_parse
 from reviewapp.core.storable import contains_nul
 
 KINDS = ("ranking", "outside_corpus", "exact_citation")
@@ -153,12 +154,12 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def _canonical(citation: str, *, corpus: Any, known: set[str] | None) -> str:
+def _canonical(citation: str, *, corpus: Any, known: set[str] | None, code: CodePattern | None = None) -> str:
     """``citation`` as given when it is already known (or nothing is known); else the
     corpus form the citation parser reads in it, when that is a citation of the suite's corpus."""
     if known is not None and citation in known:
         return citation
-    parsed = citation_parse(citation, default_corpus=corpus if isinstance(corpus, str) else "")
+    parsed = citation_parse(citation, default_corpus=corpus if isinstance(corpus, str) else "", code=code)
     if parsed is None or parsed.corpus != corpus:
         return citation
     if known is None or parsed.citation in known:
@@ -179,7 +180,8 @@ def _confirmed_by(value: Any) -> dict[str, Any] | str:
 
 
 def suite_normalise(
-    data: dict[str, Any], *, known_citations: set[str] | None, trust_confirmations: bool = False
+    data: dict[str, Any], *, known_citations: set[str] | None, trust_confirmations: bool = False,
+    corpora: Collection[str] = CORPORA, code: CodePattern | None = None,
 ) -> dict[str, Any]:
     """Validated canonical form of a suite file; raises SuiteInvalid listing every problem.
 
@@ -187,7 +189,9 @@ def suite_normalise(
     ``confirmed_by`` records lawyers' judgments made here; a file's ``confirmed_by`` is otherwise a claim.
 
     ``known_citations`` is the set of citations in the pinned corpus snapshots
-    (None skips that check, e.g. to lint a file without a database). A target or expected
+    (None skips that check, e.g. to lint a file without a database). ``corpora`` are the codes a suite may be
+    written on (the built-in ones, and the codes imported from corpus files), ``code`` how the citations of the
+    suite's code are read when it was imported from a corpus file. A target or expected
     citation written as lawyers do ("N.R.S. 432B.220(4)", "Nev. Rev. Stat. § 432B.220") is
     stored in the corpus's own form when the citation parser reads it.
 
@@ -209,8 +213,8 @@ def suite_normalise(
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= MAX_VERSION:
         bad("suite", "version", f"required (a positive integer up to {MAX_VERSION})")
     corpus = data.get("corpus")
-    if corpus not in CORPORA:
-        bad("suite", "corpus", f"must be one of {', '.join(CORPORA)}, got {corpus!r}")
+    if not isinstance(corpus, str) or corpus not in corpora:
+        bad("suite", "corpus", f"must be one of {', '.join(corpora)}, got {corpus!r}")
     default_nominator = _text(data.get("nominated_by")) or DEFAULT_NOMINATOR
     synthetic = data.get("synthetic")
     if synthetic is not None and not isinstance(synthetic, bool):
@@ -305,7 +309,7 @@ def suite_normalise(
             if not citation:
                 bad(where, field, "required")
                 continue
-            citation = _canonical(citation, corpus=corpus, known=known_citations)
+            citation = _canonical(citation, corpus=corpus, known=known_citations, code=code)
             if citation in seen_targets:
                 bad(where, field, f"{citation} nominated twice")
                 continue
@@ -349,7 +353,7 @@ def suite_normalise(
             if not expected:
                 bad(where, "expected_citation", "required for an exact-citation control")
             else:
-                expected = _canonical(expected, corpus=corpus, known=known_citations)
+                expected = _canonical(expected, corpus=corpus, known=known_citations, code=code)
                 if known_citations is not None and expected not in known_citations:
                     bad(where, "expected_citation", f"{expected} is not in the {corpus} corpus snapshot")
             # A text the parser cannot read is not refused: the control is what measures the

@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
-from benchmarks.corpus.models import AppendOnly, Corpus, Provision, SourceSnapshot
+from benchmarks.corpus.models import CODE_MAX_LENGTH, AppendOnly, Provision, SourceSnapshot, corpus_label
 
 
 class Split(models.TextChoices):
@@ -27,7 +27,7 @@ class Suite(AppendOnly):
 
     name = models.CharField(max_length=100)
     version = models.PositiveIntegerField()
-    corpus = models.CharField(max_length=8, choices=Corpus.choices)
+    corpus = models.CharField(max_length=CODE_MAX_LENGTH)
     description = models.TextField(blank=True)
     definition = models.TextField(help_text="canonical JSON of the suite file as frozen")
     sha256 = models.CharField(max_length=64, help_text="sha256 of the canonical definition")
@@ -44,6 +44,10 @@ class Suite(AppendOnly):
 
     def __str__(self) -> str:
         return f"{self.name} v{self.version}"
+
+    @property
+    def corpus_label(self) -> str:
+        return corpus_label(self.corpus)
 
 
 class QueryFamily(AppendOnly):

@@ -8,8 +8,8 @@ from typing import Any
 
 from django.db.models import Count, QuerySet
 
-from benchmarks.corpus.models import Corpus, Provision
-from benchmarks.corpus.selectors import corpus_current_snapshots
+from benchmarks.corpus.models import Provision
+from benchmarks.corpus.selectors import corpus_citation_pattern, corpus_current_snapshots, corpus_known
 from benchmarks.retrieval.engines import CONFIGURATIONS, keyword_search
 from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.diff import SuiteDiff, definition_diff
@@ -142,13 +142,13 @@ SNIPPET_CHARS = 280
 def workbench_search(*, corpus: str, text: str, limit: int = 20) -> list[SearchResult]:
     """Provisions of the corpus's current snapshots for a search box: the section the text cites, if it cites
     one, then the interactive full-text search (``keyword-v1``: every content word, then any of them)."""
-    snapshots = corpus_current_snapshots(corpus=corpus) if corpus in Corpus.values else []
+    snapshots = corpus_current_snapshots(corpus=corpus) if corpus_known(corpus=corpus) else []
     snapshot_ids = [s.pk for s in snapshots]
     if not snapshot_ids or not text.strip():
         return []
     ids: list[int] = []
     cited: set[int] = set()
-    parsed = citation_parse(text, default_corpus=corpus)
+    parsed = citation_parse(text, default_corpus=corpus, code=corpus_citation_pattern(corpus=corpus))
     if parsed is not None and parsed.corpus == corpus:
         cited = set(Provision.objects.filter(snapshot_id__in=snapshot_ids, citation=parsed.citation)
                     .order_by("variant", "id").values_list("id", flat=True))
@@ -169,16 +169,17 @@ def workbench_search(*, corpus: str, text: str, limit: int = 20) -> list[SearchR
 
 def workbench_provision(*, corpus: str, pk: int) -> Provision | None:
     """A provision of the corpus's current snapshots (the only ones a draft's targets are checked against)."""
-    snapshots = corpus_current_snapshots(corpus=corpus) if corpus in Corpus.values else []
+    snapshots = corpus_current_snapshots(corpus=corpus) if corpus_known(corpus=corpus) else []
     return Provision.objects.filter(pk=pk, snapshot__in=snapshots).select_related("snapshot").first()
 
 
 def provision_ids_by_citation(*, corpus: str, citations: list[str]) -> dict[str, int]:
     """Citation as written in a draft (corpus form or lawyers' form) -> the provision it names, where it names one."""
-    snapshots = corpus_current_snapshots(corpus=corpus) if corpus in Corpus.values else []
+    snapshots = corpus_current_snapshots(corpus=corpus) if corpus_known(corpus=corpus) else []
     wanted: dict[str, str] = {}
+    code = corpus_citation_pattern(corpus=corpus)
     for written in citations:
-        parsed = citation_parse(written, default_corpus=corpus)
+        parsed = citation_parse(written, default_corpus=corpus, code=code)
         wanted[written] = parsed.citation if parsed is not None and parsed.corpus == corpus else written
     found: dict[str, int] = {}
     for citation, pk in (Provision.objects.filter(snapshot__in=snapshots, citation__in=set(wanted.values()))

@@ -15,7 +15,7 @@ from django.db.models import Max
 from django.utils import timezone
 
 from benchmarks.corpus.models import Provision, SourceSnapshot
-from benchmarks.corpus.selectors import corpus_current_snapshots
+from benchmarks.corpus.selectors import corpus_citation_pattern, corpus_codes, corpus_current_snapshots
 from benchmarks.suites.files import SuiteInvalid, SuiteProblem, suite_load, suite_normalise
 from benchmarks.suites.models import NominatedTarget, QueryFamily, Suite, SuiteDraft, SuiteQuery
 from reviewapp.core.hashing import canonical_json, sha256_hex, sha256_json
@@ -48,6 +48,13 @@ def _pinned_snapshots(corpus: Any) -> list[SourceSnapshot]:
     return snapshots
 
 
+def _code_of(data: dict[str, Any]) -> dict[str, Any]:
+    """The codes a suite may name, and how its own code's citations are read (a code imported from a file)."""
+    corpus = data.get("corpus")
+    return {"corpora": [code for code, _ in corpus_codes()],
+            "code": corpus_citation_pattern(corpus=corpus) if isinstance(corpus, str) else None}
+
+
 def _version_conflict(definition: dict[str, Any], digest: str) -> tuple[Suite | None, SuiteProblem | None]:
     """The suite frozen under this name and version, and the refusal when it differs from ``definition``."""
     existing = Suite.objects.filter(name=definition["name"], version=definition["version"]).first()
@@ -65,7 +72,7 @@ def suite_check(*, data: dict[str, Any]) -> tuple[dict[str, Any], str]:
     sha256. Writes nothing; raises SuiteInvalid with every problem import would refuse it for."""
     snapshots = _pinned_snapshots(data.get("corpus"))
     known = set(Provision.objects.filter(snapshot__in=snapshots).values_list("citation", flat=True))
-    definition = suite_normalise(data, known_citations=known)
+    definition = suite_normalise(data, known_citations=known, **_code_of(data))
     digest = sha256_hex(canonical_json(definition))
     _, conflict = _version_conflict(definition, digest)
     if conflict is not None:
@@ -76,7 +83,7 @@ def suite_check(*, data: dict[str, Any]) -> tuple[dict[str, Any], str]:
 def _frozen_here(data: dict[str, Any], known: set[str]) -> Suite | None:
     """The suite this install froze from exactly this file, its confirmations included, if there is one."""
     try:
-        as_frozen = suite_normalise(data, known_citations=known, trust_confirmations=True)
+        as_frozen = suite_normalise(data, known_citations=known, trust_confirmations=True, **_code_of(data))
     except SuiteInvalid:
         return None
     return Suite.objects.filter(name=as_frozen["name"], version=as_frozen["version"],
@@ -92,7 +99,8 @@ def _suite_import(*, raw: bytes, filename: str, frozen_by: str, trusted: bool) -
         by_citation.setdefault(provision.citation, provision)
     if not trusted and (same := _frozen_here(data, set(by_citation))) is not None:
         return same, False
-    definition = suite_normalise(data, known_citations=set(by_citation), trust_confirmations=trusted)
+    definition = suite_normalise(data, known_citations=set(by_citation), trust_confirmations=trusted,
+                                 **_code_of(data))
     digest = sha256_hex(canonical_json(definition))
     existing, conflict = _version_conflict(definition, digest)
     if conflict is not None:
@@ -209,6 +217,17 @@ def suite_draft_freeze(*, draft: SuiteDraft, user: Any) -> Suite:
         locked.frozen_suite, locked.frozen_at = suite, timezone.now()
         locked.save(update_fields=["frozen_suite", "frozen_at", "updated_at"])
     return suite
+
+
+def suite_draft_from_file(*, owner: Any, raw: bytes, filename: str) -> SuiteDraft:
+    """A draft holding a suite file (JSON, or YAML for .yaml/.yml) as written, read by ``suite_load`` as
+    ``import_suite`` reads it: a file that cannot be read is refused with the same SuiteInvalid, naming it; a
+    readable one becomes a draft whose live check lists the problems ``import_suite`` would refuse it for."""
+    try:
+        data = suite_load(raw, filename=filename)
+    except SuiteInvalid as exc:
+        raise exc.with_filename(Path(filename).name) from None
+    return SuiteDraft.objects.create(document=data, owner=owner)
 
 
 def suite_draft_new_version(*, suite: Suite, owner: Any) -> tuple[SuiteDraft, bool]:

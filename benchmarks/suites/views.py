@@ -13,7 +13,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from benchmarks.corpus.models import Corpus
+from benchmarks.corpus.selectors import corpus_citation_pattern, corpus_codes, corpus_known
 from benchmarks.retrieval.selectors import retrieval_run_list
 from benchmarks.suites import confirmation, selectors, services, workbench
 from benchmarks.suites.citations import citation_parse
@@ -84,15 +84,42 @@ def workbench_index(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         if not name or len(name) > 100:
             error = "name: required, at most 100 characters"
-        elif corpus not in Corpus.values:
-            error = f"corpus: must be one of {', '.join(Corpus.values)}, got {corpus!r}"
+        elif not corpus_known(corpus=corpus):
+            error = f"corpus: must be one of {', '.join(c for c, _ in corpus_codes())}, got {corpus!r}"
         else:
             draft = services.suite_draft_create(owner=request.user, name=name, corpus=corpus)
             return redirect("benchmarks:workbench-draft", pk=draft.pk)
     return render(request, "benchmarks/workbench_index.html", {
-        "drafts": selectors.suite_draft_list(), "corpora": Corpus.choices, "error": error,
+        "drafts": selectors.suite_draft_list(), "corpora": corpus_codes(), "error": error,
         "values": {"name": name, "corpus": corpus},
     }, status=400 if error else 200)
+
+
+# What a pasted suite file is read as (an uploaded file is read by its own name, as import_suite reads it).
+PASTE_FORMATS = {"json": "pasted.json", "yaml": "pasted.yaml"}
+
+
+@perm_required(LAUNCH_RUNS)
+@require_POST
+def workbench_import(request: HttpRequest) -> HttpResponse:
+    """A draft from a suite file pasted or uploaded, read and checked as ``import_suite`` reads and checks it."""
+    upload = request.FILES.get("file")
+    if upload is not None:
+        raw, filename = upload.read(), upload.name or "uploaded.json"
+    else:
+        raw = request.POST.get("text", "").encode("utf-8")
+        filename = PASTE_FORMATS.get(request.POST.get("format", ""), "pasted.json")
+    try:
+        if not raw.strip():
+            raise SuiteInvalid([SuiteProblem("suite", "file", "empty: paste a suite file or choose one")])
+        draft = services.suite_draft_from_file(owner=request.user, raw=raw, filename=filename)
+    except SuiteInvalid as exc:
+        return render(request, "benchmarks/workbench_index.html", {
+            "drafts": selectors.suite_draft_list(), "corpora": corpus_codes(), "values": {},
+            "import_error": exc, "pasted": request.POST.get("text", ""),
+        }, status=400)
+    messages.success(request, f"Draft #{draft.pk} holds {filename}; it is checked as import_suite checks it.")
+    return redirect("benchmarks:workbench-draft", pk=draft.pk)
 
 
 @dataclass
@@ -160,7 +187,7 @@ def _editor_context(draft: SuiteDraft, **extra: Any) -> dict[str, Any]:
     context = {
         "draft": draft, "doc": doc, "editable": not draft.is_frozen, "check": check, "general_problems": general,
         "cards": cards, "families": family_rows, "family_ids": [str(f.get("id") or "") for f in families],
-        "kinds": KINDS, "splits": SPLITS, "corpora": Corpus.choices,
+        "kinds": KINDS, "splits": SPLITS, "corpora": corpus_codes(),
         "synthetic": "" if "synthetic" not in doc else ("true" if doc["synthetic"] else "false"),
         "search": None,
     }
@@ -179,8 +206,9 @@ def _search_context(draft: SuiteDraft, params: Any) -> dict[str, Any]:
         query = {"index": int(index), **_as_dict(queries[int(index)])}
     nominated: set[str] = set()
     if query is not None:
+        code = corpus_citation_pattern(corpus=corpus)
         for written in workbench.target_citations(query):
-            parsed = citation_parse(written, default_corpus=corpus)
+            parsed = citation_parse(written, default_corpus=corpus, code=code)
             nominated.add(parsed.citation if parsed is not None else written)
     return {"text": text, "query": query, "nominated": nominated,
             "results": selectors.workbench_search(corpus=corpus, text=text) if text else []}

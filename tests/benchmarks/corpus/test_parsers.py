@@ -85,6 +85,29 @@ def test_it_separates_hrs_body_history_and_notes(hrs_sections):
     assert by_citation["HRS § 501-5"].repealed
 
 
+def test_it_drops_the_bracketed_section_mark_from_an_hrs_index_heading(hrs_sections):
+    # index-meta.json prints "[§514B-191] Retaliation prohibited.": the mark is not part of the heading,
+    # and the body must not begin by repeating the heading.
+    section = next(p for p in hrs_sections if p.citation == "HRS § 514B-191")
+    assert section.heading == "Retaliation prohibited."
+    assert section.body.startswith("(a) An association, board, managing agent")
+    assert section.history == "[L 2017, c 190, §1]"
+    assert not any(p.heading.startswith(("[§", "§")) for p in hrs_sections)
+
+
+def test_it_finds_the_hrs_section_mark_when_the_page_prints_another_number_than_the_index(hrs_sections):
+    # The index numbers these 383-61.5, 514B-95.1 and 602-12 (second entry); the pages print §383-161, [§514B-95] and a
+    # mark preceded by notes that cite "602-11 to 602-20": the section starts at the indented mark.
+    by_citation = {(p.citation, p.variant): p for p in hrs_sections}
+    assert by_citation["HRS § 383-61.5", 2].heading == "Waiver of rights void."
+    assert by_citation["HRS § 514B-95.1", 1].heading == "Definitions."
+    assert by_citation["HRS § 514B-95.1", 1].body.startswith("As used in this subpart:")
+    court = by_citation["HRS § 602-12", 2]
+    assert court.heading == "How constituted."
+    assert court.body.startswith("The intermediate appellate court shall consist of a chief judge")
+    assert court.history.startswith("[L 1979, c 111")
+
+
 @pytest.mark.parametrize(("name", "count"), [("usc01.xml", 39), ("usc09.xml", 31)])
 def test_it_reads_us_code_sections_but_not_sections_quoted_in_notes(data_dir, name, count):
     source = uslm_xml.parse((data_dir / "statutes" / "usc" / name).read_bytes(), filename=name)

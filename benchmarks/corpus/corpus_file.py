@@ -1,0 +1,234 @@
+"""Corpus files: any code as JSON Lines or CSV, one provision per line (docs/corpus-format.md).
+
+The format any source can be turned into: a state's administrative rules, court rules, a firm's policy
+manual. Pure: bytes in, a ``ParsedSource`` out, or every bad line named with its line number and field.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
+
+PARSER_NAME = "corpus-file"
+PARSER_VERSION = "1"
+FORMATS = ("jsonl", "csv")
+REQUIRED = ("citation", "heading", "text", "url", "as_of", "jurisdiction", "code")
+HIERARCHY = ("title", "chapter", "part")
+OPTIONAL = (*HIERARCHY, "chapter_title", "version", "number", "history", "notes", "repealed")
+FIELDS = (*REQUIRED, *OPTIONAL)
+# The id of a code names it in URLs and suite files.
+CODE_ID = re.compile(r"^[a-z][a-z0-9-]{1,15}$")
+MAX_PROBLEMS = 50
+_LIMITS = {"citation": 120, "number": 80, "version": 100, "url": 500, "jurisdiction": 200, "code": 300,
+           "title": 40, "chapter": 40, "part": 40, "chapter_title": 400}
+_TRUE, _FALSE = ("true", "yes", "1"), ("false", "no", "0", "")
+
+
+@dataclass(frozen=True)
+class LineProblem:
+    line: int  # 1-based line of the file (for CSV, the header is line 1)
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"line {self.line}: {self.field}: {self.message}"
+
+
+class CorpusFileInvalid(ParseError):
+    """Every problem of a corpus file (up to ``MAX_PROBLEMS``); nothing of it is imported."""
+
+    def __init__(self, problems: list[LineProblem], *, filename: str = ""):
+        self.problems = problems
+        head = f"corpus file {filename} rejected" if filename else "corpus file rejected"
+        more = " (first problems only)" if len(problems) >= MAX_PROBLEMS else ""
+        super().__init__(head + more + ":\n" + "\n".join(f"  - {p}" for p in problems))
+
+
+def file_format(filename: str) -> str:
+    """``csv`` for a .csv file, else ``jsonl``."""
+    return "csv" if filename.lower().endswith(".csv") else "jsonl"
+
+
+def _records(text: str, fmt: str, bad: Any) -> list[tuple[int, Any]]:
+    if fmt == "csv":
+        reader = csv.DictReader(io.StringIO(text, newline=""))
+        unknown = [name for name in reader.fieldnames or [] if name not in FIELDS]
+        for name in unknown:
+            bad(1, name, f"unknown column; the columns are {', '.join(FIELDS)}")
+        missing = [name for name in REQUIRED if name not in (reader.fieldnames or [])]
+        for name in missing:
+            bad(1, name, "required column missing from the header")
+        if unknown or missing:
+            return []
+        # A quoted field may span lines: a row is named by the physical line it starts on.
+        rows, start = [], 2
+        for row in reader:
+            rows.append((start, row))
+            start = reader.line_num + 1
+        return rows
+    records = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            records.append((number, json.loads(line)))
+        except json.JSONDecodeError as exc:
+            bad(number, "line", f"not a JSON object ({exc.msg} at column {exc.colno})")
+    return records
+
+
+def _text(value: Any) -> str | None:
+    if value is None:
+        return ""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return str(value)
+    return value if isinstance(value, str) else None
+
+
+def parse(raw: bytes, *, code: str, filename: str = "") -> ParsedSource:
+    """Parse a corpus file of code ``code`` (its id); raises CorpusFileInvalid naming each bad line and field."""
+    problems: list[LineProblem] = []
+
+    def bad(line: int, field: str, message: str) -> None:
+        if len(problems) < MAX_PROBLEMS:
+            problems.append(LineProblem(line, field, message))
+
+    def refuse() -> CorpusFileInvalid:
+        return CorpusFileInvalid(problems, filename=filename)
+
+    if not CODE_ID.match(code):
+        bad(0, "code id", f"{code!r} is not a code id (2-16 lowercase letters, digits or '-', a letter first)")
+        raise refuse()
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad(0, "file", f"not UTF-8 ({exc})")
+        raise refuse() from exc
+    if "\x00" in text:
+        line = text.count("\n", 0, text.index("\x00")) + 1
+        bad(line, "line", "contains a NUL character (0x00); not a text file")
+        raise refuse()
+    provisions: list[ParsedProvision] = []
+    seen: dict[tuple[str, str], int] = {}
+    variants: dict[str, int] = {}
+    first: dict[str, tuple[str, int]] = {}
+    for line, record in _records(text, file_format(filename), bad):
+        if not isinstance(record, dict):
+            bad(line, "line", "must be an object of fields")
+            continue
+        values: dict[str, str] = {}
+        for name, value in record.items():
+            if name not in FIELDS:
+                bad(line, str(name), f"unknown field; the fields are {', '.join(FIELDS)}")
+                continue
+            as_text = _text(value) if name != "repealed" else str(value).lower() if value is not None else ""
+            if as_text is None:
+                bad(line, name, f"must be a string, got {type(value).__name__}")
+                continue
+            values[name] = as_text.strip() if name in ("text", "notes") else squash(as_text)
+        for name in REQUIRED:
+            if name in values and not values[name]:
+                bad(line, name, "required (a non-empty string)")
+            elif name not in values and name not in {p.field for p in problems if p.line == line}:
+                bad(line, name, "required")
+        for name, limit in _LIMITS.items():
+            if len(values.get(name, "")) > limit:
+                bad(line, name, f"longer than {limit} characters")
+        url = values.get("url", "")
+        if url and not re.match(r"^https?://\S+$", url):
+            bad(line, "url", f"must be an http(s) URL, got {url[:60]!r}")
+        as_of = values.get("as_of", "")
+        if as_of:
+            try:
+                date.fromisoformat(as_of)
+            except ValueError:
+                bad(line, "as_of", f"must be a date written YYYY-MM-DD, got {as_of[:30]!r}")
+        repealed = values.get("repealed", "")
+        if repealed not in _TRUE + _FALSE:
+            bad(line, "repealed", f"must be true or false, got {repealed[:20]!r}")
+        for name in ("jurisdiction", "code"):
+            value = values.get(name, "")
+            if value:
+                expected = first.setdefault(name, (value, line))
+                if expected[0] != value:
+                    bad(line, name, f"{value!r} differs from {expected[0]!r} (line {expected[1]}): "
+                                    "one file holds one code")
+        citation, version = values.get("citation", ""), values.get("version", "")
+        if citation:
+            earlier = seen.setdefault((citation, version), line)
+            if earlier != line:
+                bad(line, "citation", f"{citation} (version {version!r}) is already on line {earlier}; give the "
+                                      "second version its own 'version' label")
+        if any(p.line == line for p in problems):
+            continue
+        variants[citation] = variants.get(citation, 0) + 1
+        hierarchy = tuple((level, values[level]) for level in HIERARCHY if values.get(level))
+        provisions.append(ParsedProvision(
+            citation=citation, number=values.get("number") or citation.rsplit(" ", 1)[-1].lstrip("§"),
+            chapter="/".join(v for _, v in hierarchy)[:40], chapter_title=values.get("chapter_title", ""),
+            heading=values["heading"], body=values["text"], history=values.get("history", ""),
+            notes=values.get("notes", ""), repealed=repealed in _TRUE, variant=variants[citation],
+            official_url=url, as_of=as_of, version_label=version, hierarchy=hierarchy,
+        ))
+    if not provisions and not problems:
+        bad(0, "file", "no provisions (one JSON object per line, or a CSV header and rows)")
+    if problems:
+        raise refuse()
+    name, jurisdiction = first["code"][0], first["jurisdiction"][0]
+    return ParsedSource(corpus=code, parser_name=PARSER_NAME, parser_version=PARSER_VERSION,
+                        title=f"{name} ({filename.rsplit('/', 1)[-1] or code})"[:300],
+                        official_url=provisions[0].official_url, provisions=tuple(provisions),
+                        code_name=name, jurisdiction=jurisdiction)
+
+
+# --------------------------------------------------------------------------- citations of the code
+
+
+def citation_pattern_derive(source: ParsedSource) -> tuple[str, str]:
+    """A citation pattern and form read off the file's own citations, when they share one prefix before the
+    number ("12 CFR § 1026.1", "12 CFR § 1026.2" -> "12 CFR § {number}"); ("", "") when they do not."""
+    prefixes = {p.citation[: len(p.citation) - len(p.number)] for p in source.provisions
+                if p.citation.endswith(p.number) and p.number}
+    if len(prefixes) != 1 or any(not p.citation.endswith(p.number) for p in source.provisions):
+        return "", ""
+    (prefix,) = prefixes
+    words = re.findall(r"[A-Za-z0-9]+", prefix)
+    if not words:
+        return "", ""
+    # Lawyers write the prefix with or without dots, spaces and section marks: "12 C.F.R. §", "12 CFR".
+    loose = r"(?<![\w.])" + r"[\s.]*".join(r"\.?\s*".join(re.escape(ch) for ch in w) if w.isalpha() and w.isupper()
+                                           else re.escape(w) for w in words)
+    pattern = loose + r"\.?\s*(?:§+\s*)?(?P<number>[0-9A-Za-z][\w.\-]*?)(?![\w]|[.\-]\w)"
+    return pattern, prefix + "{number}"
+
+
+def citation_pattern_check(source: ParsedSource, *, pattern: str, form: str, filename: str = "") -> list[LineProblem]:
+    """The problems of a citation pattern: it must compile, name a ``number`` group, and read each citation of
+    the file back as itself (else a suite could not name the sections it cites)."""
+    try:
+        compiled = re.compile(pattern, re.I)
+    except re.error as exc:
+        return [LineProblem(0, "citation pattern", f"not a regular expression ({exc})")]
+    if "number" not in compiled.groupindex:
+        return [LineProblem(0, "citation pattern", "needs a named group (?P<number>...)")]
+    if "{number}" not in form:
+        return [LineProblem(0, "citation form", "needs {number} where the section number goes")]
+    problems = []
+    for position, p in enumerate(source.provisions):
+        match = compiled.search(p.citation)
+        read = form.replace("{number}", match.group("number")) if match else None
+        if read != p.citation:
+            # Line numbers as in the file when it has no blank lines (a CSV file's header is line 1).
+            line = position + (2 if file_format(filename) == "csv" else 1)
+            problems.append(LineProblem(line, "citation",
+                                        f"the citation pattern reads {p.citation!r} as {read!r}"))
+            if len(problems) >= MAX_PROBLEMS:
+                break
+    return problems

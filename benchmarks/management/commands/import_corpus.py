@@ -1,0 +1,34 @@
+"""Import a corpus file (JSON Lines or CSV, one provision per line; docs/corpus-format.md) as a code's snapshot."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from benchmarks.corpus import ParseError, services
+
+
+class Command(BaseCommand):
+    help = "Import FILE (.jsonl or .csv, docs/corpus-format.md) as a snapshot of the code --code ID."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+        parser.add_argument("--code", required=True, help="the code's short id, e.g. cfr12 (2-16 of a-z 0-9 -)")
+        parser.add_argument("--citation-pattern", default="",
+                            help="regular expression with a group (?P<number>...) finding the code's citations")
+        parser.add_argument("--citation-form", default="", help='how a citation is stored, e.g. "12 CFR § {number}"')
+
+    def handle(self, *args, file: Path, code: str, citation_pattern: str, citation_form: str, **options):
+        if not file.is_file():
+            raise CommandError(f"{file}: no such file")
+        try:
+            outcome = services.corpus_file_import(code=code, raw=file.read_bytes(), filename=file.name,
+                                                  retrieved_from=str(file), citation_pattern=citation_pattern,
+                                                  citation_form=citation_form)
+        except (services.ImportProblem, ParseError) as exc:
+            raise CommandError(str(exc)) from exc
+        snap = outcome.snapshot
+        verb = "imported" if outcome.created else "unchanged (no-op)"
+        self.stdout.write(f"{verb}: {snap.corpus} {snap.source_key} sha256={snap.sha256[:16]}… "
+                          f"{snap.provision_count} sections, parser {snap.parser_name} v{snap.parser_version}")
