@@ -11,6 +11,7 @@ from benchmarks.suites import views as suite_views
 app_name = "benchmarks"
 urlpatterns = [
     path("", views.index, name="index"),
+    path("corpora/import/", corpus_views.corpus_import, name="corpus-import"),
     path("corpus/<str:corpus>/", corpus_views.corpus_detail, name="corpus"),
     # path: US Code chapter ids contain "/" (title 1, chapter 1 is "1/1").
     path("corpus/<str:corpus>/chapter/<path:chapter>/", corpus_views.chapter_detail, name="chapter"),

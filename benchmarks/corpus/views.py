@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 
-from benchmarks.corpus import selectors
+from benchmarks.corpus import selectors, services
+from benchmarks.corpus.base import ParseError
 from benchmarks.corpus.models import corpus_label
-from reviewapp.core.access import VIEW_REPORTS, perm_required
+from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+
+# A corpus file is read whole and validated before anything is written; the request body limit
+# (REQUEST_BODY_MAX_BYTES) bounds it first.
+CORPUS_FORM_FIELDS = ("code", "citation_pattern", "citation_form")
 
 # A long chapter (HRS 346 has hundreds of sections) rendered whole was slow; pages keep it quick.
 PROVISIONS_PER_PAGE = 50
@@ -48,3 +54,40 @@ def provision_detail(request: HttpRequest, pk: int) -> HttpResponse:
         raise Http404("no such provision") from exc
     return render(request, "benchmarks/provision.html", {"provision": provision,
                                                           "passages": provision.passages.all()})
+
+
+@perm_required(LAUNCH_RUNS)
+def corpus_import(request: HttpRequest) -> HttpResponse:
+    """Upload a corpus file (docs/corpus-format.md) as a pinned snapshot of a code, as ``import_corpus`` does.
+
+    A bad line refuses the whole file and the page lists every problem by line and field; nothing is written.
+    """
+    values = {name: request.POST.get(name, "").strip() for name in CORPUS_FORM_FIELDS}
+    if request.method != "POST":
+        return render(request, "benchmarks/corpus_import.html", {"values": values,
+                                                                   "codes": selectors.corpus_codes()})
+    upload = request.FILES.get("file")
+    problems: list[str] = []
+    if not values["code"]:
+        problems.append("code: required (a short id such as cfr14)")
+    if upload is None:
+        problems.append("file: choose a JSON Lines or CSV corpus file")
+    if not problems and upload is not None:
+        filename = upload.name or "corpus.jsonl"
+        try:
+            outcome = services.corpus_file_import(
+                code=values["code"], raw=upload.read(), filename=filename,
+                citation_pattern=values["citation_pattern"], citation_form=values["citation_form"])
+        except ParseError as error:  # the file's own problems: one per line and field
+            problems = [str(p) for p in getattr(error, "problems", [])] or [str(error)]
+        except services.ImportProblem as error:
+            problems = [str(error)]
+        else:
+            snapshot = outcome.snapshot
+            word = "imported as a new snapshot" if outcome.created else "is already imported (same bytes); nothing new"
+            messages.success(request, f"{filename} {word}: {snapshot.provisions.count()} sections of "
+                                      f"{corpus_label(snapshot.corpus)}.")
+            return redirect("benchmarks:corpus", corpus=snapshot.corpus)
+    return render(request, "benchmarks/corpus_import.html", {
+        "values": values, "codes": selectors.corpus_codes(), "problems": problems,
+        "filename": upload.name if upload is not None else ""}, status=400)

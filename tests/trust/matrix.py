@@ -106,6 +106,7 @@ MATRIX: dict[str, Entry] = {
     "api/v1/docs/": Entry("/api/v1/docs/", {"anonymous": API_ANON, "reviewer": 403, "stakeholder": 200, "admin": 200}),
     # --- statute benchmark pages
     "benchmarks/": page(VIEW_REPORTS, "/benchmarks/"),
+    "benchmarks/corpora/import/": form(LAUNCH_RUNS, LAUNCH_RUNS, "/benchmarks/corpora/import/"),
     "benchmarks/corpus/<str:corpus>/": page(VIEW_REPORTS, "/benchmarks/corpus/{corpus}/"),
     "benchmarks/corpus/<str:corpus>/chapter/<path:chapter>/": page(VIEW_REPORTS,
                                                                    "/benchmarks/corpus/{corpus}/chapter/{chapter}/"),
@@ -115,6 +116,8 @@ MATRIX: dict[str, Entry] = {
     "benchmarks/suites/<int:pk>/new-version/": post_only(LAUNCH_RUNS, "/benchmarks/suites/{suite_pk}/new-version/"),
     "benchmarks/suites/workbench/": form(LAUNCH_RUNS, LAUNCH_RUNS, "/benchmarks/suites/workbench/",
                                          {"name": "trust draft 2", "corpus": "nrs"}),
+    "benchmarks/suites/workbench/import/": post_only(LAUNCH_RUNS, "/benchmarks/suites/workbench/import/",
+                                                     {"text": "name: trust", "format": "yaml"}),
     "benchmarks/suites/workbench/<int:pk>/": page(LAUNCH_RUNS, "/benchmarks/suites/workbench/{draft_pk}/"),
     "benchmarks/suites/workbench/<int:pk>/edit/": post_only(
         LAUNCH_RUNS, "/benchmarks/suites/workbench/{draft_pk}/edit/",
