@@ -111,7 +111,7 @@ def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
 def curve(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(precisions, recalls) of summed counts ``(..., T, 3)``: shape (..., T + 1), starting at (1, 0)."""
     tp, fp, fn = counts[..., 0], counts[..., 1], counts[..., 2]
-    lead = counts.shape[:-2] + (1,)
+    lead = (*counts.shape[:-2], 1)
     precisions = np.concatenate([np.ones(lead), _ratio(tp, tp + fp)], axis=-1)
     recalls = np.concatenate([np.zeros(lead), _ratio(tp, tp + fn)], axis=-1)
     return precisions, recalls
@@ -195,9 +195,11 @@ def _figures(counts: np.ndarray, replicate_counts: np.ndarray, questions: Sequen
         *((precision_at_recall(point_p, point_r, level), precision_at_recall(rep_p, rep_r, level))
           for level in RECALL_LEVELS),
     ]
-    intervals = [Interval(float(point), *percentile_bounds(reps)) for point, reps in values]
+    aupr_iv, p80, p90 = (Interval(float(point), *percentile_bounds(reps)) for point, reps in values)
     return PaperFigures(
-        *intervals,
+        aupr=aupr_iv,
+        precision_at_80_recall=p80,
+        precision_at_90_recall=p90,
         questions=len(questions),
         answers=sum(len(q.answers) for q in questions),
         predictions=sum(len({t for t, _ in q.predictions if t}) for q in questions),

@@ -1,3 +1,4 @@
+# ruff: noqa: SIM201, SIM118, RUF005  (kept as evaluate.py writes it)
 """A copy of the logic of CUAD's ``evaluate.py`` (github.com/TheAtticusProject/cuad), kept as plain as it is there.
 
 It is the reference the product's ``scoring.cuad.paper_metric`` is checked against, so it is written from
