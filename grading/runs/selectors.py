@@ -12,15 +12,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from grading.dataset.models import Category, Contract, Sample, Span
 from grading.dataset.selectors import ScopeError, dataset_categories, sample_scope, sample_scope_clear
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
-from scoring.cuad.grading import PairTable, Thresholds, classify, contract_tallies, micro_ratios
+from scoring.cuad.grading import DEFAULT_REPLICATES, PairTable, Thresholds, classify, contract_tallies, micro_ratios
 from scoring.cuad.matching import MATCHERS
-from scoring.cuad.paper_metric import Question
+from scoring.cuad.paper_metric import PaperResult, Question, paper_metric
 
 _cache_lock = threading.Lock()
 _scope_ids: dict[tuple[int, str], frozenset[int] | None] = {}
@@ -238,6 +239,7 @@ def cache_clear() -> None:
         _cache.clear()
         _scope_ids.clear()
     sample_scope_clear()
+    _paper_metric_cached.cache_clear()
 
 
 def point_figures(pairs: StoredPairs, thresholds: Thresholds) -> dict[str, float]:
@@ -325,3 +327,25 @@ def run_paper_questions(*, run: ExtractionRun, contract_ids: Sequence[int] | Non
         for contract_id in scope.contract_ids
         for category_id in category_names
     ]
+
+
+def run_paper_metric(
+    *, run: ExtractionRun, contract_ids: Sequence[int] | None = None, seed: int = 0,
+    replicates: int = DEFAULT_REPLICATES,
+) -> PaperResult | None:
+    """CUAD's own AUPR and precision at 80%/90% recall of a run with confidences (None without), contract bootstrap.
+
+    It depends on neither the thresholds nor the matcher, and a run never changes once stored: the console's
+    pages, which regrade on every move of a slider, read it from a small in-process cache.
+    """
+    ids = None if contract_ids is None else tuple(contract_ids)
+    return _paper_metric_cached(run, run.content_sha256, ids, seed, replicates)
+
+
+@lru_cache(maxsize=32)
+def _paper_metric_cached(run: ExtractionRun, content_sha256: str, contract_ids: tuple[int, ...] | None, seed: int,
+                         replicates: int) -> PaperResult | None:
+    questions = run_paper_questions(run=run, contract_ids=contract_ids)
+    if questions is None:
+        return None
+    return paper_metric(questions, replicates=replicates, seed=seed)

@@ -16,7 +16,14 @@ import numpy as np
 
 from grading.dataset.models import Sample
 from grading.runs.models import ExtractionRun
-from grading.runs.selectors import RunScope, point_figures, run_pair_table, run_paper_questions, run_scope, stored_pairs
+from grading.runs.selectors import (
+    RunScope,
+    point_figures,
+    run_pair_table,
+    run_paper_metric,
+    run_scope,
+    stored_pairs,
+)
 from grading.scorecard.params import View
 from scoring.cuad.grading import (
     DEFAULT_REPLICATES,
@@ -34,7 +41,7 @@ from scoring.cuad.grading import (
     micro_ratios,
 )
 from scoring.cuad.matching import MATCHERS
-from scoring.cuad.paper_metric import PaperResult, paper_metric
+from scoring.cuad.paper_metric import PaperResult
 from scoring.stats.bootstrap import Interval, percentile_bounds
 
 BOOTSTRAP_SEED = 0  # the console's bootstrap seed: the same draws on every page and export
@@ -81,17 +88,6 @@ def paper_json(paper: PaperResult | None) -> dict:
     """CUAD's own metric for an export, or why it is absent."""
     return {"available": False, "reason": PAPER_UNAVAILABLE} if paper is None else {"available": True,
                                                                                      **paper.as_dict()}
-
-
-def run_paper_metric(
-    *, run: ExtractionRun, contract_ids: Sequence[int] | None = None, seed: int = 0,
-    replicates: int = DEFAULT_REPLICATES,
-) -> PaperResult | None:
-    """CUAD's own AUPR and precision at 80%/90% recall of a run with confidences (None without), contract bootstrap."""
-    questions = run_paper_questions(run=run, contract_ids=contract_ids)
-    if questions is None:
-        return None
-    return paper_metric(questions, replicates=replicates, seed=seed)
 
 
 def run_scorecard(
@@ -216,6 +212,8 @@ def run_card(
         n_contracts=pairs.table.n_contracts,
         overall=result.overall,
         rows=rows,
+        paper=run_paper_metric(run=run, contract_ids=pairs.scope.contract_ids, seed=BOOTSTRAP_SEED,
+                               replicates=replicates),
     )
     other = next(m for m in MATCHERS if m != matcher)
     other_pairs = stored_pairs(run=run, sample=sample, matcher=other, within=within)

@@ -116,3 +116,27 @@ def test_grade_cuad_prints_the_paper_metric_or_why_not_and_refuses_an_unknown_sp
     split.write_text("ALPHA-DISTRIBUTOR AGREEMENT\nNO SUCH CONTRACT\n", encoding="utf-8")
     with pytest.raises(CommandError, match="1 unknown contract title"):
         call_command("grade_cuad", "--run", str(path), "--split", str(split), stdout=StringIO(), stderr=StringIO())
+
+
+@pytest.mark.django_db
+def test_the_scorecard_and_leaderboard_show_cuads_metric_only_for_a_run_with_confidences(loaded, stakeholder_client):
+    run = gold_run("gold-with-confidence")
+    for index, extraction in enumerate(run["extractions"]):
+        extraction["confidence"] = 0.9 - index / 100
+    scored, _ = extraction_run_import(dataset=loaded.dataset, raw=json.dumps(run))
+    page = stakeholder_client.get(f"/cuad/scorecard/?run={scored.pk}").content.decode()
+    assert "CUAD&#x27;s own metric" in page or "CUAD's own metric" in page
+    assert 'data-testid="cuad-evaluate-unavailable"' not in page
+    plain = stakeholder_client.get(f"/cuad/scorecard/?run={loaded.gold.pk}").content.decode()
+    assert "not available: the run has no confidences" in plain
+    api = stakeholder_client.get(f"/api/v1/cuad/scorecard/?run={scored.pk}").json()
+    assert api["cuad_evaluate"]["available"] is True and api["cuad_evaluate"]["aupr"]["estimate"] == 1.0
+    exported = stakeholder_client.get(f"/cuad/scorecard/?run={scored.pk}&format=csv").content.decode()
+    header, first = exported.splitlines()[:2]
+    assert "aupr" in header.split(",") and first.split(",")[header.split(",").index("aupr")] == "1.000000"
+    board = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?run={scored.pk}&run={loaded.noisy.pk}").json()
+    by_id = {r["id"]: r["cuad_evaluate"] for r in board["runs"]}
+    assert by_id[scored.pk]["available"] and by_id[loaded.noisy.pk] == {
+        "available": False, "reason": "not available: the run has no confidences"}
+    html = stakeholder_client.get(f"/cuad/leaderboard/?run={scored.pk}&run={loaded.noisy.pk}").content.decode()
+    assert f'data-testid="aupr-{scored.pk}">100.0%' in html.replace("\n", "")
