@@ -156,13 +156,13 @@ def test_three_models_are_compared_end_to_end_on_the_real_sample(real_cuad, tmp_
 
 
 @pytest.mark.django_db
-@pytest.mark.parametrize(("seed", "coarse"), [(1, False), (2, True)])
+@pytest.mark.parametrize(("seed", "coarse", "gentle"), [(1, False, False), (2, True, True)])
 def test_grade_cuad_with_confidences_gives_evaluate_pys_aupr_and_precision_at_recall(real_cuad, data_dir, tmp_path,
-                                                                                       seed, coarse):
+                                                                                       seed, coarse, gentle):
     from tests.scoring.cuad import evaluate_reference as reference
 
     gold, preds, titles, categories = reference.perturbed_set(data_dir / "cuad" / "CUAD_v1.json", seed=seed,
-                                                              coarse=coarse)
+                                                              coarse=coarse, gentle=gentle)
     lines = [
         json.dumps({"contract": contract, "category": category, "text": p["text"], "confidence": p["probability"]})
         for qid, predictions in preds.items()
@@ -176,6 +176,7 @@ def test_grade_cuad_with_confidences_gives_evaluate_pys_aupr_and_precision_at_re
     result = json.loads(run("grade_cuad", "--run", str(run_path), "--split", str(split_path), "--json",
                             "--replicates", "50"))["cuad_evaluate"]
     assert result["available"] and result["contracts"] == len(titles)
+    assert result["precision_at_80_recall"]["estimate"] > 0.5 if gentle else result["aupr"]["estimate"] > 0.5
     thresholded = reference.thresholded_preds(preds)
     for category, ours in [(None, result), *((c, result["per_category"][c]) for c in categories)]:
         theirs = reference.evaluate(preds, gold, category=category, thresholded=thresholded)
