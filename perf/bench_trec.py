@@ -37,7 +37,7 @@ import numpy as np  # noqa: E402
 
 from perf.figures import report  # noqa: E402
 from scoring.ir.family_bootstrap import paired_family_bootstrap  # noqa: E402
-from scoring.ir.ranking import read_qrels, read_run  # noqa: E402
+from scoring.ir.trec_io import read_qrels, read_run  # noqa: E402
 
 REPEATS = int(os.environ.get("BENCH_TREC_REPEATS", "3"))
 SIZES = (1_000, 10_000)

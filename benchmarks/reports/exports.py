@@ -23,7 +23,7 @@ from benchmarks.reports.figures import (
 )
 from benchmarks.reports.inputs import Candidate
 from reviewapp.core.csv_export import SafeCsvWriter
-from scoring.ir.ranking import format_qrels, format_run
+from scoring.ir.trec_io import format_qrels, format_run
 from scoring.stats.bootstrap import Interval
 
 REPORT_SCHEMA = "benchmark-report/1"

@@ -37,7 +37,8 @@ from benchmarks.reports.figures import METRICS, PRIMARY_METRIC, PRIMARY_SPLIT, S
 from benchmarks.reports.inputs import QueryInput, ReportInputs, RerankMeta, RetrievalMeta, SuiteMeta, reranked_order
 from reviewapp.core.csv_export import SafeCsvWriter
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, PairedFamilyBootstrap, family_bootstraps
-from scoring.ir.ranking import format_qrels, format_run, judged_precision_at_5, pooled_ndcg_at_5, query_ranking_metrics
+from scoring.ir.ranking import judged_precision_at_5, pooled_ndcg_at_5, query_ranking_metrics
+from scoring.ir.trec_io import format_qrels, format_run
 from scoring.stats.bootstrap import Interval
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
 

@@ -31,6 +31,11 @@ def contract_titles(*, dataset: CuadDataset) -> set[str]:
     return set(Contract.objects.filter(dataset=dataset).values_list("title", flat=True))
 
 
+def dataset_contract_ids(*, dataset: CuadDataset, titles: Sequence[str]) -> dict[str, int]:
+    """``{title: contract id}`` of the given titles found in the dataset (a split file's contracts)."""
+    return dict(Contract.objects.filter(dataset=dataset, title__in=set(titles)).values_list("title", "id"))
+
+
 def sample_candidates(*, dataset: CuadDataset) -> list[Candidate]:
     """Each contract's title, text length and the clause types it has at least one span of."""
     names = dict(Category.objects.values_list("id", "name"))

@@ -22,7 +22,7 @@ class ExtractionRun(models.Model):
     model = models.CharField(max_length=200)
     content_sha256 = models.CharField(max_length=64)
     source_name = models.CharField(max_length=255, blank=True)
-    source_format = models.CharField(max_length=8)  # "json" or "jsonl"
+    source_format = models.CharField(max_length=8)  # "json", "jsonl" or "csv"
     n_extractions = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
     # The contracts the run attempted (a launched job's contracts, or the run file's "contracts"); empty = the
@@ -54,6 +54,9 @@ class Extraction(models.Model):
     hungarian_f1 = models.FloatField()
     greedy_span = models.ForeignKey(Span, null=True, on_delete=models.SET_NULL, related_name="+")
     greedy_f1 = models.FloatField()
+    # The model's probability that the extraction is right, as the run gave it (all of a run's, or none):
+    # what CUAD's own AUPR sweeps a threshold over.
+    confidence = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["run_id", "position"]

@@ -3,6 +3,13 @@
 JSON: ``{"model": "...", "extractions": [{"contract", "category", "text"}, ...]}``.
 JSON Lines: one extraction object per line; a line may also carry ``model``
 (every line that does must agree), or be ``{"model": "..."}`` alone.
+CSV: a header row naming ``contract``, ``category``, ``text`` (and optionally
+``confidence`` and ``model``), then one extraction per row.
+
+Confidence: optional, a number in [0, 1] per extraction (the model's
+probability that the extraction is right). Given on every extraction or on
+none: with it, CUAD's own AUPR and precision at 80%/90% recall are computed
+(``scoring.cuad.paper_metric``), which sweep a threshold over it.
 
 Scope: the contracts the run attempted, declared as a top-level
 ``"contracts": [titles]`` (JSON) or on the first line ``{"contracts": [...]}``
@@ -17,6 +24,9 @@ Python, so the grader command and the web console share it.
 
 from __future__ import annotations
 
+import csv
+import io
+import math
 from collections.abc import Collection
 from dataclasses import dataclass
 
@@ -40,13 +50,14 @@ class RunExtraction:
     contract: str
     category: str
     text: str
+    confidence: float | None = None
 
 
 @dataclass(frozen=True)
 class ParsedRun:
     model: str
     extractions: tuple[RunExtraction, ...]
-    source_format: str  # "json" or "jsonl"
+    source_format: str  # "json", "jsonl" or "csv"
     contracts: tuple[str, ...] | None = None  # the declared scope, sorted; None = the whole sample
 
     def canonical(self) -> dict:
@@ -58,7 +69,12 @@ class ParsedRun:
         """
         out: dict = {
             "model": self.model,
-            "extractions": [{"contract": e.contract, "category": e.category, "text": e.text} for e in self.extractions],
+            # A confidence is content when given; left out otherwise so runs stored before it keep their hashes.
+            "extractions": [
+                {"contract": e.contract, "category": e.category, "text": e.text}
+                | ({} if e.confidence is None else {"confidence": e.confidence})
+                for e in self.extractions
+            ],
         }
         if self.contracts is not None:
             out["contracts"] = list(self.contracts)
@@ -99,7 +115,32 @@ def _check_item(
     elif "\x00" in item["text"]:
         errors.append(f"{where}, field 'text': contains a NUL character (\\u0000)")
         ok = False
-    return RunExtraction(item["contract"], item["category"], item["text"]) if ok else None
+    confidence_ok, confidence = _check_confidence(item, where, errors)
+    if not confidence_ok:
+        return None
+    return RunExtraction(item["contract"], item["category"], item["text"], confidence) if ok else None
+
+
+def _check_confidence(item: dict, where: str, errors: list[str]) -> tuple[bool, float | None]:
+    """(acceptable, the extraction's confidence or None when not given); a refusal is recorded in ``errors``."""
+    value = item.get("confidence")
+    if isinstance(value, str):  # a CSV cell
+        if not value.strip():
+            return True, None
+        try:
+            value = float(value)
+        except ValueError:
+            errors.append(f"{where}, field 'confidence': {value[:40]!r} is not a number")
+            return False, None
+    if value is None:
+        return True, None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        errors.append(f"{where}, field 'confidence': expected a number in [0, 1], got {_type_name(value)}")
+        return False, None
+    if not 0.0 <= value <= 1.0:
+        errors.append(f"{where}, field 'confidence': {value} is outside [0, 1]")
+        return False, None
+    return True, float(value)
 
 
 def _check_model(value: object, where: str, errors: list[str]) -> str | None:
@@ -171,7 +212,10 @@ def parse_run(
 
     # A one-line JSON Lines run also parses as a JSON object: it is told apart by carrying extraction fields.
     one_line = isinstance(doc, dict) and "extractions" not in doc and any(name in doc for name in FIELDS)
-    if is_json and not one_line:
+    header = _csv_header(raw) if not is_json else None
+    if header is not None:
+        model, source_format = _parse_csv(raw, header, contracts, categories, default_model, items, wheres, errors)
+    elif is_json and not one_line:
         if not isinstance(doc, dict):
             got = _type_name(doc)
             raise RunFormatError([f"top level: expected an object with 'model' and 'extractions', got {got}"])
@@ -246,6 +290,60 @@ def parse_run(
                 )
     if not errors and not items:
         errors.append("the run has no extractions")
+    with_confidence = sum(item.confidence is not None for item in items)
+    if 0 < with_confidence < len(items):
+        first = next(where for where, item in zip(wheres, items, strict=True) if item.confidence is None)
+        errors.append(
+            f"field 'confidence': given on {with_confidence} of {len(items)} extractions (first without: {first}); "
+            "give it on every extraction or on none"
+        )
     if errors:
         raise RunFormatError(errors)
     return ParsedRun(model=str(model), extractions=tuple(items), source_format=source_format, contracts=scope)
+
+
+def _csv_header(raw: str) -> list[str] | None:
+    """The header of a CSV run (its first non-blank line naming contract, category and text), else None."""
+    first = next((line for line in raw.splitlines() if line.strip()), "")
+    if first.lstrip().startswith(("{", "[")):
+        return None
+    names = [name.strip().lower() for name in next(csv.reader([first]), [])]
+    return names if all(name in names for name in FIELDS) else None
+
+
+def _parse_csv(
+    raw: str,
+    header: list[str],
+    contracts: Collection[str],
+    categories: Collection[str],
+    default_model: str | None,
+    items: list[RunExtraction],
+    wheres: list[str],
+    errors: list[str],
+) -> tuple[str | None, str]:
+    """Rows of a CSV run appended to ``items``; the model (a ``model`` column, else the default)."""
+    model: str | None = None
+    reader = csv.reader(io.StringIO(raw.lstrip("\r\n")))
+    next(reader)
+    for row in reader:
+        if not any(cell.strip() for cell in row):
+            continue
+        where = f"line {reader.line_num}"
+        if len(row) != len(header):
+            errors.append(f"{where}: {len(row)} cells, the header names {len(header)}")
+            continue
+        obj = dict(zip(header, row, strict=True))
+        if obj.get("model", "").strip():
+            row_model = _check_model(obj["model"], where, errors)
+            if row_model and model and row_model != model:
+                errors.append(f"{where}, field 'model': {row_model!r} differs from {model!r} given earlier")
+            model = model or row_model
+        parsed = _check_item(obj, where, contracts, categories, errors)
+        if parsed:
+            items.append(parsed)
+            wheres.append(where)
+    if model is None:
+        model = default_model
+        if model is None:
+            errors.append("field 'model': missing (no 'model' column and no default)")
+    return model, "csv"

@@ -12,14 +12,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from grading.dataset.models import Category, Contract, Sample, Span
 from grading.dataset.selectors import ScopeError, dataset_categories, sample_scope, sample_scope_clear
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
-from scoring.cuad.grading import PairTable, Thresholds, classify, contract_tallies, micro_ratios
+from scoring.cuad.grading import DEFAULT_REPLICATES, PairTable, Thresholds, classify, contract_tallies, micro_ratios
 from scoring.cuad.matching import MATCHERS
+from scoring.cuad.paper_metric import PaperResult, Question, paper_metric
 
 _cache_lock = threading.Lock()
 _scope_ids: dict[tuple[int, str], frozenset[int] | None] = {}
@@ -237,6 +239,7 @@ def cache_clear() -> None:
         _cache.clear()
         _scope_ids.clear()
     sample_scope_clear()
+    _paper_metric_cached.cache_clear()
 
 
 def point_figures(pairs: StoredPairs, thresholds: Thresholds) -> dict[str, float]:
@@ -282,3 +285,67 @@ def runs_list(*, sample: Sample | None) -> list[RunSummary]:
 
 def jobs_list(*, limit: int = 20) -> list[ConsoleJob]:
     return list(ConsoleJob.objects.select_related("run", "sample").order_by("-created_at", "-id")[:limit])
+
+
+def run_has_confidences(*, run: ExtractionRun) -> bool:
+    """Whether the run gave a confidence per extraction (all of them or none, as the run format requires)."""
+    return Extraction.objects.filter(run=run, confidence__isnull=False).exists()
+
+
+def run_paper_questions(*, run: ExtractionRun, contract_ids: Sequence[int] | None = None) -> list[Question] | None:
+    """Every (contract, category) of the run's scope as a CUAD question, for CUAD's own metric; None without
+    confidences.
+
+    Answers are the gold span texts in CUAD's order (a text given twice stays twice, as in CUAD's file);
+    predictions are the run's extraction texts with their confidences, in run order.
+    """
+    if not run_has_confidences(run=run):
+        return None
+    scope = _scope(run, contract_ids)
+    in_scope = set(scope.contract_ids)
+    titles = dict(Contract.objects.filter(pk__in=in_scope).values_list("id", "title"))
+    category_names = {c.pk: c.name for c in scope.categories}
+    answers: dict[tuple[int, int], list[str]] = {}
+    for contract_id, category_id, text in (
+        Span.objects.filter(contract_id__in=in_scope).order_by("contract_id", "category_id", "answer_index")
+        .values_list("contract_id", "category_id", "text")
+    ):
+        answers.setdefault((contract_id, category_id), []).append(text)
+    predictions: dict[tuple[int, int], list[tuple[str, float]]] = {}
+    for contract_id, category_id, text, confidence in (
+        Extraction.objects.filter(run=run, contract_id__in=in_scope).order_by("position")
+        .values_list("contract_id", "category_id", "text", "confidence")
+    ):
+        predictions.setdefault((contract_id, category_id), []).append((text, confidence))
+    return [
+        Question(
+            contract=titles[contract_id],
+            category=category_names[category_id],
+            answers=tuple(answers.get((contract_id, category_id), ())),
+            predictions=tuple(predictions.get((contract_id, category_id), ())),
+        )
+        for contract_id in scope.contract_ids
+        for category_id in category_names
+    ]
+
+
+def run_paper_metric(
+    *, run: ExtractionRun, contract_ids: Sequence[int] | None = None, seed: int = 0,
+    replicates: int = DEFAULT_REPLICATES,
+) -> PaperResult | None:
+    """CUAD's own AUPR and precision at 80%/90% recall of a run with confidences (None without), contract bootstrap.
+
+    It depends on neither the thresholds nor the matcher, and a run never changes once stored: the console's
+    pages, which regrade on every move of a slider, read it from a small in-process cache.
+    """
+    ids = None if contract_ids is None else tuple(contract_ids)
+    return _paper_metric_cached(run, run.content_sha256, ids, seed, replicates)
+
+
+@lru_cache(maxsize=32)
+def _paper_metric_cached(run: ExtractionRun, content_sha256: str, contract_ids: tuple[int, ...] | None, seed: int,
+                         replicates: int) -> PaperResult | None:
+    questions = run_paper_questions(run=run, contract_ids=contract_ids)
+    if questions is None:
+        return None
+    return paper_metric(questions, replicates=replicates, seed=seed)

@@ -91,6 +91,7 @@ def extraction_run_import(
                 gold_ids[h_span] if h_span >= 0 else None,
                 g_f1,
                 gold_ids[g_span] if g_span >= 0 else None,
+                e.confidence,
             )
 
     with transaction.atomic():
@@ -121,6 +122,7 @@ _EXTRACTION_FIELDS = (
     "hungarian_span",
     "greedy_f1",
     "greedy_span",
+    "confidence",
 )
 
 

@@ -36,6 +36,12 @@ VIEW_PARAMETERS = [
 VIEW_ERRORS = error_responses(400, 403)
 
 
+CUAD_EVALUATE_HELP = (
+    "CUAD evaluate.py's AUPR and precision at 80%/90% recall with contract-bootstrap intervals, per category; "
+    '{"available": false, "reason": ...} when the run has no confidences'
+)
+
+
 class FiguresSerializer(serializers.Serializer):
     precision = serializers.FloatField(allow_null=True)
     recall = serializers.FloatField(allow_null=True)
@@ -70,6 +76,7 @@ class ScorecardSerializer(FiguresSerializer):
     other_matcher = serializers.DictField()
     extractions_outside_sample = serializers.IntegerField()
     per_category = serializers.DictField(child=FiguresSerializer())
+    cuad_evaluate = serializers.DictField(help_text=CUAD_EVALUATE_HELP)
 
 
 class DifferenceSerializer(serializers.Serializer):
@@ -125,6 +132,7 @@ class LeaderboardRunSerializer(FiguresSerializer):
     scope = ScopeSerializer()
     hallucination_rate = IntervalSerializer()
     per_category = serializers.DictField(child=LeaderboardCellSerializer())
+    cuad_evaluate = serializers.DictField(help_text=CUAD_EVALUATE_HELP)
 
 
 class LeaderboardPairSerializer(serializers.Serializer):

@@ -7,8 +7,9 @@ from collections.abc import Sequence
 
 from grading.dataset.models import Sample
 from grading.scorecard.leaderboard import Board, HeatCell, Leaderboard, PairDifference, Standing
-from grading.scorecard.selectors import Comparison, RunCard, ScorecardRow, population
+from grading.scorecard.selectors import Comparison, RunCard, ScorecardRow, paper_json, population
 from scoring.cuad.grading import Figures
+from scoring.cuad.paper_metric import PaperResult
 from scoring.stats.bootstrap import Interval
 
 
@@ -62,6 +63,12 @@ SCORECARD_CSV_FIELDS = (
     "f1",
     "f1_low",
     "f1_high",
+    # CUAD's own metric (evaluate.py's rules); blank when the run has no confidences.
+    "aupr",
+    "aupr_low",
+    "aupr_high",
+    "precision_at_80_recall",
+    "precision_at_90_recall",
 )
 
 
@@ -72,6 +79,14 @@ def scorecard_csv_rows(card: RunCard, rows: Sequence[ScorecardRow]) -> list[dict
             i = getattr(f, metric)
             for suffix, value in (("", i.estimate), ("_low", i.low), ("_high", i.high)):
                 out[metric + suffix] = "" if math.isnan(value) else f"{value:.6f}"
+        paper = card.card.paper
+        figures = None if paper is None else paper.overall if name == "ALL" else paper.per_category.get(name)
+        values = (float("nan"),) * 5 if figures is None else (
+            figures.aupr.estimate, figures.aupr.low, figures.aupr.high,
+            figures.precision_at_80_recall.estimate, figures.precision_at_90_recall.estimate,
+        )
+        for key, value in zip(SCORECARD_CSV_FIELDS[-5:], values, strict=True):
+            out[key] = "" if math.isnan(value) else f"{value:.6f}"
         return out
 
     return [row("ALL", card.card.overall)] + [row(r.category, r.figures) for r in rows]
@@ -85,11 +100,12 @@ def _num(x: float) -> float | None:
     return None if math.isnan(x) else float(x)
 
 
-def standing_json(standing: Standing) -> dict:
-    """One run's figures on a board: the grade_cuad shape (P/R/F1, ``ci`` per metric, counts) and the
-    hallucination rate with its interval."""
+def standing_json(standing: Standing, paper: PaperResult | None = None) -> dict:
+    """One run's figures on a board: the grade_cuad shape (P/R/F1, ``ci`` per metric, counts), the
+    hallucination rate with its interval, and CUAD's own metric (or why it is not available)."""
     out = standing.overall.as_dict()
     out["hallucination_rate"] = _interval(standing.hallucination)
+    out["cuad_evaluate"] = paper_json(paper)
     return out
 
 
@@ -121,7 +137,7 @@ def leaderboard_json(lb: Leaderboard) -> dict:
     runs = []
     for e in lb.entries:
         out = {"rank": e.rank, "id": e.run.pk, "model": e.run.model, "scope": e.scope.as_dict()}
-        out.update(standing_json(e.standing))
+        out.update(standing_json(e.standing, e.paper))
         out["per_category"] = {row.category.name: _cell_json(row.cells[e.rank - 1]) for row in lb.heat}
         runs.append(out)
     return {

@@ -22,7 +22,7 @@ import numpy as np
 from grading.dataset.models import Category, Sample
 from grading.dataset.selectors import sample_scope
 from grading.runs.models import Extraction, ExtractionRun
-from grading.runs.selectors import RunScope, run_scope, stored_pairs
+from grading.runs.selectors import RunScope, run_paper_metric, run_scope, stored_pairs
 from grading.scorecard.params import View
 from grading.scorecard.selectors import BOOTSTRAP_SEED
 from scoring.cuad.grading import (
@@ -39,6 +39,7 @@ from scoring.cuad.grading import (
     tally_columns,
     tally_rows,
 )
+from scoring.cuad.paper_metric import PaperResult
 from scoring.stats.bootstrap import Interval, percentile_bounds_rows
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
 
@@ -235,6 +236,7 @@ class Entry:
     run: ExtractionRun
     scope: RunScope  # the run's own scope on the sample (the board grades the common contracts)
     standing: Standing
+    paper: PaperResult | None = None  # CUAD's own metric on the board's contracts; None: the run has no confidences
 
     @property
     def heuristic(self) -> bool:
@@ -333,7 +335,9 @@ def leaderboard_view(*, view: View, chosen_by_default: bool = False,
     stored = [stored_pairs(run=r, sample=view.sample, matcher=view.matcher, within=within) for r in runs]
     board = board_grade([p.table for p in stored], view.thresholds, replicates=replicates, seed=BOOTSTRAP_SEED)
     entries_by_index = {
-        i: Entry(rank, runs[i], scopes[i], board.standings[i]) for rank, i in enumerate(board.order, start=1)
+        i: Entry(rank, runs[i], scopes[i], board.standings[i],
+                 run_paper_metric(run=runs[i], contract_ids=common, seed=BOOTSTRAP_SEED, replicates=replicates))
+        for rank, i in enumerate(board.order, start=1)
     }
     entries = [entries_by_index[i] for i in board.order]
     pairs = [PairRow(entries_by_index[d.a], entries_by_index[d.b], d) for d in board.pairs]

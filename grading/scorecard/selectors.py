@@ -16,7 +16,14 @@ import numpy as np
 
 from grading.dataset.models import Sample
 from grading.runs.models import ExtractionRun
-from grading.runs.selectors import RunScope, point_figures, run_pair_table, run_scope, stored_pairs
+from grading.runs.selectors import (
+    RunScope,
+    point_figures,
+    run_pair_table,
+    run_paper_metric,
+    run_scope,
+    stored_pairs,
+)
 from grading.scorecard.params import View
 from scoring.cuad.grading import (
     DEFAULT_REPLICATES,
@@ -34,6 +41,7 @@ from scoring.cuad.grading import (
     micro_ratios,
 )
 from scoring.cuad.matching import MATCHERS
+from scoring.cuad.paper_metric import PaperResult
 from scoring.stats.bootstrap import Interval, percentile_bounds
 
 BOOTSTRAP_SEED = 0  # the console's bootstrap seed: the same draws on every page and export
@@ -60,6 +68,8 @@ class Scorecard:
     n_contracts: int
     overall: Figures
     rows: list[ScorecardRow]
+    # CUAD's own metric (evaluate.py's AUPR, P@80%R, P@90%R); None when the run has no confidences.
+    paper: PaperResult | None = None
 
     def as_json(self) -> dict:
         """The grade_cuad --json shape."""
@@ -67,7 +77,17 @@ class Scorecard:
         out["per_category"] = {row.category: row.figures.as_dict() for row in self.rows}
         out["matcher"] = self.matcher
         out["thresholds"] = self.thresholds.as_dict()
+        out["cuad_evaluate"] = paper_json(self.paper)
         return out
+
+
+PAPER_UNAVAILABLE = "not available: the run has no confidences"
+
+
+def paper_json(paper: PaperResult | None) -> dict:
+    """CUAD's own metric for an export, or why it is absent."""
+    return {"available": False, "reason": PAPER_UNAVAILABLE} if paper is None else {"available": True,
+                                                                                     **paper.as_dict()}
 
 
 def run_scorecard(
@@ -98,6 +118,7 @@ def run_scorecard(
         n_contracts=table.n_contracts,
         overall=result.overall,
         rows=rows,
+        paper=run_paper_metric(run=run, contract_ids=contract_ids, seed=seed, replicates=replicates),
     )
 
 
@@ -191,6 +212,8 @@ def run_card(
         n_contracts=pairs.table.n_contracts,
         overall=result.overall,
         rows=rows,
+        paper=run_paper_metric(run=run, contract_ids=pairs.scope.contract_ids, seed=BOOTSTRAP_SEED,
+                               replicates=replicates),
     )
     other = next(m for m in MATCHERS if m != matcher)
     other_pairs = stored_pairs(run=run, sample=sample, matcher=other, within=within)

@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
-from scoring.ir.ranking import TrecFormatError, read_qrels, read_run
+from scoring.ir.measures import DEFAULT_REL_LEVEL
 from scoring.ir.trec_evaluation import METRICS, TrecEvaluation, evaluate_trec_runs, read_families
+from scoring.ir.trec_io import TrecFormatError, read_qrels, read_run
 from scoring.stats.bootstrap import Interval
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD
 
@@ -28,8 +29,10 @@ COMMAND = "relevance_metrics"
 RUN_ORDER_NOTE = "runs ordered by score descending, ties by docid descending (trec_eval); rank column ignored"
 POPULATION_NOTE = "mean over every qrels query; a query the run does not answer, or with no relevant document, scores 0"
 HELP = (
-    "Hit@1, Hit@5, Hit@10 and RR of TREC runs ('qid Q0 docid rank score tag') against TREC qrels "
-    "('qid 0 docid rel', relevant = rel >= 1), with percentile bootstrap intervals over query families. "
+    "Ranking measures (default Hit@1, Hit@5, Hit@10 and RR; -m P@5 nDCG@10 AP R@100 Success@10 ... as "
+    "ir_measures names them, each equal to trec_eval's) of TREC runs ('qid Q0 docid rank score tag', later "
+    "fields ignored as trec_eval does) against TREC qrels ('qid 0 docid rel', relevant = rel >= --rel-level), "
+    "with percentile bootstrap intervals over query families and Holm-adjusted comparisons of every pair of runs. "
     "Families file: one 'qid family' per line; without it each query is its own family."
 )
 
@@ -46,6 +49,12 @@ def add_file_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--replicates", type=int, default=DEFAULT_REPLICATES)
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("-m", "--measure", nargs="+", action="extend", metavar="MEASURE",
+                        help="measures by ir_measures' names: P@k, R@k, nDCG[@k], AP[@k] (alias MAP), RR, "
+                             "Success@k (alias Hit@k), Rprec; default: " + " ".join(METRICS))
+    parser.add_argument("-l", "--rel-level", type=int, default=DEFAULT_REL_LEVEL,
+                        help="relevance level: a document is relevant when its qrels grade is at least this "
+                             "(trec_eval's -l; binary measures only, nDCG uses the grades)")
 
 
 class _NotForUs(Exception):
@@ -80,7 +89,8 @@ def _run_name(path: str, earlier: list[str]) -> str:
 
 
 def evaluate_files(qrels_path: str, run_paths: list[str], *, families_path: str | None, replicates: int,
-                   seed: int) -> TrecEvaluation:
+                   seed: int, measures: list[str] | None = None,
+                   rel_level: int = DEFAULT_REL_LEVEL) -> TrecEvaluation:
     """Reads and scores the files; every input problem is a :class:`MetricsError` naming the file."""
     if replicates < 1:
         raise MetricsError("--replicates must be at least 1")
@@ -89,7 +99,8 @@ def evaluate_files(qrels_path: str, run_paths: list[str], *, families_path: str 
         # A generator: each run file is read, scored and released before the next one is read.
         runs = ((_run_name(path, run_paths[:i]), read_run(path)) for i, path in enumerate(run_paths))
         families = read_families(families_path) if families_path else None
-        return evaluate_trec_runs(qrels, runs, families=families, replicates=replicates, seed=seed)
+        return evaluate_trec_runs(qrels, runs, families=families, replicates=replicates, seed=seed,
+                                  measures=measures or METRICS, rel_level=rel_level)
     except TrecFormatError as exc:
         raise MetricsError(str(exc)) from exc
     except OSError as exc:
@@ -126,12 +137,13 @@ def pairs_json(evaluation: TrecEvaluation) -> list[dict[str, Any]]:
 
 
 def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict[str, Any]:
+    measures = evaluation.measures
     return {
         "runs": {
             run.name: {
                 "per_query": run.per_query,
-                "mean": {metric: run.intervals[metric].interval.estimate for metric in METRICS},
-                "ci": {metric: _interval(run.intervals[metric].interval) for metric in METRICS},
+                "mean": {metric: run.intervals[metric].interval.estimate for metric in measures},
+                "ci": {metric: _interval(run.intervals[metric].interval) for metric in measures},
                 "queries_not_in_run": run.unanswered,
                 "run_queries_not_in_qrels": run.ignored,
             }
@@ -141,7 +153,7 @@ def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict[str, 
             {
                 "run": name,
                 "baseline": baseline,
-                "ci": {metric: _interval(result[metric].difference) for metric in METRICS},
+                "ci": {metric: _interval(result[metric].difference) for metric in measures},
             }
             for name, baseline, result in evaluation.differences
         ],
@@ -154,6 +166,8 @@ def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict[str, 
         "seed": evaluation.seed,
         "interval": "percentile 95% bootstrap over query families",
         "notes": [POPULATION_NOTE, RUN_ORDER_NOTE],
+        "measures": list(measures),
+        "relevance_level": evaluation.rel_level,
     }
 
 
@@ -162,10 +176,14 @@ def json_text(out: dict[str, Any]) -> str:
 
 
 def write_table(evaluation: TrecEvaluation, families_path: str | None, write: Callable[[str], object]) -> None:
+    # Seven columns fit the default names; a longer name widens the column rather than break the alignment.
+    width = max(7, *(len(metric) for metric in evaluation.measures))
     write(f"{len(evaluation.queries)} qrels queries; {families_note(evaluation, families_path)}")
     write(f"percentile 95% intervals, {evaluation.replicates} replicates, seed {evaluation.seed}")
     write(f"note: {POPULATION_NOTE}")
     write(f"note: {RUN_ORDER_NOTE}")
+    if evaluation.rel_level != DEFAULT_REL_LEVEL:
+        write(f"note: relevant = qrels grade >= {evaluation.rel_level} (binary measures; nDCG uses the grades)")
     if evaluation.queries_without_targets:
         write(f"note: {len(evaluation.queries_without_targets)} qrels queries have no relevant document")
     for run in evaluation.runs:
@@ -175,21 +193,21 @@ def write_table(evaluation: TrecEvaluation, families_path: str | None, write: Ca
             write(f"  {len(run.unanswered)} qrels queries not in this run (scored 0)")
         if run.ignored:
             write(f"  {len(run.ignored)} run queries not in the qrels (ignored)")
-        for metric in METRICS:
+        for metric in evaluation.measures:
             iv = run.intervals[metric].interval
-            write(f"  {metric:<7} {iv.estimate:.4f}  [{iv.low:.4f}, {iv.high:.4f}]")
+            write(f"  {metric:<{width}} {iv.estimate:.4f}  [{iv.low:.4f}, {iv.high:.4f}]")
     for name, baseline, result in evaluation.differences:
         write("")
         write(f"paired difference {name} - {baseline}")
-        for metric in METRICS:
+        for metric in evaluation.measures:
             iv = result[metric].difference
-            write(f"  {metric:<7} {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]")
+            write(f"  {metric:<{width}} {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]")
     if evaluation.pairs:
         write("")
         write(f"every pair of runs: {MULTIPLE_COMPARISON_METHOD}; Holm's family is the pairs of one metric")
         for pair in evaluation.pairs:
             iv = pair.bootstrap.difference
-            write(f"  {pair.metric:<7} {pair.a} - {pair.b}  {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]"
+            write(f"  {pair.metric:<{width}} {pair.a} - {pair.b}  {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]"
                   f"  p={pair.p_value:.4f}  Holm p={pair.p_adjusted:.4f}")
 
 
@@ -202,7 +220,8 @@ def run(options: argparse.Namespace, *, stdout: TextIO | None = None, stderr: Te
     stdout, stderr = stdout or sys.stdout, stderr or sys.stderr
     try:
         evaluation = evaluate_files(options.qrels, options.run, families_path=options.families,
-                                    replicates=options.replicates, seed=options.seed)
+                                    replicates=options.replicates, seed=options.seed, measures=options.measure,
+                                    rel_level=options.rel_level)
     except MetricsError as exc:
         stderr.write(f"CommandError: {exc}\n")
         return 1

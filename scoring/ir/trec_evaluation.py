@@ -3,14 +3,16 @@
 This is what ``manage.py relevance_metrics`` computes, kept here so that it stays
 pure and testable. Conventions, chosen to agree with ir_measures / trec_eval:
 
-- Targets of a query = its qrels documents with relevance >= 1.
+- Targets of a query = its qrels documents with relevance >= the relevance
+  level (trec_eval's ``-l``, default 1).
 - Population = every query in the qrels. A qrels query the run does not answer
   scores 0 on every metric, and so does a qrels query with no relevant
   document (both as trec_eval / ir_measures report them). Run queries absent
   from the qrels are ignored (and listed).
 - A run is ordered by score descending, ties by docid descending, ignoring the
   rank column (trec_eval's rule; see ``ranking.ranked_docids``).
-- Per query: Hit@1, Hit@5, Hit@10 (0/1) and RR (0 when no target is listed).
+- Per query: the measures asked for, by ir_measures' names (``scoring.ir.measures``;
+  default Hit@1, Hit@5, Hit@10 (0/1) and RR, 0 when no target is listed).
   Mean: query-weighted mean over the population. CI: percentile interval of
   the family bootstrap (``family_bootstrap``); for two or more runs, the paired
   difference of each run against the first, and every pair of runs (``pairs``:
@@ -26,7 +28,7 @@ its own family.
 from __future__ import annotations
 
 import os
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from scoring.ir.family_bootstrap import (
@@ -36,10 +38,12 @@ from scoring.ir.family_bootstrap import (
     PairedFamilyBootstrap,
     family_bootstraps,
 )
-from scoring.ir.ranking import TrecFormatError, check_ranked, source_lines
+from scoring.ir.measures import DEFAULT_REL_LEVEL, Measure, evaluate_query, parse_measures
+from scoring.ir.ranking import check_ranked
+from scoring.ir.trec_io import TrecFormatError, source_lines
 from scoring.stats.multiple import bootstrap_p_value, holm_adjust
 
-METRICS = ("Hit@1", "Hit@5", "Hit@10", "RR")
+METRICS = ("Hit@1", "Hit@5", "Hit@10", "RR")  # the default measures (Hit@k is Success@k)
 
 
 def parse_families(lines: Iterable[str], *, source: str = "<families>") -> dict[str, str]:
@@ -105,19 +109,15 @@ class TrecEvaluation:
     seed: int
     # Every pair of runs (later - earlier) per metric; Holm's family is the pairs of one metric.
     pairs: list[PairComparison] = field(default_factory=list)
+    measures: tuple[str, ...] = METRICS
+    rel_level: int = DEFAULT_REL_LEVEL
 
 
-def _query_metrics(ranked: Sequence[str], targets: Collection[str]) -> dict[str, float]:
-    """Hit@1/5/10 (0/1) and RR of one query from the rank of its first target; as ``query_ranking_metrics``."""
+def _query_metrics(measures: Sequence[Measure], ranked: Sequence[str], judged: Mapping[str, int],
+                   rel_level: int) -> dict[str, float]:
     if len(set(ranked)) != len(ranked):
         check_ranked(ranked)  # raises, naming the repeated document
-    first = next((rank for rank, docid in enumerate(ranked, start=1) if docid in targets), 0)
-    return {
-        "Hit@1": int(0 < first <= 1),
-        "Hit@5": int(0 < first <= 5),
-        "Hit@10": int(0 < first <= 10),
-        "RR": 1.0 / first if first else 0.0,
-    }
+    return evaluate_query(measures, ranked, judged, rel_level=rel_level)
 
 
 def _p_value(pair: PairedFamilyBootstrap) -> float:
@@ -131,8 +131,13 @@ def evaluate_trec_runs(
     families: Mapping[str, str] | None = None,
     replicates: int = DEFAULT_REPLICATES,
     seed: int = DEFAULT_SEED,
+    measures: Sequence[str] = METRICS,
+    rel_level: int = DEFAULT_REL_LEVEL,
 ) -> TrecEvaluation:
-    """Hit@1/5/10 and RR of each run (``(name, {qid: ranked docids})``) against ``qrels``.
+    """The ``measures`` (default Hit@1/5/10 and RR) of each run (``(name, {qid: ranked docids})``) against ``qrels``.
+
+    ``measures`` are names from ``scoring.ir.measures`` (ValueError for an unknown one); ``rel_level`` is the
+    grade from which a document counts as relevant for the binary measures (trec_eval's ``-l``).
 
     ``runs`` may be a generator: each run is read, scored and released before the next.
 
@@ -140,6 +145,8 @@ def evaluate_trec_runs(
     interval (``replicates``, ``seed``). ``families`` maps qid -> family; every
     qrels query must have one. ValueError names the query that lacks one.
     """
+    parsed = parse_measures(measures)
+    names = tuple(measure.name for measure in parsed)
     queries = sorted(qrels)
     if not queries:
         raise ValueError("the qrels judge no query")
@@ -151,15 +158,15 @@ def evaluate_trec_runs(
             raise ValueError(f"the families file gives no family for {len(missing)} qrels queries: {missing[:10]}")
         family_of = {qid: families[qid] for qid in queries}
     family_list = [family_of[qid] for qid in queries]
-    targets = {qid: {d for d, rel in qrels[qid].items() if rel >= 1} for qid in queries}
+    targets = {qid: {d for d, rel in qrels[qid].items() if rel >= rel_level} for qid in queries}
 
     evaluations: list[RunEvaluation] = []
     values: dict[tuple[int, str], list[float]] = {}
     # Runs are consumed one at a time (the caller may read each file lazily): only the per-query
     # figures of a run are kept, never its rankings.
     for index, (name, rankings) in enumerate(runs):
-        per_query = {qid: _query_metrics(rankings.get(qid, ()), targets[qid]) for qid in queries}
-        for metric in METRICS:
+        per_query = {qid: _query_metrics(parsed, rankings.get(qid, ()), qrels[qid], rel_level) for qid in queries}
+        for metric in names:
             values[index, metric] = [per_query[qid][metric] for qid in queries]
         evaluations.append(
             RunEvaluation(
@@ -180,7 +187,7 @@ def evaluate_trec_runs(
             (later, earlier, metric): (values[later, metric], values[earlier, metric])
             for later in range(1, len(evaluations))
             for earlier in range(later)
-            for metric in METRICS
+            for metric in names
         },
         family_list,
         replicates=replicates,
@@ -188,13 +195,13 @@ def evaluate_trec_runs(
         keep_replicates=True,
     )
     for index, run in enumerate(evaluations):
-        run.intervals.update({metric: singles[index, metric] for metric in METRICS})
+        run.intervals.update({metric: singles[index, metric] for metric in names})
     differences = [
-        (run.name, evaluations[0].name, {metric: pairs[index, 0, metric] for metric in METRICS})
+        (run.name, evaluations[0].name, {metric: pairs[index, 0, metric] for metric in names})
         for index, run in enumerate(evaluations[1:], start=1)
     ]
     comparisons: list[PairComparison] = []
-    for metric in METRICS:
+    for metric in names:
         keys = [key for key in pairs if key[2] == metric]
         p_values = [_p_value(pairs[key]) for key in keys]
         for (later, earlier, _), p_value, p_adjusted in zip(keys, p_values, holm_adjust(p_values), strict=True):
@@ -212,4 +219,6 @@ def evaluate_trec_runs(
         replicates=replicates,
         seed=seed,
         pairs=comparisons,
+        measures=names,
+        rel_level=rel_level,
     )

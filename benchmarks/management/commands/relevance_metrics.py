@@ -1,4 +1,4 @@
-"""Hit@1/5/10 and RR of TREC run files against a TREC qrels file, with family bootstrap intervals.
+"""Ranking measures (ir_measures names, trec_eval values) of TREC run files against a TREC qrels file.
 
 Thin: parse the files, call scoring.ir.trec_evaluation, print. The
 conventions (which queries count, run order, families file format) are in that
@@ -43,7 +43,8 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         try:
             evaluation = evaluate_files(options["qrels"], options["run"], families_path=options["families"],
-                                        replicates=options["replicates"], seed=options["seed"])
+                                        replicates=options["replicates"], seed=options["seed"],
+                                        measures=options["measure"], rel_level=options["rel_level"])
         except MetricsError as exc:
             raise CommandError(str(exc)) from exc
 

@@ -6,11 +6,17 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.dataset.cuad_file import CuadFileError
-from grading.dataset.selectors import ScopeError, dataset_current, manifest_scope, sample_contract_ids
+from grading.dataset.selectors import (
+    ScopeError,
+    dataset_contract_ids,
+    dataset_current,
+    manifest_scope,
+    sample_contract_ids,
+)
 from grading.dataset.services import CuadLoadError, cuad_load, sample_create
 from grading.runs.run_format import RunFormatError
 from grading.runs.services import extraction_run_import
-from grading.scorecard.selectors import run_scorecard
+from grading.scorecard.selectors import PAPER_UNAVAILABLE, run_scorecard
 from scoring.cuad.grading import Thresholds
 from scoring.cuad.matching import MATCHERS
 
@@ -30,6 +36,8 @@ class Command(BaseCommand):
         parser.add_argument("--run", required=True, help="run file: JSON or JSON Lines")
         scope = parser.add_mutually_exclusive_group()
         scope.add_argument("--manifest", default=None, help="sample manifest; gold = its contracts (default: all)")
+        scope.add_argument("--split", default=None, metavar="PATH",
+                           help="a split file: contract titles, one per line (e.g. CUAD's test split); gold = those")
         scope.add_argument("--cuad", default=None, metavar="PATH",
                            help="CUAD_v1.json (or the zip): load it if new, draw the seeded sample, grade on it")
         parser.add_argument("--n", type=int, default=100, help="with --cuad: contracts in the sample")
@@ -60,6 +68,8 @@ class Command(BaseCommand):
         contract_ids = None
         if o["cuad"]:
             dataset, contract_ids = self._load_and_sample(o)
+        elif o["split"]:
+            dataset, contract_ids = self._split(Path(o["split"]))
         elif o["manifest"]:
             try:
                 dataset, contract_ids = manifest_scope(manifest=Path(o["manifest"]).read_bytes())
@@ -92,6 +102,23 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(card.as_json(), indent=2, ensure_ascii=False))
             return
         self._table(card)
+
+    def _split(self, path: Path) -> tuple:
+        """The loaded dataset and the ids of the contracts a split file lists (one title a line)."""
+        dataset = dataset_current()
+        if dataset is None:
+            raise CommandError("no CUAD loaded; run load_cuad PATH first")
+        try:
+            lines = path.read_text(encoding="utf-8").splitlines()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise CommandError(f"{path}: {exc}") from exc
+        titles = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+        ids = dataset_contract_ids(dataset=dataset, titles=titles)
+        unknown = [title for title in titles if title not in ids]
+        if unknown or not titles:
+            raise CommandError(f"{path}: {len(unknown)} unknown contract title(s), e.g. {unknown[:3]}"
+                               if unknown else f"{path}: lists no contract")
+        return dataset, [ids[title] for title in dict.fromkeys(titles)]
 
     def _load_and_sample(self, o: dict) -> tuple:
         """``load_cuad PATH`` then ``sample_cuad``, in this process: the dataset and the sample's contract ids."""
@@ -130,3 +157,12 @@ class Command(BaseCommand):
         self.stdout.write(line("ALL", card.overall))
         for row in card.rows:
             self.stdout.write(line(row.category, row.figures))
+        if card.paper is None:
+            self.stdout.write(f"CUAD evaluate.py metric: {PAPER_UNAVAILABLE}")
+            return
+        self.stdout.write("CUAD evaluate.py metric (AUPR, precision at 80% and 90% recall; 95% contract bootstrap):")
+        for name, f in [("ALL", card.paper.overall), *card.paper.per_category.items()]:
+            self.stdout.write(
+                f"{name[:38]:38} AUPR {pct(f.aupr.estimate)} [{pct(f.aupr.low)},{pct(f.aupr.high)}]"
+                f"  P@80%R {pct(f.precision_at_80_recall.estimate)}  P@90%R {pct(f.precision_at_90_recall.estimate)}"
+            )

@@ -222,3 +222,37 @@ def test_a_single_run_has_no_pairs(tmp_path):
     result = json.loads(_run_command("--qrels", str(qrels_path), "--run", str(run_path), "--replicates", "50",
                                      "--json"))
     assert result["pairs"] == [] and result["differences"] == []
+
+
+def test_named_measures_get_intervals_and_holm_adjusted_pairs_like_the_default_ones(tmp_path):
+    rng = np.random.default_rng(11)
+    qrels_path, _ = _write_random_files(rng, tmp_path, 0)
+    runs = []
+    for index in range(3):
+        _, run_path = _write_random_files(np.random.default_rng(11), tmp_path, 0)
+        lines = run_path.read_text().splitlines()
+        # Three different rankings of the same queries: reshuffled scores.
+        run_path = tmp_path / f"run-{index}"
+        run_path.write_text("".join(
+            f"{' '.join(line.split()[:4])} {int(rng.integers(0, 9))} tag\n" for line in lines), encoding="utf-8")
+        runs += ["--run", str(run_path)]
+    measures = ["P@5", "nDCG@10", "MAP", "R@100", "Success@10"]
+    out = json.loads(_run_command("--qrels", str(qrels_path), *runs, "-m", *measures, "--rel-level", "2",
+                                  "--replicates", "300", "--json"))
+    assert out["measures"] == measures and out["relevance_level"] == 2
+    for run in out["runs"].values():
+        assert set(run["mean"]) == set(run["ci"]) == set(measures)
+        for measure in measures:
+            ci = run["ci"][measure]
+            assert ci["low"] <= ci["estimate"] <= ci["high"]
+    assert len(out["pairs"]) == 3  # every pair of three runs
+    for pair in out["pairs"]:
+        assert set(pair["metrics"]) == set(measures)
+        for figures in pair["metrics"].values():
+            assert figures["p_adjusted"] is None or figures["p_adjusted"] >= figures["p_value"]
+
+
+def test_a_named_measure_the_registry_does_not_know_is_an_error_listing_the_known_ones(tmp_path):
+    qrels_path, run_path = _write_random_files(np.random.default_rng(1), tmp_path, 0)
+    with pytest.raises(CommandError, match=r"unknown measure 'bpref'; known: P@k"):
+        _run_command("--qrels", str(qrels_path), "--run", str(run_path), "-m", "bpref")

@@ -117,3 +117,15 @@ def test_help_comes_from_djangos_command_with_every_option():
     process = _manage("--help")
     assert process.returncode == 0
     assert "--retrieval-run" in process.stdout and "--settings" in process.stdout
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_named_measures_and_a_relevance_level_print_the_same_bytes_on_both_paths(tmp_path, as_json):
+    qrels, run_a, run_b, families = _random_files(tmp_path, 4)
+    args = ["--qrels", qrels, "--run", run_a, "--run", run_b, "--families", families, "--replicates", "200",
+            "-m", "P@5", "nDCG@10", "MAP", "R@100", "Success@10", "RR", "--rel-level", "2"]
+    args += ["--json"] if as_json else []
+    assert parse_without_django(args) is not None
+    process = _manage(*args)
+    assert process.returncode == 0, process.stderr
+    assert process.stdout == _django(*args)

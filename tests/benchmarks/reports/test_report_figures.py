@@ -32,8 +32,8 @@ from benchmarks.reports.inputs import (
 )
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from scoring.ir.family_bootstrap import family_bootstrap, paired_family_bootstrap
-from scoring.ir.ranking import parse_qrels, parse_run
 from scoring.ir.trec_evaluation import parse_families
+from scoring.ir.trec_io import parse_qrels, parse_run
 
 MEASURES = {"Hit@1": Success @ 1, "Hit@5": Success @ 5, "Hit@10": Success @ 10, "RR": RR}
 SUITE = SuiteMeta(1, "random", 1, "nrs", "a" * 64, "b" * 64, "2026-09-20T00:00:00+00:00", (("NRS-001.html", "c" * 64),))

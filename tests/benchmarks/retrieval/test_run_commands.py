@@ -8,7 +8,7 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from benchmarks.rerank.models import RerankRun
-from scoring.ir.ranking import parse_qrels, parse_run
+from scoring.ir.trec_io import parse_qrels, parse_run
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 
 

@@ -120,7 +120,8 @@ def test_it_grades_a_hand_example_with_exactly_the_grade_cuad_json_shape(cuad_da
         ],
     }
     result = grade_json(tmp_path, run)
-    assert set(result) == FIGURE_KEYS | {"per_category", "matcher", "thresholds"}
+    assert set(result) == FIGURE_KEYS | {"per_category", "matcher", "thresholds", "cuad_evaluate"}
+    assert result["cuad_evaluate"] == {"available": False, "reason": "not available: the run has no confidences"}
     assert result["counts"] == {
         "correct": 4, "partial": 1, "incorrect": 2, "hallucinated": 1, "missed": 5, "extractions": 8, "spans": 10,
     }  # fmt: skip

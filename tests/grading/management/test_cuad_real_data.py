@@ -153,3 +153,34 @@ def test_three_models_are_compared_end_to_end_on_the_real_sample(real_cuad, tmp_
     for mine, theirs in zip(page["pairs"], result["pairs"], strict=True):
         assert (mine["f1_diff"], mine["ci"], mine["p_adjusted"]) == (theirs["f1_diff"], theirs["ci"],
                                                                       theirs["p_adjusted"])
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(("seed", "coarse", "gentle"), [(1, False, False), (2, True, True)])
+def test_grade_cuad_with_confidences_gives_evaluate_pys_aupr_and_precision_at_recall(real_cuad, data_dir, tmp_path,
+                                                                                       seed, coarse, gentle):
+    from tests.scoring.cuad import evaluate_reference as reference
+
+    gold, preds, titles, categories = reference.perturbed_set(data_dir / "cuad" / "CUAD_v1.json", seed=seed,
+                                                              coarse=coarse, gentle=gentle)
+    lines = [
+        json.dumps({"contract": contract, "category": category, "text": p["text"], "confidence": p["probability"]})
+        for qid, predictions in preds.items()
+        for contract, category in [qid.rsplit("__", 1)]
+        for p in predictions
+        if p["text"]  # an empty text is no prediction for evaluate.py, and no extraction for the run format
+    ]
+    run_path, split_path = tmp_path / f"perturbed-{seed}.jsonl", tmp_path / "split.txt"
+    run_path.write_text("\n".join(lines), encoding="utf-8")
+    split_path.write_text("# a test split: contract titles\n" + "\n".join(titles), encoding="utf-8")
+    result = json.loads(run("grade_cuad", "--run", str(run_path), "--split", str(split_path), "--json",
+                            "--replicates", "50"))["cuad_evaluate"]
+    assert result["available"] and result["contracts"] == len(titles)
+    assert result["precision_at_80_recall"]["estimate"] > 0.5 if gentle else result["aupr"]["estimate"] > 0.5
+    thresholded = reference.thresholded_preds(preds)
+    for category, ours in [(None, result), *((c, result["per_category"][c]) for c in categories)]:
+        theirs = reference.evaluate(preds, gold, category=category, thresholded=thresholded)
+        assert ours["aupr"]["estimate"] == pytest.approx(theirs["aupr"], abs=1e-6), category
+        assert ours["precision_at_80_recall"]["estimate"] == pytest.approx(theirs["prec_at_80_recall"], abs=1e-6)
+        assert ours["precision_at_90_recall"]["estimate"] == pytest.approx(theirs["prec_at_90_recall"], abs=1e-6)
+        assert ours["aupr"]["low"] <= ours["aupr"]["high"]

@@ -24,15 +24,14 @@ import pytest
 from ir_measures import RR, P, Qrel, ScoredDoc, Success, nDCG
 
 from scoring.ir.ranking import (
-    RunRow,
     hit_at_k,
     judged_precision_at_5,
     pooled_ndcg_at_5,
     query_ranking_metrics,
-    ranked_docids,
     reciprocal_rank,
     target_coverage,
 )
+from scoring.ir.trec_io import RunRow, ranked_docids
 
 N_CASES = 400
 DOCS = [f"d{i:02d}" for i in range(40)]

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from ir_measures import RR, Success
 
-from scoring.ir.ranking import (
+from scoring.ir.ranking import reciprocal_rank
+from scoring.ir.trec_io import (
     TrecFormatError,
     format_run,
     parse_qrels,
@@ -15,7 +16,6 @@ from scoring.ir.ranking import (
     ranked_docids,
     read_qrels,
     read_run,
-    reciprocal_rank,
     write_qrels,
     write_run,
 )
