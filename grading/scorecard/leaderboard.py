@@ -25,6 +25,7 @@ from grading.runs.models import Extraction, ExtractionRun
 from grading.runs.selectors import RunScope, run_scope, stored_pairs
 from grading.scorecard.params import View
 from grading.scorecard.selectors import BOOTSTRAP_SEED
+from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.cuad.grading import (
     DEFAULT_REPLICATES,
     HALLUCINATED,
@@ -41,6 +42,7 @@ from scoring.cuad.grading import (
 )
 from scoring.stats.bootstrap import Interval, percentile_bounds_rows
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
+from scoring.stats.units import supported_interval, supported_p_value, unit_support
 
 MAX_RUNS = 12  # 66 pairs: more would be a table nobody reads and a server budget nobody keeps
 HEAT_BANDS = 5  # F1 colour bands of 20 points each: heat-0 (below 20%) .. heat-4 (80% and above)
@@ -160,7 +162,9 @@ def board_grade(
     replicates_f1 = metrics[:, 2, -1].copy()  # (runs, replicates): overall micro F1 per resample
     for k, (a, b) in enumerate(pair_ab):
         np.subtract(replicates_f1[a], replicates_f1[b], out=rows[block + runs + k])
-    p_values = [bootstrap_p_value(rows[block + runs + k]) for k in range(len(pair_ab))]
+    support = unit_support(n, unit=CONTRACT)
+    # Below the minimum number of contracts a pair has no p-value, as it has no interval (scoring.stats.units).
+    p_values = [supported_p_value(bootstrap_p_value(rows[block + runs + k]), support) for k in range(len(pair_ab))]
     low, high = percentile_bounds_rows(rows, overwrite=True)
     metric_low = low[:block].reshape(runs, 3, columns)
     metric_high = high[:block].reshape(runs, 3, columns)
@@ -176,14 +180,15 @@ def board_grade(
             Standing(
                 overall=result.overall,
                 per_category=result.per_category,
-                hallucination=Interval(1.0 - g_estimate, 1.0 - g_high, 1.0 - g_low),
+                hallucination=supported_interval(Interval(1.0 - g_estimate, 1.0 - g_high, 1.0 - g_low), support),
                 replicates_f1=replicates_f1[r],
             )
         )
     raw: list[tuple[int, int, Interval, float]] = []
     for k, (a, b) in enumerate(pair_ab):
         point = standings[a].overall.f1.estimate - standings[b].overall.f1.estimate
-        bounds = Interval(point, float(low[block + runs + k]), float(high[block + runs + k]))
+        bounds = supported_interval(Interval(point, float(low[block + runs + k]), float(high[block + runs + k])),
+                                    support)
         raw.append((a, b, bounds, p_values[k]))
     adjusted = holm_adjust([p for *_, p in raw])
     pairs = [PairDifference(a, b, f1, p, adj) for (a, b, f1, p), adj in zip(raw, adjusted, strict=True)]

@@ -28,6 +28,9 @@ from functools import lru_cache
 import numpy as np
 
 from scoring.stats.bootstrap import Interval, percentile_bounds_rows, resample_indices
+from scoring.stats.units import supported_interval, unit_support
+
+UNIT = "contract"
 
 DEFAULT_REPLICATES = 1000
 
@@ -321,9 +324,13 @@ def grade_figures(
     spans_by = np.bincount(table.span_category, minlength=nk).tolist()
     spans_by.append(len(missed))
 
+    # Below the minimum number of contracts no interval is shown (scoring.stats.units), whatever the draws gave.
+    support = unit_support(table.n_contracts, unit=UNIT)
+
     def figures(col: int) -> Figures:
         counts = dict(zip(COUNT_KEYS, (*outcome_counts[col], missed_by[col], ext_by[col], spans_by[col]), strict=True))
-        intervals = [Interval(point[m][col], low_list[m][col], high_list[m][col]) for m in range(3)]
+        intervals = [supported_interval(Interval(point[m][col], low_list[m][col], high_list[m][col]), support)
+                     for m in range(3)]
         return Figures(*intervals, counts=counts, credit=credit[col])
 
     return Grade(figures(nk), tuple(figures(k) for k in range(nk)), classified, thresholds, replicates, seed)
