@@ -4,8 +4,9 @@ The sentence is about the primary endpoint only (held-out Hit@5, reranked vs key
 candidates, paired family bootstrap). It says which order is better when the interval of the paired
 difference excludes zero; that the suite cannot tell them apart when it includes zero, or when both
 orders score the same on every query (e.g. both saturated at 1.000); or that the run is incomplete or
-failed, in which case it draws no conclusion; or that the split has too few query families for an
-interval (``scoring.stats.units``), in which case it draws none either. ``comparison`` is the figure behind it, with its interval.
+failed, in which case it draws no conclusion; or that the split has too few query families
+for an interval (``scoring.stats.units``), in which case it draws none either. ``comparison`` is the
+figure behind it, with its interval.
 """
 
 from __future__ import annotations

@@ -25,7 +25,6 @@ from grading.runs.models import Extraction, ExtractionRun
 from grading.runs.selectors import RunScope, run_scope, stored_pairs
 from grading.scorecard.params import View
 from grading.scorecard.selectors import BOOTSTRAP_SEED
-from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.cuad.grading import (
     DEFAULT_REPLICATES,
     HALLUCINATED,
@@ -40,9 +39,11 @@ from scoring.cuad.grading import (
     tally_columns,
     tally_rows,
 )
+from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.stats.bootstrap import Interval, percentile_bounds_rows
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
-from scoring.stats.units import supported_interval, supported_p_value, unit_support
+from scoring.stats.units import UnitSupport, count_of, supported_interval, supported_p_value, unit_support
+from scoring.stats.verdict import Contender, Duel, Verdict, verdict_sentence
 
 MAX_RUNS = 12  # 66 pairs: more would be a table nobody reads and a server budget nobody keeps
 HEAT_BANDS = 5  # F1 colour bands of 20 points each: heat-0 (below 20%) .. heat-4 (80% and above)
@@ -195,6 +196,20 @@ def board_grade(
     return Board(standings, order, pairs, n, thresholds, replicates, seed)
 
 
+def board_verdict(board: Board, *, names: Sequence[str]) -> Verdict:
+    """The one sentence to quote across the board's runs on micro F1 (``names``: one per standing, in the
+    order the tables were given), with the same cases as a statute report's sentence."""
+    contenders = [Contender(names[i], board.standings[i].overall.f1.estimate) for i in board.order]
+    duels = [Duel(names[d.a], names[d.b], d.f1, d.p_adjusted) for d in board.pairs]
+    return verdict_sentence(metric="micro F1", contenders=contenders, duels=duels,
+                            population=count_of(board.n_contracts, CONTRACT),
+                            support=unit_support(board.n_contracts, unit=CONTRACT), replicates=board.replicates)
+
+
+def run_name(run: ExtractionRun) -> str:
+    return f"#{run.pk} {run.model}"
+
+
 # ---------------------------------------------------------------------------
 # The page: runs of a sample, from their stored pair scores
 
@@ -240,6 +255,7 @@ class Entry:
     run: ExtractionRun
     scope: RunScope  # the run's own scope on the sample (the board grades the common contracts)
     standing: Standing
+    standing_index: int = 0  # its index in the board's standings (the order the runs were given)
 
     @property
     def heuristic(self) -> bool:
@@ -274,6 +290,15 @@ class Leaderboard:
     @property
     def method(self) -> str:
         return self.board.method
+
+    @property
+    def support(self) -> UnitSupport:
+        return unit_support(self.common, unit=CONTRACT)
+
+    @property
+    def verdict(self) -> Verdict:
+        names = {e.standing_index: run_name(e.run) for e in self.entries}
+        return board_verdict(self.board, names=[names[i] for i in range(len(self.entries))])
 
 
 def runs_complete(*, sample: Sample, limit: int = MAX_RUNS) -> list[ExtractionRun]:
@@ -338,7 +363,7 @@ def leaderboard_view(*, view: View, chosen_by_default: bool = False,
     stored = [stored_pairs(run=r, sample=view.sample, matcher=view.matcher, within=within) for r in runs]
     board = board_grade([p.table for p in stored], view.thresholds, replicates=replicates, seed=BOOTSTRAP_SEED)
     entries_by_index = {
-        i: Entry(rank, runs[i], scopes[i], board.standings[i]) for rank, i in enumerate(board.order, start=1)
+        i: Entry(rank, runs[i], scopes[i], board.standings[i], i) for rank, i in enumerate(board.order, start=1)
     }
     entries = [entries_by_index[i] for i in board.order]
     pairs = [PairRow(entries_by_index[d.a], entries_by_index[d.b], d) for d in board.pairs]

@@ -18,7 +18,6 @@ from grading.dataset.models import Sample
 from grading.runs.models import ExtractionRun
 from grading.runs.selectors import RunScope, point_figures, run_pair_table, run_scope, stored_pairs
 from grading.scorecard.params import View
-from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.cuad.grading import (
     DEFAULT_REPLICATES,
     HALLUCINATED,
@@ -34,6 +33,7 @@ from scoring.cuad.grading import (
     grade,
     micro_ratios,
 )
+from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.cuad.matching import MATCHERS
 from scoring.stats.bootstrap import Interval, percentile_bounds
 from scoring.stats.units import supported_interval, unit_support

@@ -20,7 +20,6 @@ import pytest
 from scipy import stats
 from sklearn.metrics import accuracy_score, brier_score_loss, cohen_kappa_score
 
-from scoring.stats.units import FEW_UNITS, MIN_UNITS
 from scoring.stats.agreement import (
     GRADES,
     alpha_interval,
@@ -37,6 +36,7 @@ from scoring.stats.calibration import (
     expected_calibration_error,
     reliability_table,
 )
+from scoring.stats.units import FEW_UNITS, MIN_UNITS
 
 # ---------------------------------------------------------------- references
 
@@ -162,6 +162,8 @@ def test_kappa_interval_equals_a_scikit_learn_loop_over_the_same_unit_resamples(
         if undefined:
             saw_undefined += 1
             assert f"{undefined} of 100 resamples" in ours.caveat and f"other {100 - undefined}" in ours.caveat
+        elif ours.units < FEW_UNITS:
+            assert ours.caveat.startswith(f"few units (n={ours.units} contracts)")
         else:
             assert ours.caveat is None
     assert saw_undefined >= 3  # the degenerate path was exercised, not only the easy one
