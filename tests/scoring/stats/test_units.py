@@ -50,7 +50,7 @@ def test_the_nominal_coverage_agrees_with_a_simulated_percentile_bootstrap():
     x = rng.standard_normal((worlds, n))
     means = x[:, rng.integers(0, n, (replicates, n))].mean(axis=2)
     low, high = np.percentile(means, [2.5, 97.5], axis=1)
-    covered = np.mean((low <= 0) & (0 <= high))
+    covered = np.mean((low <= 0) & (high >= 0))
     assert covered == pytest.approx(nominal_coverage(n), abs=0.05)
 
 
