@@ -142,14 +142,14 @@ class LeaderboardPairSerializer(serializers.Serializer):
     p_adjusted = serializers.FloatField(allow_null=True, help_text="Holm over every pair")
 
 
-class VerdictSerializer(serializers.Serializer):
+class LeaderboardVerdictSerializer(serializers.Serializer):
     kind = serializers.CharField()
     sentence = serializers.CharField(help_text="the one sentence to quote across the runs")
     best = serializers.ListField(child=serializers.CharField())
 
 
 class LeaderboardSerializer(serializers.Serializer):
-    verdict = VerdictSerializer()
+    verdict = LeaderboardVerdictSerializer()
     sample = serializers.DictField(child=serializers.IntegerField())
     population = serializers.CharField()
     common_contracts = serializers.IntegerField()
