@@ -71,7 +71,7 @@ def bounds(interval, signed: str = "") -> str:
     if math.isnan(interval.low):
         return getattr(interval, "note", "") or "n/a"
     spec = "+.3f" if signed else ".3f"
-    return f"[{format(interval.low, spec)}, {format(interval.high, spec)}]"
+    return _noted(f"[{format(interval.low, spec)}, {format(interval.high, spec)}]", interval)
 
 
 @register.filter
