@@ -14,10 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from scoring.stats.units import unit_support
-
 from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.files import KINDS
+from scoring.stats.units import unit_support
 
 
 class DraftEditError(ValueError):
