@@ -41,6 +41,8 @@ class ReportIntervalOut(serializers.Serializer):
     estimate = serializers.FloatField(allow_null=True)
     low = serializers.FloatField(allow_null=True)
     high = serializers.FloatField(allow_null=True)
+    note = serializers.CharField(allow_blank=True, required=False,
+                                 help_text="why there is no interval (too few query families), or few units")
 
 
 class PrimaryEndpointOut(serializers.Serializer):
@@ -187,6 +189,7 @@ class StatuteLeaderboardOut(serializers.Serializer):
     """The statute leaderboard; each section's structure is documented in benchmarks/reports/leaderboard.py."""
 
     schema = serializers.CharField()
+    verdict = serializers.JSONField(help_text="the one sentence to quote across the systems (kind, sentence, best)")
     suite = serializers.JSONField()
     retrieval = serializers.JSONField()
     systems = serializers.JSONField(help_text="keyword order and each rerank run: coverage, why withheld, ledger")

@@ -4,7 +4,9 @@ The sentence is about the primary endpoint only (held-out Hit@5, reranked vs key
 candidates, paired family bootstrap). It says which order is better when the interval of the paired
 difference excludes zero; that the suite cannot tell them apart when it includes zero, or when both
 orders score the same on every query (e.g. both saturated at 1.000); or that the run is incomplete or
-failed, in which case it draws no conclusion. ``comparison`` is the figure behind it, with its interval.
+failed, in which case it draws no conclusion; or that the split has too few query families
+for an interval (``scoring.stats.units``), in which case it draws none either. ``comparison`` is the
+figure behind it, with its interval.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from benchmarks.reports.coverage import RunCoverage
 from scoring.stats.bootstrap import Interval
+from scoring.stats.units import unit_support
 
 BETTER = "reranked better"
 WORSE = "keyword better"
@@ -26,6 +29,7 @@ INCOMPLETE = "incomplete"
 FAILED = "failed"
 KEYWORD_ONLY = "keyword only"
 NO_ENDPOINT = "no primary endpoint"
+TOO_FEW = "too few units"
 
 
 @dataclass(frozen=True)
@@ -42,9 +46,16 @@ def _defined(interval: Interval | None) -> bool:
     return interval is not None and not any(math.isnan(x) for x in (interval.estimate, interval.low, interval.high))
 
 
+def _estimated(interval: Interval | None) -> bool:
+    return interval is not None and not math.isnan(interval.estimate)
+
+
 def _ci(interval: Interval, *, signed: bool = False) -> str:
+    if not interval.has_bounds:
+        return interval.note or "no interval"
     fmt = "{:+.3f}" if signed else "{:.3f}"
-    return f"{round(interval.level * 100):d}% CI {fmt.format(interval.low)} to {fmt.format(interval.high)}"
+    text = f"{round(interval.level * 100):d}% CI {fmt.format(interval.low)} to {fmt.format(interval.high)}"
+    return f"{text}, {interval.note}" if interval.note else text
 
 
 def _comparison(endpoint: str, keyword: Interval, reranked: Interval, difference: Interval) -> str:
@@ -72,7 +83,8 @@ def conclusion_sentence(
         return Conclusion(FAILED, f"{run} {'failed' if coverage.status == 'failed' else 'graded no candidate'}"
                                   f"{why}, so this report draws no conclusion about the model: "
                                   f"{coverage.ranking_reranked} of {coverage.ranking_total} queries reranked.", "")
-    paired = has_rerank and _defined(keyword) and _defined(reranked) and _defined(difference) and queries > 0
+    paired = (has_rerank and _estimated(keyword) and _estimated(reranked) and _estimated(difference)
+              and queries > 0)
     if has_rerank and coverage is not None and not coverage.complete:
         return Conclusion(
             INCOMPLETE,
@@ -80,6 +92,16 @@ def conclusion_sentence(
             f"{'#' + str(coverage.run) + ' ' if coverage.run is not None else ''}is {coverage.status}), so this "
             "report does not say which order is better; the figures cover only the candidates that were graded.",
             _comparison(endpoint, keyword, reranked, difference) if paired else "")
+    support = unit_support(families, unit="query family")
+    if queries > 0 and _estimated(keyword) and not support.has_interval:
+        figures = (f"reranked {reranked.estimate:.3f} vs keyword {keyword.estimate:.3f}" if paired
+                   else f"keyword {keyword.estimate:.3f}")
+        return Conclusion(
+            TOO_FEW,
+            f"{support.sentence[0].upper()}{support.sentence[1:]}, so this report draws no conclusion on {endpoint} "
+            f"({figures} over {population}): add families to the split for an interval.",
+            _comparison(endpoint, keyword, reranked, difference) if paired
+            else f"{endpoint}: keyword {keyword.estimate:.3f} ({_ci(keyword)})")
     if not _defined(keyword) or queries == 0:
         return Conclusion(NO_ENDPOINT, f"This suite has no {endpoint.split()[0]} ranking queries, so there is no "
                                        f"primary endpoint ({endpoint}) to conclude on.", "")

@@ -36,7 +36,8 @@ def _interval_json(interval: Interval | None) -> dict[str, float | None] | None:
     def clean(x: float) -> float | None:
         return None if math.isnan(x) else round(x, 6)
 
-    return {"estimate": clean(interval.estimate), "low": clean(interval.low), "high": clean(interval.high)}
+    return {"estimate": clean(interval.estimate), "low": clean(interval.low), "high": clean(interval.high),
+            "note": interval.note}
 
 
 def _candidate_json(c: Candidate, rank: int, targets: frozenset[str]) -> dict[str, Any]:

@@ -41,6 +41,7 @@ from reviewapp.core.hashing import sha256_json
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, family_bootstrap, paired_family_bootstrap
 from scoring.ir.ranking import query_ranking_metrics
 from scoring.stats.bootstrap import Interval
+from scoring.stats.units import unit_support
 
 METRICS = ("Hit@1", "Hit@5", "Hit@10", "RR")
 SPLITS = (("dev", "development"), ("heldout", "held-out"))
@@ -209,8 +210,15 @@ class Report:
             f"queries ({counts}) in {sum(s.families for s in self.splits)} topic families{undeclared}; "
             "targets nominated by "
             f"{_nominators(suite)}, {_provisional(suite)}; intervals describe sampling within this suite, not "
-            "generalisation."
+            f"generalisation.{self.units_note}"
         )
+
+    @property
+    def units_note(self) -> str:
+        """' Development split: 1 query family: too few ...' for each split the rule marks ('' when none)."""
+        notes = [f"{s.label.capitalize()} split: {unit_support(s.families, unit='query family').sentence}."
+                 for s in self.splits if s.queries and unit_support(s.families, unit="query family").sentence]
+        return "".join(f" {n}" for n in notes)
 
     @property
     def caveats(self) -> tuple[str, ...]:

@@ -41,6 +41,8 @@ from scoring.ir.ranking import judged_precision_at_5, pooled_ndcg_at_5, query_ra
 from scoring.ir.trec_io import format_qrels, format_run
 from scoring.stats.bootstrap import Interval
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
+from scoring.stats.units import UnitSupport, count_of, p_value_text, unit_support
+from scoring.stats.verdict import Contender, Duel, Verdict, verdict_sentence
 
 LEADERBOARD_SCHEMA = "statute-leaderboard/1"
 KEYWORD = "keyword"
@@ -53,6 +55,8 @@ LABELS_NOTE = (
     "newest non-synthetic pools); otherwise the cell counts what is judged. A missing label is never filled."
 )
 PER_QUERY_COLUMNS = ("qid", "system", *METRICS, "split", "family")
+FAMILY = "query family"
+PRIMARY_LABEL = dict(SPLITS)[PRIMARY_SPLIT]
 
 
 @dataclass(frozen=True)
@@ -177,6 +181,27 @@ class Leaderboard:
     def primary(self) -> SplitBoard | None:
         return next((s for s in self.splits if s.split == PRIMARY_SPLIT and s.queries), None)
 
+    @property
+    def support(self) -> UnitSupport | None:
+        """What the primary split's query families can support (None without held-out queries)."""
+        board = self.primary
+        return unit_support(board.families, unit=FAMILY) if board else None
+
+    @property
+    def verdict(self) -> Verdict:
+        """The one sentence to quote: which systems are best on held-out Hit@5, after Holm's adjustment."""
+        board = self.primary
+        endpoint = f"{PRIMARY_LABEL} {PRIMARY_METRIC}"
+        if board is None:
+            return verdict_sentence(metric=endpoint, contenders=(), duels=(), population="no held-out queries",
+                                    support=unit_support(0, unit=FAMILY), replicates=self.replicates)
+        contenders = [Contender(r.system.key, r.means[PRIMARY_METRIC].estimate, r.system.incomplete)
+                      for r in board.rows]
+        duels = [Duel(p.a, p.b, p.difference, p.p_adjusted) for p in board.pairs_of(PRIMARY_METRIC)]
+        population = f"{count_of(board.queries, PRIMARY_LABEL + ' query')} in {count_of(board.families, FAMILY)}"
+        return verdict_sentence(metric=endpoint, contenders=contenders, duels=duels, population=population,
+                                support=unit_support(board.families, unit=FAMILY), replicates=self.replicates)
+
     def forest_rows(self) -> list[tuple[str, Interval | None, str]]:
         """(system label, held-out Hit@5 difference against keyword order, note) for every rerank system."""
         board = self.primary
@@ -187,13 +212,16 @@ class Leaderboard:
             if pair is None:
                 rows.append((system.label, None, "no figures" if not system.has_figures else "no held-out queries"))
             else:
-                note = f"Holm p = {_p_text(pair.p_adjusted)}" + (f"; {system.incomplete}" if system.incomplete else "")
+                note = (f"Holm p {_p_text(pair.p_adjusted, self.replicates)}"
+                        + (f"; {pair.difference.note}" if pair.difference.note else "")
+                        + (f"; {system.incomplete}" if system.incomplete else ""))
                 rows.append((system.label, pair.difference, note))
         return rows
 
 
-def _p_text(p: float) -> str:
-    return "n/a" if math.isnan(p) else f"{p:.3f}"
+def _p_text(p: float, replicates: int) -> str:
+    text = p_value_text(p, replicates=replicates)
+    return text if text.startswith("<") or text == "none" else f"= {text}"
 
 
 def system_key(rerank: RerankMeta) -> str:
@@ -327,7 +355,7 @@ def _clean(x: float | None) -> float | None:
 def _interval_json(i: Interval | None) -> dict[str, float | None] | None:
     if i is None:
         return None
-    return {"estimate": _clean(i.estimate), "low": _clean(i.low), "high": _clean(i.high)}
+    return {"estimate": _clean(i.estimate), "low": _clean(i.low), "high": _clean(i.high), "note": i.note}
 
 
 def _pair_json(p: PairFigure) -> dict[str, Any]:
@@ -354,6 +382,7 @@ def leaderboard_as_json(board: Leaderboard) -> dict[str, Any]:
     inputs = board.inputs
     return {
         "schema": LEADERBOARD_SCHEMA,
+        "verdict": board.verdict.as_json(),
         "suite": {"name": inputs.suite.name, "version": inputs.suite.version, "sha256": inputs.suite.sha256},
         "retrieval": {"run": inputs.retrieval.pk, "engine": inputs.retrieval.engine,
                       "configuration": inputs.retrieval.configuration,
@@ -369,6 +398,7 @@ def leaderboard_as_json(board: Leaderboard) -> dict[str, Any]:
         "notes": list(board.notes),
         "splits": [
             {"split": s.split, "label": s.label, "queries": s.queries, "families": s.families,
+             "units": unit_support(s.families, unit=FAMILY).as_json(),
              "systems": [
                  {"system": r.system.key, "means": {m: _interval_json(i) for m, i in r.means.items()},
                   "vs_keyword": {m: _pair_json(p) for m, p in r.vs_keyword.items()},
@@ -391,6 +421,9 @@ def leaderboard_csv(board: Leaderboard) -> str:
     out = io.StringIO()
     writer = SafeCsvWriter(out, lineterminator="\n")
     writer.writerow(CSV_COLUMNS)
+    verdict = board.verdict
+    writer.writerow(["", "verdict", "", "", f"{PRIMARY_LABEL} {PRIMARY_METRIC}", "", "", "", "", "", "", "",
+                     verdict.sentence])
 
     def cell(x: float | None) -> Any:
         x = _clean(x)
@@ -401,14 +434,15 @@ def leaderboard_csv(board: Leaderboard) -> str:
             note = r.system.incomplete
             for m, i in [*r.means.items(), *r.human.items()]:
                 writer.writerow([s.split, "mean", r.system.key, "", m, cell(i.estimate), cell(i.low), cell(i.high),
-                                 "", "", s.queries, s.families, note])
+                                 "", "", s.queries, s.families, "; ".join(x for x in (note, i.note) if x)])
             if not r.human:
                 writer.writerow([s.split, "labels", r.system.key, "", "P@5 nDCG@5", "", "", "", "", "", s.queries,
                                  s.families, r.labels_note])
         for p in s.pairs:
             d = p.difference
             writer.writerow([s.split, "difference", p.a, p.b, p.metric, cell(d.estimate), cell(d.low), cell(d.high),
-                             cell(p.p_value), cell(p.p_adjusted), s.queries, s.families, board.method])
+                             cell(p.p_value), cell(p.p_adjusted), s.queries, s.families,
+                             "; ".join(x for x in (d.note, board.method) if x)])
     for system in board.systems:
         if not system.has_figures:
             writer.writerow(["", "withheld", system.key, "", "", "", "", "", "", "", "", "",

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from benchmarks.corpus.models import Provision, SourceSnapshot
 from benchmarks.corpus.selectors import corpus_citation_pattern, corpus_codes, corpus_current_snapshots
+from benchmarks.suites import workbench
 from benchmarks.suites.files import SuiteInvalid, SuiteProblem, suite_load, suite_normalise
 from benchmarks.suites.models import NominatedTarget, QueryFamily, Suite, SuiteDraft, SuiteQuery
 from reviewapp.core.hashing import canonical_json, sha256_hex, sha256_json
@@ -193,6 +194,8 @@ class DraftCheck:
 
     problems: list[SuiteProblem]
     sha256: str = ""
+    # Not problems: what the splits' query families will support (no interval, few units), in words.
+    warnings: tuple[str, ...] = ()
 
     @property
     def ready(self) -> bool:
@@ -200,11 +203,13 @@ class DraftCheck:
 
 
 def suite_draft_check(*, draft: SuiteDraft) -> DraftCheck:
+    document = draft.document if isinstance(draft.document, dict) else {}
+    warnings = tuple(workbench.split_unit_warnings(document))
     try:
-        _, digest = suite_check(data=draft.document if isinstance(draft.document, dict) else {})
+        _, digest = suite_check(data=document)
     except SuiteInvalid as exc:
-        return DraftCheck(list(exc.problems))
-    return DraftCheck([], digest)
+        return DraftCheck(list(exc.problems), warnings=warnings)
+    return DraftCheck([], digest, warnings)
 
 
 def suite_draft_freeze(*, draft: SuiteDraft, user: Any) -> Suite:

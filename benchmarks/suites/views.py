@@ -346,6 +346,8 @@ def workbench_freeze(request: HttpRequest, pk: int) -> HttpResponse:
                             "(listed below) must be fixed first.")
         return render(request, "benchmarks/workbench.html", context, status=400)
     messages.success(request, f"Draft #{draft.pk} is frozen as {suite}, sha256 {suite.sha256}.")
+    for warning in workbench.split_unit_warnings(draft.document if isinstance(draft.document, dict) else {}):
+        messages.warning(request, warning)
     return redirect("benchmarks:suite", pk=suite.pk)
 
 

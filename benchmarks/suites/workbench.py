@@ -16,6 +16,7 @@ from typing import Any
 
 from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.files import KINDS
+from scoring.stats.units import unit_support
 
 
 class DraftEditError(ValueError):
@@ -189,3 +190,29 @@ def target_citations(query: dict[str, Any]) -> list[str]:
     """The citations nominated for a query, as written in the draft."""
     targets = query.get("targets") if isinstance(query.get("targets"), list) else []
     return [t.get("citation", "") if isinstance(t, dict) else str(t) for t in targets]
+
+
+SPLIT_LABELS = (("dev", "Development"), ("heldout", "Held-out"))
+
+
+def split_unit_warnings(document: dict[str, Any]) -> list[str]:
+    """What each split's query families will support once frozen (``scoring.stats.units``), in words.
+
+    Intervals and p-values resample a split's topic families: a split of ranking queries in fewer than
+    ``MIN_UNITS`` families gets none, one with fewer than ``FEW_UNITS`` gets intervals marked "few units".
+    Not a problem that blocks freezing: a small suite is allowed, only told what it will show.
+    """
+    queries = document.get("queries") if isinstance(document.get("queries"), list) else []
+    warnings = []
+    for split, label in SPLIT_LABELS:
+        in_split = [q for q in queries if isinstance(q, dict) and q.get("split") == split
+                    and q.get("kind", "ranking") == "ranking"]
+        if not in_split:
+            continue
+        support = unit_support(len({str(q.get("family") or q.get("id")) for q in in_split}), unit="query family")
+        if support.has_interval and not support.few:
+            continue
+        then = ("its figures will have no interval and no p-value; add families to this split for intervals"
+                if not support.has_interval else "its intervals will be shown marked as few units")
+        warnings.append(f"{label} split: {support.sentence}: {then}.")
+    return warnings

@@ -6,6 +6,8 @@ import math
 
 from django import template
 
+from scoring.stats.units import UnitSupport, p_value_text, unit_support
+
 register = template.Library()
 
 
@@ -15,14 +17,28 @@ def _num(value: float | None, places: int = 3) -> str:
     return f"{value:.{places}f}"
 
 
+def _noted(text: str, interval) -> str:
+    """The interval's note in words (too few units: why there is no interval; few units: marked)."""
+    note = getattr(interval, "note", "")
+    return f"{text} ({note})" if note else text
+
+
 @register.filter
 def ci(interval) -> str:
-    """Estimate and percentile interval, three decimals."""
+    """Estimate and percentile interval, three decimals; without bounds, the estimate and why."""
     if interval is None:
         return "—"
     if math.isnan(interval.estimate):
         return "n/a"
-    return f"{_num(interval.estimate)} [{_num(interval.low)}, {_num(interval.high)}]"
+    if math.isnan(interval.low):
+        return _noted(_num(interval.estimate), interval)
+    return _noted(f"{_num(interval.estimate)} [{_num(interval.low)}, {_num(interval.high)}]", interval)
+
+
+@register.filter
+def p(value, replicates) -> str:
+    """A bootstrap p-value: never below 1/(B+1) nor "0.000"; "none" when the units cannot support one."""
+    return p_value_text(value, replicates=int(replicates))
 
 
 @register.filter
@@ -37,7 +53,9 @@ def signed_ci(interval) -> str:
         return "—"
     if math.isnan(interval.estimate):
         return "n/a"
-    return f"{interval.estimate:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]"
+    if math.isnan(interval.low):
+        return _noted(f"{interval.estimate:+.3f}", interval)
+    return _noted(f"{interval.estimate:+.3f} [{interval.low:+.3f}, {interval.high:+.3f}]", interval)
 
 
 @register.filter
@@ -48,7 +66,15 @@ def get(mapping, key):
 @register.filter
 def bounds(interval, signed: str = "") -> str:
     """Only the interval's bounds, "[0.833, 1.000]" (signed when the argument is "signed")."""
-    if interval is None or math.isnan(interval.low):
+    if interval is None:
         return "n/a"
+    if math.isnan(interval.low):
+        return getattr(interval, "note", "") or "n/a"
     spec = "+.3f" if signed else ".3f"
-    return f"[{format(interval.low, spec)}, {format(interval.high, spec)}]"
+    return _noted(f"[{format(interval.low, spec)}, {format(interval.high, spec)}]", interval)
+
+
+@register.filter
+def units(split) -> UnitSupport:
+    """What a split's query families can support (its ``families`` count): no interval, few units, or plain."""
+    return unit_support(split.families, unit="query family")

@@ -53,6 +53,8 @@ class FiguresSerializer(serializers.Serializer):
 class IntervalSerializer(serializers.Serializer):
     estimate = serializers.FloatField(allow_null=True)
     ci = serializers.ListField(child=serializers.FloatField(allow_null=True))
+    note = serializers.CharField(allow_blank=True, required=False,
+                                 help_text="why there is no interval (too few contracts), or few units")
 
 
 class ScopeSerializer(serializers.Serializer):
@@ -131,6 +133,7 @@ class LeaderboardRunSerializer(FiguresSerializer):
     model = serializers.CharField()
     scope = ScopeSerializer()
     hallucination_rate = IntervalSerializer()
+    interval_note = serializers.CharField(allow_blank=True, help_text="too few contracts for an interval, or few")
     per_category = serializers.DictField(child=LeaderboardCellSerializer())
     cuad_evaluate = serializers.DictField(help_text=CUAD_EVALUATE_HELP)
 
@@ -142,17 +145,26 @@ class LeaderboardPairSerializer(serializers.Serializer):
     b_model = serializers.CharField()
     f1_diff = serializers.FloatField(allow_null=True, help_text="micro F1 of a minus b on the common contracts")
     ci = serializers.ListField(child=serializers.FloatField(allow_null=True), help_text="paired 95% percentile")
-    p_value = serializers.FloatField(allow_null=True)
+    note = serializers.CharField(allow_blank=True, help_text="too few contracts for an interval, or few units")
+    p_value = serializers.FloatField(allow_null=True, help_text="null: too few contracts for a p-value")
     p_adjusted = serializers.FloatField(allow_null=True, help_text="Holm over every pair")
 
 
+class LeaderboardVerdictSerializer(serializers.Serializer):
+    kind = serializers.CharField()
+    sentence = serializers.CharField(help_text="the one sentence to quote across the runs")
+    best = serializers.ListField(child=serializers.CharField())
+
+
 class LeaderboardSerializer(serializers.Serializer):
+    verdict = LeaderboardVerdictSerializer()
     sample = serializers.DictField(child=serializers.IntegerField())
     population = serializers.CharField()
     common_contracts = serializers.IntegerField()
     notice = serializers.CharField(allow_blank=True)
     matcher = serializers.CharField()
     contracts = serializers.IntegerField()
+    units = serializers.DictField(help_text="what the number of contracts supports: none, few or enough")
     thresholds = serializers.DictField(child=serializers.FloatField())
     bootstrap = serializers.DictField()
     method = serializers.CharField()

@@ -8,16 +8,18 @@ from collections.abc import Sequence
 from grading.dataset.models import Sample
 from grading.scorecard.leaderboard import Board, HeatCell, Leaderboard, PairDifference, Standing
 from grading.scorecard.selectors import Comparison, RunCard, ScorecardRow, paper_json, population
+from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.cuad.grading import Figures
 from scoring.cuad.paper_metric import PaperResult
 from scoring.stats.bootstrap import Interval
+from scoring.stats.units import unit_support
 
 
 def _interval(i: Interval) -> dict:
     def num(x: float) -> float | None:
         return None if math.isnan(x) else float(x)
 
-    return {"estimate": num(i.estimate), "ci": [num(i.low), num(i.high)]}
+    return {"estimate": num(i.estimate), "ci": [num(i.low), num(i.high)], "note": i.note}
 
 
 def scorecard_json(card: RunCard, sample: Sample) -> dict:
@@ -106,6 +108,7 @@ def standing_json(standing: Standing, paper: PaperResult | None = None) -> dict:
     out = standing.overall.as_dict()
     out["hallucination_rate"] = _interval(standing.hallucination)
     out["cuad_evaluate"] = paper_json(paper)
+    out["interval_note"] = standing.overall.f1.note  # the contracts behind every interval: too few, or few
     return out
 
 
@@ -113,6 +116,7 @@ def pair_json(pair: PairDifference) -> dict:
     return {
         "f1_diff": _num(pair.f1.estimate),
         "ci": [_num(pair.f1.low), _num(pair.f1.high)],
+        "note": pair.f1.note,
         "p_value": _num(pair.p_value),
         "p_adjusted": _num(pair.p_adjusted),
     }
@@ -121,6 +125,7 @@ def pair_json(pair: PairDifference) -> dict:
 def board_meta_json(board: Board) -> dict:
     return {
         "contracts": board.n_contracts,
+        "units": unit_support(board.n_contracts, unit=CONTRACT).as_json(),
         "thresholds": board.thresholds.as_dict(),
         "bootstrap": {"replicates": board.replicates, "seed": board.seed, "unit": "contract", "paired": True},
         "method": board.method,
@@ -142,6 +147,7 @@ def leaderboard_json(lb: Leaderboard) -> dict:
         runs.append(out)
     return {
         "sample": {"id": lb.sample.pk, "seed": lb.sample.seed, "contracts": lb.sample.n},
+        "verdict": lb.verdict.as_json(),
         "population": lb.population,
         "common_contracts": lb.common,
         "notice": lb.notice,
@@ -158,7 +164,7 @@ def leaderboard_json(lb: Leaderboard) -> dict:
 
 LEADERBOARD_CSV_FIELDS = (
     "kind", "rank", "run", "model", "other_run", "other_model", "category", "metric",
-    "estimate", "low", "high", "p_value", "p_adjusted", "contracts", "matcher", "replicates", "seed",
+    "estimate", "low", "high", "p_value", "p_adjusted", "contracts", "matcher", "replicates", "seed", "note",
 )
 
 
@@ -171,14 +177,14 @@ def leaderboard_csv_rows(lb: Leaderboard) -> list[dict]:
 
     common = {"contracts": lb.common, "matcher": lb.matcher, "replicates": lb.board.replicates,
               "seed": lb.board.seed}
-    rows = []
+    rows = [{"kind": "verdict", "metric": "f1", "note": lb.verdict.sentence, **common}]
     for e in lb.entries:
         base = {"kind": "run", "rank": e.rank, "run": e.run.pk, "model": e.run.model, **common}
         f = e.standing.overall
         for metric, i in (("precision", f.precision), ("recall", f.recall), ("f1", f.f1),
                           ("hallucination_rate", e.standing.hallucination)):
             rows.append({**base, "category": "ALL", "metric": metric, "estimate": fixed(i.estimate),
-                         "low": fixed(i.low), "high": fixed(i.high)})
+                         "low": fixed(i.low), "high": fixed(i.high), "note": i.note})
         for row in lb.heat:
             cell = row.cells[e.rank - 1]
             rows.append({**base, "category": row.category.name, "metric": "f1", "estimate": fixed(cell.f1.estimate),
@@ -188,5 +194,5 @@ def leaderboard_csv_rows(lb: Leaderboard) -> list[dict]:
         rows.append({"kind": "pair", "run": p.a.run.pk, "model": p.a.run.model, "other_run": p.b.run.pk,
                      "other_model": p.b.run.model, "category": "ALL", "metric": "f1_difference",
                      "estimate": fixed(d.f1.estimate), "low": fixed(d.f1.low), "high": fixed(d.f1.high),
-                     "p_value": fixed(d.p_value), "p_adjusted": fixed(d.p_adjusted), **common})
+                     "p_value": fixed(d.p_value), "p_adjusted": fixed(d.p_adjusted), "note": d.f1.note, **common})
     return rows

@@ -39,9 +39,12 @@ from scoring.cuad.grading import (
     tally_columns,
     tally_rows,
 )
+from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.cuad.paper_metric import PaperResult
-from scoring.stats.bootstrap import Interval, percentile_bounds_rows
+from scoring.stats.bootstrap import Interval, percentile_bounds_rows, supported_interval
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD, bootstrap_p_value, holm_adjust
+from scoring.stats.units import UnitSupport, count_of, supported_p_value, unit_support
+from scoring.stats.verdict import Contender, Duel, Verdict, verdict_sentence
 
 MAX_RUNS = 12  # 66 pairs: more would be a table nobody reads and a server budget nobody keeps
 HEAT_BANDS = 5  # F1 colour bands of 20 points each: heat-0 (below 20%) .. heat-4 (80% and above)
@@ -161,7 +164,9 @@ def board_grade(
     replicates_f1 = metrics[:, 2, -1].copy()  # (runs, replicates): overall micro F1 per resample
     for k, (a, b) in enumerate(pair_ab):
         np.subtract(replicates_f1[a], replicates_f1[b], out=rows[block + runs + k])
-    p_values = [bootstrap_p_value(rows[block + runs + k]) for k in range(len(pair_ab))]
+    support = unit_support(n, unit=CONTRACT)
+    # Below the minimum number of contracts a pair has no p-value, as it has no interval (scoring.stats.units).
+    p_values = [supported_p_value(bootstrap_p_value(rows[block + runs + k]), support) for k in range(len(pair_ab))]
     low, high = percentile_bounds_rows(rows, overwrite=True)
     metric_low = low[:block].reshape(runs, 3, columns)
     metric_high = high[:block].reshape(runs, 3, columns)
@@ -177,18 +182,33 @@ def board_grade(
             Standing(
                 overall=result.overall,
                 per_category=result.per_category,
-                hallucination=Interval(1.0 - g_estimate, 1.0 - g_high, 1.0 - g_low),
+                hallucination=supported_interval(Interval(1.0 - g_estimate, 1.0 - g_high, 1.0 - g_low), support),
                 replicates_f1=replicates_f1[r],
             )
         )
     raw: list[tuple[int, int, Interval, float]] = []
     for k, (a, b) in enumerate(pair_ab):
         point = standings[a].overall.f1.estimate - standings[b].overall.f1.estimate
-        bounds = Interval(point, float(low[block + runs + k]), float(high[block + runs + k]))
+        bounds = supported_interval(Interval(point, float(low[block + runs + k]), float(high[block + runs + k])),
+                                    support)
         raw.append((a, b, bounds, p_values[k]))
     adjusted = holm_adjust([p for *_, p in raw])
     pairs = [PairDifference(a, b, f1, p, adj) for (a, b, f1, p), adj in zip(raw, adjusted, strict=True)]
     return Board(standings, order, pairs, n, thresholds, replicates, seed)
+
+
+def board_verdict(board: Board, *, names: Sequence[str]) -> Verdict:
+    """The one sentence to quote across the board's runs on micro F1 (``names``: one per standing, in the
+    order the tables were given), with the same cases as a statute report's sentence."""
+    contenders = [Contender(names[i], board.standings[i].overall.f1.estimate) for i in board.order]
+    duels = [Duel(names[d.a], names[d.b], d.f1, d.p_adjusted) for d in board.pairs]
+    return verdict_sentence(metric="micro F1", contenders=contenders, duels=duels,
+                            population=count_of(board.n_contracts, CONTRACT),
+                            support=unit_support(board.n_contracts, unit=CONTRACT), replicates=board.replicates)
+
+
+def run_name(run: ExtractionRun) -> str:
+    return f"#{run.pk} {run.model}"
 
 
 # ---------------------------------------------------------------------------
@@ -236,6 +256,7 @@ class Entry:
     run: ExtractionRun
     scope: RunScope  # the run's own scope on the sample (the board grades the common contracts)
     standing: Standing
+    standing_index: int = 0  # its index in the board's standings (the order the runs were given)
     paper: PaperResult | None = None  # CUAD's own metric on the board's contracts; None: the run has no confidences
 
     @property
@@ -271,6 +292,15 @@ class Leaderboard:
     @property
     def method(self) -> str:
         return self.board.method
+
+    @property
+    def support(self) -> UnitSupport:
+        return unit_support(self.common, unit=CONTRACT)
+
+    @property
+    def verdict(self) -> Verdict:
+        names = {e.standing_index: run_name(e.run) for e in self.entries}
+        return board_verdict(self.board, names=[names[i] for i in range(len(self.entries))])
 
 
 def runs_complete(*, sample: Sample, limit: int = MAX_RUNS) -> list[ExtractionRun]:
@@ -335,7 +365,7 @@ def leaderboard_view(*, view: View, chosen_by_default: bool = False,
     stored = [stored_pairs(run=r, sample=view.sample, matcher=view.matcher, within=within) for r in runs]
     board = board_grade([p.table for p in stored], view.thresholds, replicates=replicates, seed=BOOTSTRAP_SEED)
     entries_by_index = {
-        i: Entry(rank, runs[i], scopes[i], board.standings[i],
+        i: Entry(rank, runs[i], scopes[i], board.standings[i], i,
                  run_paper_metric(run=runs[i], contract_ids=common, seed=BOOTSTRAP_SEED, replicates=replicates))
         for rank, i in enumerate(board.order, start=1)
     }

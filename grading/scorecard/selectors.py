@@ -40,9 +40,11 @@ from scoring.cuad.grading import (
     grade,
     micro_ratios,
 )
+from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.cuad.matching import MATCHERS
 from scoring.cuad.paper_metric import PaperResult
-from scoring.stats.bootstrap import Interval, percentile_bounds
+from scoring.stats.bootstrap import Interval, percentile_bounds, supported_interval
+from scoring.stats.units import unit_support
 
 BOOTSTRAP_SEED = 0  # the console's bootstrap seed: the same draws on every page and export
 
@@ -251,7 +253,7 @@ def grounded_rate(table: PairTable, outcome: np.ndarray, *, replicates: int, see
     total = per_contract.sum(axis=0)
     estimate = float(total[0] / total[1]) if total[1] else float("nan")
     low, high = percentile_bounds(values)
-    return Interval(estimate, low, high)
+    return supported_interval(Interval(estimate, low, high), unit_support(nc, unit=CONTRACT))
 
 
 def f1_difference(
@@ -268,7 +270,7 @@ def f1_difference(
     point_a, f1_a = replicate_f1(table_a, classify(table_a, thresholds), replicates=replicates, seed=seed)
     point_b, f1_b = replicate_f1(table_b, classify(table_b, thresholds), replicates=replicates, seed=seed)
     low, high = percentile_bounds(f1_a - f1_b)
-    return Interval(point_a - point_b, low, high)
+    return supported_interval(Interval(point_a - point_b, low, high), unit_support(table_a.n_contracts, unit=CONTRACT))
 
 
 def replicate_f1(table: PairTable, classified: Classified, *, replicates: int, seed: int) -> tuple[float, np.ndarray]:

@@ -6,6 +6,8 @@ import math
 
 from django import template
 
+from scoring.stats.units import p_value_text
+
 register = template.Library()
 
 
@@ -30,10 +32,20 @@ def num(value, digits: int = 3) -> str:
 
 @register.filter
 def interval(i) -> str:
-    """A bootstrap Interval as '[38.0, 44.9]' (percent points)."""
-    if i is None or _undefined(i.low) or _undefined(i.high):
+    """A bootstrap Interval as '[38.0, 44.9]' (percent points); without bounds, why not in words."""
+    if i is None:
         return ""
-    return f"[{i.low * 100:.1f}, {i.high * 100:.1f}]"
+    note = getattr(i, "note", "")
+    if _undefined(i.low) or _undefined(i.high):
+        return f"({note})" if note and not _undefined(i.estimate) else ""
+    text = f"[{i.low * 100:.1f}, {i.high * 100:.1f}]"
+    return f"{text} ({note})" if note else text
+
+
+@register.filter
+def p(value, replicates) -> str:
+    """A bootstrap p-value: never below 1/(B+1) nor "0.000"; "none" when the units cannot support one."""
+    return p_value_text(value, replicates=int(replicates))
 
 
 @register.filter

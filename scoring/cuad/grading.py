@@ -29,7 +29,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from scoring.stats.bootstrap import Interval, percentile_bounds_rows, resample_indices
+from scoring.stats.bootstrap import Interval, percentile_bounds_rows, resample_indices, supported_interval
+from scoring.stats.units import unit_support
+
+UNIT = "contract"
 
 DEFAULT_REPLICATES = 1000
 
@@ -325,9 +328,13 @@ def grade_figures(
     spans_by = np.bincount(table.span_category, minlength=nk).tolist()
     spans_by.append(len(missed))
 
+    # Below the minimum number of contracts no interval is shown (scoring.stats.units), whatever the draws gave.
+    support = unit_support(table.n_contracts, unit=UNIT)
+
     def figures(col: int) -> Figures:
         counts = dict(zip(COUNT_KEYS, (*outcome_counts[col], missed_by[col], ext_by[col], spans_by[col]), strict=True))
-        precision, recall, f1 = (Interval(point[m][col], low_list[m][col], high_list[m][col]) for m in range(3))
+        precision, recall, f1 = (supported_interval(Interval(point[m][col], low_list[m][col], high_list[m][col]),
+                                                    support) for m in range(3))
         return Figures(precision, recall, f1, counts=counts, credit=credit[col])
 
     return Grade(figures(nk), tuple(figures(k) for k in range(nk)), classified, thresholds, replicates, seed)

@@ -22,6 +22,11 @@ systems; ``difference.estimate`` equals ``a.estimate - b.estimate`` exactly.
 
 Families are numbered in sorted order of ``str(family)``, so the draw does not
 depend on the order in which queries are listed.
+
+Too few families (``scoring.stats.units``): below ``MIN_UNITS`` retained
+families every interval loses its bounds (NaN) and says why in its ``note``,
+and a pair keeps no replicate differences, so it gets no p-value; below
+``FEW_UNITS`` the interval is kept and noted "few units".
 """
 
 from __future__ import annotations
@@ -39,7 +44,11 @@ from scoring.stats.bootstrap import (
     percentile_bounds_columns,
     percentile_bounds_rows,
     resample_index_blocks,
+    supported_interval,
 )
+from scoring.stats.units import unit_support
+
+UNIT = "query family"
 
 DEFAULT_REPLICATES = 10_000
 DEFAULT_SEED = 20260920
@@ -258,6 +267,7 @@ def family_bootstraps(
             single_results[name] = FamilyBootstrap(empty, 0, total, 0, replicates, seed)
             continue
         (interval,) = _intervals([point], group.single_reps[:, k : k + 1], level)
+        interval = supported_interval(interval, unit_support(group.n_families, unit=UNIT))
         single_results[name] = FamilyBootstrap(
             interval=interval,
             included=len(group.keep),
@@ -275,10 +285,11 @@ def family_bootstraps(
         rows = np.empty((3, replicates))
         rows[0], rows[1] = group.pair_reps[:, 2 * k], group.pair_reps[:, 2 * k + 1]
         np.subtract(rows[0], rows[1], out=rows[2])
-        replicate_differences = rows[2].copy() if keep_replicates else None
+        support = unit_support(group.n_families, unit=UNIT)
+        replicate_differences = rows[2].copy() if keep_replicates and support.has_interval else None
         lows, highs = percentile_bounds_rows(rows, level=level, overwrite=True)
         a, b, difference = (
-            Interval(float(point), float(low), float(high), level)
+            supported_interval(Interval(float(point), float(low), float(high), level), support)
             for point, low, high in zip([points[0], points[1], points[0] - points[1]], lows, highs, strict=True)
         )
         pair_results[pair_name] = PairedFamilyBootstrap(

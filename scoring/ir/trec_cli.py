@@ -17,12 +17,13 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
-from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
+from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, UNIT
 from scoring.ir.measures import DEFAULT_REL_LEVEL
 from scoring.ir.trec_evaluation import METRICS, TrecEvaluation, evaluate_trec_runs, read_families
 from scoring.ir.trec_io import TrecFormatError, read_qrels, read_run
 from scoring.stats.bootstrap import Interval
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD
+from scoring.stats.units import p_value_text, unit_support
 
 COMMAND = "relevance_metrics"
 
@@ -109,8 +110,17 @@ def evaluate_files(qrels_path: str, run_paths: list[str], *, families_path: str 
         raise MetricsError(str(exc)) from exc
 
 
-def _interval(bootstrap: Interval) -> dict[str, float]:
-    return {"estimate": bootstrap.estimate, "low": bootstrap.low, "high": bootstrap.high, "level": bootstrap.level}
+def _interval(bootstrap: Interval) -> dict[str, float | str | None]:
+    return {"estimate": _finite(bootstrap.estimate), "low": _finite(bootstrap.low), "high": _finite(bootstrap.high),
+            "level": bootstrap.level, "note": bootstrap.note}
+
+
+def _bounds(interval: Interval, spec: str) -> str:
+    """"  [0.2500, 0.7500]", with the note in words when there is one (no bounds: only the note)."""
+    if not interval.has_bounds:
+        return f"  ({interval.note})" if interval.note else ""
+    text = f"  [{format(interval.low, spec)}, {format(interval.high, spec)}]"
+    return f"{text} ({interval.note})" if interval.note else text
 
 
 def families_note(evaluation: TrecEvaluation, families_path: str | None) -> str:
@@ -130,7 +140,8 @@ def pairs_json(evaluation: TrecEvaluation) -> list[dict[str, Any]]:
         entry = out.setdefault((pair.a, pair.b), {"a": pair.a, "b": pair.b, "metrics": {}})
         difference = pair.bootstrap.difference
         entry["metrics"][pair.metric] = {
-            "diff": difference.estimate, "ci": [difference.low, difference.high], "level": difference.level,
+            "diff": _finite(difference.estimate), "ci": [_finite(difference.low), _finite(difference.high)],
+            "level": difference.level, "note": difference.note,
             "p_value": _finite(pair.p_value), "p_adjusted": _finite(pair.p_adjusted),
         }
     return list(out.values())
@@ -142,7 +153,7 @@ def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict[str, 
         "runs": {
             run.name: {
                 "per_query": run.per_query,
-                "mean": {metric: run.intervals[metric].interval.estimate for metric in measures},
+                "mean": {metric: _finite(run.intervals[metric].interval.estimate) for metric in measures},
                 "ci": {metric: _interval(run.intervals[metric].interval) for metric in measures},
                 "queries_not_in_run": run.unanswered,
                 "run_queries_not_in_qrels": run.ignored,
@@ -162,6 +173,7 @@ def as_json(evaluation: TrecEvaluation, families_path: str | None) -> dict[str, 
         "queries": len(evaluation.queries),
         "queries_without_relevant_documents": evaluation.queries_without_targets,
         "families": families_note(evaluation, families_path),
+        "units": unit_support(evaluation.families, unit=UNIT).as_json(),
         "replicates": evaluation.replicates,
         "seed": evaluation.seed,
         "interval": "percentile 95% bootstrap over query families",
@@ -180,6 +192,9 @@ def write_table(evaluation: TrecEvaluation, families_path: str | None, write: Ca
     width = max(7, *(len(metric) for metric in evaluation.measures))
     write(f"{len(evaluation.queries)} qrels queries; {families_note(evaluation, families_path)}")
     write(f"percentile 95% intervals, {evaluation.replicates} replicates, seed {evaluation.seed}")
+    support = unit_support(evaluation.families, unit=UNIT)
+    if support.sentence:
+        write(f"note: {support.sentence}")
     write(f"note: {POPULATION_NOTE}")
     write(f"note: {RUN_ORDER_NOTE}")
     if evaluation.rel_level != DEFAULT_REL_LEVEL:
@@ -195,20 +210,22 @@ def write_table(evaluation: TrecEvaluation, families_path: str | None, write: Ca
             write(f"  {len(run.ignored)} run queries not in the qrels (ignored)")
         for metric in evaluation.measures:
             iv = run.intervals[metric].interval
-            write(f"  {metric:<{width}} {iv.estimate:.4f}  [{iv.low:.4f}, {iv.high:.4f}]")
+            write(f"  {metric:<{width}} {iv.estimate:.4f}{_bounds(iv, '.4f')}")
     for name, baseline, result in evaluation.differences:
         write("")
         write(f"paired difference {name} - {baseline}")
         for metric in evaluation.measures:
             iv = result[metric].difference
-            write(f"  {metric:<{width}} {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]")
+            write(f"  {metric:<{width}} {iv.estimate:+.4f}{_bounds(iv, '+.4f')}")
     if evaluation.pairs:
         write("")
         write(f"every pair of runs: {MULTIPLE_COMPARISON_METHOD}; Holm's family is the pairs of one metric")
         for pair in evaluation.pairs:
             iv = pair.bootstrap.difference
-            write(f"  {pair.metric:<{width}} {pair.a} - {pair.b}  {iv.estimate:+.4f}  [{iv.low:+.4f}, {iv.high:+.4f}]"
-                  f"  p={pair.p_value:.4f}  Holm p={pair.p_adjusted:.4f}")
+            p_text = p_value_text(pair.p_value, replicates=evaluation.replicates, digits=4)
+            holm_text = p_value_text(pair.p_adjusted, replicates=evaluation.replicates, digits=4)
+            write(f"  {pair.metric:<{width}} {pair.a} - {pair.b}  {iv.estimate:+.4f}{_bounds(iv, '+.4f')}"
+                  f"  p {p_text}  Holm p {holm_text}")
 
 
 def run(options: argparse.Namespace, *, stdout: TextIO | None = None, stderr: TextIO | None = None) -> int:

@@ -15,21 +15,33 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
+
+from scoring.stats.units import MIN_UNITS, UnitSupport, unit_support
 
 DEFAULT_LEVEL = 0.95
 
 
 @dataclass(frozen=True)
 class Interval:
-    """A percentile bootstrap interval: point estimate and [low, high]."""
+    """A percentile bootstrap interval: point estimate and [low, high].
+
+    ``note`` says in words what the number of resampling units made of it (``scoring.stats.units``):
+    "no interval: 2 query families (at least 3 needed)" with NaN bounds, "few units: 6 query families",
+    or '' for a plain interval.
+    """
 
     estimate: float
     low: float
     high: float
     level: float = DEFAULT_LEVEL
+    note: str = ""
+
+    @property
+    def has_bounds(self) -> bool:
+        return not (math.isnan(self.low) or math.isnan(self.high))
 
     def as_list(self) -> list[float]:
         return [self.low, self.high]
@@ -47,6 +59,19 @@ def resample_indices(n_clusters: int, *, replicates: int, seed: int) -> np.ndarr
         raise ValueError("the bootstrap needs at least one replicate")
     rng = np.random.default_rng(seed)
     return rng.integers(0, n_clusters, size=(replicates, n_clusters))
+
+
+
+def supported_interval(interval: Interval, support: UnitSupport) -> Interval:
+    """``interval`` as the units allow: bounds removed (NaN) below ``MIN_UNITS``, a note in words when few.
+
+    The estimate is kept: a mean over one family is still that mean; only its interval is not.
+    """
+    if math.isnan(interval.estimate):
+        return interval
+    if not support.has_interval:
+        return replace(interval, low=math.nan, high=math.nan, note=support.short)
+    return replace(interval, note=support.short) if support.few else interval
 
 
 # Drawn cells per block of ``resample_index_blocks``: a few MB whatever the replicates and units.
@@ -300,7 +325,8 @@ def unit_bootstrap(
     observation (callers leave empty ones out, as the family bootstrap does).
 
     Degenerate cases, stated in ``caveat``: an undefined point estimate gets
-    no interval; a single unit gets no interval (every resample is that unit);
+    no interval; fewer than ``scoring.stats.units.MIN_UNITS`` units get no
+    interval, and fewer than ``FEW_UNITS`` an interval marked "few units";
     replicates on which the statistic is undefined (``undefined_when`` says
     when) are left out of the percentile and counted in ``undefined``.
     """
@@ -309,8 +335,9 @@ def unit_bootstrap(
     nan = float("nan")
 
     def result(estimate: float, low: float, high: float, undefined: int, caveat: str | None) -> UnitBootstrap:
+        note = unit_support(n_units, unit=unit).short if n_units and not math.isnan(estimate) else ""
         return UnitBootstrap(
-            statistic=name, interval=Interval(estimate, low, high, level), unit=unit, units=n_units,
+            statistic=name, interval=Interval(estimate, low, high, level, note), unit=unit, units=n_units,
             observation=observation, observations=observations, replicates=replicates, seed=seed,
             undefined=undefined, caveat=caveat,
         )
@@ -320,8 +347,9 @@ def unit_bootstrap(
     estimate = float(statistic(values.sum(axis=0)[None])[0])
     if math.isnan(estimate):
         return result(nan, nan, nan, 0, f"{name} is undefined on these data ({undefined_when}): no interval")
-    if n_units < 2:
-        return result(estimate, nan, nan, 0, f"one {unit} only: every resample is that {unit}, so no interval")
+    support = unit_support(n_units, unit=unit)
+    if n_units < MIN_UNITS:
+        return result(estimate, nan, nan, 0, support.sentence)
     per_unit_flat = values.reshape(n_units, -1)
     replicate_values = np.concatenate([
         np.asarray(statistic((draw_counts(block, n_units) @ per_unit_flat).reshape((-1, *values.shape[1:]))),
@@ -330,10 +358,10 @@ def unit_bootstrap(
     ])
     undefined = int(np.isnan(replicate_values).sum())
     low, high = percentile_bounds(replicate_values, level=level)
-    caveat = None
+    caveats = [support.sentence] if support.few else []
     if undefined:
-        caveat = (
+        caveats.append(
             f"{undefined} of {replicates} resamples had {undefined_when}, where {name} is undefined; they are left "
             f"out and the interval is the percentile over the other {replicates - undefined}"
         )
-    return result(estimate, low, high, undefined, caveat)
+    return result(estimate, low, high, undefined, "; ".join(caveats) or None)

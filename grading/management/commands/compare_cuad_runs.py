@@ -12,9 +12,10 @@ from grading.runs.run_format import RunFormatError
 from grading.runs.selectors import run_pair_table, run_scope_ids
 from grading.runs.services import extraction_run_import
 from grading.scorecard.exports import board_meta_json, pair_json, standing_json
-from grading.scorecard.leaderboard import board_grade
+from grading.scorecard.leaderboard import board_grade, board_verdict
 from scoring.cuad.grading import Thresholds
 from scoring.cuad.matching import MATCHERS
+from scoring.stats.units import p_value_text
 
 
 class Command(BaseCommand):
@@ -95,6 +96,7 @@ class Command(BaseCommand):
         board = board_grade([p.table for p in pair_tables], thresholds, replicates=o["replicates"], seed=o["seed"])
         labels = _labels(runs, paths)
         result = {
+            "verdict": board_verdict(board, names=labels).as_json(),
             "runs": [
                 {"rank": rank, "model": runs[i].model, "file": str(paths[i]), **standing_json(board.standings[i])}
                 for rank, i in enumerate(board.order, start=1)
@@ -121,24 +123,31 @@ class Command(BaseCommand):
             return "   -   " if x is None else f"{x * 100:+6.1f}"
 
         def p3(x):
-            return "  -  " if x is None else f"{x:.3f}"
+            return p_value_text(x, replicates=result["bootstrap"]["replicates"])
+
+        def ci_text(low, high, fmt, note):
+            text = f" [{fmt(low)},{fmt(high)}]" if low is not None else ""
+            return f"{text} ({note})" if note else text
 
         b = result["bootstrap"]
         self.stdout.write(
             f"{result['contracts']} contracts, matcher {result['matcher']}, thresholds {result['thresholds']}, "
             f"paired contract bootstrap B={b['replicates']} seed {b['seed']}"
         )
+        self.stdout.write(f"verdict: {result['verdict']['sentence']}")
+        if result["units"]["note"]:
+            self.stdout.write(f"note: {result['units']['note']}")
         for r in result["runs"]:
             ci = r["ci"]["f1"]
             h = r["hallucination_rate"]
             self.stdout.write(
                 f"{r['rank']:>2}. {r['model'][:40]:40} P {pct(r['precision'])}  R {pct(r['recall'])}  "
-                f"F1 {pct(r['f1'])} [{pct(ci[0])},{pct(ci[1])}]  hallucinated {pct(h['estimate'])}"
+                f"F1 {pct(r['f1'])}{ci_text(ci[0], ci[1], pct, r['interval_note'])}  hallucinated {pct(h['estimate'])}"
             )
         for p in result["pairs"]:
             self.stdout.write(
                 f"{p['a'][:30]:30} - {p['b'][:30]:30} F1 {pp(p['f1_diff'])} pp "
-                f"[{pp(p['ci'][0])},{pp(p['ci'][1])}]  p {p3(p['p_value'])}  Holm p {p3(p['p_adjusted'])}"
+                f"{ci_text(p['ci'][0], p['ci'][1], pp, p['note'])}  p {p3(p['p_value'])}  Holm p {p3(p['p_adjusted'])}"
             )
         self.stdout.write(f"multiple comparisons: {result['method']}")
 

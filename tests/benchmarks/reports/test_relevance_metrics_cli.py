@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 
 import ir_measures
 import numpy as np
@@ -19,6 +20,11 @@ from ir_measures import RR, Success
 from scoring.ir.family_bootstrap import family_bootstrap, paired_family_bootstrap
 
 MEASURES = {"Hit@1": Success @ 1, "Hit@5": Success @ 5, "Hit@10": Success @ 10, "RR": RR}
+
+
+def _agrees(exported: float | None, computed: float) -> bool:
+    """A bound as exported (null when the families cannot support an interval) against the computed float."""
+    return math.isnan(computed) if exported is None else exported == computed
 
 
 def _run_command(*args: str) -> str:
@@ -86,8 +92,8 @@ def test_intervals_resample_the_families_file_or_else_each_query_alone(tmp_path)
     per_query = plain["runs"][str(run_path)]["per_query"]
     qids = sorted(per_query)
     alone = family_bootstrap([per_query[q]["RR"] for q in qids], qids, replicates=300, seed=20260920)
-    assert plain["runs"][str(run_path)]["ci"]["RR"]["low"] == alone.interval.low
-    assert plain["runs"][str(run_path)]["ci"]["RR"]["high"] == alone.interval.high
+    assert _agrees(plain["runs"][str(run_path)]["ci"]["RR"]["low"], alone.interval.low)
+    assert _agrees(plain["runs"][str(run_path)]["ci"]["RR"]["high"], alone.interval.high)
 
     families_path = tmp_path / "families"
     families = {q: f"fam{i % 2}" for i, q in enumerate(qids)}
@@ -112,8 +118,8 @@ def test_intervals_resample_the_families_file_or_else_each_query_alone(tmp_path)
     expected = family_bootstrap(
         [per_query[q]["Hit@5"] for q in qids], [families[q] for q in qids], replicates=300, seed=7
     )
-    assert grouped["runs"][str(run_path)]["ci"]["Hit@5"]["low"] == expected.interval.low
-    assert grouped["runs"][str(run_path)]["ci"]["Hit@5"]["high"] == expected.interval.high
+    assert _agrees(grouped["runs"][str(run_path)]["ci"]["Hit@5"]["low"], expected.interval.low)
+    assert _agrees(grouped["runs"][str(run_path)]["ci"]["Hit@5"]["high"], expected.interval.high)
     other = grouped["runs"][str(second_run)]["per_query"]
     paired = paired_family_bootstrap(
         [other[q]["RR"] for q in qids],
@@ -124,7 +130,7 @@ def test_intervals_resample_the_families_file_or_else_each_query_alone(tmp_path)
     )
     (difference,) = grouped["differences"]
     assert (difference["run"], difference["baseline"]) == (str(second_run), str(run_path))
-    assert difference["ci"]["RR"]["low"] == paired.difference.low
+    assert _agrees(difference["ci"]["RR"]["low"], paired.difference.low)
     assert difference["ci"]["RR"]["estimate"] == paired.difference.estimate
     assert (grouped["replicates"], grouped["seed"]) == (300, 7)
 
@@ -214,7 +220,7 @@ def test_several_runs_get_every_pair_with_intervals_and_holm_p_values_against_a_
         holm = multipletests(expected_p, method="holm")[1]
         assert [p["metrics"][metric]["p_adjusted"] for p in result["pairs"]] == pytest.approx(list(holm), abs=1e-12)
     table = _run_command(*args)
-    assert "every pair of runs" in table and "Holm p=" in table
+    assert "every pair of runs" in table and "Holm p " in table
 
 
 def test_a_single_run_has_no_pairs(tmp_path):

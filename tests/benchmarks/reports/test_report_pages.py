@@ -18,13 +18,19 @@ from tests.benchmarks.conftest import freeze_suite, import_synthetic
 
 WORDS = ["tenant", "landlord", "deposit", "court", "guardian", "child", "notice", "hearing", "appeal", "fee",
          "record", "agency", "report", "custody", "petition", "order", "judge", "filing", "service", "lien"]
-FAMILIES = [{"id": "dev-a", "split": "dev"}, {"id": "dev-b", "split": "dev"},
-            {"id": "ho-a", "split": "heldout"}, {"id": "ho-b", "split": "heldout"}]
+# Three families per split (q0-q1 share the first): the fewest that carry an interval (scoring.stats.units).
+FAMILIES = [{"id": "dev-a", "split": "dev"}, {"id": "dev-b", "split": "dev"}, {"id": "dev-c", "split": "dev"},
+            {"id": "ho-a", "split": "heldout"}, {"id": "ho-b", "split": "heldout"}, {"id": "ho-c", "split": "heldout"}]
+FAMILY_OF_QUERY = [0, 0, 1, 2, 3, 3, 4, 5]
 QS = "?replicates=1000&seed=7"
 
 
-def _stored_report_inputs():
-    """A synthetic chapter, a two-split suite, keyword and heading retrieval runs, and a rerank run with failures."""
+def _stored_report_inputs(*, families=None, family_of_query=None, n_queries: int = 8):
+    """A synthetic chapter, a two-split suite, keyword and heading retrieval runs, and a rerank run with failures.
+
+    ``families`` / ``family_of_query`` (one family index per query) change how the queries are grouped."""
+    families = families or FAMILIES
+    family_of_query = family_of_query or FAMILY_OF_QUERY
     import random
 
     from benchmarks.rerank.models import RerankGrade, RerankRun
@@ -40,15 +46,16 @@ def _stored_report_inputs():
         rows.append((f"999.{100 + i * 10}", heading, " ".join(rng.choice(WORDS) for _ in range(40)) + "."))
     import_synthetic(rows, key="report-synthetic.html")
     queries = []
-    for i in range(8):
-        family = FAMILIES[i // 2]
+    for i in range(n_queries):
+        family = families[family_of_query[i]]
         queries.append({"id": f"q{i}", "kind": "ranking", "split": family["split"], "family": family["id"],
-                        "text": f"When must the {WORDS[i]} give {WORDS[i + 5]} notice to the {WORDS[i + 9]}?",
-                        "targets": [f"NRS {rows[i][0]}", f"NRS {rows[i + 20][0]}"]})
+                        "text": f"When must the {WORDS[i % 11]} give {WORDS[i % 11 + 5]} notice to the "
+                                f"{WORDS[i % 11 + 9]}?" + (f" (case {i})" if i >= 11 else ""),
+                        "targets": [f"NRS {rows[i % 20][0]}", f"NRS {rows[i % 20 + 20][0]}"]})
     queries.append({"id": "oc1", "kind": "outside_corpus", "text": "What fee applies to a gasoline tax appeal?"})
     queries.append({"id": "ec1", "kind": "exact_citation", "text": f"NRS {rows[0][0]}",
                     "expected_citation": f"NRS {rows[0][0]}"})
-    suite = freeze_suite(queries, name="report-synthetic", families=FAMILIES)
+    suite = freeze_suite(queries, name="report-synthetic", families=families)
     # keyword-v1 as the primary run: these expectations were written for it, and the automatic secondary
     # baseline (reports.selectors.secondary_run_default) is looked up on the primary run's engine.
     run = retrieval_run_create(suite=suite, configuration="keyword-v1", k=30)

@@ -429,3 +429,27 @@ def test_the_api_lists_each_suite_file_and_serves_it(example_suite, stakeholder_
         assert digest == example_suite.sha256
     assert stakeholder_client.get(f"/api/v1/benchmarks/suites/{example_suite.pk}/export/xml").status_code == 404
     assert reviewer_client.get(f"/api/v1/benchmarks/suites/{example_suite.pk}/export/json").status_code == 403
+
+
+def test_the_workbench_warns_before_and_at_freeze_that_one_family_carries_no_interval(nrs_imported, admin,
+                                                                                      admin_client):
+    draft = _small_draft(admin_client, admin)  # one development family
+    warning = ("Development split: 1 query family: too few for an interval or a p-value (at least 3 needed): its "
+               "figures will have no interval and no p-value; add families to this split for intervals.")
+    page = admin_client.get(f"/benchmarks/suites/workbench/{draft.pk}/").content.decode()
+    assert 'data-testid="interval-warnings"' in page and warning in page
+    response = admin_client.post(f"/benchmarks/suites/workbench/{draft.pk}/freeze/", follow=True)
+    assert response.status_code == 200 and warning in response.content.decode()  # said again once frozen
+
+
+def test_it_marks_a_split_of_three_to_nine_families_as_few_units_and_says_nothing_from_ten():
+    from benchmarks.suites.workbench import split_unit_warnings
+
+    def document(families: int) -> dict:
+        return {"queries": [{"id": f"q{i}", "kind": "ranking", "split": "heldout", "family": f"f{i}"}
+                            for i in range(families)] + [{"id": "oc", "kind": "outside_corpus"}]}
+
+    assert split_unit_warnings(document(6)) == [
+        "Held-out split: few units (n=6 query families): percentile-bootstrap intervals under-cover with so few "
+        "units: its intervals will be shown marked as few units."]
+    assert split_unit_warnings(document(10)) == []

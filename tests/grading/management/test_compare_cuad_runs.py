@@ -72,7 +72,7 @@ def test_it_prints_every_run_and_every_pair_in_the_documented_schema(three, mani
     for r in result["runs"]:
         assert {"model", "precision", "recall", "f1", "ci"} <= set(r)
         assert set(r["ci"]) == {"precision", "recall", "f1"} and len(r["ci"]["f1"]) == 2
-        assert set(r["hallucination_rate"]) == {"estimate", "ci"}
+        assert set(r["hallucination_rate"]) == {"estimate", "ci", "note"}
     assert len(result["pairs"]) == 3
     models = {"gold-model", "noisy-model", "random-model"}
     for p in result["pairs"]:

@@ -6,15 +6,17 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 
 import numpy as np
 import pytest
+from django.utils.html import escape
 from statsmodels.stats.multitest import multipletests
 
 from grading.runs.services import extraction_run_import
 from grading.scorecard import leaderboard
-from grading.scorecard.leaderboard import board_grade
+from grading.scorecard.leaderboard import board_grade, board_verdict
 from scoring.cuad.grading import PairTable, Thresholds
 from scoring.stats.bootstrap import resample_indices
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD
@@ -301,3 +303,31 @@ def test_too_many_runs_are_refused(loaded, stakeholder_client, monkeypatch):
 
 def test_the_overview_links_to_the_leaderboard(loaded, stakeholder_client):
     assert 'href="/cuad/leaderboard/"' in stakeholder_client.get("/cuad/").content.decode()
+
+
+def test_the_board_opens_with_one_verdict_in_the_page_exports_and_api(loaded, stakeholder_client):
+    third = _third(loaded)
+    q = _query(loaded.gold, loaded.noisy, third)
+    data = json.loads(stakeholder_client.get(f"/cuad/leaderboard/?{q}&format=json").content)
+    verdict = data["verdict"]
+    # Four contracts: intervals shown, marked as few units; the sentence says so and names the population.
+    assert data["units"]["support"] == "few" and verdict["kind"] in {"best", "cannot tell apart"}
+    assert "over 4 contracts" in verdict["sentence"] and "few units (n=4 contracts)" in verdict["sentence"]
+    assert verdict["sentence"].count("#") >= 3 and "top difference" in verdict["sentence"]
+    assert stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{q}").json()["verdict"] == verdict
+    page = stakeholder_client.get(f"/cuad/leaderboard/?{q}").content.decode()
+    assert 'data-testid="verdict"' in page and escape(verdict["sentence"]) in page
+    assert page.index('data-testid="verdict"') < page.index('data-testid="standings"')
+    rows = list(csv.DictReader(io.StringIO(stakeholder_client.get(f"/cuad/leaderboard/?{q}&format=csv")
+                                           .content.decode())))
+    assert (rows[0]["kind"], rows[0]["note"]) == ("verdict", verdict["sentence"])
+
+
+def test_two_contracts_give_a_board_with_no_interval_no_p_value_and_a_verdict_that_says_why():
+    tables = _random_tables(np.random.default_rng(5), runs=3, contracts=2, categories=3)
+    board = board_grade(tables, Thresholds(), replicates=500, seed=1)
+    assert all(not p.f1.has_bounds and math.isnan(p.p_value) and math.isnan(p.p_adjusted) for p in board.pairs)
+    assert all(not s.overall.f1.has_bounds for s in board.standings)
+    verdict = board_verdict(board, names=["a", "b", "c"])
+    assert verdict.kind == "too few units"
+    assert verdict.sentence.startswith("2 contracts: too few for an interval or a p-value (at least 3 needed)")

@@ -24,10 +24,11 @@ from scoring.stats.bootstrap import resample_indices
 
 
 def _random_suite(rng: np.random.Generator):
-    n_families = int(rng.integers(2, 15))
+    n_families = int(rng.integers(3, 15))
     # Zero-padded names: sorted(str) order is numeric order, as in the loop below.
     families = [f"f{int(rng.integers(0, n_families)):02d}" for _ in range(int(rng.integers(n_families, 40)))]
-    families[:2] = ["f00", "f01"]  # at least two families (scipy needs two observations)
+    # At least the minimum number of families for an interval (scoring.stats.units.MIN_UNITS).
+    families[:3] = ["f00", "f01", "f02"]
     kind = rng.random()
     if kind < 0.5:
         a = rng.integers(0, 2, len(families)).astype(float)  # Hit@k-like

@@ -41,8 +41,9 @@ def hand_p(diffs: np.ndarray) -> float:
 @pytest.mark.parametrize("case", range(12))
 def test_pairwise_intervals_and_holm_p_values_match_a_hand_bootstrap_and_statsmodels(case):
     rng = np.random.default_rng(100 + case)
-    n_families = int(rng.integers(2, 9))
+    n_families = int(rng.integers(3, 9))
     families = [f"f{int(rng.integers(0, n_families))}" for _ in range(int(rng.integers(n_families, 30)))]
+    families[:3] = ["f0", "f1", "f2"]  # at least the minimum number of families for an interval
     k = int(rng.integers(3, 6))
     if case % 2:
         systems = {f"s{i}": rng.integers(0, 2, len(families)).astype(float).tolist() for i in range(k)}

@@ -36,6 +36,7 @@ from scoring.stats.calibration import (
     expected_calibration_error,
     reliability_table,
 )
+from scoring.stats.units import FEW_UNITS, MIN_UNITS
 
 # ---------------------------------------------------------------- references
 
@@ -149,8 +150,8 @@ def test_kappa_interval_equals_a_scikit_learn_loop_over_the_same_unit_resamples(
             continue
         assert ours.interval.estimate == pytest.approx(point, abs=1e-12)
         assert ours.interval.estimate == pytest.approx(cohen_kappa(a, b, weights=weights), abs=1e-12)
-        if ours.units < 2:
-            assert not ours.has_interval and "one contract only" in ours.caveat
+        if ours.units < MIN_UNITS:
+            assert not ours.has_interval and "too few for an interval" in ours.caveat
             continue
         low, high, undefined = _reference(
             xu, lambda rows, xa=xa, xb=xb: _sklearn_kappa([xa[i] for i in rows], [xb[i] for i in rows], weights),
@@ -161,6 +162,8 @@ def test_kappa_interval_equals_a_scikit_learn_loop_over_the_same_unit_resamples(
         if undefined:
             saw_undefined += 1
             assert f"{undefined} of 100 resamples" in ours.caveat and f"other {100 - undefined}" in ours.caveat
+        elif ours.units < FEW_UNITS:
+            assert ours.caveat.startswith(f"few units (n={ours.units} contracts)")
         else:
             assert ours.caveat is None
     assert saw_undefined >= 3  # the degenerate path was exercised, not only the easy one
@@ -198,7 +201,8 @@ def test_raw_agreement_interval_equals_a_scikit_learn_loop_on_the_same_draws_as_
         both = [i for i in range(len(a)) if a[i] is not None and b[i] is not None]
         xa, xb, xu = np.array([a[i] for i in both]), np.array([b[i] for i in both]), [units[i] for i in both]
         assert ours.interval.estimate == pytest.approx(raw_agreement(a, b), abs=1e-12)
-        if ours.units < 2:
+        if ours.units < MIN_UNITS:
+            assert not ours.has_interval
             continue
         low, high, undefined = _reference(xu, lambda rows, xa=xa, xb=xb: accuracy_score(xa[rows], xb[rows]),
                                           replicates=100, seed=case)
@@ -271,7 +275,7 @@ def test_brier_and_ece_intervals_equal_a_scikit_learn_and_hand_loop_over_the_sam
         assert ours.ece.interval.estimate == pytest.approx(
             expected_calibration_error(reliability_table(p, labels)), abs=1e-12)
         assert (ours.brier.units, ours.brier.observations) == (len(set(ku)), len(keep))
-        if ours.brier.units < 2:
+        if ours.brier.units < MIN_UNITS:
             assert not ours.brier.has_interval and not ours.ece.has_interval
             continue
         for figure, replicate in (
@@ -332,10 +336,10 @@ def test_an_item_without_a_grade_changes_neither_the_population_nor_the_interval
         assert more.interval == base.interval
 
 
-def test_a_single_unit_gets_no_interval_and_says_why():
+def test_a_single_unit_gets_no_interval_and_says_why_in_words():
     figure = kappa_interval([0, 1, 2, 1], [0, 1, 1, 1], ["only"] * 4, unit="contract", replicates=500, seed=1)
     assert figure.defined and not figure.has_interval
-    assert figure.caveat == "one contract only: every resample is that contract, so no interval"
+    assert figure.caveat == "1 contract: too few for an interval or a p-value (at least 3 needed)"
 
 
 def test_an_undefined_point_estimate_gets_no_interval_and_says_why():
