@@ -54,3 +54,44 @@
     document.querySelectorAll("[data-live-summary]").forEach(speak);
   });
 })();
+
+// A box that scrolls sideways (a wide table on a phone) must be reachable from the keyboard to be scrolled
+// (WCAG 2.1.1): one that holds no focusable control gets a tab stop and a name (its caption or the heading
+// above it). Tables keep their role; other boxes become named regions.
+(function () {
+  "use strict";
+  const FOCUSABLE = "a[href], button, input, select, textarea, summary, [tabindex]";
+
+  function nameOf(box) {
+    const caption = box.querySelector("caption");
+    if (caption && caption.textContent.trim()) return caption.textContent.trim();
+    for (let el = box; el && el !== document.body; el = el.parentElement) {
+      for (let prev = el.previousElementSibling; prev; prev = prev.previousElementSibling) {
+        if (/^H[1-6]$/.test(prev.tagName)) return prev.textContent.trim();
+        const inner = prev.querySelector && prev.querySelector("h1, h2, h3, h4, h5, h6");
+        if (inner) return inner.textContent.trim();
+      }
+    }
+    return "Table";
+  }
+
+  function mark() {
+    document.querySelectorAll("main *").forEach((box) => {
+      if (box.hasAttribute("data-scroll-tabstop") || box.scrollWidth <= box.clientWidth + 1 &&
+          box.scrollHeight <= box.clientHeight + 1) return;
+      const style = getComputedStyle(box);
+      if (!/(auto|scroll)/.test(style.overflowX + style.overflowY) || box.hasAttribute("tabindex")) return;
+      if (box.querySelector(FOCUSABLE)) return;
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("data-scroll-tabstop", "");
+      if (!box.hasAttribute("aria-label") && !box.hasAttribute("aria-labelledby")) {
+        box.setAttribute("aria-label", nameOf(box) + " (scrolls)");
+      }
+      if (box.tagName !== "TABLE" && !box.hasAttribute("role")) box.setAttribute("role", "region");
+    });
+  }
+  document.addEventListener("DOMContentLoaded", mark);
+  document.addEventListener("htmx:load", mark);
+  let pending = 0;
+  window.addEventListener("resize", () => { clearTimeout(pending); pending = setTimeout(mark, 150); });
+})();
