@@ -19,7 +19,7 @@
     var sorted = card.querySelector("th[aria-sort]");
     var text = errors ? "Not regraded: " + errors.textContent.replace(/\s+/g, " ").trim()
       : f1 ? "Scorecard updated: F1 " + f1.textContent.replace(/\s+/g, " ").trim() +
-        (sorted ? "; sorted by " + sorted.textContent.replace(/[▲▼]|, sort/g, "").trim() + ", " +
+        (sorted ? "; sorted by " + sorted.textContent.replace(/[▲▼]/g, "").trim() + ", " +
           sorted.getAttribute("aria-sort") : "") + "."
       : "";
     live.textContent = "";
