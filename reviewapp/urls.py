@@ -28,6 +28,7 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/password/", views.OwnPasswordChange.as_view(), name="password-change"),
     path("accounts/tokens/", views.tokens, name="tokens"),
+    path("accounts/keyboard/", views.keyboard, name="keyboard"),
     path("accounts/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_patterns)),

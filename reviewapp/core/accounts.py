@@ -291,3 +291,23 @@ def reviewer_account_set_active(*, user: Any, active: bool, by: Any) -> Any:
         _invitations_end(user=user, reason="the account was deactivated" if not active else
                          "the account was reactivated")
     return user
+
+
+def user_shortcuts_get(*, user: Any) -> str:
+    """The user's keyboard-shortcut setting (``single``, ``modifier`` or ``off``); ``single`` when never set."""
+    from reviewapp.core.models import KeyboardShortcuts, UserPreference
+
+    if not getattr(user, "is_authenticated", False):
+        return KeyboardShortcuts.SINGLE
+    found = UserPreference.objects.filter(user=user).values_list("shortcuts", flat=True).first()
+    return found or KeyboardShortcuts.SINGLE
+
+
+def user_shortcuts_set(*, user: Any, shortcuts: str) -> str:
+    """Remember the user's own keyboard-shortcut setting; refuses a value that is not one of the choices."""
+    from reviewapp.core.models import KeyboardShortcuts, UserPreference
+
+    if shortcuts not in KeyboardShortcuts.values:
+        raise AccountError(f"shortcuts: choose one of {', '.join(KeyboardShortcuts.values)}")
+    UserPreference.objects.update_or_create(user=user, defaults={"shortcuts": shortcuts})
+    return shortcuts

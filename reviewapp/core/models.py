@@ -182,3 +182,25 @@ class ReviewerInvitation(models.Model):
 
     def __str__(self) -> str:
         return f"invitation {self.pk} for user {self.user_id}"
+
+
+class KeyboardShortcuts(models.TextChoices):
+    """How the review workspace's shortcuts are typed (WCAG 2.1.4: a single-key shortcut can be turned off)."""
+
+    SINGLE = "single", "Single keys (1, 2, c, j ...)"
+    MODIFIER = "modifier", "Only with Alt (Alt+1, Alt+c ...)"
+    OFF = "off", "Off (buttons, links and Tab only)"
+
+
+class UserPreference(models.Model):
+    """A user's own settings that follow them from browser to browser; no row means the defaults."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="preference")
+    shortcuts = models.CharField(max_length=16, choices=KeyboardShortcuts.choices, default=KeyboardShortcuts.SINGLE)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        app_label = "reviewapp"
+
+    def __str__(self) -> str:
+        return f"preferences of user {self.user_id}: shortcuts {self.shortcuts}"

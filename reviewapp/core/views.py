@@ -17,6 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from reviewapp.core.access import ROLE_DESCRIPTIONS, roles_of
+from reviewapp.core.accounts import AccountError, user_shortcuts_get, user_shortcuts_set
 from reviewapp.core.audit import audit_actor
 from reviewapp.core.auth import api_token_create, api_token_revoke, password_stamp
 from reviewapp.core.health import check_broker, check_database
@@ -86,6 +87,25 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
     else:
         messages.error(request, "No such token of yours.")
     return redirect("tokens")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def keyboard(request: HttpRequest) -> HttpResponse:
+    """The signed-in user's own keyboard setting for the review workspace: single keys, Alt + key, or off."""
+    from reviewapp.core.models import KeyboardShortcuts
+
+    error = ""
+    if request.method == "POST":
+        try:
+            user_shortcuts_set(user=request.user, shortcuts=request.POST.get("shortcuts", ""))
+        except AccountError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, "Keyboard setting saved.")
+            return redirect("keyboard")
+    context = {"choices": KeyboardShortcuts.choices, "current": user_shortcuts_get(user=request.user), "error": error}
+    return render(request, "accounts/keyboard.html", context, status=400 if error else 200)
 
 
 class OwnPasswordChange(PasswordChangeView):

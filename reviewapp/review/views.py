@@ -7,6 +7,8 @@ so a field that is not listed there cannot reach a reviewer.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -15,6 +17,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp.core.access import GRADE, MANAGE_REVIEWS, perm_required
+from reviewapp.core.accounts import user_shortcuts_get
 from reviewapp.core.json_input import JsonInputError, JsonSyntaxError, json_loads
 from reviewapp.review import (
     agreement,
@@ -66,8 +69,9 @@ def _next_url(view: selectors.ReviewerItem) -> str:
     return reverse("review:item", kwargs={"item_id": target}) if target else reverse("review:queue") + "?end=1"
 
 
-def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = None, form_note: str | None = None,
-                  error: str = "", saved: str = "", shown: dict[str, str] | None = None) -> dict:
+def _item_context(view: selectors.ReviewerItem, *, reviewer: Any, form_grades: dict | None = None,
+                  form_note: str | None = None, error: str = "", saved: str = "",
+                  shown: dict[str, str] | None = None) -> dict:
     saved_grades = view.current.grades if view.current else {}
     grades = form_grades if form_grades is not None else saved_grades
     rows = []
@@ -90,6 +94,8 @@ def _item_context(view: selectors.ReviewerItem, *, form_grades: dict | None = No
             "saved_state": saved_state, "next_url": _next_url(view),
             "locked": bool(view.current) and view.current.status == "complete" and not view.needs_regrade,
             "shown_hashes": sorted((shown or {}).items()),
+            # single keys, Alt + key, or none (the reviewer's own setting, WCAG 2.1.4)
+            "shortcuts": user_shortcuts_get(user=reviewer),
             # The pool's current guidelines (text and version only), for review/_guidelines.html.
             "guidelines": guidelines.reviewer_guidelines(pool_id=view.pool_id)}
 
@@ -116,7 +122,7 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
     # The hashes of the texts on this page go out as hidden fields and come back with the grades.
     shown = services.item_shown_hashes(assignment.item)
     if request.method == "GET":
-        return render(request, "review/item.html", _item_context(view, shown=shown))
+        return render(request, "review/item.html", _item_context(view, reviewer=request.user, shown=shown))
 
     action = request.POST.get("action", "save")
     if action in ("skip", "unskip"):
@@ -150,10 +156,12 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
             # The texts sit outside the form fragment: reload the whole page, with the message.
             messages.warning(request, str(changed))
             return HttpResponse(status=200, headers={"HX-Refresh": "true"})
-        return render(request, "review/item.html", _item_context(view, shown=shown, error=str(changed)), status=409)
+        context = _item_context(view, reviewer=request.user, shown=shown, error=str(changed))
+        return render(request, "review/item.html", context, status=409)
     except services.ReviewError as error:
         # A refused submit keeps every field as the reviewer left it, the note included.
-        context = _item_context(view, form_grades=grades, form_note=note, error=str(error), shown=shown)
+        context = _item_context(view, reviewer=request.user, form_grades=grades, form_note=note, error=str(error),
+                                shown=shown)
         if request.htmx:
             return render(request, "review/item.html#judgment", context)
         return render(request, "review/item.html", context, status=400)
@@ -168,7 +176,8 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
             return HttpResponse(status=200, headers={"HX-Redirect": target})
         return redirect(target)
     if request.htmx:
-        return render(request, "review/item.html#judgment", _item_context(view, saved=saved, shown=shown))
+        context = _item_context(view, reviewer=request.user, saved=saved, shown=shown)
+        return render(request, "review/item.html#judgment", context)
     messages.success(request, saved)
     return redirect("review:item", item_id=item_id)
 

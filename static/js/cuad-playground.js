@@ -28,9 +28,28 @@
     event.detail.isError = false;
   });
 
+  // What a screen reader hears after each recompute: the figure of the box that changed, or its error.
+  function announce(box) {
+    var error = box.querySelector(".error");
+    var score = box.querySelector(".score");
+    var live = document.getElementById(error ? "pg-live-error" : "pg-live");
+    if (!live) return;
+    var text = error ? error.textContent.trim()
+      : score ? (box.id === "overlap" ? "F1 " : "Grounding ") + score.textContent.trim() : "";
+    live.textContent = "";
+    if (text) window.setTimeout(function () { live.textContent = text; }, 30);
+  }
+
+  document.addEventListener("htmx:load", function (event) {
+    var box = event.target;
+    if (box && BOXES[box.id]) announce(box);
+  });
+
   document.addEventListener("htmx:sendError", function (event) {
     var target = event.detail.target;
     if (!target || !BOXES[target.id]) return;
-    target.replaceWith(errorBox(target.id, "Could not reach the server; the figures of the previous texts were cleared."));
+    var box = errorBox(target.id, "Could not reach the server; the figures of the previous texts were cleared.");
+    target.replaceWith(box);
+    announce(box);
   });
 })();

@@ -10,6 +10,35 @@
   let inflight = null; // the running autosave, a Promise<boolean>
   let submitting = false; // an htmx post of this form carries the current values
   let leaving = false;
+  let focusBefore = null; // what had focus when the form was posted, to give it back after the redraw
+  let helpReturn = null; // what had focus when the "?" dialog opened
+
+  // The reviewer's own setting (account page, WCAG 2.1.4): "single" keys, "modifier" (Alt + key) or "off".
+  function shortcutMode() {
+    const holder = document.querySelector("[data-shortcuts]");
+    return holder ? holder.dataset.shortcuts : "single";
+  }
+
+  // Said once by a screen reader: the polite region for what a save did, the assertive one for errors.
+  // Both live outside the swapped form, so the node that speaks is never the node that was just replaced.
+  function announce(text, kind) {
+    const region = document.getElementById(kind === "error" ? "announce-error" : "announce");
+    if (!region || !text) return;
+    region.textContent = "";
+    // emptied first and filled a moment later, so that the same message twice is heard twice
+    window.setTimeout(() => { region.textContent = text; }, 30);
+  }
+
+  function announceFrom(root) {
+    if (!root) return;
+    root.querySelectorAll("[data-announce]").forEach((node) => announce(node.textContent.trim(), node.dataset.announce));
+  }
+
+  // The radio to focus in a group: its chosen one, else its first (the one Tab reaches).
+  function radioOf(group) {
+    if (!group) return null;
+    return group.querySelector('input[type="radio"]:checked') || group.querySelector('input[type="radio"]');
+  }
 
   function form() {
     return document.getElementById("judgment");
@@ -57,6 +86,7 @@
     line.textContent = text;
     line.classList.toggle("dirty", kind === "dirty");
     line.classList.toggle("failed", kind === "failed");
+    if (kind === "failed") announce(text, "error");
   }
 
   function refresh() {
@@ -175,19 +205,35 @@
     submit("undo");
   }
 
+  // A real modal <dialog>: showModal() keeps Tab inside it and makes the page behind it inert; Escape closes it
+  // (the browser's own "cancel"), and focus goes back to where it was.
   function help(show) {
     const box = document.getElementById("keys-help");
-    if (!box) return;
-    box.hidden = show === undefined ? !box.hidden : !show;
-    if (!box.hidden) {
+    if (!box || typeof box.showModal !== "function") return;
+    const open = show === undefined ? !box.open : show;
+    if (open && !box.open) {
+      helpReturn = document.activeElement;
+      box.showModal();
       const close = box.querySelector("[data-help-close]");
       if (close) close.focus();
+    } else if (!open && box.open) {
+      box.close();
     }
   }
 
   function helpOpen() {
     const box = document.getElementById("keys-help");
-    return !!box && !box.hidden;
+    return !!box && box.open;
+  }
+
+  function helpClosed() {
+    const back = helpReturn;
+    helpReturn = null;
+    if (back && back.isConnected && back !== document.body) back.focus();
+    else {
+      const opener = document.querySelector("[data-help-open]");
+      if (opener) opener.focus();
+    }
   }
 
   function linkTo(which) {
@@ -199,7 +245,7 @@
     const target = event.target;
     if (!target.closest) return;
     if (target.closest("[data-help-open]")) { help(true); return; }
-    if (target.closest("[data-help-close]") || target.id === "keys-help") { help(false); return; }
+    if (target.closest("[data-help-close]") || target.id === "keys-help") { help(false); return; }  // the backdrop
     const group = target.closest("#judgment .grade-group");
     if (group) { active = groups().indexOf(group); paint(); }
     const link = target.closest("a[href]");
@@ -212,7 +258,14 @@
   });
 
   document.addEventListener("change", (event) => {
-    if (event.target.closest && event.target.closest("#judgment")) changed();
+    if (!event.target.closest || !event.target.closest("#judgment")) return;
+    const group = event.target.closest(".grade-group");
+    if (group) { active = groups().indexOf(group); paint(); }
+    changed();
+  });
+  document.addEventListener("focusin", (event) => {
+    const group = event.target.closest && event.target.closest("#judgment .grade-group");
+    if (group) { active = groups().indexOf(group); paint(); }
   });
   document.addEventListener("input", (event) => {
     if (event.target.name === "note" && event.target.closest("#judgment")) changed();
@@ -233,45 +286,83 @@
     });
   });
 
+  // The key a shortcut means. With Alt held, event.key is a composed character on some layouts (Alt+j is "∆"
+  // on a Mac), so in the "modifier" setting the physical key names it.
+  function shortcutKey(event, mode) {
+    if (mode === "modifier") {
+      const m = /^(?:Digit|Numpad)(\d)$|^Key([A-Z])$/.exec(event.code || "");
+      if (m) return (m[1] || m[2]).toLowerCase();
+      if (event.code === "Slash" && event.shiftKey) return "?";
+    }
+    return event.key.length === 1 ? event.key.toLowerCase() : event.key;
+  }
+
+  function typing(target) {
+    if (!target || !target.tagName) return false;
+    if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") return true;
+    return target.tagName === "INPUT" && target.type !== "radio" && target.type !== "checkbox";
+  }
+
   document.addEventListener("keydown", (event) => {
-    if (event.ctrlKey || event.metaKey || event.altKey) return;
     const target = event.target;
     if (event.key === "Escape") {
-      if (helpOpen()) { help(false); event.preventDefault(); return; }
-      if (target && target.tagName === "TEXTAREA") target.blur();
+      if (helpOpen()) return; // the dialog closes itself (its "cancel"), and gives focus back
+      if (target && target.tagName === "TEXTAREA" && target.closest("#judgment")) {
+        // leaving the note goes to the grades (not to the body, where a screen reader loses its place)
+        const back = radioOf(groups()[active]);
+        if (back) { back.focus(); event.preventDefault(); }
+      }
       return;
     }
-    if (target && (target.tagName === "TEXTAREA" || (target.tagName === "INPUT" && target.type !== "radio"))) return;
-    if (event.key === "?") { help(); event.preventDefault(); return; }
-    if (helpOpen()) return;
-    const key = event.key.toLowerCase();
+    if (helpOpen()) {
+      if (event.key === "?") { help(false); event.preventDefault(); }
+      return; // nothing else acts behind the dialog
+    }
+    const mode = shortcutMode();
+    if (mode === "off" || event.ctrlKey || event.metaKey) return;
+    if (mode === "single" ? event.altKey : !event.altKey) return;
+    if (typing(target)) return;
+    const key = shortcutKey(event, mode);
+    if (key === "?") { help(true); event.preventDefault(); return; }
+    const onRadio = !!target && target.tagName === "INPUT" && target.type === "radio";
+    // On a focused radio the arrow keys are the radio group's own (move the choice); with Alt they are the
+    // browser's (back, forward).
+    if (key.startsWith("Arrow") && (onRadio || mode === "modifier")) return;
     const all = groups();
+    // A grade key acts on the group that has focus; with focus elsewhere, on the group marked active.
+    const focused = onRadio ? target.closest("#judgment .grade-group") : null;
+    if (focused) active = all.indexOf(focused);
     const group = all[active];
-    if (group && !group.disabled) {
+    if (group && !group.disabled && key.length === 1) {
       const option = group.querySelector('input[type="radio"][data-key="' + CSS.escape(key) + '"]');
       if (option) {
         option.checked = true;
         if (active < all.length - 1) active += 1;
         paint();
         changed();
+        // focus follows the grade on to the next group, so the next key lands where the outline is
+        if (focused) {
+          const next = radioOf(all[active]);
+          (next && active !== all.indexOf(focused) ? next : option).focus();
+        }
         event.preventDefault();
         return;
       }
     }
     let url = null;
-    switch (event.key) {
+    switch (key) {
       case "ArrowDown": active = Math.min(all.length - 1, active + 1); paint(); event.preventDefault(); return;
       case "ArrowUp": active = Math.max(0, active - 1); paint(); event.preventDefault(); return;
       case "ArrowRight": case "j": url = linkTo("next"); break;
       case "ArrowLeft": case "k": url = linkTo("previous"); break;
       case "q": url = linkTo("queue"); break;
-      case "d": submit("save"); return;
-      case "c": submit("complete"); return;
-      case "r": submit("reopen"); return;
+      case "d": submit("save"); event.preventDefault(); return;
+      case "c": submit("complete"); event.preventDefault(); return;
+      case "r": submit("reopen"); event.preventDefault(); return;
       case "z": undo(); event.preventDefault(); return;
       case "s": {
         const skip = document.querySelector('.skip-form button[data-action="skip"]');
-        if (skip) skip.click();
+        if (skip) { skip.click(); event.preventDefault(); }
         return;
       }
       default: return;
@@ -289,21 +380,47 @@
     if (event.target === form()) {
       if (timer) { clearTimeout(timer); timer = null; }
       submitting = true;
+      focusBefore = focusKey(document.activeElement);
     }
   });
   ["htmx:responseError", "htmx:sendError"].forEach((name) => {
     document.addEventListener(name, () => { submitting = false; refresh(); });
   });
+  // A selector for the same control in the redrawn form: a button by its action, a radio by name and value.
+  function focusKey(el) {
+    if (!el || !el.closest || !el.closest("#judgment")) return null;
+    if (el.dataset.action) return 'button[data-action="' + CSS.escape(el.dataset.action) + '"]';
+    if (el.type === "radio") return 'input[name="' + CSS.escape(el.name) + '"][value="' + CSS.escape(el.value) + '"]';
+    if (el.name) return '[name="' + CSS.escape(el.name) + '"]';
+    return null;
+  }
+
   document.addEventListener("htmx:afterSwap", () => {
+    const f = form();
     submitting = false;
-    active = 0;
+    const wanted = focusBefore;
+    focusBefore = null;
+    // the group that was in use stays active (a grade key after "Save draft" lands where it did before)
     paint();
     refresh();
+    announceFrom(f);
+    // Focus goes back to the control used, or to its twin in the new form; if that is gone (Mark complete
+    // turned into Reopen) or disabled, to the new status line, never to the body.
+    let next = wanted && f ? f.querySelector(wanted) : null;
+    if (next && (next.disabled || next.closest("fieldset:disabled"))) next = null;
+    if (!next && f) next = f.querySelector('[data-testid="status"]');
+    if (next && (wanted || document.activeElement === document.body || !document.activeElement)) next.focus();
   });
 
   function ready() {
     paint();
     refresh();
+    // A message brought by the page itself ("Marked complete", after the move to the next item): announced
+    // through the live region, which a screen reader hears (content already there at load is not announced).
+    document.querySelectorAll(".messages .message").forEach((node) => announce(node.textContent.trim(), "status"));
+    announceFrom(form());
+    const box = document.getElementById("keys-help");
+    if (box) box.addEventListener("close", helpClosed);
   }
   document.addEventListener("DOMContentLoaded", ready);
   if (document.readyState !== "loading") ready();

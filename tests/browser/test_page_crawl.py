@@ -8,6 +8,9 @@ A page fails on: a 5xx (the page or anything it loads), a console error or an un
 wider than the viewport (wide tables scroll inside their own container), text of a visible SVG plot drawn
 smaller than 11 px, template syntax shown as text, and htmx polling (``hx-trigger="every ..."``) on an element
 that does not declare an unfinished job (``data-job-finished="no"``): a finished job's page must not poll.
+It also fails on any serious or critical axe-core violation of WCAG 2.1 A/AA (axe runs in every page of this
+product at both widths; /api/ is third-party UI and is not checked). AXE_REPORT=<file> writes every violation,
+any impact, by rule as JSON; AXE_RECORD_ONLY=1 records them without failing.
 
 Non-HTML answers (JSON, CSV, JSONL, YAML, downloads) are skipped by their content type.
 With SCREENSHOT_DIR set, the scorecard, the statute report and the audit page are saved there at 390 px.
@@ -15,7 +18,10 @@ With SCREENSHOT_DIR set, the scorecard, the statute report and the audit page ar
 
 from __future__ import annotations
 
+import json
 import os
+import time
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -34,6 +40,20 @@ SCREENSHOTS = {
     "benchmarks/reports/rerank/<int:pk>/": "report-390.png",
     "cuad/audits/<int:pk>/": "audit-390.png",
 }
+
+# axe-core (an npm dev package, pinned in package-lock.json) checks every page against WCAG 2.1 A and AA.
+AXE_JS = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+AXE_FAILING = {"serious", "critical"}
+# Not checked: /api/ is third-party UI (DRF's browsable API and Swagger UI), not pages of this product; a
+# fragment (no doctype: a polled progress partial opened on its own) is not a document either.
+AXE_SKIP_PREFIXES = ("/api/",)
+# AXE_REPORT=path writes every violation (any impact) by rule as JSON; AXE_RECORD_ONLY=1 does not fail on them.
+_AXE_RUN = """async (tags) => {
+  const result = await axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']});
+  return result.violations.map(v => ({id: v.id, impact: v.impact, nodes: v.nodes.length,
+                                      targets: v.nodes.slice(0, 3).map(n => n.target.join(' '))}));
+}"""
 
 # Measured in the page once it has loaded: overflow, SVG text sizes, polling elements.
 _MEASURE = """(minPx) => {
@@ -109,7 +129,25 @@ def _session_cookie(user, live_server) -> list[dict]:
     return [{"name": settings.SESSION_COOKIE_NAME, "value": value, "url": live_server.url}]
 
 
-def _crawl_one(page, url: str, live_server, shot: Path | None) -> list[str]:
+def _axe(page, url: str, found: list[dict], spent: list[float]) -> list[str]:
+    """Run axe on the loaded page; record every violation in ``found``; name the serious and critical ones."""
+    if url.startswith(AXE_SKIP_PREFIXES) or not page.evaluate("() => document.doctype !== null"):
+        return []
+    began = time.monotonic()
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        # evaluated through the debugging protocol, so the page's CSP (no inline script) does not apply
+        page.evaluate(AXE_JS.read_text())
+    problems = []
+    for v in page.evaluate(_AXE_RUN, AXE_TAGS):
+        found.append({"url": url, **v})
+        if v["impact"] in AXE_FAILING:
+            problems.append(f"{url}: axe {v['impact']} {v['id']} on {v['nodes']} node(s): {'; '.join(v['targets'])}")
+    spent.append(time.monotonic() - began)
+    return problems
+
+
+def _crawl_one(page, url: str, live_server, shot: Path | None, axe: list[dict] | None = None,
+               axe_seconds: list[float] | None = None) -> list[str]:
     problems: list[str] = []
     errors: list[str] = []
     server_errors: list[str] = []
@@ -135,6 +173,8 @@ def _crawl_one(page, url: str, live_server, shot: Path | None) -> list[str]:
         if not response.headers.get("content-type", "").startswith("text/html"):
             return [f"{url}: {e}" for e in errors + server_errors]  # JSON, text: only what the browser logged
         problems += _measure(page, url)
+        if axe is not None:
+            problems += _axe(page, url, axe, axe_seconds if axe_seconds is not None else [])
         compact = page.query_selector(".plot-compact")
         if compact is not None and page.viewport_size["width"] < MID_WIDTH[0]:
             # the plots' narrow redraw shows between 480 and 800 px: measured there too, then back
@@ -174,6 +214,10 @@ def test_every_page_of_every_role_at_phone_and_desktop_width(browser, live_serve
     shots = os.environ.get("SCREENSHOT_DIR")
     failures: list[str] = []
     visited = 0
+    axe_found: list[dict] = []
+    axe_failures: list[str] = []
+    axe_seconds: list[float] = []
+    began = time.monotonic()
     for role in ROLES:
         pages = _pages_for(role, world)
         assert pages or role == "anonymous", f"the matrix gives {role} no page"
@@ -190,10 +234,36 @@ def test_every_page_of_every_role_at_phone_and_desktop_width(browser, live_serve
                     if shots and width == 390 and role == "stakeholder" and route in SCREENSHOTS:
                         Path(shots).mkdir(parents=True, exist_ok=True)
                         shot = Path(shots) / SCREENSHOTS[route]
-                    failures += [f"[{role} {width_name}] {p}" for p in _crawl_one(page, url, live_server, shot)]
+                    found = _crawl_one(page, url, live_server, shot, axe=axe_found, axe_seconds=axe_seconds)
+                    failures += [f"[{role} {width_name}] {p}" for p in found if ": axe " not in p]
+                    axe_failures += [f"[{role} {width_name}] {p}" for p in found if ": axe " in p]
+                    for v in axe_found:
+                        v.setdefault("where", f"{role} {width_name}")
                     visited += 1
             finally:
                 context.close()
+    _axe_report(axe_found, visited, time.monotonic() - began, axe_seconds)
+    if not os.environ.get("AXE_RECORD_ONLY"):
+        failures += axe_failures
     # the crawl must actually have covered the report pages of every reading role at both widths
     assert visited >= 4 * len(WIDTHS), visited
     assert not failures, f"{len(failures)} problems in {visited} page visits:\n" + "\n".join(failures)
+
+
+def _axe_report(found: list[dict], visited: int, seconds: float, axe_seconds: list[float]) -> None:
+    out = os.environ.get("AXE_REPORT")
+    if not out:
+        return
+    nodes = Counter()
+    visits = Counter()
+    impact = {}
+    for v in found:
+        nodes[v["id"]] += v["nodes"]
+        visits[v["id"]] += 1
+        impact[v["id"]] = v["impact"]
+    dirty = len({f"{v['where']} {v['url']}" for v in found})
+    Path(out).write_text(json.dumps({
+        "visits": dict(visits), "nodes": dict(nodes), "impact": impact, "page_visits": visited,
+        "page_visits_with_violations": dirty, "seconds": round(seconds, 1),
+        "axe_runs": len(axe_seconds), "axe_seconds": round(sum(axe_seconds), 1), "violations": found,
+    }, indent=1))

@@ -95,6 +95,8 @@ MATRIX: dict[str, Entry] = {
                                                          "admin": 200}, note="each user, their own password"),
     "accounts/tokens/": Entry("/accounts/tokens/", {"anonymous": LOGIN, "reviewer": 200, "stakeholder": 200,
                                                      "admin": 200}, note="each user, their own tokens"),
+    "accounts/keyboard/": Entry("/accounts/keyboard/", {"anonymous": LOGIN, "reviewer": 200, "stakeholder": 200,
+                                                         "admin": 200}, note="each user, their own keyboard setting"),
     "accounts/tokens/<int:token_id>/revoke/": Entry(
         "/accounts/tokens/999999/revoke/", dict.fromkeys(("reviewer", "stakeholder", "admin"), 405) | {
             "anonymous": LOGIN}, note="POST only; only the owner's own tokens"),

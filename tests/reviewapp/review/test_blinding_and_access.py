@@ -58,7 +58,9 @@ def test_the_page_shows_the_query_and_the_whole_section_with_the_passage_highlig
     item = pool.items.get(public_id=item_id)
     html = reviewer_client.get(f"/review/items/{item_id}/").content.decode()
     before = item.source_text[: item.source_text.index(item.passage_text)]
-    mark = f'<mark class="passage-mark" id="passage-mark" data-testid="passage-mark">{item.passage_text}</mark>'
+    mark = (f'<mark class="passage-mark" id="passage-mark" data-testid="passage-mark" '
+            f'data-cue-start="Start of the highlighted text." data-cue-end="End of the highlighted text.">'
+            f"{item.passage_text}</mark>")
     assert before + mark in html
     assert html.count(item.passage_text) == 1  # the passage is not printed a second time
     assert item.query_text in html
