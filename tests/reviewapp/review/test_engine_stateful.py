@@ -23,6 +23,7 @@ review pool) is built once per test, and each example runs inside a savepoint ro
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections import Counter, defaultdict
 from typing import Any
@@ -364,7 +365,7 @@ class EngineMachine(RuleBasedStateMachine):
             grades = _grades(assignment.item.pool.kind, a, b)
             try:
                 if drafts_first:
-                    self._submit(assignment, {k: v for k, v in list(grades.items())[:1]}, False,
+                    self._submit(assignment, dict(list(grades.items())[:1]), False,
                                  self._show(assignment))
                 REACHED["completes"] += self._submit(assignment, grades, True, self._show(assignment)).created
             except ReviewError as error:
@@ -499,8 +500,11 @@ class EngineMachine(RuleBasedStateMachine):
         from reviewapp.core.accounts import reviewer_account_set_active
 
         pk = self.reviewer_ids[who % len(self.reviewer_ids)]
-        reviewer_account_set_active(user=self._user(pk), active=active, by=self.admin)
-        if pk in self.links:
+        user = self._user(pk)
+        changed = user.is_active != active
+        reviewer_account_set_active(user=user, active=active, by=self.admin)
+        if changed and pk in self.links:
+            # A switch off or on ends the links made before it (nothing changes for an account already so).
             self.dead_links.append((pk, self.links.pop(pk)))
 
     # ------------------------------------------------------------------ jobs on top: confirmation, figures
@@ -527,10 +531,9 @@ class EngineMachine(RuleBasedStateMachine):
         rows = (Assignment.objects.filter(pool_id=self.world.bench_pool, item__query_id=f"q{q:02d}")
                 .select_related("item__pool", "reviewer").order_by("pk"))
         for assignment in rows:
-            try:
+            # A refusal here: completed already, or the reviewer was deactivated.
+            with contextlib.suppress(ReviewError):
                 self._submit(assignment, {"section": grade, "passage": grade}, True, self._show(assignment))
-            except ReviewError:
-                pass  # completed already, or the reviewer was deactivated
 
     @rule(calibration=st.booleans(), judge_first=st.sampled_from([None, 3, 4, 5]))
     def heldout_figures(self, calibration, judge_first):
@@ -595,16 +598,15 @@ class EngineMachine(RuleBasedStateMachine):
         if raw:
             sql = ('DELETE FROM "reviewapp_judgmentrevision" WHERE id = %s' if delete else
                    'UPDATE "reviewapp_judgmentrevision" SET grades = \'{"passage": 3}\' WHERE id = %s')
-            with pytest.raises(DatabaseError, match="append-only"):
-                with transaction.atomic(), connection.cursor() as cursor:
-                    cursor.execute(sql, [revision.pk])
+            with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), \
+                    connection.cursor() as cursor:
+                cursor.execute(sql, [revision.pk])
         else:
-            with pytest.raises(AppendOnlyError):
-                with transaction.atomic():
-                    if delete:
-                        JudgmentRevision.objects.filter(pk=revision.pk).delete()
-                    else:
-                        JudgmentRevision.objects.filter(pk=revision.pk).update(note="edited")
+            with pytest.raises(AppendOnlyError), transaction.atomic():
+                if delete:
+                    JudgmentRevision.objects.filter(pk=revision.pk).delete()
+                else:
+                    JudgmentRevision.objects.filter(pk=revision.pk).update(note="edited")
         REACHED["tampering refused"] += 1
 
     # ------------------------------------------------------------------ preconditions' reads
