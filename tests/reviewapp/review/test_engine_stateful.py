@@ -710,6 +710,7 @@ def test_the_review_engine_keeps_its_promises_in_any_order_of_actions(django_use
     EngineMachine.world = build_world(django_user_model)
     REACHED.clear()
     run_state_machine_as_test(EngineMachine, settings=BUDGET)
+    print(dict(REACHED))  # shown with -s: what the budget reached
     assert REACHED["completes"] and REACHED["forged hashes refused"] and REACHED["tampering refused"], REACHED
 
 
