@@ -126,6 +126,34 @@ def assignments_place(*, pool: ReviewPool, reviewer: AbstractBaseUser, items: Se
     return _decide(pool=pool, reviewer_id=reviewer.pk, items=items, reuse=reuse, write=True)
 
 
+@transaction.atomic
+def assignments_rebound(*, item: ReviewItem) -> int:
+    """After ``item`` was re-bound to new texts: take it off every holder who holds those texts elsewhere.
+
+    A re-bind changes what existing assignments show without placing anything, so it could show a reviewer
+    texts they hold in another item. Such a repeat assignment goes (a judgment made on the old texts stays,
+    stale, in the history); an unjudged one is placed again, which links it when the other item has the same
+    judge-once key. Returns how many assignments went.
+    """
+    from reviewapp.review.models import Judgment
+
+    rows = list(Assignment.objects.filter(item=item).select_related("reviewer"))
+    reviewers_lock(row.reviewer_id for row in rows)
+    judged = set(Judgment.objects.filter(item=item).values_list("reviewer_id", flat=True))
+    removed = 0
+    for row in rows:
+        elsewhere = Assignment.objects.filter(reviewer_id=row.reviewer_id).exclude(pk=row.pk)
+        if not (elsewhere.filter(texts_key=item.texts_key).exists()
+                or elsewhere.filter(item__query_hash=item.query_hash, item__source_hash=item.source_hash,
+                                    item__passage_hash=item.passage_hash).exists()):
+            continue
+        row.delete()
+        removed += 1
+        if row.reviewer_id not in judged and assignee_refusal(pool=item.pool, user=row.reviewer) is None:
+            _decide(pool=item.pool, reviewer_id=row.reviewer_id, items=[item], reuse=True, write=True)
+    return removed
+
+
 @dataclass(frozen=True)
 class AssignResult:
     """What one ``pool_assign_detail`` added: new assignments, and judge-once links (no new work)."""

@@ -249,8 +249,11 @@ def item_rebind(
     """A job's texts changed (new source snapshot, new passage): update the item; its hashes follow the texts.
 
     Hashes given are only a check (a mismatch is refused). Judgments are not touched; those made on the old
-    hashes become stale.
+    hashes become stale. A holder who holds the new texts in another item loses this one
+    (``assign.assignments_rebound``): no reviewer is shown the same texts twice.
     """
+    from reviewapp.review.assign import assignments_rebound
+
     item = ReviewItem.objects.select_for_update().get(pk=item.pk)
     for field, value in (
         ("query_text", query_text),
@@ -264,6 +267,7 @@ def item_rebind(
     item_hashes_check(texts={field: getattr(item, field) for field in _ITEM_TEXT_FIELDS},
                       claimed={"query_hash": query_hash, "source_hash": source_hash, "passage_hash": passage_hash})
     item.save()
+    assignments_rebound(item=item)
     return item
 
 

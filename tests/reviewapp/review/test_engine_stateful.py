@@ -1,0 +1,735 @@
+"""A stateful property test of the whole review engine: random sequences of every feature's actions, and the
+label promises checked after each step.
+
+The machine (``EngineMachine``) drives declare (sometimes with forged hashes), assign, reassign, judge-once
+reuse (the same few texts recur across pools with the same or other instructions, guidelines and kinds),
+re-binding an item to new texts, known answers and their mixing, autosave, complete, undo, reopen, rulings,
+invitations (make, accept, revoke), deactivate and reactivate, guidelines, a new pool version, suite target
+confirmation, exports and held-out human-label figures, and tries the forbidden operations (raw SQL on
+revisions, assigning an admin, grading with another item's hashes). After every step it checks:
+
+1. each counted judgment's hashes are the hashes of the texts its author was shown (by
+   ``selectors.reviewer_item``, the one reader of what a reviewer sees), and a judgment counted in another
+   pool through judge-once was made under that pool's judge-once key (texts, scale, context, instructions,
+   guidelines);
+2. no reviewer holds the same texts twice;
+3. no account that sees model output holds an assignment or authors a judgment;
+4. every held-out computation has its ledger row;
+5. append-only rows never change (a receipt may change once, from ``sent``).
+
+Examples are independent: the world every example starts from (accounts, a suite with a rerank run and its
+review pool) is built once per test, and each example runs inside a savepoint rolled back at its end.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections import Counter, defaultdict
+from typing import Any
+
+import pytest
+from django.db import DatabaseError, connection, transaction
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+    run_state_machine_as_test,
+)
+
+pytestmark = pytest.mark.django_db
+
+# A tiny vocabulary, so that the same texts recur across pools (judge once, never twice).
+QUERIES = ["When is a deposit returned?", "Who gives notice?"]
+SOURCES = [("Sec. 1 Deposits", "A deposit is returned within 30 days."),
+           ("Sec. 2 Notice", "The landlord gives notice in writing.")]
+PASSAGES = [("Sec. 1", "A deposit is returned within 30 days."), ("Sec. 2", "The landlord gives notice.")]
+INSTRUCTIONS = ["", "Grade the passage strictly."]
+GUIDELINES = ["Grade 3 whenever the passage mentions deposits.", "Never grade 3 for a mention alone."]
+KINDS = ["passage", "passage", "target"]
+GRADES = [0, 1, 2, 3, "unknown"]
+
+# A fixed budget: CI runs the same sequences every time (derandomize), well under a minute on SQLite.
+BUDGET = settings(max_examples=20, stateful_step_count=15, deadline=None, derandomize=True,
+                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                         HealthCheck.function_scoped_fixture])
+
+APPEND_ONLY = ("reviewapp.JudgmentRevision", "reviewapp.Adjudication", "reviewapp.PoolGuidelines",
+               "reviewapp.KnownAnswer", "reviewapp.AccountAudit", "providers.BudgetRaise", "providers.Receipt",
+               "benchmarks.HeldoutExposure")
+
+
+# What the examples reached (asserted at the end, so that a change that starves a feature fails loudly).
+REACHED: Counter[str] = Counter()
+
+
+def _item_spec(index: int, q: int, s: int, p: int) -> dict[str, Any]:
+    return {"query_id": f"q{q}", "doc_id": f"d{index}", "query_text": QUERIES[q],
+            "source_heading": SOURCES[s][0], "source_text": SOURCES[s][1],
+            "passage_caption": PASSAGES[p][0], "passage_text": PASSAGES[p][1]}
+
+
+def _grades(kind: str, a: int, b: int) -> dict[str, Any]:
+    if kind == "target":
+        return {"target": GRADES[a] if GRADES[a] in (0, 1, "unknown") else a % 2}
+    return {"section": GRADES[a], "passage": GRADES[b]}
+
+
+def _rows(label: str) -> dict[int, tuple]:
+    from django.apps import apps
+
+    model = apps.get_model(label)
+    names = [f.attname for f in model._meta.concrete_fields]
+    return {row[0]: row for row in model._base_manager.order_by("pk").values_list("pk", *names[1:])}
+
+
+class World:
+    """What every example starts from (built once per test, outside the examples' savepoints)."""
+
+    reviewers: list[int]
+    model_seeing: list[int]  # admin (staff), stakeholder, superuser
+    admin: int
+    rerank_run: int
+    bench_pool: int
+    heldout_qids: set[str]
+
+
+def build_world(django_user_model) -> World:
+    from benchmarks.labels.pools import review_pool_declare
+    from benchmarks.suites.models import SuiteQuery
+    from tests.benchmarks.labels.fixtures import rerank_world
+    from tests.factories import make_user
+
+    world = World()
+    reviewers = [make_user(django_user_model, f"rev{i}", "reviewer") for i in range(4)]
+    admin = make_user(django_user_model, "adm", "admin", staff=True)
+    stakeholder = make_user(django_user_model, "stake", "stakeholder")
+    root = django_user_model.objects.create_superuser(username="root", password="pw-root")
+    # Reviewers 0-2 have signed in with their own password; reviewer 3 never signed in (invitations may go to it).
+    django_user_model.objects.filter(pk__in=[r.pk for r in reviewers[:3]]).update(last_login="2026-01-01T00:00Z")
+    run = rerank_world(seed=7, queries=6)
+    pool = review_pool_declare(rerank_run=run, k=3, reviewers=reviewers[:2]).pool
+    world.reviewers = [r.pk for r in reviewers]
+    world.model_seeing = [admin.pk, stakeholder.pk, root.pk]
+    world.admin = admin.pk
+    world.rerank_run = run.pk
+    world.bench_pool = pool.pk
+    world.heldout_qids = set(SuiteQuery.objects.filter(suite=run.suite, split="heldout").values_list("qid", flat=True))
+    return world
+
+
+class EngineMachine(RuleBasedStateMachine):
+    world: World  # set by the test
+
+    def __init__(self) -> None:
+        super().__init__()
+        from django.contrib.auth import get_user_model
+
+        from benchmarks.reports.models import HeldoutExposure
+
+        self._atomic = transaction.atomic()
+        self._atomic.__enter__()
+        self.User = get_user_model()
+        self.admin = self.User.objects.get(pk=self.world.admin)
+        self.reviewer_ids = list(self.world.reviewers)
+        self.pools: list[int] = [self.world.bench_pool]
+        # (reviewer, item pk) -> every (hashes, judge-once key) the reviewer completed it on, as shown to them
+        self.shown: dict[tuple[int, int], set[tuple[tuple[str, str, str], str]]] = defaultdict(set)
+        self.links: dict[int, tuple[str, str]] = {}  # user pk -> (uidb64, token) of the latest invitation made
+        self.dead_links: list[tuple[int, tuple[str, str]]] = []
+        self.heldout_computations = 0
+        self.ledger_before = HeldoutExposure.objects.count()
+        self.snapshots = {label: _rows(label) for label in APPEND_ONLY}
+
+    def teardown(self) -> None:
+        transaction.set_rollback(True)
+        self._atomic.__exit__(None, None, None)
+
+    # ------------------------------------------------------------------ helpers
+
+    def _user(self, pk: int):
+        return self.User.objects.get(pk=pk)
+
+    def _active_reviewers(self) -> list:
+        return list(self.User.objects.filter(pk__in=self.reviewer_ids, is_active=True).order_by("pk"))
+
+    def _pool(self, n: int):
+        from reviewapp.review.models import ReviewPool
+
+        return ReviewPool.objects.get(pk=self.pools[n % len(self.pools)])
+
+    def _pick(self, i: int):
+        from reviewapp.review.models import Assignment
+
+        pks = list(Assignment.objects.order_by("pk").values_list("pk", flat=True))
+        return Assignment.objects.select_related("item__pool", "reviewer").get(pk=pks[i % len(pks)])
+
+    def _show(self, assignment) -> dict[str, str]:
+        """What the reviewer is shown, through the one reader of it; the hashes of those texts."""
+        from reviewapp.review.models import item_hashes
+        from reviewapp.review.selectors import reviewer_item
+
+        view = reviewer_item(reviewer=assignment.reviewer, item_id=assignment.item.public_id)
+        return item_hashes(query_text=view.query_text, source_heading=view.source_heading,
+                           source_text=view.source_text, passage_caption=view.passage_caption,
+                           passage_text=view.passage_text)
+
+    def _key(self, item) -> str:
+        from reviewapp.review.reuse import item_key, pool_rules
+
+        return item_key(rules=pool_rules(pool=item.pool), item=item)
+
+    # ------------------------------------------------------------------ declare, assign, reassign
+
+    TEXTS = st.lists(st.tuples(st.integers(0, 1), st.integers(0, 1), st.integers(0, 1)), min_size=1, max_size=4,
+                     unique=True)
+
+    @initialize(first=TEXTS, second=TEXTS, instructions=st.sampled_from(INSTRUCTIONS),
+                who=st.sets(st.integers(0, 3), min_size=1, max_size=3))
+    def two_pools_over_the_same_few_texts(self, first, second, instructions, who):
+        """Every example starts with two assigned pools drawn from the same few texts (judge once or refuse)."""
+        self.declare(kind="passage", instructions="", texts=first, per_item=1, forge=None, assign_to=who)
+        self.declare(kind="passage", instructions=instructions, texts=second, per_item=1, forge=None,
+                     assign_to=who)
+
+    @rule(kind=st.sampled_from(KINDS), instructions=st.sampled_from(INSTRUCTIONS), texts=TEXTS,
+          per_item=st.integers(1, 2), forge=st.sampled_from([None, None, "query_hash", "source_hash", "passage_hash"]),
+          assign_to=st.sets(st.integers(0, 3), max_size=3))
+    def declare(self, kind, instructions, texts, per_item, forge, assign_to):
+        from reviewapp.review.models import ReviewPool
+        from reviewapp.review.services import ReviewError, pool_create
+
+        items = [_item_spec(i, *t) for i, t in enumerate(texts)]
+        if forge is not None:
+            # A hash copied from other texts (finding 2 of the integrity issue): refused, naming the field.
+            other = _item_spec(0, 1 - texts[0][0], 1 - texts[0][1], 1 - texts[0][2])
+            from reviewapp.review.models import item_hashes
+
+            items[0][forge] = item_hashes(**{f: other[f] for f in ("query_text", "source_heading", "source_text",
+                                                                  "passage_caption", "passage_text")})[forge]
+            before = ReviewPool.objects.count()
+            with pytest.raises(ReviewError, match=rf"items\[0\]\.{forge} does not match"):
+                pool_create(name="forged", kind=kind, items=items, declared_rule="random")
+            assert ReviewPool.objects.count() == before
+            REACHED["forged hashes refused"] += 1
+            return
+        pool = pool_create(name=f"pool {len(self.pools)}", kind=kind, items=items, declared_rule="random",
+                           reviewers_per_item=per_item, instructions=instructions)
+        self.pools.append(pool.pk)
+        if assign_to:
+            self.assign(pool_n=len(self.pools) - 1, who=assign_to, per_item=per_item)
+
+    @rule(n=st.integers(0, 20))
+    def declare_copy_of_benchmark_items(self, n):
+        """The benchmark pool's texts again, under the same or other instructions and source context."""
+        from reviewapp.review.models import ReviewPool
+        from reviewapp.review.services import pool_create
+
+        bench = ReviewPool.objects.get(pk=self.world.bench_pool)
+        items = list(bench.items.order_by("query_id", "doc_id"))[n % 3::3][:4]
+        pool = pool_create(
+            name="copy", kind="passage", declared_rule="copy", reviewers_per_item=1,
+            instructions=bench.instructions if n % 2 else "Other instructions.",
+            items=[{"query_id": i.query_id, "doc_id": i.doc_id, "query_text": i.query_text,
+                    "source_heading": i.source_heading, "source_text": i.source_text,
+                    "passage_caption": i.passage_caption, "passage_text": i.passage_text,
+                    "external_ref": i.external_ref if n % 4 < 2 else {}} for i in items])
+        self.pools.append(pool.pk)
+
+    @rule(pool_n=st.integers(0, 20), who=st.sets(st.integers(0, 3), min_size=1, max_size=4),
+          per_item=st.integers(1, 2))
+    def assign(self, pool_n, who, per_item):
+        from reviewapp.review.services import ReviewError, pool_assign
+
+        pool = self._pool(pool_n)
+        people = [self._user(self.reviewer_ids[i]) for i in sorted(who)]
+        try:
+            from reviewapp.review.models import JudgmentReuse
+
+            links = JudgmentReuse.objects.count()
+            pool_assign(pool=pool, reviewers=people, per_item=min(per_item, len(people)))
+            REACHED["judge-once links made"] += JudgmentReuse.objects.count() - links
+        except ReviewError as error:
+            # Only an inactive reviewer is a reason to refuse the plain reviewers given here.
+            assert any(not p.is_active for p in people), error
+
+    @rule(pool_n=st.integers(0, 20), who=st.integers(0, 2))
+    def assign_an_account_that_sees_model_output(self, pool_n, who):
+        from reviewapp.review.models import Assignment
+        from reviewapp.review.services import ReviewError, pool_assign
+
+        pool = self._pool(pool_n)
+        before = Assignment.objects.count()
+        with pytest.raises(ReviewError, match="can see model output"):
+            pool_assign(pool=pool, reviewers=[self._user(self.world.model_seeing[who])], per_item=1)
+        assert Assignment.objects.count() == before
+
+    @rule(pool_n=st.integers(0, 20), a=st.integers(0, 3), b=st.integers(0, 3))
+    def reassign(self, pool_n, a, b):
+        from reviewapp.review.pool_admin import assignment_reassign
+        from reviewapp.review.services import ReviewError
+
+        if a == b:
+            return
+        to = self._user(self.reviewer_ids[b])
+        try:
+            assignment_reassign(pool=self._pool(pool_n), from_reviewer=self._user(self.reviewer_ids[a]),
+                                to_reviewer=to)
+        except ReviewError:
+            assert not to.is_active
+
+    @rule(pool_n=st.integers(0, 20), per_item=st.integers(1, 3))
+    def new_pool_version(self, pool_n, per_item):
+        from reviewapp.review.pool_admin import pool_new_version
+
+        self.pools.append(pool_new_version(pool=self._pool(pool_n), reviewers_per_item=per_item,
+                                           created_by=self.admin).pk)
+
+    @rule(pool_n=st.integers(0, 20), text=st.sampled_from(GUIDELINES))
+    def publish_guidelines(self, pool_n, text):
+        from reviewapp.review.guidelines import guidelines_publish
+
+        guidelines_publish(pool=self._pool(pool_n), text=text, by=self.admin)
+
+    @rule(i=st.integers(0, 10**6), p=st.integers(0, 1))
+    def rebind_item(self, i, p):
+        """The job's texts changed: the item follows; judgments made on the old texts become stale."""
+        from reviewapp.review.models import ReviewItem
+        from reviewapp.review.services import item_rebind
+
+        items = list(ReviewItem.objects.filter(pool_id__in=self.pools[1:]).order_by("pk"))
+        if items:
+            item_rebind(item=items[i % len(items)], passage_caption=PASSAGES[p][0], passage_text=PASSAGES[p][1])
+
+    # ------------------------------------------------------------------ known answers
+
+    @rule(i=st.integers(0, 10**6), g=st.integers(0, 1), share=st.sampled_from([0.3, 0.5]))
+    def known_answer_set_and_mix(self, i, g, share):
+        from reviewapp.review.known_answers import known_answer_mix, known_answer_set
+        from reviewapp.review.models import ReviewItem
+
+        items = list(ReviewItem.objects.filter(pool_id__in=self.pools).select_related("pool").order_by("pk"))
+        item = items[i % len(items)]
+        grade_type = "target" if item.pool.kind == "target" else "passage"
+        known_answer_set(item=item, expected={grade_type: g}, by=self.admin)
+        REACHED["known answers mixed in"] += known_answer_mix(pool=item.pool, share=share).added
+
+    # ------------------------------------------------------------------ the reviewer's workspace
+
+    def _signin(self, user) -> Any:
+        from reviewapp.core.signin import _current, signin_method_of
+
+        return _current.set(signin_method_of(user))
+
+    @precondition(lambda self: self._any_assignment())
+    @rule(i=st.integers(0, 10**6), a=st.integers(0, 4), b=st.integers(0, 4), complete=st.booleans())
+    def submit(self, i, a, b, complete):
+        """Autosave (a draft) or complete, with the hashes of what the reviewer was shown."""
+        from reviewapp.core.signin import _current
+        from reviewapp.review.services import ReviewError
+
+        assignment = self._pick(i)
+        shown = self._show(assignment)
+        token = self._signin(assignment.reviewer)
+        try:
+            result = self._submit(assignment, _grades(assignment.item.pool.kind, a, b), complete, shown)
+        except ReviewError as error:
+            assert ("completed judgment" in str(error) or "deactivated" in str(error)
+                    or "judgment changed" in str(error)), error
+            return
+        finally:
+            _current.reset(token)
+        REACHED["completes" if complete else "drafts"] += result.created
+        if result.created:
+            from reviewapp.core.signin import signin_method_of
+
+            assert result.revision.signin_method == signin_method_of(assignment.reviewer)
+
+    @precondition(lambda self: self._any_assignment())
+    @rule(who=st.integers(0, 10**6), a=st.integers(0, 4), b=st.integers(0, 4), drafts_first=st.booleans())
+    def work_through_queue(self, who, a, b, drafts_first):
+        """One reviewer works through up to three open items of their queue: autosave, then complete."""
+        from reviewapp.review.models import Assignment, Judgment
+        from reviewapp.review.services import ReviewError
+
+        holders = sorted(set(Assignment.objects.values_list("reviewer_id", flat=True)))
+        reviewer = holders[who % len(holders)]
+        done = Judgment.objects.filter(reviewer_id=reviewer, current__status="complete").values("item_id")
+        todo = (Assignment.objects.filter(reviewer_id=reviewer).exclude(item_id__in=done)
+                .select_related("item__pool", "reviewer").order_by("sort_key")[:3])
+        for assignment in todo:
+            grades = _grades(assignment.item.pool.kind, a, b)
+            try:
+                if drafts_first:
+                    self._submit(assignment, dict(list(grades.items())[:1]), False,
+                                 self._show(assignment))
+                REACHED["completes"] += self._submit(assignment, grades, True, self._show(assignment)).created
+            except ReviewError as error:
+                assert "deactivated" in str(error), error
+                return
+
+    def _submit(self, assignment, grades, complete, shown):
+        from reviewapp.review.services import judgment_submit
+
+        result = judgment_submit(item=assignment.item, reviewer=assignment.reviewer, grades=grades,
+                                 complete=complete, shown=shown)
+        if complete:
+            item = assignment.item
+            item.refresh_from_db()
+            self.shown[(assignment.reviewer_id, item.pk)].add(
+                (tuple(shown[f] for f in ("query_hash", "source_hash", "passage_hash")), self._key(item)))
+        return result
+
+    @precondition(lambda self: self._any_assignment())
+    @rule(i=st.integers(0, 10**6), j=st.integers(0, 10**6))
+    def submit_with_the_hashes_of_other_texts(self, i, j):
+        from reviewapp.review.models import JudgmentRevision, ReviewItem, item_hashes
+        from reviewapp.review.services import ReviewError, TextChanged, judgment_submit
+
+        assignment = self._pick(i)
+        others = list(ReviewItem.objects.exclude(query_hash=assignment.item.query_hash, source_hash=assignment.item
+                                                 .source_hash, passage_hash=assignment.item.passage_hash)
+                      .order_by("pk"))
+        if not others:
+            return
+        other = others[j % len(others)]
+        forged = item_hashes(query_text=other.query_text, source_heading=other.source_heading,
+                             source_text=other.source_text, passage_caption=other.passage_caption,
+                             passage_text=other.passage_text)
+        before = JudgmentRevision.objects.count()
+        with pytest.raises((TextChanged, ReviewError)):
+            judgment_submit(item=assignment.item, reviewer=assignment.reviewer,
+                            grades=_grades(assignment.item.pool.kind, 2, 2), complete=True, shown=forged)
+        assert JudgmentRevision.objects.count() == before
+
+    @precondition(lambda self: self._any_judgment())
+    @rule(i=st.integers(0, 10**6), reopen=st.booleans())
+    def undo_or_reopen(self, i, reopen):
+        from reviewapp.review.models import Judgment, JudgmentRevision
+        from reviewapp.review.services import ReviewError, judgment_reopen
+        from reviewapp.review.workspace import judgment_undo
+
+        judgments = list(Judgment.objects.filter(current__isnull=False).select_related("item__pool", "reviewer")
+                         .order_by("pk"))
+        judgment = judgments[i % len(judgments)]
+        try:
+            if reopen:
+                result = judgment_reopen(item=judgment.item, reviewer=judgment.reviewer)
+            else:
+                result = judgment_undo(item=judgment.item, reviewer=judgment.reviewer)
+        except ReviewError as error:
+            assert "deactivated" in str(error), error
+            return
+        if result.revision.status == JudgmentRevision.COMPLETE:
+            # An undo may bring a completed state back: it is a state the reviewer completed before.
+            key = (judgment.reviewer_id, judgment.item_id)
+            hashes = (result.revision.query_hash, result.revision.source_hash, result.revision.passage_hash)
+            assert hashes in {h for h, _ in self.shown[key]}
+
+    @precondition(lambda self: self._any_assignment())
+    @rule(i=st.integers(0, 10**6), value=st.integers(0, 1))
+    def adjudicate(self, i, value):
+        from reviewapp.review.services import ReviewError, adjudication_record
+
+        item = self._pick(i).item
+        grade_type = "target" if item.pool.kind == "target" else "passage"
+        adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=self.admin)
+        with pytest.raises(ReviewError, match="may not adjudicate"):
+            adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=self._pick(i).reviewer)
+
+    # ------------------------------------------------------------------ accounts
+
+    @rule(n=st.integers(0, 10**6))
+    def invite_new_reviewer(self, n):
+        from reviewapp.core.accounts import reviewer_account_create
+
+        made = reviewer_account_create(username=f"new{len(self.reviewer_ids)}", by=self.admin, invite=True)
+        self.reviewer_ids.append(made.user.pk)
+        self.links[made.user.pk] = (made.invitation.uidb64, made.invitation.token)
+
+    @rule(who=st.integers(0, 10**6))
+    def invite_again(self, who):
+        from reviewapp.core.accounts import AccountError, reviewer_invitation_make
+
+        user = self._user(self.reviewer_ids[who % len(self.reviewer_ids)])
+        try:
+            invitation = reviewer_invitation_make(user=user, by=self.admin)
+        except AccountError as error:
+            # Refused exactly for an account someone already uses, or one that is switched off.
+            assert user.last_login is not None or not user.is_active or user.has_usable_password(), error
+            return
+        assert user.last_login is None and user.is_active
+        if user.pk in self.links:
+            self.dead_links.append((user.pk, self.links[user.pk]))
+        self.links[user.pk] = (invitation.uidb64, invitation.token)
+
+    @precondition(lambda self: bool(self.links))
+    @rule(who=st.integers(0, 10**6), revoke=st.booleans())
+    def accept_or_revoke_invitation(self, who, revoke):
+        from reviewapp.core.accounts import (
+            invitation_find,
+            reviewer_invitation_accept,
+            reviewer_invitation_revoke,
+        )
+        from reviewapp.core.models import PasswordOrigin
+
+        pk = sorted(self.links)[who % len(self.links)]
+        link = self.links.pop(pk)
+        user = self._user(pk)
+        if revoke:
+            reviewer_invitation_revoke(user=user, by=self.admin)
+            self.dead_links.append((pk, link))
+            return
+        invitation = invitation_find(uidb64=link[0], token=link[1])
+        if invitation is None:
+            assert not user.is_active  # a live link is only refused for a switched-off account
+            self.dead_links.append((pk, link))
+            return
+        reviewer_invitation_accept(invitation=invitation, password="a long pass phrase 7")
+        REACHED["invitations accepted"] += 1
+        assert PasswordOrigin.objects.get(user_id=pk).origin == "invitation"
+        self.User.objects.filter(pk=pk).update(last_login="2026-01-02T00:00Z")  # they sign in with it
+        self.dead_links.append((pk, link))
+
+    @rule(who=st.integers(0, 10**6), active=st.booleans())
+    def set_active(self, who, active):
+        from reviewapp.core.accounts import reviewer_account_set_active
+
+        pk = self.reviewer_ids[who % len(self.reviewer_ids)]
+        user = self._user(pk)
+        changed = user.is_active != active
+        reviewer_account_set_active(user=user, active=active, by=self.admin)
+        if changed and pk in self.links:
+            # A switch off or on ends the links made before it (nothing changes for an account already so).
+            self.dead_links.append((pk, self.links.pop(pk)))
+
+    # ------------------------------------------------------------------ jobs on top: confirmation, figures
+
+    @rule(who=st.sets(st.integers(0, 3), min_size=2, max_size=4))
+    def confirm_suite_targets(self, who):
+        from benchmarks.rerank.models import RerankRun
+        from benchmarks.suites.confirmation import confirmation_pool_declare
+
+        people = [u for u in (self._user(self.reviewer_ids[i]) for i in sorted(who)) if u.is_active]
+        if len(people) < 2:
+            return
+        suite = RerankRun.objects.get(pk=self.world.rerank_run).suite
+        for pool in confirmation_pool_declare(suite=suite, reviewers=people, created_by=self.admin):
+            self.pools.append(pool.pk)
+            REACHED["confirmation pools"] += 1
+
+    @rule(q=st.integers(0, 5), grade=st.integers(0, 3))
+    def judge_a_benchmark_query(self, q, grade):
+        """Every holder of the benchmark pool's items of one query completes them (all agree)."""
+        from reviewapp.review.models import Assignment
+        from reviewapp.review.services import ReviewError
+
+        rows = (Assignment.objects.filter(pool_id=self.world.bench_pool, item__query_id=f"q{q:02d}")
+                .select_related("item__pool", "reviewer").order_by("pk"))
+        for assignment in rows:
+            # A refusal here: completed already, or the reviewer was deactivated.
+            with contextlib.suppress(ReviewError):
+                self._submit(assignment, {"section": grade, "passage": grade}, True, self._show(assignment))
+
+    @rule(calibration=st.booleans(), judge_first=st.sampled_from([None, 3, 4, 5]))
+    def heldout_figures(self, calibration, judge_first):
+        from benchmarks.labels.views import calibration_build, human_metrics_build
+        from benchmarks.rerank.models import RerankRun
+
+        if judge_first is not None:
+            self.judge_a_benchmark_query(q=judge_first, grade=judge_first % 4)
+
+        run = RerankRun.objects.select_related("retrieval_run", "suite").get(pk=self.world.rerank_run)
+        params = {"replicates": "1000", "pool": self._bench_public_id()}
+        heldout = self.world.heldout_qids
+        if calibration:
+            figures, _ = calibration_build(run=run, params=params, user=self.admin)
+            computed = any(i.qid in heldout and i.label is not None and i.distribution is not None
+                           for i in figures.items)
+        else:
+            figures, _ = human_metrics_build(run=run, params=params, user=self.admin)
+            computed = any(q.qid in heldout and any(v is not None for v in q.values.values())
+                           for q in figures.queries)
+        self.heldout_computations += computed
+        REACHED["held-out computations"] += computed
+
+    def _bench_public_id(self) -> str:
+        from reviewapp.review.models import ReviewPool
+
+        return ReviewPool.objects.get(pk=self.world.bench_pool).public_id
+
+    @rule(pool_n=st.integers(0, 20), pseudonymise=st.booleans())
+    def export(self, pool_n, pseudonymise):
+        from reviewapp.core.models import ADMIN_HELD
+        from reviewapp.review.exports import pool_jsonl, pool_qrels
+        from reviewapp.review.models import JudgmentRevision, ReviewItem
+        from reviewapp.review.selectors import pool_completed_judgments
+
+        pool = self._pool(pool_n)
+        lines = [json.loads(line) for line in pool_jsonl(pool=pool, pseudonymise=pseudonymise)]
+        for line in lines:
+            item = ReviewItem.objects.get(public_id=line["item"])
+            assert line["stale"] == ((line["query_hash"], line["source_hash"], line["passage_hash"])
+                                     != (item.query_hash, item.source_hash, item.passage_hash))
+            source = line["reused_from"]["item"] if line["reused_from"] else line["item"]
+            methods = set(JudgmentRevision.objects.filter(
+                judgment__item__public_id=source, judgment__reviewer__username=line["reviewer"])
+                .values_list("signin_method", flat=True)) if not pseudonymise else None
+            if methods is not None:
+                assert line["credentials_admin_held"] == bool(methods & set(ADMIN_HELD))
+        counted = {(r.item_id, r.reviewer_id) for r in pool_completed_judgments(pool=pool)}
+        assert len(counted) == sum(1 for line in lines if not line["stale"] and not line["known_answer"])
+        for row in pool_qrels(pool=pool).splitlines():
+            assert len(row.split()) == 4
+
+    # ------------------------------------------------------------------ forbidden operations
+
+    @precondition(lambda self: self._any_revision())
+    @rule(delete=st.booleans(), raw=st.booleans())
+    def tamper_with_a_revision(self, delete, raw):
+        from reviewapp.core.models import AppendOnlyError
+        from reviewapp.review.models import JudgmentRevision
+
+        revision = JudgmentRevision.objects.order_by("pk").first()
+        if raw:
+            sql = ('DELETE FROM "reviewapp_judgmentrevision" WHERE id = %s' if delete else
+                   'UPDATE "reviewapp_judgmentrevision" SET grades = \'{"passage": 3}\' WHERE id = %s')
+            with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), \
+                    connection.cursor() as cursor:
+                cursor.execute(sql, [revision.pk])
+        else:
+            with pytest.raises(AppendOnlyError), transaction.atomic():
+                if delete:
+                    JudgmentRevision.objects.filter(pk=revision.pk).delete()
+                else:
+                    JudgmentRevision.objects.filter(pk=revision.pk).update(note="edited")
+        REACHED["tampering refused"] += 1
+
+    # ------------------------------------------------------------------ preconditions' reads
+
+    def _any_assignment(self) -> bool:
+        from reviewapp.review.models import Assignment
+
+        return Assignment.objects.exists()
+
+    def _any_judgment(self) -> bool:
+        from reviewapp.review.models import Judgment
+
+        return Judgment.objects.filter(current__isnull=False).exists()
+
+    def _any_revision(self) -> bool:
+        from reviewapp.review.models import JudgmentRevision
+
+        return JudgmentRevision.objects.exists()
+
+    # ------------------------------------------------------------------ invariants
+
+    @invariant()
+    def counted_judgments_bind_to_what_their_author_was_shown(self):
+        from reviewapp.review.models import ReviewItem, ReviewPool
+        from reviewapp.review.reuse import item_key, pool_rules
+        from reviewapp.review.selectors import pool_completed_judgments
+
+        for pool in ReviewPool.objects.filter(pk__in=self.pools):
+            records = pool_completed_judgments(pool=pool)
+            if not records:
+                continue
+            rules = pool_rules(pool=pool)
+            wanted = {r.item_id for r in records} | {r.reused_from["item"] for r in records if r.reused_from}
+            items = ReviewItem.objects.select_related("pool").in_bulk(wanted, field_name="public_id")
+            for record in records:
+                item = items[record.item_id]
+                hashes = (record.query_hash, record.source_hash, record.passage_hash)
+                assert hashes == (item.query_hash, item.source_hash, item.passage_hash), record
+                source = item if record.reused_from is None else items[record.reused_from["item"]]
+                seen = self.shown.get((record.reviewer_id, source.pk), set())
+                assert hashes in {h for h, _ in seen}, ("counted on texts its author was not shown", record)
+                if record.reused_from is not None:
+                    # Counted in another pool: made under that pool's judge-once key, as the author was shown.
+                    key = item_key(rules=rules, item=item)
+                    assert (hashes, key) in seen, ("counted under other rules than its author graded under",
+                                                   pool.pk, record)
+                    REACHED["reused judgments counted"] += 1
+
+    @invariant()
+    def no_reviewer_holds_the_same_texts_twice(self):
+        from reviewapp.review.models import Assignment
+
+        held: dict[tuple[int, tuple[str, str, str]], int] = {}
+        for reviewer_id, pk, *hashes in Assignment.objects.values_list(
+                "reviewer_id", "pk", "item__query_hash", "item__source_hash", "item__passage_hash"):
+            key = (reviewer_id, tuple(hashes))
+            assert key not in held, ("same texts twice", reviewer_id, held[key], pk)
+            held[key] = pk
+        stored = Assignment.objects.exclude(texts_key="").values_list("reviewer_id", "texts_key")
+        assert len(set(stored)) == len(list(stored))
+
+    @invariant()
+    def no_model_seeing_account_grades(self):
+        from reviewapp.review.models import Assignment, Judgment, JudgmentReuse
+
+        seeing = self.world.model_seeing
+        assert not Assignment.objects.filter(reviewer_id__in=seeing).exists()
+        assert not Judgment.objects.filter(reviewer_id__in=seeing).exists()
+        assert not JudgmentReuse.objects.filter(reviewer_id__in=seeing).exists()
+
+    @invariant()
+    def every_heldout_computation_has_its_ledger_row(self):
+        from benchmarks.reports.models import HeldoutExposure
+
+        assert HeldoutExposure.objects.count() - self.ledger_before == self.heldout_computations
+
+    @invariant()
+    def append_only_rows_never_change(self):
+        for label, before in self.snapshots.items():
+            now = _rows(label)
+            for pk, row in before.items():
+                assert pk in now, (label, pk, "deleted")
+                if now[pk] != row:
+                    assert label == "providers.Receipt" and "sent" in row, (label, row, now[pk])
+            self.snapshots[label] = {**before, **{pk: row for pk, row in now.items() if pk not in before}}
+
+    @invariant()
+    def dead_invitation_links_stay_dead(self):
+        from reviewapp.core.accounts import invitation_find
+
+        for _pk, (uidb64, token) in self.dead_links:
+            assert invitation_find(uidb64=uidb64, token=token) is None
+
+
+@pytest.fixture
+def fast_passwords(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+def test_the_review_engine_keeps_its_promises_in_any_order_of_actions(django_user_model, fast_passwords):
+    EngineMachine.world = build_world(django_user_model)
+    REACHED.clear()
+    run_state_machine_as_test(EngineMachine, settings=BUDGET)
+    print(dict(REACHED))  # shown with -s: what the budget reached
+    assert REACHED["completes"] and REACHED["forged hashes refused"] and REACHED["tampering refused"], REACHED
+
+
+# ---------------------------------------------------------------------------- failures the machine found, replayed
+
+
+def test_rebinding_an_item_onto_texts_its_reviewer_holds_elsewhere_never_shows_them_twice(reviewer_user):
+    """Found by the machine: two items of one pool, both held by one reviewer; the job re-binds one of them to
+    the other's texts (``item_rebind``), and the reviewer held the same texts twice."""
+    from reviewapp.review.models import Assignment
+    from reviewapp.review.services import item_rebind, pool_assign, pool_create
+
+    pool = pool_create(name="p", kind="passage", declared_rule="random", reviewers_per_item=1,
+                       items=[_item_spec(0, 0, 0, 0), _item_spec(1, 0, 0, 1)])
+    pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
+    moved = pool.items.get(doc_id="d1")
+    item_rebind(item=moved, passage_caption=PASSAGES[0][0], passage_text=PASSAGES[0][1])
+
+    rows = list(Assignment.objects.filter(reviewer=reviewer_user).values_list("item__query_hash",
+                                                                              "item__source_hash",
+                                                                              "item__passage_hash"))
+    assert len(rows) == len(set(rows)) == 1
