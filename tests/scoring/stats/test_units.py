@@ -9,14 +9,13 @@ import pytest
 from scipy import stats
 
 from scoring.ir.family_bootstrap import family_bootstrap, paired_family_bootstrap
-from scoring.stats.bootstrap import Interval
+from scoring.stats.bootstrap import Interval, supported_interval
 from scoring.stats.multiple import bootstrap_p_value
 from scoring.stats.units import (
     FEW_UNITS,
     MIN_UNITS,
     nominal_coverage,
     p_value_text,
-    supported_interval,
     supported_p_value,
     unit_support,
 )
