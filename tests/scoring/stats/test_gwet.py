@@ -31,13 +31,13 @@ def _reference_gwet(a, b, categories, quadratic):
     n = len(pairs)
     position = {c: i for i, c in enumerate(categories)}
 
-    def weight(k, l):
+    def weight(k, m):
         if not quadratic:
-            return 1.0 if k == l else 0.0
-        return 1.0 - (k - l) ** 2 / (q - 1) ** 2
+            return 1.0 if k == m else 0.0
+        return 1.0 - (k - m) ** 2 / (q - 1) ** 2
 
     p_a = sum(weight(position[x], position[y]) for x, y in pairs) / n
-    t_w = sum(weight(k, l) for k in range(q) for l in range(q))
+    t_w = sum(weight(k, m) for k in range(q) for m in range(q))
     p_e = 0.0
     for c in categories:
         pi = (sum(1 for x, _ in pairs if x == c) / n + sum(1 for _, y in pairs if y == c) / n) / 2
