@@ -269,6 +269,16 @@ def pool_agreement(
 # --- disagreements ------------------------------------------------------------
 
 
+def pool_document_citations(*, pool: ReviewPool) -> dict[str, str]:
+    """``{doc_id: citation}`` for the pool's items whose kind can cite them (an admin reads citations, not ids)."""
+    kind = kind_get(pool.kind)
+    if kind.document_citations is None:
+        return {}
+    rows = list(pool.items.order_by("id").values_list("doc_id", "external_ref"))
+    citations = kind.document_citations([ref or {} for _, ref in rows])
+    return {doc_id: citation for (doc_id, _), citation in zip(rows, citations, strict=True) if citation}
+
+
 @dataclass(frozen=True)
 class ReviewerGrade:
     username: str

@@ -122,8 +122,17 @@ def test_disagreement_is_adjudicated_rejections_leave_and_a_proposal_is_confirme
     pool_page = admin.get(f"/review/admin/pools/{item.pool.public_id}/")
     assert pool_page.status_code == 200 and f"/items/{item.public_id}/adjudicate/" in pool_page.content.decode()
     adjudicate = f"/review/admin/pools/{item.pool.public_id}/items/{item.public_id}/adjudicate/"
-    assert admin.get(adjudicate).status_code == 200
+    # Words, not codes: the yes/no grades read "yes"/"no", never 1/0 or True/False.
+    pool_html = pool_page.content.decode()
+    grades = pool_html.split('data-testid="reviewer-grades">')[1].split("</td>")[0]
+    assert sorted(grades.split("; ")) == sorted([f"{lena.username}: yes", f"{lars.username}: no"])
+    adjudicate_html = admin.get(adjudicate).content.decode()
+    table = adjudicate_html.split("Reviewers' judgments")[1].split("</table>")[0]
+    assert "<td>yes</td>" in table and "<td>no</td>" in table and "<td>1</td>" not in table
     assert admin.post(adjudicate, {"target": "y", "note": "the fee section answers it"}).status_code == 302
+    after = admin.get(f"/review/admin/pools/{item.pool.public_id}/").content.decode()
+    assert "adjudicated: yes" in after and "adjudicated: 1" not in after
+    assert "(current ruling: yes)" in admin.get(adjudicate).content.decode()
     assert confirmation_state(suite=suite)[1].agreement == "adjudicated"
 
     # Lena proposes a missing target for the deposit query while confirming it.
