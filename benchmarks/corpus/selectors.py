@@ -88,5 +88,10 @@ def chapter_provisions(*, corpus: str, chapter: str) -> QuerySet[Provision]:
         "snapshot_id", "position")
 
 
+def provision_citations(*, pks: list[int]) -> dict[int, str]:
+    """``{provision pk: its citation as a lawyer writes it}`` ("NRS 1.010", with "(version 2)" for a variant)."""
+    return {p.pk: str(p) for p in Provision.objects.filter(pk__in=pks).only("pk", "citation", "variant")}
+
+
 def provision_get(*, pk: int) -> Provision:
     return Provision.objects.select_related("snapshot").defer("snapshot__raw").prefetch_related("passages").get(pk=pk)

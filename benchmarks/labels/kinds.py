@@ -3,7 +3,7 @@ suite target to confirm (a query and one provision: is it a correct target?)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmarks.corpus.corpus_file import HIERARCHY
@@ -59,6 +59,15 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
                          retrieved_at=snapshot.retrieved_at)
 
 
+def statute_document_citations(external_refs: Sequence[Mapping[str, Any]]) -> list[str | None]:
+    """Each item's section citation, from the provision its reference points at (one query for them all)."""
+    from benchmarks.corpus.selectors import provision_citations
+
+    pks = [ref.get("provision") for ref in external_refs]
+    citations = provision_citations(pks=[pk for pk in pks if isinstance(pk, int)])
+    return [citations.get(pk) if isinstance(pk, int) else None for pk in pks]
+
+
 PASSAGE_KIND = PoolKind(
     key="passage",
     label="Query, section and passage (section grade and passage grade)",
@@ -72,6 +81,7 @@ PASSAGE_KIND = PoolKind(
     passage_label="Passage as shown",
     qrels_grade_type="passage",
     source_context=statute_source_context,
+    document_citations=statute_document_citations,
 )
 
 TARGET_KIND = PoolKind(

@@ -16,11 +16,53 @@ _QUERY_FIELDS = ("kind", "split", "family", "expected_citation")
 _TARGET_FIELDS = ("provisional", "nominated_by", "note", "confirmed_by", "claimed_confirmed_by")
 
 
+# How a lawyer reads each field's name in the diff.
+FIELD_LABELS = {
+    "provisional": "status", "nominated_by": "nominated by", "note": "note", "confirmed_by": "confirmation",
+    "claimed_confirmed_by": "confirmation claimed by the file", "expected_citation": "expected citation",
+    "kind": "kind", "split": "split", "family": "topic family", "corpus": "corpus", "description": "description",
+    "synthetic": "synthetic queries",
+}
+
+
+def value_words(field_name: str, value: Any) -> str:
+    """A field's value as a lawyer reads it: "provisional", "confirmed by 2 lawyers (adjudicated)", "none"."""
+    if value is None or value == "":
+        return "none"
+    if field_name == "provisional" and isinstance(value, bool):
+        return "provisional" if value else "not provisional"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict) and "lawyers" in value:
+        lawyers = value.get("lawyers")
+        agreement = value.get("agreement")
+        how = f" ({agreement})" if agreement else ""
+        return f"{'confirmed' if field_name == 'confirmed_by' else 'said to be confirmed'} by {lawyers} " \
+               f"lawyer{'' if lawyers == 1 else 's'}{how}"
+    if isinstance(value, dict):
+        return "; ".join(f"{k.replace('_', ' ')}: {value_words(k, v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(value_words(field_name, v) for v in value) or "none"
+    return f"“{value}”"
+
+
 @dataclass(frozen=True)
 class FieldChange:
     field: str
     old: Any
     new: Any
+
+    @property
+    def label(self) -> str:
+        return FIELD_LABELS.get(self.field, self.field.replace("_", " "))
+
+    @property
+    def old_text(self) -> str:
+        return value_words(self.field, self.old)
+
+    @property
+    def new_text(self) -> str:
+        return value_words(self.field, self.new)
 
 
 @dataclass

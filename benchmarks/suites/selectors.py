@@ -101,6 +101,30 @@ def suite_definition(*, suite: Suite) -> dict[str, Any]:
     return json.loads(suite.definition)
 
 
+PROVISIONAL_CAVEAT = ("Nominated targets are provisional and incomplete known positives; metrics on them are not "
+                      "precision or exhaustive recall.")
+
+
+def suite_targets_caveat(*, suite: Suite) -> str:
+    """The suite page's opening caveat, true to this version: confirmed targets are not called provisional.
+
+    Confirmed or not, targets are incomplete known positives, so the metrics stay short of precision and
+    exhaustive recall; what changes is whether lawyers stand behind the targets.
+    """
+    targets = NominatedTarget.objects.filter(query__suite=suite)
+    total = targets.count()
+    provisional = targets.filter(provisional=True).count()
+    confirmed = total - provisional
+    if total == 0 or confirmed == 0:
+        return PROVISIONAL_CAVEAT
+    tail = ("Targets are incomplete known positives: unjudged sections may be relevant too, so metrics on them are "
+            "not precision or exhaustive recall.")
+    if provisional == 0:
+        return f"All {total} targets of this version were confirmed by lawyers. {tail}"
+    return (f"{confirmed} of {total} targets of this version were confirmed by lawyers; the other {provisional} "
+            f"are nominated and provisional. {tail}")
+
+
 def suite_diff(*, old: Suite, new: Suite) -> SuiteDiff:
     return definition_diff(suite_definition(suite=old), suite_definition(suite=new))
 

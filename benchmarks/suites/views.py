@@ -38,6 +38,7 @@ def suite_detail(request: HttpRequest, pk: int) -> HttpResponse:
         base = selectors.suite_previous(suite=suite)
     return render(request, "benchmarks/suite.html", {
         "suite": suite, "groups": selectors.suite_detail(suite=suite),
+        "targets_caveat": selectors.suite_targets_caveat(suite=suite),
         "snapshots": suite.snapshots.order_by("source_key"),
         "runs": retrieval_run_list(suite=suite),
         "versions": versions, "base": base,

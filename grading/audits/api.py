@@ -52,6 +52,12 @@ class AgreementSerializer(serializers.Serializer):
     raw_agreement = serializers.FloatField(allow_null=True)
     kappa_interval = UnitIntervalOut()
     raw_agreement_interval = UnitIntervalOut()
+    agreements = serializers.IntegerField(help_text="candidates on which the two verdicts are equal")
+    ac1 = serializers.FloatField(allow_null=True, help_text="Gwet's AC1, robust when one verdict dominates")
+    ac1_interval = UnitIntervalOut(allow_null=True)
+    pabak = serializers.FloatField(allow_null=True, help_text="prevalence- and bias-adjusted kappa")
+    prevalence = serializers.DictField(child=serializers.FloatField(), help_text="each verdict's share")
+    paradox_note = serializers.CharField(help_text="the kappa paradox in one line, or ''")
     table = serializers.DictField()
 
 

@@ -84,6 +84,12 @@ def audit_json(report: AuditReport) -> dict:
             "raw_agreement": _num(agreement.raw_agreement),
             "kappa_interval": agreement.kappa_interval.as_dict(),
             "raw_agreement_interval": agreement.raw_agreement_interval.as_dict(),
+            "agreements": agreement.agreements,
+            "ac1": _num(agreement.ac1),
+            "ac1_interval": agreement.ac1_interval.as_dict() if agreement.ac1_interval is not None else None,
+            "pabak": _num(agreement.pabak),
+            "prevalence": dict(agreement.prevalence),
+            "paradox_note": agreement.paradox_note,
             "table": {
                 "rows": "judge a",
                 "columns": "judge b",

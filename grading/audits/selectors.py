@@ -30,7 +30,13 @@ from grading.dataset.models import Category
 from grading.dataset.selectors import sample_contract_ids
 from grading.runs.selectors import run_pair_table
 from scoring.cuad.grading import DEFAULT_REPLICATES, Figures, PairTable, Thresholds, grade
-from scoring.stats.agreement import kappa_interval, pair_agreement, raw_agreement_interval
+from scoring.stats.agreement import (
+    gwet_interval,
+    kappa_interval,
+    kappa_paradox_note,
+    pair_agreement,
+    raw_agreement_interval,
+)
 from scoring.stats.bootstrap import UnitBootstrap
 
 VERDICT_CATEGORIES = ("no", "yes")
@@ -61,6 +67,12 @@ class AuditAgreement:
     table: list[list[int]]
     kappa_interval: UnitBootstrap  # kappa with its interval over contracts, B, seed, undefined resamples
     raw_agreement_interval: UnitBootstrap  # the same draws
+    agreements: int = 0  # candidates on which the two verdicts are equal
+    ac1: float | None = None  # Gwet's AC1: robust when one verdict dominates
+    ac1_interval: UnitBootstrap | None = None  # the same draws
+    pabak: float | None = None  # 2 x raw agreement - 1
+    prevalence: tuple[tuple[str, float], ...] = ()  # (verdict, share of both judges' verdicts)
+    paradox_note: str = ""  # the kappa paradox in one line, or ''
 
 
 def audit_agreement(
@@ -71,7 +83,8 @@ def audit_agreement(
     replicates: int = DEFAULT_REPLICATES,
     seed: int = 0,
 ) -> AuditAgreement:
-    """Cohen's kappa (unweighted) with its Landis-Koch band, the 2x2 table and raw agreement; None = not ruled.
+    """Cohen's kappa (unweighted) with its Landis-Koch band, the 2x2 table, raw agreement, Gwet's AC1, PABAK and
+    each verdict's prevalence, with the kappa paradox in words when it applies; None = not ruled.
 
     ``contracts[i]`` is candidate i's contract, the unit the interval resamples.
     """
@@ -86,6 +99,10 @@ def audit_agreement(
     return AuditAgreement(
         pa.n, pa.excluded, pa.raw_agreement, pa.kappa, pa.band, pa.table.tolist(),
         kappa_interval(a, b, contracts, **common), raw_agreement_interval(a, b, contracts, **common),
+        agreements=pa.agreements, ac1=pa.ac1, ac1_interval=gwet_interval(a, b, contracts, **common),
+        pabak=pa.pabak, prevalence=tuple((str(v), share) for v, share in pa.prevalence),
+        paradox_note=kappa_paradox_note(n=pa.n, agreements=pa.agreements, kappa=pa.kappa, ac1=pa.ac1,
+                                        prevalence=pa.prevalence, ac1_name="Gwet's AC1"),
     )
 
 

@@ -5,7 +5,9 @@ Built on the counted (complete, non-stale) judgments and the labels of
 model information.
 
 Agreement figures (quadratic kappa per reviewer pair, ordinal Krippendorff's
-alpha) carry a percentile bootstrap interval (``scoring.stats.agreement``).
+alpha, and beside them raw agreement, each grade's prevalence and Gwet's
+quadratic AC2, which stays high when one grade dominates and kappa collapses)
+carry a percentile bootstrap interval (``scoring.stats.agreement``).
 The engine knows no job, so by default the unit resampled is the review item;
 a job that knows how its queries cluster (the statute benchmark's query
 families) passes ``units_by_query`` and ``unit`` to resample those instead.
@@ -31,7 +33,14 @@ from reviewapp.review.selectors import (
     pool_judgments,
     pool_labels,
 )
-from scoring.stats.agreement import alpha_interval, kappa_interval, pair_agreement, raw_agreement_interval
+from scoring.stats.agreement import (
+    alpha_interval,
+    gwet_interval,
+    kappa_interval,
+    kappa_paradox_note,
+    pair_agreement,
+    raw_agreement_interval,
+)
 from scoring.stats.bootstrap import UnitBootstrap
 
 # Items are the units here, so each figure costs resamples x items; 2,000 percentile resamples keep a pool page of
@@ -136,6 +145,13 @@ class PairRow:
     band: str | None
     kappa_interval: UnitBootstrap  # quadratic kappa with its interval, unit, units, resamples, seed
     raw_agreement_interval: UnitBootstrap  # the same draws
+    agreements: int = 0  # items on which the two grades are equal
+    ac2_quadratic: float | None = None  # Gwet's AC2, quadratic weights (AC1 when the grade is yes/no)
+    ac2_interval: UnitBootstrap | None = None  # the same draws
+    ac1: float | None = None  # Gwet's AC1, nominal
+    pabak: float | None = None
+    prevalence: tuple[tuple[Any, float], ...] = ()  # (grade, share of the pair's grades)
+    paradox_note: str = ""  # one line when raw agreement is high and kappa low (the kappa paradox)
 
 
 @dataclass(frozen=True)
@@ -227,6 +243,14 @@ def pool_agreement(
                     raw_agreement=result.raw_agreement, kappa_quadratic=result.kappa_quadratic,
                     band=result.band_quadratic, kappa_interval=interval,
                     raw_agreement_interval=raw_agreement_interval(a, b, pair_units, **common),
+                    agreements=result.agreements, ac2_quadratic=result.ac2_quadratic,
+                    ac2_interval=gwet_interval(a, b, pair_units, weights="quadratic", **common),
+                    ac1=result.ac1, pabak=result.pabak, prevalence=result.prevalence,
+                    paradox_note=kappa_paradox_note(
+                        n=result.n, agreements=result.agreements, kappa=result.kappa_quadratic,
+                        ac1=result.ac2_quadratic, prevalence=result.prevalence,
+                        kappa_name="quadratic kappa", ac1_name="Gwet's AC2",
+                    ),
                 )
             )
         per_item = [sum(1 for row in data.matrix if row[c] is not None) for c in range(len(data.item_ids))]
@@ -243,6 +267,16 @@ def pool_agreement(
 
 
 # --- disagreements ------------------------------------------------------------
+
+
+def pool_document_citations(*, pool: ReviewPool) -> dict[str, str]:
+    """``{doc_id: citation}`` for the pool's items whose kind can cite them (an admin reads citations, not ids)."""
+    kind = kind_get(pool.kind)
+    if kind.document_citations is None:
+        return {}
+    rows = list(pool.items.order_by("id").values_list("doc_id", "external_ref"))
+    citations = kind.document_citations([ref or {} for _, ref in rows])
+    return {doc_id: citation for (doc_id, _), citation in zip(rows, citations, strict=True) if citation}
 
 
 @dataclass(frozen=True)

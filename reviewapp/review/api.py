@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ObjectDoesNotExist
@@ -406,6 +407,19 @@ class PairOut(serializers.Serializer):
     band = serializers.CharField(allow_null=True)
     kappa_interval = PoolUnitIntervalOut()
     raw_agreement_interval = PoolUnitIntervalOut()
+    agreements = serializers.IntegerField(help_text="items on which the two grades are equal")
+    ac2_quadratic = serializers.FloatField(
+        allow_null=True, help_text="Gwet's AC2 with quadratic weights (equals AC1 for a yes/no grade)"
+    )
+    ac2_interval = PoolUnitIntervalOut()
+    ac1 = serializers.FloatField(allow_null=True, help_text="Gwet's AC1, nominal")
+    pabak = serializers.FloatField(allow_null=True, help_text="prevalence- and bias-adjusted kappa")
+    prevalence = serializers.SerializerMethodField()
+    paradox_note = serializers.CharField(help_text="the kappa paradox in one line, or ''")
+
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField()))
+    def get_prevalence(self, row: Any) -> dict[str, float]:
+        return {str(grade): share for grade, share in row.prevalence}
 
 
 class AgreementOut(serializers.Serializer):

@@ -7,7 +7,7 @@ that is not registered is refused when a pool is declared.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -50,6 +50,7 @@ class PoolKind:
         qrels_grade_type: str,
         reviewer_include: str = "",
         source_context: Callable[[Mapping[str, Any]], SourceContext | None] | None = None,
+        document_citations: Callable[[Sequence[Mapping[str, Any]]], list[str | None]] | None = None,
     ) -> None:
         self.key = key
         self.label = label
@@ -62,6 +63,9 @@ class PoolKind:
         self.qrels_grade_type = qrels_grade_type
         # The item's job-side reference (``external_ref``) -> its citation context, or None when unknown.
         self.source_context = source_context
+        # Items' job-side references (``external_ref``) -> the document each is about as a lawyer cites it (None
+        # when unknown), for the admin pages' document columns; without it they show ``doc_id``.
+        self.document_citations = document_citations
         # A template of the job's own, included on the reviewer's item page below the grades (e.g. a form to
         # propose something the item lacks); it receives only ``view`` (the blind ReviewerItem). '' for none.
         self.reviewer_include = reviewer_include
@@ -73,6 +77,23 @@ class PoolKind:
     @property
     def values(self) -> list[int]:
         return [value for value, _, _ in self.scale]
+
+    @property
+    def yes_no(self) -> bool:
+        """A two-point scale whose points are words (no / yes): its grades are shown as those words."""
+        return len(self.scale) == 2 and all(meaning.isalpha() for _, _, meaning in self.scale)
+
+    def grade_text(self, value: object) -> str:
+        """A grade as an admin reads it: "yes"/"no" on a yes/no scale, the number on an ordinal one."""
+        if value is None:
+            return "(none)"
+        if value == UNKNOWN:
+            return UNKNOWN
+        if self.yes_no and not isinstance(value, bool):
+            for point, _, meaning in self.scale:
+                if point == value:
+                    return meaning
+        return str(value)
 
     def parse_grade(self, raw: object) -> int | str | None:
         """'' / None -> not answered; 'u'/'unknown' -> unknown (never 0); a scale value or its key."""

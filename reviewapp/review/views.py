@@ -273,6 +273,7 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
         "agreement": agreement.pool_agreement(pool=pool),
         "admin_held": exports.pool_admin_held_complete(pool=pool),
         "disagreements": agreement.pool_disagreements(pool=pool),
+        "documents": agreement.pool_document_citations(pool=pool),
         "stale": selectors.pool_stale_judgments(pool=pool),
         "label_rule": selectors.LABEL_RULE,
         "candidates": selectors.reviewer_candidates(),

@@ -20,6 +20,20 @@ counted, never read as a category.
   pairable values (units with at least two grades), with the ordinal distance
   delta(c, k)^2 = (sum of n_g for g from c to k - (n_c + n_k) / 2)^2. Any
   number of raters, missing grades allowed. Undefined (None) when D_e = 0.
+- Prevalence of a grade: its share of all the pair's grades (both raters
+  pooled), pi_k = (row total_k + column total_k) / 2n.
+- Gwet's AC1 (nominal) and AC2 (weighted; Gwet 2008, "Computing inter-rater
+  reliability and its variance in the presence of high agreement", and the
+  irrCAC documentation): (p_a - p_e) / (1 - p_e) with p_a = sum w_kl p_kl and
+  p_e = T_w / (q (q - 1)) * sum pi_k (1 - pi_k), agreement weights w = [k == l]
+  (AC1) or w = 1 - (k - l)^2 / (q - 1)^2 (quadratic AC2), T_w the sum of the
+  weights, q the number of declared categories. Chance agreement falls as one
+  grade dominates, where kappa's rises: AC1 is the prevalence-robust figure.
+- PABAK (prevalence- and bias-adjusted kappa, Byrt, Bishop and Carlin 1993):
+  (q p_o - 1) / (q - 1), i.e. 2 p_o - 1 for yes/no.
+- The kappa paradox (Feinstein and Cicchetti 1990): raw agreement high and
+  kappa low because one grade is so common that kappa's chance agreement is
+  high; ``kappa_paradox_note`` says so in one line.
 
 Intervals (``kappa_interval``, ``alpha_interval``): percentile bootstrap
 resampling units (``scoring.stats.bootstrap.unit_bootstrap``): contracts for
@@ -157,10 +171,105 @@ class PairAgreement:
     band: str | None
     band_quadratic: str | None
     table: np.ndarray
+    agreements: int = 0  # items on which the two grades are equal
+    ac1: float | None = None  # Gwet's AC1, nominal
+    ac2_quadratic: float | None = None  # Gwet's AC2, quadratic weights
+    pabak: float | None = None
+    prevalence: tuple[tuple[object, float], ...] = ()  # (grade, share of all the pair's grades)
+
+
+def _agreement_weights(q: int, weights: Literal["quadratic"] | None) -> np.ndarray:
+    """Agreement weights (1 on the diagonal): identity, or 1 - (k - l)^2 / (q - 1)^2."""
+    if weights is None:
+        return np.eye(q)
+    if weights == "quadratic":
+        i, j = np.indices((q, q))
+        return 1.0 - ((i - j) ** 2) / float(max(q - 1, 1) ** 2)
+    raise ValueError(f"weights must be None or 'quadratic', got {weights!r}")
+
+
+def gwet_of_tables(tables: np.ndarray, weights: Literal["quadratic"] | None = None) -> np.ndarray:
+    """Gwet's AC1 (or AC2 with quadratic weights) of each (q, q) table in a (r, q, q) stack; NaN where undefined."""
+    tables = np.asarray(tables, dtype=float)
+    q = tables.shape[-1]
+    w = _agreement_weights(q, weights)
+    n = tables.sum(axis=(1, 2))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p_a = (w * tables).sum(axis=(1, 2)) / n
+        pi = (tables.sum(axis=2) + tables.sum(axis=1)) / (2.0 * n[:, None])
+        p_e = w.sum() / (q * (q - 1)) * (pi * (1.0 - pi)).sum(axis=1) if q > 1 else np.ones_like(n)
+        value = (p_a - p_e) / (1.0 - p_e)
+    return np.where((n > 0) & (q > 1) & (p_e < 1.0), value, np.nan)
+
+
+def _defined(value: float) -> float | None:
+    return None if math.isnan(value) else float(value)
+
+
+def gwet_ac1(
+    a: Sequence[object],
+    b: Sequence[object],
+    *,
+    weights: Literal["quadratic"] | None = None,
+    categories: Sequence[object] = GRADES,
+) -> float | None:
+    """Gwet's AC1 of two raters (AC2 with ``weights="quadratic"``) over items both graded; None if none."""
+    table = confusion_table(a, b, categories=categories)
+    return _defined(float(gwet_of_tables(table[None], weights)[0]))
+
+
+def pabak(a: Sequence[object], b: Sequence[object], *, categories: Sequence[object] = GRADES) -> float | None:
+    """Prevalence- and bias-adjusted kappa, (q p_o - 1) / (q - 1); None if no item was graded by both."""
+    observed = raw_agreement(a, b, categories=categories)
+    q = len(categories)
+    if observed is None or q < 2:
+        return None
+    return (q * observed - 1.0) / (q - 1)
+
+
+def prevalence(table: np.ndarray, categories: Sequence[object]) -> tuple[tuple[object, float], ...]:
+    """Each grade's share of all the grades in a (q, q) pair table (both raters pooled); () if empty."""
+    table = np.asarray(table)
+    n = table.sum()
+    if n == 0:
+        return ()
+    shares = (table.sum(axis=0) + table.sum(axis=1)) / (2.0 * n)
+    return tuple((category, float(share)) for category, share in zip(categories, shares, strict=True))
+
+
+# Raw agreement at least this high with kappa at most this low reads as the kappa paradox.
+PARADOX_RAW_AGREEMENT = 0.70
+PARADOX_KAPPA = 0.40
+
+
+def kappa_paradox_note(
+    *,
+    n: int,
+    agreements: int,
+    kappa: float | None,
+    ac1: float | None,
+    prevalence: Sequence[tuple[object, float]],
+    kappa_name: str = "kappa",
+    ac1_name: str = "AC1",
+) -> str:
+    """One line when raw agreement is high and kappa low (or undefined); '' otherwise.
+
+    "5 of 6 agree and kappa 0.000: one grade (no, 83% of grades) is so common
+    that chance agreement is high; AC1 0.80 is robust to that."
+    """
+    if n == 0 or agreements / n < PARADOX_RAW_AGREEMENT or not prevalence:
+        return ""
+    if kappa is not None and kappa > PARADOX_KAPPA:
+        return ""
+    grade, share = max(prevalence, key=lambda pair: pair[1])
+    shown = "undefined" if kappa is None else f"{kappa:.3f}"
+    robust = "" if ac1 is None else f"; {ac1_name} {ac1:.2f} is robust to that"
+    return (f"{agreements} of {n} agree and {kappa_name} {shown}: one grade ({grade}, {share:.0%} of grades) "
+            f"is so common that chance agreement is high{robust}.")
 
 
 def pair_agreement(a: Sequence[object], b: Sequence[object], *, categories: Sequence[object] = GRADES) -> PairAgreement:
-    """Raw agreement, unweighted and quadratic kappa with Landis-Koch bands, and the confusion table."""
+    """Raw agreement, kappa (unweighted, quadratic) with Landis-Koch bands, Gwet's AC1/AC2, PABAK, prevalence."""
     _, _, excluded = _paired(a, b, categories)
     table = confusion_table(a, b, categories=categories)
     kappa = _kappa_from_table(table, None)
@@ -175,6 +284,12 @@ def pair_agreement(a: Sequence[object], b: Sequence[object], *, categories: Sequ
         band=landis_koch_band(kappa),
         band_quadratic=landis_koch_band(kappa_q),
         table=table,
+        agreements=int(np.trace(table)),
+        ac1=_defined(float(gwet_of_tables(table[None])[0])),
+        ac2_quadratic=_defined(float(gwet_of_tables(table[None], "quadratic")[0])),
+        pabak=None if n == 0 or len(categories) < 2 else (len(categories) * float(np.trace(table)) / n - 1.0)
+        / (len(categories) - 1),
+        prevalence=prevalence(table, categories),
     )
 
 
@@ -313,6 +428,29 @@ def raw_agreement_interval(
     tables, observations = _unit_tables(a, b, units, categories)
     return unit_bootstrap(
         tables, raw_agreement_of_tables, name="raw agreement", unit=unit, observation=observation,
+        observations=observations, undefined_when="no item graded by both", replicates=replicates, seed=seed,
+        level=level,
+    )
+
+
+def gwet_interval(
+    a: Sequence[object],
+    b: Sequence[object],
+    units: Sequence[Hashable],
+    *,
+    weights: Literal["quadratic"] | None = None,
+    categories: Sequence[object] = GRADES,
+    unit: str,
+    observation: str = "item",
+    replicates: int,
+    seed: int,
+    level: float = DEFAULT_LEVEL,
+) -> UnitBootstrap:
+    """Gwet's AC1 (or quadratic AC2) with a percentile interval resampling ``units`` (same draws as kappa's)."""
+    tables, observations = _unit_tables(a, b, units, categories)
+    name = "Gwet's AC1" if weights is None else "Gwet's AC2, quadratic"
+    return unit_bootstrap(
+        tables, lambda t: gwet_of_tables(t, weights), name=name, unit=unit, observation=observation,
         observations=observations, undefined_when="no item graded by both", replicates=replicates, seed=seed,
         level=level,
     )

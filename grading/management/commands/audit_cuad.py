@@ -147,6 +147,11 @@ class Command(BaseCommand):
             ci = a.kappa_interval
             bounds = f"[{ci.interval.low:.3f}, {ci.interval.high:.3f}] " if ci.has_interval else ""
             self.stdout.write(f"    kappa {bounds}{ci.description}")
+            ac1 = "undefined" if a.ac1 is None else f"{a.ac1:.3f}"
+            shares = ", ".join(f"{verdict} {share:.0%}" for verdict, share in a.prevalence)
+            self.stdout.write(f"    Gwet's AC1 {ac1}; prevalence {shares}")
+            if a.paradox_note:
+                self.stdout.write(f"    {a.paradox_note}")
         if report.impact is not None:
             for row in report.impact.rows:
                 r = row.figures.recall

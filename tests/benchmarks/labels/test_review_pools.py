@@ -149,3 +149,16 @@ def test_reviewers_see_none_of_the_model_in_their_item(run, reviewer_user, revie
     # hash's last digits, which made that check fail by chance.)
     for secret in ("rerank", "P(useful)", "minilm", "keyword order", "candidate", "external_ref"):
         assert secret.lower() not in html.lower()
+
+
+def test_the_admin_pool_page_names_documents_by_their_citation_not_their_internal_id(
+        run, reviewer_user, reviewer2_user, admin_client_):
+    pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
+    item = pool.items.order_by("query_id", "doc_id").first()
+    judge(pool, [reviewer_user, reviewer2_user], {(item.query_id, item.doc_id): (1, 2)})
+    provision = RetrievalCandidate.objects.select_related("provision").get(pk=item.external_ref["candidate"]).provision
+    assert provision.docid == item.doc_id != str(provision)  # "NRS_1.010" in the pool, "NRS 1.010" to a lawyer
+    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode()
+    row = html.split('data-testid="disagreements"')[1].split("</table>")[0]
+    assert f'<td data-testid="document">{provision}</td>' in row
+    assert item.doc_id not in row

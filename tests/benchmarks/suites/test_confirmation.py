@@ -122,8 +122,17 @@ def test_disagreement_is_adjudicated_rejections_leave_and_a_proposal_is_confirme
     pool_page = admin.get(f"/review/admin/pools/{item.pool.public_id}/")
     assert pool_page.status_code == 200 and f"/items/{item.public_id}/adjudicate/" in pool_page.content.decode()
     adjudicate = f"/review/admin/pools/{item.pool.public_id}/items/{item.public_id}/adjudicate/"
-    assert admin.get(adjudicate).status_code == 200
+    # Words, not codes: the yes/no grades read "yes"/"no", never 1/0 or True/False.
+    pool_html = pool_page.content.decode()
+    grades = pool_html.split('data-testid="reviewer-grades">')[1].split("</td>")[0]
+    assert sorted(grades.split("; ")) == sorted([f"{lena.username}: yes", f"{lars.username}: no"])
+    adjudicate_html = admin.get(adjudicate).content.decode()
+    table = adjudicate_html.split("Reviewers' judgments")[1].split("</table>")[0]
+    assert "<td>yes</td>" in table and "<td>no</td>" in table and "<td>1</td>" not in table
     assert admin.post(adjudicate, {"target": "y", "note": "the fee section answers it"}).status_code == 302
+    after = admin.get(f"/review/admin/pools/{item.pool.public_id}/").content.decode()
+    assert "adjudicated: yes" in after and "adjudicated: 1" not in after
+    assert "(current ruling: yes)" in admin.get(adjudicate).content.decode()
     assert confirmation_state(suite=suite)[1].agreement == "adjudicated"
 
     # Lena proposes a missing target for the deposit query while confirming it.
@@ -235,7 +244,13 @@ def test_an_admin_sends_targets_to_lawyers_and_freezes_the_confirmed_version_fro
     response = admin_client_.post(f"/benchmarks/suites/{suite.pk}/confirmation/new-version/", follow=True)
     html = response.content.decode()
     assert "Suite confirm v2" in html and html.count('data-testid="confirmed">confirmed by 2 lawyers<') == 2
-    assert 'data-testid="suite-diff"' in html and "target NRS 999.010: provisional" in html
+    assert 'data-testid="suite-diff"' in html
+    # The diff reads as words, not Python reprs; the confirmed version does not open with "provisional".
+    assert ("target NRS 999.010: status provisional → not provisional; confirmation none → confirmed by 2 lawyers "
+            "(unanimous)") in html
+    assert "True" not in html.split('data-testid="suite-diff"')[1] and "{&#x27;lawyers" not in html
+    assert "Nominated targets are provisional" not in html
+    assert 'data-testid="targets-caveat">All 2 targets of this version were confirmed by lawyers.' in html
     confirmed = type(suite).objects.get(name="confirm", version=2)
     api = stakeholder_client.get(f"/api/v1/benchmarks/suites/{confirmed.pk}/").json()
     assert [t["confirmed_by"] for q in api["queries"] for t in q["targets"]] == [

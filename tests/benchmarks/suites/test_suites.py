@@ -118,3 +118,17 @@ def test_it_reads_yaml_suites_too(nrs_imported, example_suite_data):
 def test_it_refuses_a_suite_for_a_corpus_not_imported(db, example_suite_data):
     with pytest.raises(SuiteInvalid, match="no snapshots of corpus 'nrs'"):
         _import(example_suite_data)
+
+
+def test_the_suite_diff_prints_values_as_a_lawyer_reads_them_not_python_reprs():
+    from benchmarks.suites.diff import FieldChange, value_words
+
+    confirmation = FieldChange("confirmed_by", None, {"lawyers": 1, "agreement": "adjudicated"})
+    assert (confirmation.label, confirmation.old_text, confirmation.new_text) == (
+        "confirmation", "none", "confirmed by 1 lawyer (adjudicated)")
+    status = FieldChange("provisional", True, False)
+    assert (status.label, status.old_text, status.new_text) == ("status", "provisional", "not provisional")
+    assert value_words("synthetic", True) == "yes"
+    assert value_words("claimed_confirmed_by", {"lawyers": 3, "agreement": "unanimous"}) == (
+        "said to be confirmed by 3 lawyers (unanimous)")
+    assert value_words("split", "test") == "“test”"

@@ -92,6 +92,9 @@ def test_the_page_shows_kappa_band_table_and_the_scorecard_before_and_after(judg
     page = stakeholder_client.get(f"/cuad/audits/{judged.pk}/").content.decode()
     assert f"{report.agreement.kappa:.3f}" in page and report.agreement.band in page
     assert 'data-testid="agreement-table"' in page and "raw agreement" in page
+    assert f"{report.agreement.ac1:.3f}<small>Gwet's AC1" in page.replace("&#x27;", "'")
+    shares = ", ".join(f"{verdict} {share * 100:.1f}%" for verdict, share in report.agreement.prevalence)
+    assert f'data-testid="prevalence">Prevalence: {shares}' in page
     for key in ("before", "both", "a", "b"):
         assert f'data-testid="impact-{key}"' in page
     both = report.impact.row("both").figures.recall
@@ -106,6 +109,8 @@ def test_exports_and_the_api_carry_the_same_figures(judged, stakeholder_client):
     assert api["agreement"] == data["agreement"] and api["impact"]["rows"] == data["impact"]["rows"]
     assert len(api["candidates"]) == judged.n_candidates
     assert data["agreement"]["table"]["counts"] == audit_report(audit=judged).agreement.table
+    assert data["agreement"]["ac1"] == pytest.approx(audit_report(audit=judged).agreement.ac1)
+    assert set(data["agreement"]["prevalence"]) == {"no", "yes"} and "paradox_note" in data["agreement"]
     exported = stakeholder_client.get(f"/cuad/audits/{judged.pk}/?format=csv").content.decode()
     rows = list(csv.DictReader(io.StringIO(exported)))
     assert len(rows) == judged.n_candidates

@@ -171,3 +171,15 @@ def test_crediting_refuses_an_extraction_that_already_has_a_cuad_span(audited):
     matched = int(np.flatnonzero(pairs.table.ext_span >= 0)[0])
     with pytest.raises(ValueError, match="already matched"):
         credit_extractions(pairs.table, [matched])
+
+
+def test_the_audit_agreement_explains_the_kappa_paradox_with_gwet_ac1_and_prevalence():
+    # Judge A says no to all six candidates, judge B to five: 5 of 6 agree, kappa 0, AC1 98/122.
+    ours = audit_agreement(verdicts_a=[False] * 6, verdicts_b=[False] * 5 + [True],
+                           contracts=["c1", "c1", "c2", "c2", "c3", "c3"], replicates=200, seed=1)
+    assert ours.kappa == pytest.approx(0.0) and ours.agreements == 5
+    assert ours.ac1 == pytest.approx(98 / 122) and ours.pabak == pytest.approx(2 / 3)
+    assert ours.prevalence == (("no", pytest.approx(11 / 12)), ("yes", pytest.approx(1 / 12)))
+    assert ours.paradox_note == ("5 of 6 agree and kappa 0.000: one grade (no, 92% of grades) is so common that "
+                                 "chance agreement is high; Gwet's AC1 0.80 is robust to that.")
+    assert ours.ac1_interval.interval.estimate == pytest.approx(ours.ac1) and ours.ac1_interval.units == 3

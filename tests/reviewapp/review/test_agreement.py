@@ -170,3 +170,37 @@ def test_an_undefined_kappa_is_shown_as_undefined_with_the_reason_not_as_a_numbe
     data = admin_client_.get(f"/api/v1/review/pools/{pool.public_id}/agreement/").json()
     kappa = data["grade_types"][0]["pairs"][0]["kappa_interval"]
     assert kappa["estimate"] is None and kappa["low"] is None and "undefined" in kappa["caveat"]
+
+
+def test_the_pool_page_and_api_explain_the_kappa_paradox_with_prevalence_and_gwet(
+        pool, admin_client_, reviewer_user, reviewer2_user):
+    items = list(pool.items.order_by("doc_id"))
+    for n, item in enumerate(items):
+        services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 0, "passage": 0},
+                                 complete=True)
+        odd = 1 if n == len(items) - 1 else 0
+        services.judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": 0, "passage": odd},
+                                 complete=True)
+    (_, passage) = agreement.pool_agreement(pool=pool)
+    pair = passage.pairs[0]
+    assert pair.kappa_quadratic == pytest.approx(0.0)
+    assert pair.agreements == len(items) - 1
+    assert pair.ac2_quadratic > 0.8
+    share = (2 * len(items) - 1) / (2 * len(items))
+    note = (f"{len(items) - 1} of {len(items)} agree and quadratic kappa 0.000: one grade (0, {share:.0%} of grades) "
+            f"is so common that chance agreement is high; Gwet's AC2 {pair.ac2_quadratic:.2f} is robust to that.")
+    assert pair.paradox_note == note
+
+    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
+    suffix = f"passage-{pair.reviewer_a}-{pair.reviewer_b}"
+    assert f'data-testid="paradox-{suffix}">{note}' in html
+    assert f'data-testid="ac2-{suffix}"><strong>{pair.ac2_quadratic:.3f}</strong>' in html
+    assert f'data-testid="prevalence-{suffix}">0: {round(share * 100)}%; 1: {round((1 - share) * 100)}%; 2: 0%' in html
+
+    data = admin_client_.get(f"/api/v1/review/pools/{pool.public_id}/agreement/").json()
+    api_pair = next(g for g in data["grade_types"] if g["grade_type"] == "passage")["pairs"][0]
+    assert api_pair["paradox_note"] == note
+    assert api_pair["ac2_quadratic"] == pytest.approx(pair.ac2_quadratic)
+    assert api_pair["ac2_interval"]["estimate"] == pytest.approx(pair.ac2_quadratic)
+    assert api_pair["prevalence"]["0"] == pytest.approx(share)
+    assert api_pair["agreements"] == len(items) - 1
