@@ -249,8 +249,8 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
         offset_case = " ".join(f"WHEN {int(pk)} THEN {(number - 1) * page_size}"
                                for pk, (number, _) in offsets.items()) or "WHEN 0 THEN 0"
         cursor.execute(
-            "SELECT q_pool, q_item, q_position, q_status, q_regrade, q_text, q_skipped, "
-            "shown = 1 AND shown_rank > skip_rows AND shown_rank <= skip_rows + %s, "  # noqa: S608
+            "SELECT q_pool, q_item, q_position, q_status, q_regrade, q_text, q_skipped, "  # noqa: S608
+            "shown = 1 AND shown_rank > skip_rows AND shown_rank <= skip_rows + %s, "
             "q_position = first_open FROM ("
             f" SELECT t.*, CASE WHEN {shown_sql} THEN 1 ELSE 0 END AS shown,"
             f" SUM(CASE WHEN {shown_sql} THEN 1 ELSE 0 END) OVER (PARTITION BY q_pool ORDER BY q_position)"
