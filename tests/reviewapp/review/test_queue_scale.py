@@ -110,3 +110,14 @@ def test_next_open_on_the_item_page_wraps_round_past_complete_items(reviewer_use
     assert selectors.reviewer_item(reviewer=reviewer_user, item_id=order[0]).next_open_id == order[2]
     first = selectors.reviewer_item(reviewer=reviewer_user, item_id=order[0])
     assert first.previous_id is None and first.position == 1
+
+
+def test_the_queue_api_answers_a_page_of_a_long_queue_and_the_next_on_request(reviewer_user):
+    order = _world(reviewer=reviewer_user, items=2_500)
+    client = client_for(reviewer_user)
+    (first,) = client.get("/api/v1/review/queue/").json()
+    assert (first["page"], first["pages"], first["total"]) == (1, 3, 2_500)
+    assert [e["item"] for e in first["items"]] == order[:1000]
+    (last,) = client.get(f"/api/v1/review/queue/?pool={first['pool']}&page=3").json()
+    assert [e["item"] for e in last["items"]] == order[2000:]
+    assert [e["position"] for e in last["items"]][:2] == [2001, 2002]
