@@ -13,7 +13,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connection
-from django.db.models import Case, Exists, F, OuterRef, Q, Subquery, Value, When, Window
+from django.db.models import Case, F, FilteredRelation, Q, Value, When, Window
 from django.db.models.functions import Coalesce, RowNumber
 
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewPool
@@ -185,15 +185,15 @@ def _rows_sql(*, reviewer_id: int, pool_pk: int | None = None, words: tuple[str,
         "q_position": Window(RowNumber(), partition_by=[F("pool_id")], order_by=list(REVIEWER_ORDER)),
     }
     if with_state:
-        judgment = Judgment.objects.filter(item_id=OuterRef("item_id"), reviewer_id=OuterRef("reviewer_id"))
-        status = Subquery(judgment.values("current__status")[:1])
-        fresh = Exists(judgment.filter(current__query_hash=OuterRef("item__query_hash"),
-                                       current__source_hash=OuterRef("item__source_hash"),
-                                       current__passage_hash=OuterRef("item__passage_hash")))
+        # The reviewer's own judgment of each item, joined once (a left join: most items have none yet).
+        rows = rows.alias(own=FilteredRelation("item__judgments",
+                                               condition=Q(item__judgments__reviewer_id=F("reviewer_id"))))
+        fresh = Q(own__current__query_hash=F("item__query_hash"), own__current__source_hash=F("item__source_hash"),
+                  own__current__passage_hash=F("item__passage_hash"))
         matches = Q()
         for word in words:
             matches &= Q(item__query_text__icontains=word)
-        rows = rows.annotate(cur_status=status)
+        rows = rows.alias(cur_status=F("own__current__status"))
         columns |= {
             "q_status": Coalesce("cur_status", Value("new")),
             "q_regrade": Case(When(Q(cur_status__isnull=False) & ~fresh, then=Value(1)), default=Value(0)),
