@@ -171,7 +171,7 @@ class QueuePage:
 
 
 def _rows_sql(*, reviewer_id: int, pool_pk: int | None = None, words: tuple[str, ...] = (),
-              with_state: bool = True) -> tuple[str, tuple]:
+              with_state: bool = True, numbered: bool = True) -> tuple[str, tuple]:
     """SQL (and its parameters) of the reviewer's assignments, one row each, numbered in ``REVIEWER_ORDER``.
 
     Built by the ORM so the order is the very expression the rest of the review uses; callers wrap it to count,
@@ -180,10 +180,9 @@ def _rows_sql(*, reviewer_id: int, pool_pk: int | None = None, words: tuple[str,
     rows = Assignment.objects.filter(reviewer_id=reviewer_id)
     if pool_pk is not None:
         rows = rows.filter(pool_id=pool_pk)
-    columns: dict[str, Any] = {
-        "q_pool": F("pool_id"), "q_item": F("item__public_id"),
-        "q_position": Window(RowNumber(), partition_by=[F("pool_id")], order_by=list(REVIEWER_ORDER)),
-    }
+    columns: dict[str, Any] = {"q_pool": F("pool_id"), "q_item": F("item__public_id")}
+    if numbered:  # counting needs no order: leave the sort out
+        columns["q_position"] = Window(RowNumber(), partition_by=[F("pool_id")], order_by=list(REVIEWER_ORDER))
     if with_state:
         # The reviewer's own judgment of each item, joined once (a left join: most items have none yet).
         rows = rows.alias(own=FilteredRelation("item__judgments",
@@ -228,6 +227,7 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
     pool when empty); the others show their first page. Positions stay those of the whole queue.
     """
     words = tuple(search.lower().split())
+    counted, counted_params = _rows_sql(reviewer_id=reviewer.pk, words=words, numbered=False)
     inner, params = _rows_sql(reviewer_id=reviewer.pk, words=words)
     shown_sql = "(q_match = 1 AND (%s = '' OR q_state = %s))"
     counts_sql = ", ".join(f"SUM(CASE WHEN q_state = '{s}' THEN 1 ELSE 0 END)" for s in QUEUE_STATES)
@@ -236,9 +236,9 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
         cursor.execute(
             f"SELECT q_pool, q_pool_pid, q_pool_title, q_pool_instructions, q_pool_kind, COUNT(*), {counts_sql}, "  # noqa: S608
             f"SUM(CASE WHEN {shown_sql} THEN 1 ELSE 0 END) "
-            f"FROM ({inner}) t GROUP BY q_pool, q_pool_pid, q_pool_title, q_pool_instructions, q_pool_kind, "
+            f"FROM ({counted}) t GROUP BY q_pool, q_pool_pid, q_pool_title, q_pool_instructions, q_pool_kind, "
             "q_pool_created ORDER BY q_pool_created, q_pool",
-            (state, state, *params),
+            (state, state, *counted_params),
         )
         pools = cursor.fetchall()
         offsets = {}
