@@ -79,3 +79,32 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
+
+
+def queue_of(*, reviewer, items: int, title: str) -> list[str]:
+    """A pool of ``items`` items assigned to ``reviewer`` alone, written with bulk_create (seconds for 10k);
+    returns the item ids in the reviewer's order. Two tiers, keyed sort keys, like a declared pool."""
+    import hashlib
+
+    from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
+    from reviewapp.review.queue import REVIEWER_ORDER
+
+    pool = ReviewPool.objects.create(name=title, reviewer_title=title, kind="passage", declared_rule="bench",
+                                     reviewers_per_item=1)
+    texts = {"source_heading": "Sec. 1 Deposits", "source_text": "A deposit is returned within thirty days. " * 20,
+             "passage_caption": "Sec. 1 Deposits", "passage_text": "returned within thirty days"}
+    rows = []
+    for n in range(items):
+        query_text = f"Question {n // 10}: when must a deposit be returned?"
+        rows.append(ReviewItem(pool=pool, query_id=f"q{n // 10:05d}", doc_id=f"d{n:06d}", query_text=query_text,
+                               priority=0 if n < items // 2 else 1, **texts,
+                               **item_hashes(query_text=query_text, **texts)))
+    ReviewItem.objects.bulk_create(rows, batch_size=2000)
+    Assignment.objects.bulk_create(
+        [Assignment(item_id=pk, reviewer=reviewer, pool=pool,
+                    sort_key=hashlib.sha256(f"{reviewer.pk}:{pk}".encode()).hexdigest())
+         for pk in pool.items.values_list("pk", flat=True)],
+        batch_size=2000,
+    )
+    return list(Assignment.objects.filter(reviewer=reviewer).order_by(*REVIEWER_ORDER)
+                .values_list("item__public_id", flat=True))

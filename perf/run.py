@@ -48,6 +48,7 @@ BENCHES = (
     Bench("bm25", "perf/bench_bm25.py"),
     Bench("pages", "perf/bench_pages.py"),
     Bench("queue", "perf/bench_queue.py"),
+    Bench("queue_growth", "perf/bench_queue_growth.py"),
     Bench("worker_rss", "perf/bench_worker_rss.py"),
     Bench("cuad_leaderboard", "perf/bench_cuad_leaderboard.py"),
     Bench("leaderboard", "perf/bench_leaderboard.py"),

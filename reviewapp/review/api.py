@@ -69,6 +69,8 @@ class QueueOut(serializers.Serializer):
     completed = serializers.IntegerField()
     total = serializers.IntegerField()
     items = QueueEntryOut(source="entries", many=True)
+    page = serializers.IntegerField(help_text="This page of the pool's items (1-based).")
+    pages = serializers.IntegerField(help_text="Pages of the pool's items; ask for more with ?pool=&page=.")
 
 
 class RevisionOut(serializers.Serializer):
@@ -147,12 +149,29 @@ def _reviewer_item_out(request: Request, item_id: str) -> dict:
     return ReviewerItemOut(view, context={"shown": services.item_shown_hashes(assignment.item)}).data
 
 
+QUEUE_API_PAGE_SIZE = 1000
+
+
 class QueueApi(APIView):
     permission_classes = [CanGrade]
 
-    @extend_schema(responses={200: QueueOut(many=True), **error_responses(403)})
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("pool", str, description="The pool whose page ``page`` is (every pool when absent)."),
+            OpenApiParameter("page", int, description=f"Page of {QUEUE_API_PAGE_SIZE} items (default 1)."),
+        ],
+        responses={200: QueueOut(many=True), **error_responses(403)},
+    )
     def get(self, request: Request) -> Response:
-        return Response(QueueOut(selectors.reviewer_queues(reviewer=request.user), many=True).data)
+        try:
+            page = int(request.query_params.get("page", "1"))
+        except ValueError:
+            page = 1
+        # A page as long as every queue clients read whole before pages existed; longer ones come a page at a time.
+        queues = selectors.reviewer_queue_pages(reviewer=request.user, page=page,
+                                                page_pool=request.query_params.get("pool", ""),
+                                                page_size=QUEUE_API_PAGE_SIZE)
+        return Response(QueueOut(queues, many=True).data)
 
 
 class ItemApi(APIView):

@@ -51,7 +51,12 @@ def queue(request: HttpRequest) -> HttpResponse:
     if state not in selectors.QUEUE_STATES:
         state = ""
     search = request.GET.get("q", "").strip()[:200]
-    queues = selectors.reviewer_queues(reviewer=request.user, state=state, search=search)
+    try:
+        page = int(request.GET.get("page", "1"))
+    except ValueError:
+        page = 1
+    queues = selectors.reviewer_queue_pages(reviewer=request.user, state=state, search=search, page=page,
+                                            page_pool=request.GET.get("pool", ""))
     return render(request, "review/queue.html", {
         "queues": queues, "state": state, "search": search, "filters": QUEUE_FILTERS,
         # ``j`` past the last item lands here when nothing else is open.
