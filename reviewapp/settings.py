@@ -210,6 +210,11 @@ REST_FRAMEWORK = {
         "reviewapp.core.auth.HashedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON only, for everyone and in every environment: no DRF browsable API. The API is documented by
+    # its OpenAPI schema and the Swagger UI page (/api/v1/docs/), which pass axe like every other page;
+    # the browsable API was a second, third-party UI (an unnamed menu button, no lang, low-contrast
+    # links, unfocusable scroll regions) that no test, client or document of this project relied on.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # One JSON parser for every endpoint: size and depth bounded (reviewapp.core.json_input).
     "DEFAULT_PARSER_CLASSES": [
