@@ -238,6 +238,9 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI from the pinned npm package through static files: no CDN, works offline, fits the CSP.
     "SWAGGER_UI_DIST": f"/{STATIC_URL}vendor/swagger-ui",
     "SWAGGER_UI_FAVICON_HREF": f"/{STATIC_URL}vendor/swagger-ui/favicon-32x32.png",
+    # No deep links: with them every operation's summary button holds a link (axe nested-interactive, which a
+    # screen reader announces as one control); the operations stay reachable by Tab and by their tag heading.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
     # Schema completeness is tested by tests/reviewapp/core (the schema must generate); the deploy
     # check stays about deployment settings.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
