@@ -210,6 +210,11 @@ REST_FRAMEWORK = {
         "reviewapp.core.auth.HashedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    # JSON only, for everyone and in every environment: no DRF browsable API. The API is documented by
+    # its OpenAPI schema and the Swagger UI page (/api/v1/docs/), which pass axe like every other page;
+    # the browsable API was a second, third-party UI (an unnamed menu button, no lang, low-contrast
+    # links, unfocusable scroll regions) that no test, client or document of this project relied on.
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     # One JSON parser for every endpoint: size and depth bounded (reviewapp.core.json_input).
     "DEFAULT_PARSER_CLASSES": [
@@ -233,6 +238,9 @@ SPECTACULAR_SETTINGS = {
     # Swagger UI from the pinned npm package through static files: no CDN, works offline, fits the CSP.
     "SWAGGER_UI_DIST": f"/{STATIC_URL}vendor/swagger-ui",
     "SWAGGER_UI_FAVICON_HREF": f"/{STATIC_URL}vendor/swagger-ui/favicon-32x32.png",
+    # No deep links: with them every operation's summary button holds a link (axe nested-interactive, which a
+    # screen reader announces as one control); the operations stay reachable by Tab and by their tag heading.
+    "SWAGGER_UI_SETTINGS": {"deepLinking": False},
     # Schema completeness is tested by tests/reviewapp/core (the schema must generate); the deploy
     # check stays about deployment settings.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,

@@ -12,7 +12,9 @@ api_patterns = [
     path("me/", api.MeApi.as_view(), name="api-me"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file (?script), so the page needs no inline script.
-    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # Its page is the project's template (templates/api/swagger_ui.html): lang, title, contrast (axe).
+    path("docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema", template_name="api/swagger_ui.html"),
+         name="api-docs"),
     path("benchmarks/", include("benchmarks.api_urls")),
     path("cuad/", include("grading.api_urls")),
     path("review/", include("reviewapp.review.api_urls")),

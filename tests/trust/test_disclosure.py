@@ -49,6 +49,32 @@ def test_the_docs_page_loads_swagger_from_pinned_static_files_only(world):
     assert script.status_code == 200 and "SwaggerUIBundle" in script.content.decode()
 
 
+def test_the_api_answers_a_browser_with_json_not_the_browsable_api(world):
+    # A browser's Accept header once got DRF's browsable API: a second UI, unchecked by axe (no lang, an
+    # unnamed menu button, low-contrast links). The API speaks JSON only; Swagger UI documents it.
+    client = client_for(world.users["stakeholder"])
+    accept = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    for url in ("/api/v1/me/", "/api/v1/benchmarks/suites/", "/api/v1/cuad/runs/"):
+        response = client.get(url, HTTP_ACCEPT=accept)
+        assert response.status_code == 200, url
+        assert response["Content-Type"].startswith("application/json"), (url, response["Content-Type"])
+        json.loads(response.content)
+    assert client.get("/api/v1/me/?format=api").status_code == 404
+
+
+def test_the_docs_page_names_its_language_and_title_and_loads_its_contrast_fixes_last(world):
+    client = client_for(world.users["stakeholder"])
+    html = client.get("/api/v1/docs/").content.decode()
+    assert '<html lang="en">' in html
+    assert "<title>Legal AI evaluation API · Legal AI evaluation</title>" in html
+    sheets = re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
+    assert sheets == ["/static/vendor/swagger-ui/swagger-ui.css", "/static/css/swagger-a11y.css"], sheets
+    assert finders.find("css/swagger-a11y.css")
+    # deep links put a link inside every operation's summary button (axe nested-interactive)
+    script = client.get("/api/v1/docs/?script").content.decode()
+    assert '"deepLinking": false' in script, script[:300]
+
+
 def test_every_page_carries_a_content_security_policy_without_inline_script(world):
     pages = {"anonymous": ["/accounts/login/", "/healthz", "/no-such-page/"],
              "reviewer": ["/", "/review/", f"/review/items/{world.marker_item_id}/"],
