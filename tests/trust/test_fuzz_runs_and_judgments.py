@@ -102,12 +102,14 @@ def test_a_fuzzed_pasted_run_answers_a_graded_run_or_a_400_listing_the_errors(cu
 def assigned(db, reviewer_user):
     from reviewapp.review import services
 
-    text = "The landlord shall return the deposit within thirty days."
+    # Two different passages: a reviewer is never given the same texts twice (judge-once), so two identical
+    # items would make one assignment.
+    texts = [f"The landlord shall return the deposit within {days} days." for days in ("thirty", "forty")]
     pool = services.pool_create(
         name="fuzz", kind="passage", declared_rule="fuzz: explicit list",
         items=[{"query_id": f"q{i}", "doc_id": f"d{i}", "query_text": "When is a deposit returned?",
-                "source_heading": "Deposits", "source_text": text, "passage_caption": "Deposits",
-                "passage_text": text} for i in range(2)],
+                "source_heading": "Deposits", "source_text": texts[i], "passage_caption": "Deposits",
+                "passage_text": texts[i]} for i in range(2)],
     )
     services.pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
     return list(pool.items.order_by("id"))

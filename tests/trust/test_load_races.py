@@ -22,7 +22,7 @@ BURST = 23  # far beyond the server's small limits (race.LOGIN_LIMIT, race.ACCOU
 PASSAGE_TEXT = " ".join(["The landlord shall return the deposit within thirty days of the end of the tenancy."] * 4)
 
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
 
 @pytest.fixture

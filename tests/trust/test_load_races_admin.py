@@ -22,7 +22,7 @@ TRIALS = 3
 TEXTS = 6
 PASSAGE_TEXT = "A landlord returns a tenant deposit within thirty days of the end of the lease, with a statement."
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 
 
 @pytest.fixture

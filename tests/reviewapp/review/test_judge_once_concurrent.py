@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 
 import pytest
-from django.db import connection, connections
+from django.db import connections
 
 from reviewapp.review import services
 from reviewapp.review.assign import pool_assign_detail
@@ -20,7 +20,7 @@ from tests.reviewapp.review.conftest import make_items
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="needs two concurrent writers (PostgreSQL)"),
+    pytest.mark.postgresql,
 ]
 
 ROUNDS = 3
