@@ -160,6 +160,9 @@ MATRIX: dict[str, Entry] = {
         VIEW_REPORTS, "/benchmarks/reports/leaderboard/{retrieval_pk}/?replicates=1000"),
     "benchmarks/reports/leaderboard/<int:pk>/<str:export>": page(
         VIEW_REPORTS, "/benchmarks/reports/leaderboard/{retrieval_pk}/leaderboard.csv?replicates=1000"),
+    "benchmarks/reports/summary/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/reports/summary/{retrieval_pk}/?replicates=1000"),
+    "benchmarks/reports/summary/<int:pk>/summary.pdf": page(
+        VIEW_REPORTS, "/benchmarks/reports/summary/{retrieval_pk}/summary.pdf?replicates=1000"),
     "benchmarks/rerank/<int:pk>/human-metrics/": page(VIEW_REPORTS,
                                                       "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/"),
     "benchmarks/rerank/<int:pk>/human-metrics/<str:export>": page(
