@@ -81,6 +81,15 @@ def test_the_html_page_shows_the_verdict_the_population_and_links_its_pdf(stakeh
     assert "<script" not in html.split("<main")[-1] and ' style="' not in html
 
 
+def test_the_leaderboard_links_its_summary_with_the_same_choices(stakeholder_client, world):
+    run, _pool = world
+    pk = run.retrieval_run.pk
+    html = stakeholder_client.get(f"/benchmarks/reports/leaderboard/{pk}/{QS}&rerank={run.pk}").content.decode()
+    link = html.split('id="summary-link"')[1].split("</p>")[0]
+    assert f'href="/benchmarks/reports/summary/{pk}/?replicates=1000&amp;seed=5&amp;rerank={run.pk}"' in link
+    assert f'href="/benchmarks/reports/summary/{pk}/summary.pdf?replicates=1000&amp;seed=5&amp;rerank={run.pk}"' in link
+
+
 def test_reviewers_are_refused_the_summary_and_its_pdf(reviewer_client, world):
     run, _pool = world
     for suffix in ("", "summary.pdf"):
