@@ -217,6 +217,8 @@ MATRIX: dict[str, Entry] = {
     "cuad/jobs/<int:pk>/resume/": post_only(LAUNCH_RUNS, "/cuad/jobs/{cuad_job_pk}/resume/"),
     "cuad/scorecard/": page(VIEW_REPORTS, "/cuad/scorecard/"),
     "cuad/leaderboard/": page(VIEW_REPORTS, "/cuad/leaderboard/"),
+    "cuad/summary/": page(VIEW_REPORTS, "/cuad/summary/?run={cuad_run_pk}"),
+    "cuad/summary/summary.pdf": page(VIEW_REPORTS, "/cuad/summary/summary.pdf?run={cuad_run_pk}"),
     "cuad/explorer/": page(VIEW_REPORTS, "/cuad/explorer/"),
     "cuad/playground/": page(VIEW_REPORTS, "/cuad/playground/"),
     "cuad/audits/": form(VIEW_REPORTS, LAUNCH_RUNS, "/cuad/audits/",
