@@ -2,7 +2,8 @@ FROM python:3.11-slim
 # STATIC_ROOT sits outside var/: var/ is a volume that outlives the image, so files collected into it would stay
 # those of the first image.
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 VAR_DIR=/app/var STATIC_ROOT=/app/static
-RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends nodejs npm \
+    libpango-1.0-0 libpangoft2-1.0-0 fonts-dejavu-core && rm -rf /var/lib/apt/lists/*
 # A user of its own with a fixed id (not nobody, whose files anyone running as nobody could write): secrets and
 # volumes can be given to uid 10001 on the host.
 RUN groupadd --system --gid 10001 app && useradd --system --uid 10001 --gid app --home-dir /app --no-create-home app

@@ -47,6 +47,13 @@ urlpatterns += [
     path("reports/leaderboard/<int:pk>/<str:export>", report_views.leaderboard_export, name="leaderboard-export"),
 ]
 
+# The one page to send: a leaderboard's verdict, figures, confirmations, caveats and exposure, as HTML and PDF.
+
+urlpatterns += [
+    path("reports/summary/<int:pk>/", report_views.summary_page, name="summary"),
+    path("reports/summary/<int:pk>/summary.pdf", report_views.summary_pdf, name="summary-pdf"),
+]
+
 # Human labels of a rerank run: label metrics, calibration, and declaring a review pool.
 
 urlpatterns += [

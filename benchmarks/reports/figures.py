@@ -201,33 +201,16 @@ class Report:
 
     @property
     def population(self) -> str:
-        counts = ", ".join(f"{s.queries} {s.label}" for s in self.splits)
-        suite = self.inputs.suite
-        kind = {True: "Synthetic suite", False: "Suite (declared not synthetic)", None: "Suite"}[suite.synthetic]
-        undeclared = "; the suite file does not declare whether it is synthetic" if suite.synthetic is None else ""
-        return (
-            f"{kind} {suite.name} v{suite.version} of {self.ranking_queries} ranking "
-            f"queries ({counts}) in {sum(s.families for s in self.splits)} topic families{undeclared}; "
-            "targets nominated by "
-            f"{_nominators(suite)}, {_provisional(suite)}; intervals describe sampling within this suite, not "
-            f"generalisation.{self.units_note}"
-        )
+        return suite_population(self.inputs.suite, self.splits, queries=self.ranking_queries)
 
     @property
     def units_note(self) -> str:
         """' Development split: 1 query family: too few ...' for each split the rule marks ('' when none)."""
-        notes = [f"{s.label.capitalize()} split: {unit_support(s.families, unit='query family').sentence}."
-                 for s in self.splits if s.queries and unit_support(s.families, unit="query family").sentence]
-        return "".join(f" {n}" for n in notes)
+        return _units_note(self.splits)
 
     @property
     def caveats(self) -> tuple[str, ...]:
-        suite = self.inputs.suite
-        return (
-            f"Targets were nominated from the official text by {_nominators(suite)}: {_provisional(suite)} "
-            "known positives, incomplete, so these figures are neither precision nor exhaustive recall.",
-            *GENERAL_CAVEATS,
-        )
+        return suite_caveats(self.inputs.suite)
 
     @property
     def primary(self) -> MetricRow | None:
@@ -253,6 +236,39 @@ class Report:
             families=split.families if split else 0, coverage=self.coverage, has_rerank=self.has_rerank,
             endpoint=f"{split.label if split else PRIMARY_SPLIT} {PRIMARY_METRIC}",
         )
+
+
+def suite_population(suite: SuiteMeta, splits: Sequence[Any], *, queries: int | None = None) -> str:
+    """The population box: the suite, its ranking queries and families per split, who nominated the targets.
+
+    ``splits``: anything with ``label``, ``queries`` and ``families`` (a report's or a leaderboard's splits).
+    """
+    counts = ", ".join(f"{s.queries} {s.label}" for s in splits)
+    kind = {True: "Synthetic suite", False: "Suite (declared not synthetic)", None: "Suite"}[suite.synthetic]
+    undeclared = "; the suite file does not declare whether it is synthetic" if suite.synthetic is None else ""
+    return (
+        f"{kind} {suite.name} v{suite.version} of {sum(s.queries for s in splits) if queries is None else queries} "
+        "ranking "
+        f"queries ({counts}) in {sum(s.families for s in splits)} topic families{undeclared}; "
+        "targets nominated by "
+        f"{_nominators(suite)}, {_provisional(suite)}; intervals describe sampling within this suite, not "
+        f"generalisation.{_units_note(splits)}"
+    )
+
+
+def _units_note(splits: Sequence[Any]) -> str:
+    notes = [f"{s.label.capitalize()} split: {unit_support(s.families, unit='query family').sentence}."
+             for s in splits if s.queries and unit_support(s.families, unit="query family").sentence]
+    return "".join(f" {n}" for n in notes)
+
+
+def suite_caveats(suite: SuiteMeta) -> tuple[str, ...]:
+    """The caveats every comparison on this suite carries: who nominated the targets, then the general ones."""
+    return (
+        f"Targets were nominated from the official text by {_nominators(suite)}: {_provisional(suite)} "
+        "known positives, incomplete, so these figures are neither precision nor exhaustive recall.",
+        *GENERAL_CAVEATS,
+    )
 
 
 def _nominators(suite: SuiteMeta) -> str:

@@ -5,9 +5,12 @@ Thin: ``selectors`` reads, ``figures`` computes, ``exports`` writes, ``svg`` dra
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db.models import Count
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.utils.text import slugify
 
 from benchmarks.reports.exports import report_as_json, report_text_export
@@ -42,6 +45,7 @@ from benchmarks.reports.selectors import (
     report_request_parse,
     rerank_run_list,
 )
+from benchmarks.reports.summary import Summary, summary_build, summary_primary_first
 from benchmarks.reports.svg import (
     forest_plot_compact_svg,
     forest_plot_svg,
@@ -50,6 +54,7 @@ from benchmarks.reports.svg import (
 )
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from reviewapp.core.access import VIEW_REPORTS, perm_required
+from reviewapp.core.pdf import pdf_from_html
 
 EXPORTS = {
     "report.json": "application/json",
@@ -189,4 +194,40 @@ def leaderboard_export(request: HttpRequest, pk: int, export: str) -> HttpRespon
     suite = board.inputs.suite
     stem = slugify(f"{suite.name}-v{suite.version}-leaderboard-{pk}")
     response["Content-Disposition"] = f'attachment; filename="{stem}-{export}"'
+    return response
+
+
+# --------------------------------------------------------------------------- the one page to send
+
+
+def _summary(pk: int, request: HttpRequest, *, purpose: str) -> tuple[LeaderboardRequest, Summary]:
+    parsed, board = _leaderboard(pk, request, purpose=purpose)
+    return parsed, summary_build(board=board)
+
+
+def _summary_context(parsed: LeaderboardRequest, summary: Summary, pk: int) -> dict[str, Any]:
+    return {"summary": summary, "board": summary.board, "parsed": parsed, "pk": pk, "metrics": METRICS,
+            "splits": summary_primary_first(summary.board)}
+
+
+@perm_required(VIEW_REPORTS)
+def summary_page(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        parsed, summary = _summary(pk, request, purpose=HeldoutExposure.Purpose.PAGE)
+    except ReportParameterError as exc:
+        return render(request, "benchmarks/summary.html", {"error": str(exc), "pk": pk}, status=400)
+    return render(request, "benchmarks/summary.html", _summary_context(parsed, summary, pk))
+
+
+@perm_required(VIEW_REPORTS)
+def summary_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    try:
+        parsed, summary = _summary(pk, request, purpose=HeldoutExposure.Purpose.EXPORT)
+    except ReportParameterError as exc:
+        return JsonResponse({"error": str(exc)}, status=400)
+    html = render_to_string("benchmarks/summary_pdf.html", _summary_context(parsed, summary, pk), request=request)
+    response = HttpResponse(pdf_from_html(html), content_type="application/pdf")
+    suite = summary.board.inputs.suite
+    stem = slugify(f"{suite.name}-v{suite.version}-summary-{pk}")
+    response["Content-Disposition"] = f'attachment; filename="{stem}.pdf"'
     return response

@@ -78,3 +78,13 @@ def bounds(interval, signed: str = "") -> str:
 def units(split) -> UnitSupport:
     """What a split's query families can support (its ``families`` count): no interval, few units, or plain."""
     return unit_support(split.families, unit="query family")
+
+
+@register.filter
+def ci_brief(interval, signed: str = "") -> str:
+    """Like ``ci`` (``signed_ci`` with "signed"), without a few-units mark beside bounds: for a table whose split
+    states the units rule once above it. Without bounds, the estimate still says why."""
+    if interval is not None and not math.isnan(interval.estimate) and not math.isnan(interval.low):
+        spec = "+.3f" if signed else ".3f"
+        return f"{format(interval.estimate, spec)} [{format(interval.low, spec)}, {format(interval.high, spec)}]"
+    return signed_ci(interval) if signed else ci(interval)

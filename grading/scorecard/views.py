@@ -5,8 +5,9 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
@@ -29,7 +30,9 @@ from grading.scorecard.leaderboard import LeaderboardError, leaderboard_runs, le
 from grading.scorecard.params import NO_FULL_RUN, NO_RUN_YET, SORT_KEYS, ParameterError, View, parse_view
 from grading.scorecard.playground import playground_check, playground_grounding, playground_overlap
 from grading.scorecard.selectors import ComparisonError, conclusion, population, scorecard_view, sorted_rows
+from grading.scorecard.summary import CuadSummary, cuad_summary_build
 from reviewapp.core.access import VIEW_REPORTS, perm_required
+from reviewapp.core.pdf import pdf_from_html
 from scoring.cuad.matching import MATCHERS
 
 PLAYGROUND_EXAMPLE = {
@@ -319,3 +322,37 @@ def playground(request: HttpRequest) -> HttpResponse:
     if request.htmx and part in ("overlap", "grounding"):
         return render(request, f"cuad/playground.html#{part}", ctx)
     return render(request, "cuad/playground.html", ctx)
+
+
+# ---------------------------------------------------------------------------
+# The one page to send
+
+
+def _summary(request: HttpRequest) -> tuple[CuadSummary | None, list[str], str]:
+    try:
+        view, by_default = leaderboard_runs(view=parse_view(request.GET, need_run=False),
+                                            asked=_runs_asked(request))
+        lb = leaderboard_view(view=view, chosen_by_default=by_default)
+    except (ParameterError, LeaderboardError) as exc:
+        return None, (exc.errors if isinstance(exc, ParameterError) else [str(exc)]), ""
+    return cuad_summary_build(lb=lb), [], request.GET.urlencode()
+
+
+@perm_required(VIEW_REPORTS)
+def summary(request: HttpRequest) -> HttpResponse:
+    built, errors, query = _summary(request)
+    if built is None:
+        return render(request, "cuad/summary.html", {"errors": errors}, status=400)
+    return render(request, "cuad/summary.html", {"lb": built.lb, "audits": built.audits, "query": query})
+
+
+@perm_required(VIEW_REPORTS)
+def summary_pdf(request: HttpRequest) -> HttpResponse:
+    built, errors, query = _summary(request)
+    if built is None:
+        return JsonResponse({"errors": errors}, status=400)
+    html = render_to_string("cuad/summary_pdf.html", {"lb": built.lb, "audits": built.audits, "query": query},
+                            request=request)
+    response = HttpResponse(pdf_from_html(html), content_type="application/pdf")
+    response["Content-Disposition"] = f'attachment; filename="cuad-summary-sample-{built.lb.sample.pk}.pdf"'
+    return response

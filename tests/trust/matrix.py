@@ -160,6 +160,9 @@ MATRIX: dict[str, Entry] = {
         VIEW_REPORTS, "/benchmarks/reports/leaderboard/{retrieval_pk}/?replicates=1000"),
     "benchmarks/reports/leaderboard/<int:pk>/<str:export>": page(
         VIEW_REPORTS, "/benchmarks/reports/leaderboard/{retrieval_pk}/leaderboard.csv?replicates=1000"),
+    "benchmarks/reports/summary/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/reports/summary/{retrieval_pk}/?replicates=1000"),
+    "benchmarks/reports/summary/<int:pk>/summary.pdf": page(
+        VIEW_REPORTS, "/benchmarks/reports/summary/{retrieval_pk}/summary.pdf?replicates=1000"),
     "benchmarks/rerank/<int:pk>/human-metrics/": page(VIEW_REPORTS,
                                                       "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/"),
     "benchmarks/rerank/<int:pk>/human-metrics/<str:export>": page(
@@ -214,6 +217,8 @@ MATRIX: dict[str, Entry] = {
     "cuad/jobs/<int:pk>/resume/": post_only(LAUNCH_RUNS, "/cuad/jobs/{cuad_job_pk}/resume/"),
     "cuad/scorecard/": page(VIEW_REPORTS, "/cuad/scorecard/"),
     "cuad/leaderboard/": page(VIEW_REPORTS, "/cuad/leaderboard/"),
+    "cuad/summary/": page(VIEW_REPORTS, "/cuad/summary/?run={cuad_run_pk}"),
+    "cuad/summary/summary.pdf": page(VIEW_REPORTS, "/cuad/summary/summary.pdf?run={cuad_run_pk}"),
     "cuad/explorer/": page(VIEW_REPORTS, "/cuad/explorer/"),
     "cuad/playground/": page(VIEW_REPORTS, "/cuad/playground/"),
     "cuad/audits/": form(VIEW_REPORTS, LAUNCH_RUNS, "/cuad/audits/",

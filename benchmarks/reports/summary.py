@@ -1,0 +1,138 @@
+"""The one page to send: a statute comparison's verdict, leaderboard, who confirmed what, caveats and exposure.
+
+Everything on it is read from the leaderboard (``leaderboard.py``: the verdict sentence, the means and their
+intervals), the suite (population and caveats, as the report's population box words them), the suite's target
+confirmation (``benchmarks.suites.confirmation``) and the review pools the leaderboard read labels from (lawyers,
+agreement, adjudications, judgments saved with credentials an admin once held). The caller records the held-out
+exposure (``exposure.leaderboard_exposure_record``) before building it, as the leaderboard page does, so a
+summary that shows held-out figures is a row in the ledger.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from benchmarks.reports.figures import PRIMARY_SPLIT, suite_caveats, suite_population
+from benchmarks.reports.leaderboard import Leaderboard
+
+
+@dataclass(frozen=True)
+class LabelSource:
+    """One review pool the leaderboard's human labels came from, and how its labels were reached."""
+
+    name: str
+    lawyers: int  # distinct people with a complete judgment
+    items: int
+    agreed: int  # every counted reviewer gave the same grade
+    adjudicated: int
+    unresolved: int
+    admin_held: int  # complete judgments saved after signing in with credentials an admin once held
+    complete: int
+
+
+@dataclass(frozen=True)
+class TargetConfirmation:
+    """The suite's targets: how many lawyers confirmed them, blind, and how they agreed."""
+
+    confirmed: int
+    unanimous: int
+    adjudicated: int
+    rejected: int
+    disagreed: int
+    pending: int
+
+
+@dataclass(frozen=True)
+class Summary:
+    board: Leaderboard
+    population: str
+    caveats: tuple[str, ...]
+    targets: TargetConfirmation
+    label_sources: tuple[LabelSource, ...]
+    exposure: tuple[str, ...]  # one line per system whose held-out figures the summary shows
+
+    @property
+    def targets_sentence(self) -> str:
+        t = self.targets
+        if not (t.confirmed or t.rejected or t.disagreed or t.pending):
+            return "No target of this suite version has been put to lawyers for blind confirmation."
+        return (f"Blind confirmation by lawyers: {t.confirmed} target{'s' * (t.confirmed != 1)} confirmed "
+                f"({t.unanimous} unanimous, {t.adjudicated} adjudicated), {t.rejected} rejected, "
+                f"{t.disagreed} where the lawyers disagree, {t.pending} pending.")
+
+
+_HASH = re.compile(r"\b[0-9a-f]{64}\b")
+
+
+def _exposure_lines(board: Leaderboard) -> tuple[str, ...]:
+    lines = []
+    for system in board.systems:
+        exposure = system.exposure
+        if exposure is None:
+            continue
+        # A changed question hash is named by its first characters: the full one is in the ledger and exports.
+        changes = [_HASH.sub(lambda m: m.group(0)[:12] + "…", c) for c in exposure.changes]
+        state = "fresh" if exposure.fresh else "NOT fresh: " + "; ".join(changes)
+        lines.append(f"{system.key}: held-out split scored {exposure.times} time{'s' * (exposure.times != 1)} in "
+                     f"{exposure.configurations} configuration{'s' * (exposure.configurations != 1)} "
+                     f"(this one first on {exposure.first_scored_at[:10]}); {state}.")
+    return tuple(lines)
+
+
+def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
+    # The leaderboard reads labels from each chosen run's newest pool made by people; the same pools here.
+    from benchmarks.labels.pools import is_synthetic, run_pools
+    from benchmarks.rerank.models import RerankRun
+    from reviewapp.review.exports import pool_admin_held_complete
+    from reviewapp.review.selectors import pool_completed_judgments, pool_labels
+
+    pools: dict[int, object] = {}
+    for entry in board.inputs.reranks:
+        run = RerankRun.objects.filter(pk=entry.meta.pk).first()
+        real = [p for p in run_pools(rerank_run=run) if not is_synthetic(p)] if run else []
+        if real:
+            pools.setdefault(real[0].pk, real[0])
+    sources = []
+    for pool in pools.values():
+        labels = pool_labels(pool=pool)
+        judgments = pool_completed_judgments(pool=pool)
+        sources.append(LabelSource(
+            name=f"{pool.name} ({pool.public_id})", lawyers=len({j.reviewer_id for j in judgments}),
+            items=len(labels), agreed=sum(x.state == "agreed" for x in labels),
+            adjudicated=sum(x.state == "adjudicated" for x in labels),
+            unresolved=sum(x.state == "unresolved" for x in labels),
+            admin_held=pool_admin_held_complete(pool=pool), complete=len(judgments)))
+    return tuple(sources)
+
+
+def _targets(board: Leaderboard) -> TargetConfirmation:
+    from benchmarks.suites.confirmation import confirmation_state
+    from benchmarks.suites.models import Suite
+
+    suite = Suite.objects.filter(pk=board.inputs.suite.pk).first()
+    states = confirmation_state(suite=suite) if suite is not None else []
+    confirmed = [c for c in states if c.state == "confirmed"]
+    return TargetConfirmation(
+        confirmed=len(confirmed), unanimous=sum(c.agreement == "unanimous" for c in confirmed),
+        adjudicated=sum(c.agreement == "adjudicated" for c in confirmed),
+        rejected=sum(c.state == "rejected" for c in states), disagreed=sum(c.state == "disagreed" for c in states),
+        pending=sum(c.state == "pending" for c in states))
+
+
+def summary_build(*, board: Leaderboard) -> Summary:
+    """The one-page summary of a leaderboard whose held-out exposure has already been recorded."""
+    suite = board.inputs.suite
+    return Summary(
+        board=board,
+        population=suite_population(suite, [s for s in board.splits if s.queries]),
+        caveats=suite_caveats(suite),
+        targets=_targets(board),
+        label_sources=_label_sources(board),
+        exposure=_exposure_lines(board),
+    )
+
+
+def summary_primary_first(board: Leaderboard) -> list:
+    """The splits with queries, the held-out (primary) one first."""
+    return sorted((s for s in board.splits if s.queries), key=lambda s: s.split != PRIMARY_SPLIT)

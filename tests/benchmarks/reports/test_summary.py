@@ -1,0 +1,111 @@
+"""The one page to send: verdict, population, labels' provenance, caveats and exposure, as HTML and as PDF."""
+
+from __future__ import annotations
+
+import subprocess
+
+import pytest
+from django.utils.html import escape
+
+from benchmarks.labels.pools import review_pool_declare
+from benchmarks.reports.models import HeldoutExposure
+from benchmarks.reports.selectors import leaderboard_build
+from benchmarks.reports.summary import summary_build
+from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
+
+QS = "?replicates=1000&seed=5"
+
+
+@pytest.fixture
+def world(db, reviewer_user, reviewer2_user):
+    run = rerank_world(seed=11, queries=12)
+    pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
+    judge(pool, [reviewer_user, reviewer2_user], random_grades(pool, seed=9))
+    return run, pool
+
+
+def _words(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _pdf_text(pdf: bytes, tmp_path) -> tuple[str, int]:
+    path = tmp_path / "summary.pdf"
+    path.write_bytes(pdf)
+    text = subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], check=True, capture_output=True,
+                          text=True).stdout
+    info = subprocess.run(["pdfinfo", str(path)], check=True, capture_output=True, text=True).stdout
+    pages = int(next(line.split()[-1] for line in info.splitlines() if line.startswith("Pages:")))
+    return _words(text), pages
+
+
+def test_the_summary_names_the_lawyers_agreement_and_admin_held_credentials_of_its_labels(world):
+    run, pool = world
+    summary = summary_build(board=leaderboard_build(run=run.retrieval_run, reranks=[run], replicates=1000, seed=5))
+    (source,) = summary.label_sources
+    assert source.name.endswith(f"({pool.public_id})")
+    assert source.lawyers == 2 and source.items == source.agreed + source.adjudicated + source.unresolved
+    assert source.complete == 2 * source.items and source.admin_held == 0
+    assert summary.targets_sentence.startswith("No target of this suite version has been put to lawyers")
+    assert summary.caveats[0].startswith("Targets were nominated from the official text by")
+    assert "ranking queries" in summary.population and "topic families" in summary.population
+
+
+def test_the_pdf_is_one_page_whose_text_carries_the_verdict_and_the_population(stakeholder_client, world,
+                                                                                 tmp_path):
+    run, _pool = world
+    response = stakeholder_client.get(f"/benchmarks/reports/summary/{run.retrieval_run.pk}/summary.pdf{QS}")
+    assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
+    assert response["Content-Disposition"].endswith(f'-summary-{run.retrieval_run.pk}.pdf"')
+    text, pages = _pdf_text(response.content, tmp_path)
+    assert pages == 1
+    summary = summary_build(board=leaderboard_build(run=run.retrieval_run, reranks=[run], replicates=1000, seed=5))
+    assert _words(summary.board.verdict.sentence) in text
+    assert _words(summary.population) in text
+    assert "Held-out exposure" in text and "fresh" in text
+    assert "2 lawyers" in text
+
+
+def test_the_html_page_shows_the_verdict_the_population_and_links_its_pdf(stakeholder_client, world):
+    run, _pool = world
+    pk = run.retrieval_run.pk
+    response = stakeholder_client.get(f"/benchmarks/reports/summary/{pk}/{QS}")
+    assert response.status_code == 200
+    html = response.content.decode()
+    summary = summary_build(board=leaderboard_build(run=run.retrieval_run, reranks=[run], replicates=1000, seed=5))
+    verdict = html.split('id="summary-verdict"')[1].split("</p>")[0]
+    assert escape(summary.board.verdict.sentence) in verdict
+    assert escape(summary.population) in html
+    assert f'href="/benchmarks/reports/summary/{pk}/summary.pdf?replicates=1000&amp;seed=5"' in html
+    assert 'id="summary-heldout"' in html and 'id="summary-dev"' in html
+    assert "2 lawyers" in html and "saved with credentials an admin once held" in html
+    assert "<script" not in html.split("<main")[-1] and ' style="' not in html
+
+
+def test_the_leaderboard_links_its_summary_with_the_same_choices(stakeholder_client, world):
+    run, _pool = world
+    pk = run.retrieval_run.pk
+    html = stakeholder_client.get(f"/benchmarks/reports/leaderboard/{pk}/{QS}&rerank={run.pk}").content.decode()
+    link = html.split('id="summary-link"')[1].split("</p>")[0]
+    assert f'href="/benchmarks/reports/summary/{pk}/?replicates=1000&amp;seed=5&amp;rerank={run.pk}"' in link
+    assert f'href="/benchmarks/reports/summary/{pk}/summary.pdf?replicates=1000&amp;seed=5&amp;rerank={run.pk}"' in link
+
+
+def test_reviewers_are_refused_the_summary_and_its_pdf(reviewer_client, world):
+    run, _pool = world
+    for suffix in ("", "summary.pdf"):
+        assert reviewer_client.get(f"/benchmarks/reports/summary/{run.retrieval_run.pk}/{suffix}{QS}"
+                                   ).status_code == 403
+
+
+def test_reading_the_summary_records_its_held_out_figures_in_the_ledger(stakeholder_client, world):
+    run, _pool = world
+    pk = run.retrieval_run.pk
+    before = HeldoutExposure.objects.count()
+    assert stakeholder_client.get(f"/benchmarks/reports/summary/{pk}/{QS}").status_code == 200
+    page = list(HeldoutExposure.objects.order_by("id")[before:])
+    # One row per system shown (keyword order and the rerank run), each for the page.
+    assert len(page) == 2 and {e.purpose for e in page} == {HeldoutExposure.Purpose.PAGE}
+    assert {e.rerank_run_id for e in page} == {None, run.pk}
+    assert stakeholder_client.get(f"/benchmarks/reports/summary/{pk}/summary.pdf{QS}").status_code == 200
+    pdf = list(HeldoutExposure.objects.order_by("id")[before + 2:])
+    assert len(pdf) == 2 and {e.purpose for e in pdf} == {HeldoutExposure.Purpose.EXPORT}
