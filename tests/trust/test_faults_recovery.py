@@ -176,13 +176,14 @@ def survivors(_survivors, celery_worker):
     return _survivors
 
 
-# Every kind meets a death and every death a kind in CI (about 15-20 s a cell on 2 busy cores);
-# RECOVERY_MATRIX=full runs the ten cells measured for the README.
-CELLS = [("rerank", "sigkill-solo"), ("rerank", "visibility"), ("rerank-local", "sigkill-child"),
-         ("extraction", "sigterm"), ("audit", "sigkill-child")]
+# Every kind meets a death in CI (about 15-20 s a cell on 2 busy cores); RECOVERY_MATRIX=full runs the ten cells
+# measured for the README. The visibility cell waits on kombu's sweep of unacknowledged messages (every ~10 s, far
+# later on a loaded machine: once it took over 60 s), so it is in the full matrix only, with a longer bound.
+CELLS = [("rerank", "sigkill-solo"), ("rerank-local", "sigkill-child"), ("extraction", "sigterm"),
+         ("audit", "sigkill-child")]
 if os.environ.get("RECOVERY_MATRIX") == "full":
-    CELLS += [("rerank", "sigkill-child"), ("rerank", "sigterm"), ("rerank-local", "sigkill-solo"),
-              ("extraction", "sigkill-child"), ("audit", "sigkill-solo")]
+    CELLS += [("rerank", "visibility"), ("rerank", "sigkill-child"), ("rerank", "sigterm"),
+              ("rerank-local", "sigkill-solo"), ("extraction", "sigkill-child"), ("audit", "sigkill-solo")]
 
 
 def _holder_pid(kind: Kind, job) -> int:
@@ -215,7 +216,7 @@ def _test_a_worker_death_is_recovered_by_the_sweeper_without_an_operator(
                 # once the visibility timeout passes; it finds the job beating, does nothing and acknowledges.
                 helpers.append(Process.worker(survivors, tmp_path, "idle", pool="solo", queue=victim_queue, **env))
                 wait_until(lambda: "nothing to claim" in helpers[0].log_path.read_text()
-                           or "succeeded" in helpers[0].log_path.read_text(), timeout=60, interval=0.2)
+                           or "succeeded" in helpers[0].log_path.read_text(), timeout=240, interval=0.2)
                 assert _reload(kind, job).status == "running" and _reload(kind, job).executions == 1
             wait_until(lambda: _mid_job(kind, job), timeout=60, interval=0.02)
             if death in ("sigkill-solo", "visibility"):
