@@ -1,4 +1,5 @@
-"""The adjudicator's walk through a pool's open disagreements, one item after another.
+"""Disagreements and their rulings: the adjudicator's walk through a pool's open disagreements, one item after
+another, and the record of a ruling.
 
 An item is open while reviewers' counted grades differ on some grade type that has no current ruling. The walk
 follows one stable order (query id, then document id) so "next" after an item is well defined even once that
@@ -8,9 +9,14 @@ item is ruled on and leaves the list.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.db import transaction
 
 from reviewapp.review.agreement import pool_disagreements
-from reviewapp.review.models import ReviewItem, ReviewPool
+from reviewapp.review.models import Adjudication, ReviewItem, ReviewPool
+from reviewapp.review.services import ReviewError, pool_kind
 
 
 @dataclass(frozen=True)
@@ -44,3 +50,31 @@ def disagreement_next(*, pool: ReviewPool, after: str | None = None) -> Disagree
     else:
         index = 0
     return DisagreementStep(item_id=open_ids[index], remaining=len(open_ids), position=index + 1)
+
+
+@transaction.atomic
+def adjudication_record(
+    *, item: ReviewItem, grade_type: str, value: Any, adjudicator: AbstractBaseUser, note: str = ""
+) -> Adjudication:
+    """Record an admin's ruling on one grade of one item (append-only; the latest ruling counts)."""
+    kind = pool_kind(item.pool.kind)
+    if grade_type not in kind.grade_type_keys:
+        raise ReviewError(f"grade_type {grade_type!r} is not one of {kind.grade_type_keys}")
+    try:
+        parsed = kind.parse_grade(value)
+    except ValueError as error:
+        raise ReviewError(f"value: {error}") from None
+    if parsed is None:
+        raise ReviewError("value: required (a grade or unknown)")
+    if not adjudicator.has_perm("reviewapp.manage_reviews"):
+        raise ReviewError(f"{adjudicator.get_username()!r} may not adjudicate")
+    return Adjudication.objects.create(
+        item=item,
+        grade_type=grade_type,
+        value=parsed,
+        note=(note or "").strip(),
+        adjudicator=adjudicator,
+        query_hash=item.query_hash,
+        source_hash=item.source_hash,
+        passage_hash=item.passage_hash,
+    )

@@ -19,7 +19,6 @@ from reviewapp.core.access import grading_refusal, is_synthetic_account
 from reviewapp.core.hashing import sha256_hex
 from reviewapp.review.kinds import PoolKind, UnknownKind, kind_for_grade_type, kind_get
 from reviewapp.review.models import (
-    Adjudication,
     Assignment,
     ImportedLabel,
     Judgment,
@@ -496,39 +495,6 @@ def _judgment_submit_once(
     )
     judgment_advance(judgment=judgment, decided_on=current, revision=revision)
     return SubmitResult(revision=revision, created=True)
-
-
-# ---------------------------------------------------------------------------
-# Adjudication
-# ---------------------------------------------------------------------------
-
-
-@transaction.atomic
-def adjudication_record(
-    *, item: ReviewItem, grade_type: str, value: Any, adjudicator: AbstractBaseUser, note: str = ""
-) -> Adjudication:
-    """Record an admin's ruling on one grade of one item (append-only; the latest ruling counts)."""
-    kind = pool_kind(item.pool.kind)
-    if grade_type not in kind.grade_type_keys:
-        raise ReviewError(f"grade_type {grade_type!r} is not one of {kind.grade_type_keys}")
-    try:
-        parsed = kind.parse_grade(value)
-    except ValueError as error:
-        raise ReviewError(f"value: {error}") from None
-    if parsed is None:
-        raise ReviewError("value: required (a grade or unknown)")
-    if not adjudicator.has_perm("reviewapp.manage_reviews"):
-        raise ReviewError(f"{adjudicator.get_username()!r} may not adjudicate")
-    return Adjudication.objects.create(
-        item=item,
-        grade_type=grade_type,
-        value=parsed,
-        note=(note or "").strip(),
-        adjudicator=adjudicator,
-        query_hash=item.query_hash,
-        source_hash=item.source_hash,
-        passage_hash=item.passage_hash,
-    )
 
 
 # ---------------------------------------------------------------------------

@@ -335,7 +335,7 @@ def admin_adjudicate(request: HttpRequest, pool_id: str, item_id: str) -> HttpRe
             for grade_type in view.kind.grade_type_keys:
                 value = request.POST.get(grade_type, "")
                 if value:
-                    services.adjudication_record(item=item_row, grade_type=grade_type, value=value,
+                    disagreements.adjudication_record(item=item_row, grade_type=grade_type, value=value,
                                                  adjudicator=request.user, note=request.POST.get("note", ""))
                     recorded += 1
             if not recorded:

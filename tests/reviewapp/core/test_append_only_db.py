@@ -15,7 +15,7 @@ from benchmarks.suites.models import Suite
 from reviewapp.core.append_only import append_only_bypassed, triggers_present
 from reviewapp.core.models import AccountAudit, AppendOnlyError
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
-from reviewapp.review import services
+from reviewapp.review import disagreements, services
 from reviewapp.review.models import Adjudication, JudgmentRevision, KnownAnswer, PoolGuidelines
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
@@ -40,7 +40,7 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
     item = pool.items.order_by("id").first()
     services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 1},
                              complete=True, shown=shown_hashes(item.public_id))
-    services.adjudication_record(item=item, grade_type="section", value=3, adjudicator=admin_user_)
+    disagreements.adjudication_record(item=item, grade_type="section", value=3, adjudicator=admin_user_)
     guidelines = PoolGuidelines.objects.create(pool=pool, version=1, text="Grade what you read.", text_hash=HASH)
     known = KnownAnswer.objects.create(item=item, grade_type="section", expected=2, set_by=admin_user_,
                                        query_hash=HASH, source_hash=HASH, passage_hash=HASH)

@@ -433,7 +433,8 @@ class EngineMachine(RuleBasedStateMachine):
     @precondition(lambda self: self._any_assignment())
     @rule(i=st.integers(0, 10**6), value=st.integers(0, 1))
     def adjudicate(self, i, value):
-        from reviewapp.review.services import ReviewError, adjudication_record
+        from reviewapp.review.disagreements import adjudication_record
+        from reviewapp.review.services import ReviewError
 
         item = self._pick(i).item
         grade_type = "target" if item.pool.kind == "target" else "passage"

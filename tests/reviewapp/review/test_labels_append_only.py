@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reviewapp.core.models import AppendOnlyError
-from reviewapp.review import services
+from reviewapp.review import disagreements, services
 from reviewapp.review.models import Adjudication, JudgmentRevision
 from tests.helpers import shown_hashes
 
@@ -16,7 +16,7 @@ def test_a_revision_or_a_ruling_cannot_be_edited_or_deleted_through_the_orm(pool
     item = pool.items.order_by("id").first()
     services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 1},
                              complete=False, shown=shown_hashes(item.public_id))
-    services.adjudication_record(item=item, grade_type="section", value=3, adjudicator=admin_user_)
+    disagreements.adjudication_record(item=item, grade_type="section", value=3, adjudicator=admin_user_)
     revision = JudgmentRevision.objects.get(judgment__item=item)
     ruling = Adjudication.objects.get(item=item)
 

@@ -9,6 +9,7 @@ from django.contrib.auth.models import Group
 
 from reviewapp.core.access import ensure_role_groups
 from reviewapp.review import agreement, exports, selectors, services
+from reviewapp.review.disagreements import adjudication_record
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewItem
 from tests.reviewapp.review.conftest import make_items, make_pool
 
@@ -163,7 +164,7 @@ def test_the_label_rule_is_adjudicated_else_agreed_else_unresolved(pool, reviewe
     disagreements = agreement.pool_disagreements(pool=pool)
     assert [(d.item_id, d.grade_type) for d in disagreements] == [(b.public_id, "passage")]
 
-    services.adjudication_record(item=b, grade_type="passage", value="3", adjudicator=admin_user_)
+    adjudication_record(item=b, grade_type="passage", value="3", adjudicator=admin_user_)
     labels = {lab.item_id: lab for lab in selectors.pool_labels(pool=pool, grade_type="passage")}
     assert (labels[b.public_id].state, labels[b.public_id].value) == ("adjudicated", 3)
     qrels = exports.pool_qrels(pool=pool, grade_type="passage").splitlines()
@@ -172,7 +173,7 @@ def test_the_label_rule_is_adjudicated_else_agreed_else_unresolved(pool, reviewe
 
 def test_a_reviewer_cannot_adjudicate(pool, reviewer_user):
     with pytest.raises(services.ReviewError, match="may not adjudicate"):
-        services.adjudication_record(item=pool.items.first(), grade_type="passage", value=1, adjudicator=reviewer_user)
+        adjudication_record(item=pool.items.first(), grade_type="passage", value=1, adjudicator=reviewer_user)
 
 
 def test_provisional_label_sources_are_kept_apart_from_passage_labels(pool, admin_user_):
