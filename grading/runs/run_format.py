@@ -143,6 +143,14 @@ def _check_confidence(item: dict, where: str, errors: list[str]) -> tuple[bool, 
     return True, float(value)
 
 
+def _agreeing_model(raw: object, where: str, model: str | None, errors: list[str]) -> str | None:
+    """The run's model once a line (or row) names one: the first named wins; a different one is an error."""
+    line_model = _check_model(raw, where, errors)
+    if line_model and model and line_model != model:
+        errors.append(f"{where}, field 'model': {line_model!r} differs from {model!r} given earlier")
+    return model or line_model
+
+
 def _check_model(value: object, where: str, errors: list[str]) -> str | None:
     if not isinstance(value, str) or not value.strip():
         errors.append(f"{where}, field 'model': expected a non-empty string, got {_type_name(value)}")
@@ -265,10 +273,7 @@ def parse_run(
                 if not obj:
                     continue
             if isinstance(obj, dict) and "model" in obj:
-                line_model = _check_model(obj["model"], where, errors)
-                if line_model and model and line_model != model:
-                    errors.append(f"{where}, field 'model': {line_model!r} differs from {model!r} given earlier")
-                model = model or line_model
+                model = _agreeing_model(obj["model"], where, model, errors)
                 if set(obj) == {"model"}:
                     continue
             parsed = _check_item(obj, where, contracts, categories, errors)
@@ -334,10 +339,7 @@ def _parse_csv(
             continue
         obj = dict(zip(header, row, strict=True))
         if obj.get("model", "").strip():
-            row_model = _check_model(obj["model"], where, errors)
-            if row_model and model and row_model != model:
-                errors.append(f"{where}, field 'model': {row_model!r} differs from {model!r} given earlier")
-            model = model or row_model
+            model = _agreeing_model(obj["model"], where, model, errors)
         parsed = _check_item(obj, where, contracts, categories, errors)
         if parsed:
             items.append(parsed)
