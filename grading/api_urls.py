@@ -3,6 +3,7 @@
 from django.urls import path
 
 from grading.audits import api as audits_api
+from grading.contracts import api as contracts_api
 from grading.dataset import api as dataset_api
 from grading.runs import api as runs_api
 from grading.scorecard import api as scorecard_api
@@ -18,6 +19,10 @@ urlpatterns = [
     path("leaderboard/", scorecard_api.LeaderboardApi.as_view(), name="leaderboard"),
     path("explorer/", scorecard_api.ExplorerApi.as_view(), name="explorer"),
     path("playground/", scorecard_api.PlaygroundApi.as_view(), name="playground"),
+    path("contract-sets/", contracts_api.ContractSetsApi.as_view(), name="contract-sets"),
+    path("contract-sets/<int:pk>/", contracts_api.ContractSetApi.as_view(), name="contract-set"),
+    path("contract-sets/<int:pk>/contracts/", contracts_api.ContractUploadApi.as_view(), name="contract-upload"),
+    path("contract-sets/<int:pk>/taxonomy/", contracts_api.TaxonomyApi.as_view(), name="contract-taxonomy"),
     path("audits/", audits_api.AuditsApi.as_view(), name="audits"),
     path("audits/<int:pk>/", audits_api.AuditApi.as_view(), name="audit"),
 ]

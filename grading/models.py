@@ -1,10 +1,12 @@
 """The CUAD grader's tables, defined by feature; imported here so Django registers them."""
 
 from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdict
+from grading.contracts.models import ClauseTaxonomy, ContractSet, ContractText, SetContract
 from grading.dataset.models import Category, Contract, CuadDataset, Sample, SampleContract, Span
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun, JobContract
 
 __all__ = [
-    "Audit", "AuditCandidate", "AuditJudge", "AuditVerdict", "Category", "ConsoleJob", "Contract", "CuadDataset",
-    "Extraction", "ExtractionRun", "JobContract", "Sample", "SampleContract", "Span",
+    "Audit", "AuditCandidate", "AuditJudge", "AuditVerdict", "Category", "ClauseTaxonomy", "ConsoleJob", "Contract",
+    "ContractSet", "ContractText", "CuadDataset", "Extraction", "ExtractionRun", "JobContract", "Sample",
+    "SampleContract", "SetContract", "Span",
 ]

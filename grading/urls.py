@@ -4,6 +4,7 @@ from django.urls import path
 
 from grading import views
 from grading.audits import views as audits_views
+from grading.contracts.urls import urlpatterns as _contracts_urlpatterns
 from grading.dataset import views as dataset_views
 from grading.runs import views as runs_views
 from grading.scorecard import views as scorecard_views
@@ -30,3 +31,5 @@ urlpatterns = [
     path("audits/<int:pk>/resume/", audits_views.audit_resume, name="audit-resume"),
     path("audits/<int:pk>/review/", audits_views.audit_review, name="audit-review"),
 ]
+# The firm's own contracts: their own URL module (grading.contracts.urls), same namespace.
+urlpatterns += _contracts_urlpatterns

@@ -172,6 +172,10 @@ FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Whole request bodies (a 20 MB run file plus its multipart envelope and form fields) are refused above this
 # with a 413 before anything reads them (reviewapp.core.middleware.RequestBodyLimitMiddleware).
 REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024)
+# A firm's contract files (grading.contracts): one file at most this many bytes, and this many pages (PDF),
+# paragraphs (DOCX) or lines (text, HTML); larger files are refused by name, the rest of a batch still imports.
+CONTRACT_MAX_BYTES = env_int("CONTRACT_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)
+CONTRACT_MAX_UNITS = env_int("CONTRACT_MAX_UNITS", 100_000)
 # Request JSON (API bodies, pasted runs, pool items, label imports): bounded in bytes and in nesting depth
 # (reviewapp.core.json_input); deeper documents are refused with a 400 instead of a RecursionError.
 JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)

@@ -63,6 +63,8 @@ class World:
     cuad_run_pk: int = 0
     cuad_job_pk: int = 0
     audit_pk: int = 0
+    contract_set_pk: int = 0  # a firm's contract set with one imported text contract
+    set_contract_pk: int = 0
     # Django admin: a content type with objects (for the admin's "view on site" shortcut)
     group_ct: int = 0
     group_pk: int = 0
@@ -198,6 +200,15 @@ def build_world(tmp_path: Path) -> World:
                                     complete=False, note="my own draft note")
     w.marker_item_id = own.public_id
     w.pool_item_id = declared.pool.items.order_by("id").first().public_id
+
+    # The firm's contracts: a set holding one plain-text contract.
+    from grading.contracts.services import contract_import, contract_set_get_or_create
+
+    contract_set, _ = contract_set_get_or_create(name="trust contracts", user=w.users["admin"])
+    outcome = contract_import(contract_set=contract_set, filename="supply.txt", user=w.users["admin"],
+                              data=b"SUPPLY AGREEMENT\nGoverning Law. Nevada law governs this Agreement.\n")
+    assert outcome.status == "imported", outcome.detail
+    w.contract_set_pk, w.set_contract_pk = contract_set.pk, outcome.contract.pk
 
     # CUAD: the fixture dataset, graded runs, an extraction job, a label audit with planted judge reasons.
     loaded, run = audited_run(tmp_path)

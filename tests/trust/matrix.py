@@ -228,6 +228,19 @@ MATRIX: dict[str, Entry] = {
     "cuad/audits/<int:pk>/resume/": post_only(LAUNCH_RUNS, "/cuad/audits/{audit_pk}/resume/"),
     "cuad/audits/<int:pk>/review/": post_only(MANAGE_REVIEWS, "/cuad/audits/{audit_pk}/review/"),
     # --- CUAD API
+    "cuad/contracts/": form(VIEW_REPORTS, MANAGE_REVIEWS, "/cuad/contracts/", {"name": "matrix set"}),
+    "cuad/contracts/<int:pk>/": form(VIEW_REPORTS, MANAGE_REVIEWS, "/cuad/contracts/{contract_set_pk}/"),
+    "cuad/contracts/<int:pk>/taxonomy/": form(VIEW_REPORTS, MANAGE_REVIEWS,
+                                              "/cuad/contracts/{contract_set_pk}/taxonomy/"),
+    "cuad/contracts/<int:pk>/<int:contract_pk>/": page(
+        VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/{set_contract_pk}/?q=law"),
+    "api/v1/cuad/contract-sets/": api_post(VIEW_REPORTS, MANAGE_REVIEWS, "/api/v1/cuad/contract-sets/",
+                                           {"name": "matrix api set"}),
+    "api/v1/cuad/contract-sets/<int:pk>/": api(VIEW_REPORTS, "/api/v1/cuad/contract-sets/{contract_set_pk}/"),
+    "api/v1/cuad/contract-sets/<int:pk>/contracts/": api_post(
+        None, MANAGE_REVIEWS, "/api/v1/cuad/contract-sets/{contract_set_pk}/contracts/"),
+    "api/v1/cuad/contract-sets/<int:pk>/taxonomy/": api_post(
+        None, MANAGE_REVIEWS, "/api/v1/cuad/contract-sets/{contract_set_pk}/taxonomy/"),
     "api/v1/cuad/dataset/": api(VIEW_REPORTS, "/api/v1/cuad/dataset/"),
     "api/v1/cuad/runs/": api_post(VIEW_REPORTS, LAUNCH_RUNS, "/api/v1/cuad/runs/",
                                {"run": {"model": "m", "extractions": []}}),

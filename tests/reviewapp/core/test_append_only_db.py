@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
+from grading.contracts.models import ClauseTaxonomy, ContractText
 from reviewapp.core.append_only import append_only_bypassed, triggers_present
 from reviewapp.core.models import AccountAudit, AppendOnlyError
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
@@ -21,7 +22,7 @@ from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 
 APPEND_ONLY = [JudgmentRevision, Adjudication, PoolGuidelines, KnownAnswer, AccountAudit, BudgetRaise, Receipt,
-               HeldoutExposure]
+               HeldoutExposure, ContractText, ClauseTaxonomy]
 HASH = "0" * 64
 
 
@@ -58,8 +59,16 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
         JudgmentRevision: JudgmentRevision.objects.get(judgment__item=item).pk,
         Adjudication: Adjudication.objects.get(item=item).pk,
         PoolGuidelines: guidelines.pk, KnownAnswer: known.pk, AccountAudit: audit.pk, BudgetRaise: raise_.pk,
-        Receipt: receipt.pk, HeldoutExposure: exposure.pk,
+        Receipt: receipt.pk, HeldoutExposure: exposure.pk, **_contract_evidence(),
     }
+
+
+def _contract_evidence() -> dict[type, int]:
+    from grading.contracts.services import contract_import, contract_set_get_or_create
+
+    contract_set, _ = contract_set_get_or_create(name="evidence")
+    member = contract_import(contract_set=contract_set, filename="a.txt", data=b"Governing Law.").contract
+    return {ContractText: member.text_id, ClauseTaxonomy: contract_set.taxonomies.get().pk}
 
 
 def _raw(sql: str, params: list) -> None:
