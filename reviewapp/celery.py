@@ -15,4 +15,4 @@ app = Celery("reviewapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Tasks live with the feature that owns them, not at each app's root, so the packages are named here
 # (the project package wires everything; a worker must register every task before it takes one).
-app.autodiscover_tasks(["reviewapp.core", "benchmarks.rerank", "grading.runs"])
+app.autodiscover_tasks(["reviewapp.core", "reviewapp.notifications", "benchmarks.rerank", "grading.runs"])

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "reviewapp.core",
     "reviewapp.review",
     "reviewapp.providers",
+    "reviewapp.notifications",
     "benchmarks",
     "grading",
 ]
@@ -326,7 +327,27 @@ JOB_SWEEP_MAX_EXECUTIONS = env_int("JOB_SWEEP_MAX_EXECUTIONS", 5)
 # jobs that wait on a provider (and the sweeper) to another (a concurrent pool). Unset: the default queue.
 JOB_QUEUE_LOCAL = env_str("CELERY_QUEUE_LOCAL")
 JOB_QUEUE_REMOTE = env_str("CELERY_QUEUE_REMOTE")
+# Email notices (reviewapp.notifications): sent by celery beat every NOTIFY_SECONDS; a reminder after items wait
+# REVIEW_REMINDER_DAYS days (0: never). Mail by Django's backends: the console in the demo, SMTP by settings
+# (EMAIL_HOST, EMAIL_PORT, EMAIL_HOST_USER, EMAIL_HOST_PASSWORD or EMAIL_HOST_PASSWORD_FILE, EMAIL_USE_TLS).
+NOTIFY_SECONDS = env_int("NOTIFY_SECONDS", 300)
+REVIEW_REMINDER_DAYS = env_int("REVIEW_REMINDER_DAYS", 3)
+EMAIL_BACKEND = env_str("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+EMAIL_HOST = env_str("EMAIL_HOST", "localhost")
+EMAIL_PORT = env_int("EMAIL_PORT", 25)
+EMAIL_HOST_USER = env_str("EMAIL_HOST_USER")
+EMAIL_HOST_PASSWORD = env_str("EMAIL_HOST_PASSWORD")
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", False)
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+DEFAULT_FROM_EMAIL = env_str("DEFAULT_FROM_EMAIL", "legal-eval@localhost")
+# The address links in emails start with (e.g. https://eval.example-firm.com); empty: links are paths only.
+SITE_URL = env_str("SITE_URL")
 CELERY_BEAT_SCHEDULE = {
+    "notifications-send": {
+        "task": "reviewapp.notifications_send",
+        "schedule": float(NOTIFY_SECONDS),
+        "options": {"queue": JOB_QUEUE_REMOTE or CELERY_TASK_DEFAULT_QUEUE, "expires": float(NOTIFY_SECONDS)},
+    },
     "jobs-sweep": {
         "task": "reviewapp.jobs_sweep",
         "schedule": float(JOB_SWEEP_SECONDS),

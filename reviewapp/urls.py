@@ -7,6 +7,7 @@ from reviewapp.core import api, views
 from reviewapp.core import schema as _token_scheme  # noqa: F401  (registers the token scheme with drf-spectacular)
 from reviewapp.core.auth import RateLimitedLoginView
 from reviewapp.core.glossary import glossary_view
+from reviewapp.notifications import views as notification_views
 
 api_patterns = [
     path("me/", api.MeApi.as_view(), name="api-me"),
@@ -31,6 +32,7 @@ urlpatterns = [
     path("accounts/password/", views.OwnPasswordChange.as_view(), name="password-change"),
     path("accounts/tokens/", views.tokens, name="tokens"),
     path("accounts/keyboard/", views.keyboard, name="keyboard"),
+    path("accounts/notifications/", notification_views.preferences, name="notification-preferences"),
     path("accounts/tokens/<int:token_id>/revoke/", views.token_revoke, name="token-revoke"),
     path("admin/", admin.site.urls),
     path("api/v1/", include(api_patterns)),

@@ -95,6 +95,8 @@ MATRIX: dict[str, Entry] = {
                                                          "admin": 200}, note="each user, their own password"),
     "accounts/tokens/": Entry("/accounts/tokens/", {"anonymous": LOGIN, "reviewer": 200, "stakeholder": 200,
                                                      "admin": 200}, note="each user, their own tokens"),
+    "accounts/notifications/": Entry("/accounts/notifications/", {"anonymous": LOGIN, "reviewer": 200,
+                                                                  "stakeholder": 200, "admin": 200}),
     "accounts/keyboard/": Entry("/accounts/keyboard/", {"anonymous": LOGIN, "reviewer": 200, "stakeholder": 200,
                                                          "admin": 200}, note="each user, their own keyboard setting"),
     "accounts/tokens/<int:token_id>/revoke/": Entry(
