@@ -20,14 +20,14 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import send_mail
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Min, Q
+from django.db.models import Q
 from django.utils import timezone
 
 from reviewapp.core.access import MANAGE_REVIEWS
 from reviewapp.notifications.models import Notice, NotificationPreference
-from reviewapp.review.disagreements import pool_open_disagreements
-from reviewapp.review.models import Assignment, ReviewPool
-from reviewapp.review.queue import reviewer_queue_pages, reviewer_title
+from reviewapp.review.disagreements import pool_open_disagreement_count
+from reviewapp.review.queue import reviewer_queue_pages
+from reviewapp.review.selectors import assignment_marks, assignments_after, assignments_waiting, notice_pools
 
 # The kinds, as stored (NotificationKind's values; plain strings for the type checker).
 ASSIGNMENT, REMINDER, ADJUDICATION = "assignment", "reminder", "adjudication"
@@ -64,24 +64,15 @@ def _recipients(user_ids: Iterable[int], kind: str) -> dict[int, str]:
     return {user.pk: user.email for user in users if user.pk not in off}
 
 
-def _synthetic_pools() -> list[int]:
-    """Pools of demo labels by accounts that are not people (decided in Python: a JSON key compared in SQL is NULL
-    where it is missing, and NOT NULL would drop every real pool)."""
-    return [pool.pk for pool in ReviewPool.objects.only("id", "declared_params") if pool.synthetic]
-
-
 def _assignment_notices() -> list[Pending]:
-    latest = {(row["reviewer_id"], row["pool_id"]): row["last"] for row in
-              Assignment.objects.exclude(pool_id__in=_synthetic_pools()).values("reviewer_id", "pool_id")
-              .annotate(last=Max("id"))}
+    latest = assignment_marks()
     if not latest:
         return []
     covered: dict[tuple[int, str], int] = {}
-    for user_id, key, upto in Notice.objects.filter(kind=ASSIGNMENT).values_list(
-            "user_id", "key", "upto"):
+    for user_id, key, upto in Notice.objects.filter(kind=ASSIGNMENT).values_list("user_id", "key", "upto"):
         pool_public_id = key.partition(":")[0]
         covered[(user_id, pool_public_id)] = max(upto, covered.get((user_id, pool_public_id), 0))
-    pools = {pool.pk: pool for pool in ReviewPool.objects.filter(pk__in={pool for _, pool in latest})}
+    pools = {pool.pk: pool for pool in notice_pools()}
     recipients = _recipients({user for user, _ in latest}, ASSIGNMENT)
     out = []
     for (user_id, pool_pk), last in sorted(latest.items()):
@@ -89,11 +80,10 @@ def _assignment_notices() -> list[Pending]:
         since = covered.get((user_id, pool.public_id), 0)
         if user_id not in recipients or last <= since:
             continue
-        new = Assignment.objects.filter(reviewer_id=user_id, pool_id=pool_pk, id__gt=since).count()
-        title = reviewer_title(pool)
+        new = assignments_after(reviewer_id=user_id, pool_pk=pool_pk, after_id=since)
+        title = pool.reviewer_title
         out.append(Pending(
-            user_id=user_id, email=recipients[user_id], kind=ASSIGNMENT,
-            key=f"{pool.public_id}:{last}", upto=last,
+            user_id=user_id, email=recipients[user_id], kind=ASSIGNMENT, key=f"{pool.public_id}:{last}", upto=last,
             subject=f"{new} new item{'s' if new != 1 else ''} to review: {title}",
             body=(f"{new} new item{'s' if new != 1 else ''} {'were' if new != 1 else 'was'} assigned to you in "
                   f"\"{title}\".\n\nYour queue: {_link('/review/')}\n\n"
@@ -105,26 +95,18 @@ def _reminder_notices(now: datetime) -> list[Pending]:
     days = settings.REVIEW_REMINDER_DAYS
     if days <= 0:
         return []
-    waiting_since = now - timedelta(days=days)
-    synthetic = _synthetic_pools()
-    reviewers = set(Assignment.objects.filter(created_at__lte=waiting_since).exclude(pool_id__in=synthetic)
-                    .values_list("reviewer_id", flat=True).distinct())
-    recipients = _recipients(reviewers, REMINDER)
+    waiting = assignments_waiting(assigned_before=now - timedelta(days=days))
+    recipients = _recipients({user for user, _ in waiting}, REMINDER)
     period = (now.date() - datetime(1970, 1, 1).date()).days // days  # one reminder per pool per period
     users = get_user_model().objects.in_bulk(list(recipients))
-    old_pools = {(row["reviewer_id"], row["pool__public_id"]) for row in
-                 Assignment.objects.filter(reviewer_id__in=list(recipients), created_at__lte=waiting_since)
-                 .exclude(pool_id__in=synthetic).values("reviewer_id", "pool__public_id")
-                 .annotate(first=Min("created_at"))}
     out = []
     for user_id in sorted(recipients):
         for queue in reviewer_queue_pages(reviewer=users[user_id], page_size=1):
             left = queue.total - queue.completed
-            if left <= 0 or (user_id, queue.pool_id) not in old_pools:
+            if left <= 0 or (user_id, queue.pool_id) not in waiting:
                 continue
             out.append(Pending(
-                user_id=user_id, email=recipients[user_id], kind=REMINDER,
-                key=f"{queue.pool_id}:{period}",
+                user_id=user_id, email=recipients[user_id], kind=REMINDER, key=f"{queue.pool_id}:{period}",
                 subject=f"{left} item{'s' if left != 1 else ''} still to review: {queue.title}",
                 body=(f"{left} of your {queue.total} items in \"{queue.title}\" are still open "
                       f"({queue.completed} complete).\n\nYour queue: {_link('/review/')}\n\n"
@@ -133,9 +115,10 @@ def _reminder_notices(now: datetime) -> list[Pending]:
 
 
 def _managers() -> list[int]:
+    codename = MANAGE_REVIEWS.split(".")[1]
     users = get_user_model().objects.filter(is_active=True).exclude(email="").filter(
-        Q(is_superuser=True) | Q(groups__permissions__codename=MANAGE_REVIEWS.split(".")[1])
-        | Q(user_permissions__codename=MANAGE_REVIEWS.split(".")[1])).distinct()
+        Q(is_superuser=True) | Q(groups__permissions__codename=codename)
+        | Q(user_permissions__codename=codename)).distinct()
     return [user.pk for user in users if user.has_perm(MANAGE_REVIEWS)]
 
 
@@ -144,17 +127,13 @@ def _adjudication_notices(now: datetime) -> list[Pending]:
     if not managers:
         return []
     out = []
-    pools = ReviewPool.objects.filter(reviewers_per_item__gte=2).order_by("created_at", "id")
-    for pool in pools:
-        if pool.synthetic:
-            continue
-        waiting = len(pool_open_disagreements(pool=pool))
+    for pool in notice_pools(multi_reviewer=True):
+        waiting = pool_open_disagreement_count(public_id=pool.public_id)
         if not waiting:
             continue
         for user_id, email in sorted(managers.items()):
             out.append(Pending(
-                user_id=user_id, email=email, kind=ADJUDICATION,
-                key=f"{pool.public_id}:{now.date().isoformat()}",
+                user_id=user_id, email=email, kind=ADJUDICATION, key=f"{pool.public_id}:{now.date().isoformat()}",
                 subject=f"{waiting} disagreement{'s' if waiting != 1 else ''} wait for adjudication: {pool.name}",
                 body=(f"{waiting} item{'s' if waiting != 1 else ''} of \"{pool.name}\" "
                       f"{'have' if waiting != 1 else 'has'} completed grades that disagree.\n\n"

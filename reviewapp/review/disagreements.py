@@ -78,3 +78,8 @@ def adjudication_record(
         source_hash=item.source_hash,
         passage_hash=item.passage_hash,
     )
+
+
+def pool_open_disagreement_count(*, public_id: str) -> int:
+    """How many items of the pool wait for a ruling (for the adjudication notices)."""
+    return len(pool_open_disagreements(pool=ReviewPool.objects.get(public_id=public_id)))

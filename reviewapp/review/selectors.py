@@ -25,7 +25,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, Q
+from django.db.models import Count, Max, Q
 
 from reviewapp.review.kinds import UNKNOWN, PoolKind, SourceContext, kind_get
 from reviewapp.review.models import (
@@ -490,3 +490,48 @@ def pool_assignees(*, pool: ReviewPool) -> list[AbstractBaseUser]:
     """Everyone holding an assignment of ``pool`` (for unassigning and reassigning)."""
     User = get_user_model()
     return list(User.objects.filter(review_assignments__pool=pool).distinct().order_by(User.USERNAME_FIELD))
+
+
+# ---------------------------------------------------------------------------
+# What the email notices read (reviewapp.notifications): assignments by reviewer and pool, pools by kind of notice
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class NoticePool:
+    pk: int
+    public_id: str
+    name: str  # admin-facing
+    reviewer_title: str  # what reviewers see
+
+
+def _notice_pool(pool: ReviewPool) -> NoticePool:
+    from reviewapp.review.queue import reviewer_title
+
+    return NoticePool(pk=pool.pk, public_id=pool.public_id, name=pool.name, reviewer_title=reviewer_title(pool))
+
+
+def notice_pools(*, multi_reviewer: bool = False) -> list[NoticePool]:
+    """The pools of real review (not the synthetic demo pools), oldest first; ``multi_reviewer``: graded twice+."""
+    pools = ReviewPool.objects.order_by("created_at", "id")
+    if multi_reviewer:
+        pools = pools.filter(reviewers_per_item__gte=2)
+    # Synthetic is a JSON key of the declaration, decided in Python: compared in SQL it is NULL where missing.
+    return [_notice_pool(pool) for pool in pools if not pool.synthetic]
+
+
+def assignment_marks() -> dict[tuple[int, int], int]:
+    """(reviewer id, pool pk) -> the highest assignment id, over pools of real review."""
+    real = [pool.pk for pool in notice_pools()]
+    return {(row["reviewer_id"], row["pool_id"]): row["last"] for row in
+            Assignment.objects.filter(pool_id__in=real).values("reviewer_id", "pool_id").annotate(last=Max("id"))}
+
+
+def assignments_after(*, reviewer_id: int, pool_pk: int, after_id: int) -> int:
+    return Assignment.objects.filter(reviewer_id=reviewer_id, pool_id=pool_pk, id__gt=after_id).count()
+
+
+def assignments_waiting(*, assigned_before: datetime) -> set[tuple[int, str]]:
+    """(reviewer id, pool public id) of real pools where the reviewer holds an assignment older than the cutoff."""
+    real = [pool.pk for pool in notice_pools()]
+    return set(Assignment.objects.filter(pool_id__in=real, created_at__lte=assigned_before)
+               .values_list("reviewer_id", "pool__public_id").distinct())
