@@ -324,7 +324,12 @@ class Bm25Index:
         """The top k documents holding any query token, by BM25 score (disjunctive BM25), ties by the tie rule."""
         if k < 1:
             raise ValueError("k must be at least 1")
-        tokens = analyze(query, self.config)
+        return self.search_tokens(analyze(query, self.config), k)
+
+    def search_tokens(self, tokens: list[str], k: int = 30) -> SearchOutcome:
+        """:meth:`search` on a question already analyzed (``analyze``): what the index itself costs per query."""
+        if k < 1:
+            raise ValueError("k must be at least 1")
         if self.config.query_term_frequency == "binary":
             tokens = list(dict.fromkeys(tokens))
         if not tokens:
@@ -375,10 +380,26 @@ def build_index(documents: Iterable[Document], config: Bm25Config = DEFAULT_CONF
     docs = _ordered(documents)
     if not docs:
         raise ValueError("cannot index an empty document set")
-    analyzed = analyze_many([d.heading for d in docs] + [d.body for d in docs], config)
-    tokens = [document_tokens(analyzed[i], analyzed[len(docs) + i], config) for i in range(len(docs))]
-    # Ids in sorted-stem order: the vocabulary does not depend on the hash seed or the input order.
-    vocabulary = {token: i for i, token in enumerate(sorted({t for doc in tokens for t in doc}))}
+    # One pass of the analyzer over each document as BM25 sees it (the heading ``heading_repeat`` times, then the
+    # body, one per line: no token pattern spans a line break, so these are exactly ``document_tokens`` of the
+    # analyzed heading and body; checked in tests/benchmarks/retrieval), kept as bm25s's ids. Turning the ids back
+    # into strings and numbering the strings again cost a fifth of the build. The ids are renumbered in
+    # sorted-stem order, so the vocabulary depends neither on the hash seed nor on the input order.
+    texts = ["\n".join([d.heading] * config.heading_repeat + [d.body]) for d in docs]
+    if not any(text.strip() for text in texts):
+        analyzed_ids: list[list[int]] = [[] for _ in docs]
+        found: dict[str, int] = {}
+    else:
+        tokenized = bm25s.tokenize(
+            texts, lower=config.lowercase, token_pattern=config.token_pattern,
+            stopwords=list(STOPWORD_LISTS[config.stopwords]), stemmer=_stemmer(config.stemmer), return_ids=True,
+            show_progress=False)
+        analyzed_ids, found = tokenized.ids, tokenized.vocab
+    vocabulary = {token: i for i, token in enumerate(sorted(found))}
+    renumber = [0] * len(found)
+    for token, old_id in found.items():
+        renumber[old_id] = vocabulary[token]
+    tokens = [[renumber[t] for t in ids] for ids in analyzed_ids]
     retriever = bm25s.BM25(k1=config.k1, b=config.b, delta=config.delta, method=config.variant, dtype=config.dtype,
                            backend="numpy", csc_backend="numpy")
     # No empty token: bm25s would add "" to the vocabulary to score token-less queries as 0 for
@@ -386,7 +407,7 @@ def build_index(documents: Iterable[Document], config: Bm25Config = DEFAULT_CONF
     # token, avgdl is 0 and bm25s divides 0 by 0 for an empty weight array: nothing to warn about.
     quiet = np.errstate(invalid="ignore", divide="ignore") if not any(tokens) else contextlib.nullcontext()
     with quiet:
-        retriever.index(Tokenized(ids=[[vocabulary[t] for t in doc] for doc in tokens], vocab=vocabulary),
+        retriever.index(Tokenized(ids=tokens, vocab=vocabulary),
                         create_empty_token=False, show_progress=False)
     return Bm25Index(
         config=config, doc_ids=tuple(d.doc_id for d in docs), sort_keys=tuple(d.sort_key for d in docs),
