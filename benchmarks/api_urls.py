@@ -1,17 +1,27 @@
 from django.urls import path
 
-from benchmarks.corpus.api import ProvisionDetail, ProvisionList, SnapshotList
-from benchmarks.labels.api import CalibrationApi, HumanMetricsApi, ReviewPoolListApi, ReviewPoolPlanApi
-from benchmarks.reports.api import (
-    RerankReportApi,
-    RerankReportTrecApi,
-    RetrievalReportApi,
-    RetrievalReportTrecApi,
-    StatuteLeaderboardApi,
-)
-from benchmarks.rerank.api import RerankRunApi, RerankRunLaunchApi
-from benchmarks.retrieval.api import RunDetail, RunList
-from benchmarks.suites.api import SuiteDetail, SuiteExport, SuiteList
+from reviewapp.core.lazy_views import lazy_module
+
+ProvisionDetail = lazy_module("benchmarks.corpus.api").ProvisionDetail
+ProvisionList = lazy_module("benchmarks.corpus.api").ProvisionList
+SnapshotList = lazy_module("benchmarks.corpus.api").SnapshotList
+CalibrationApi = lazy_module("benchmarks.labels.api").CalibrationApi
+HumanMetricsApi = lazy_module("benchmarks.labels.api").HumanMetricsApi
+ReviewPoolListApi = lazy_module("benchmarks.labels.api").ReviewPoolListApi
+ReviewPoolPlanApi = lazy_module("benchmarks.labels.api").ReviewPoolPlanApi
+RerankReportApi = lazy_module("benchmarks.reports.api").RerankReportApi
+RerankReportTrecApi = lazy_module("benchmarks.reports.api").RerankReportTrecApi
+RetrievalReportApi = lazy_module("benchmarks.reports.api").RetrievalReportApi
+RetrievalReportTrecApi = lazy_module("benchmarks.reports.api").RetrievalReportTrecApi
+StatuteLeaderboardApi = lazy_module("benchmarks.reports.api").StatuteLeaderboardApi
+RerankRunApi = lazy_module("benchmarks.rerank.api").RerankRunApi
+RerankRunLaunchApi = lazy_module("benchmarks.rerank.api").RerankRunLaunchApi
+RunDetail = lazy_module("benchmarks.retrieval.api").RunDetail
+RunList = lazy_module("benchmarks.retrieval.api").RunList
+SuiteDetail = lazy_module("benchmarks.suites.api").SuiteDetail
+SuiteExport = lazy_module("benchmarks.suites.api").SuiteExport
+SuiteList = lazy_module("benchmarks.suites.api").SuiteList
+
 
 app_name = "benchmarks-api"
 urlpatterns = [

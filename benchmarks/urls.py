@@ -1,12 +1,14 @@
 from django.urls import path
 
-from benchmarks import views
-from benchmarks.corpus import views as corpus_views
-from benchmarks.labels import views as views_human
-from benchmarks.reports import views as report_views
 from benchmarks.rerank.urls import urlpatterns as _rerank_urlpatterns
-from benchmarks.retrieval import views as retrieval_views
-from benchmarks.suites import views as suite_views
+from reviewapp.core.lazy_views import lazy_module
+
+views = lazy_module("benchmarks.views")
+corpus_views = lazy_module("benchmarks.corpus.views")
+views_human = lazy_module("benchmarks.labels.views")
+report_views = lazy_module("benchmarks.reports.views")
+retrieval_views = lazy_module("benchmarks.retrieval.views")
+suite_views = lazy_module("benchmarks.suites.views")
 
 app_name = "benchmarks"
 urlpatterns = [

@@ -2,11 +2,14 @@
 
 from django.urls import path
 
-from grading.audits import api as audits_api
-from grading.contracts import api as contracts_api
-from grading.dataset import api as dataset_api
-from grading.runs import api as runs_api
-from grading.scorecard import api as scorecard_api
+from reviewapp.core.lazy_views import lazy_module
+
+audits_api = lazy_module("grading.audits.api")
+contracts_api = lazy_module("grading.contracts.api")
+dataset_api = lazy_module("grading.dataset.api")
+runs_api = lazy_module("grading.runs.api")
+scorecard_api = lazy_module("grading.scorecard.api")
+
 
 app_name = "cuad-api"
 urlpatterns = [

@@ -2,12 +2,14 @@
 
 from django.urls import path
 
-from grading import views
-from grading.audits import views as audits_views
 from grading.contracts.urls import urlpatterns as _contracts_urlpatterns
-from grading.dataset import views as dataset_views
-from grading.runs import views as runs_views
-from grading.scorecard import views as scorecard_views
+from reviewapp.core.lazy_views import lazy_module
+
+views = lazy_module("grading.views")
+audits_views = lazy_module("grading.audits.views")
+dataset_views = lazy_module("grading.dataset.views")
+runs_views = lazy_module("grading.runs.views")
+scorecard_views = lazy_module("grading.scorecard.views")
 
 app_name = "cuad"
 urlpatterns = [

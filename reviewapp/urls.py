@@ -1,13 +1,16 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from reviewapp.core import api, views
-from reviewapp.core import schema as _token_scheme  # noqa: F401  (registers the token scheme with drf-spectacular)
-from reviewapp.core.auth import RateLimitedLoginView
-from reviewapp.core.glossary import glossary_view
-from reviewapp.notifications import views as notification_views
+from reviewapp.core.lazy_views import lazy_module
+
+auth_views = lazy_module("django.contrib.auth.views")
+SpectacularAPIView = lazy_module("drf_spectacular.views").SpectacularAPIView
+SpectacularSwaggerSplitView = lazy_module("drf_spectacular.views").SpectacularSwaggerSplitView
+api = lazy_module("reviewapp.core.api")
+views = lazy_module("reviewapp.core.views")
+RateLimitedLoginView = lazy_module("reviewapp.core.auth").RateLimitedLoginView
+glossary_view = lazy_module("reviewapp.core.glossary").glossary_view
+notification_views = lazy_module("reviewapp.notifications.views")
 
 api_patterns = [
     path("me/", api.MeApi.as_view(), name="api-me"),

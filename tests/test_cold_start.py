@@ -196,3 +196,52 @@ def test_the_preloaded_master_leaves_a_workers_first_request_nothing_to_build():
     assert built == [], f"URL reverse tables built after start-up: {built}"
     assert compiled == [], f"templates compiled after start-up: {compiled}"
     assert connected is False
+
+
+CHECK_PROBE = (
+    "import json, os, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "os.environ.pop('DATABASE_URL', None)\n"
+    "import django\n"
+    "django.setup()\n"
+    "from django.core.management import call_command\n"
+    "call_command('check', verbosity=0)\n"
+    "views = sorted(m for m in sys.modules if m.split('.')[0] in ('reviewapp', 'benchmarks', 'grading')\n"
+    "               and m.rsplit('.', 1)[-1] in ('views', 'api', 'admin_views'))\n"
+    "heavy = sorted(m for m in ('numpy', 'scipy', 'psycopg', 'rest_framework.renderers', 'drf_spectacular.views',\n"
+    "                           'requests') if m in sys.modules)\n"
+    "print(json.dumps([views, heavy]))\n"
+)
+
+
+def test_manage_py_check_imports_no_view_no_drf_no_numpy_and_on_sqlite_no_psycopg():
+    # The URL config names its views by dotted path (reviewapp.core.lazy_views), DRF is not an app (its template
+    # tags pulled in DRF, psycopg, requests and pygments), and the schema extension loads with the schema only.
+    views, heavy = _probe(CHECK_PROBE)
+    assert views == [], f"imported by manage.py check: {', '.join(views)}"
+    assert heavy == [], f"imported by manage.py check: {', '.join(heavy)}"
+
+
+WARM_PROBE = (
+    "import json, os, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "import django\n"
+    "django.setup()\n"
+    "from reviewapp.core.warmup import warm_up\n"
+    "warm_up()\n"
+    "from django.urls import get_resolver\n"
+    "from reviewapp.core.lazy_views import LazyView\n"
+    "def lazies(patterns):\n"
+    "    for p in patterns:\n"
+    "        if hasattr(p, 'url_patterns'):\n"
+    "            yield from lazies(p.url_patterns)\n"
+    "        elif isinstance(p.callback, LazyView):\n"
+    "            yield p.callback\n"
+    "found = list(lazies(get_resolver().url_patterns))\n"
+    "print(json.dumps([len(found), sum(1 for v in found if v._view is None)]))\n"
+)
+
+
+def test_a_web_process_imports_every_view_before_its_first_request():
+    total, unresolved = _probe(WARM_PROBE)
+    assert total > 100 and unresolved == 0

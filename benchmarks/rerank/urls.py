@@ -2,7 +2,10 @@
 
 from django.urls import path
 
-from benchmarks.rerank import views as views_rerank
+from reviewapp.core.lazy_views import lazy_module
+
+views_rerank = lazy_module("benchmarks.rerank.views")
+
 
 urlpatterns = [
     path("rerank/", views_rerank.rerank_run_list, name="rerank-runs"),

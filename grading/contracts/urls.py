@@ -2,7 +2,10 @@
 
 from django.urls import path
 
-from grading.contracts import views
+from reviewapp.core.lazy_views import lazy_module
+
+views = lazy_module("grading.contracts.views")
+
 
 urlpatterns = [
     path("contracts/", views.sets_page, name="contract-sets"),

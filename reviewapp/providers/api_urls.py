@@ -1,6 +1,9 @@
 from django.urls import path
 
-from reviewapp.providers import api
+from reviewapp.core.lazy_views import lazy_module
+
+api = lazy_module("reviewapp.providers.api")
+
 
 app_name = "providers-api"
 urlpatterns: list = [

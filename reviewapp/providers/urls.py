@@ -1,6 +1,9 @@
 from django.urls import path
 
-from reviewapp.providers import views
+from reviewapp.core.lazy_views import lazy_module
+
+views = lazy_module("reviewapp.providers.views")
+
 
 app_name = "providers"
 urlpatterns: list = [

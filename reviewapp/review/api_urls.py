@@ -6,7 +6,10 @@ Admin: pools/, pools/<id>/assign|progress|agreement|qrels|judgments/, label-sour
 
 from django.urls import path
 
-from reviewapp.review import api as api
+from reviewapp.core.lazy_views import lazy_module
+
+api = lazy_module("reviewapp.review.api")
+
 
 app_name = "review-api"
 urlpatterns = [

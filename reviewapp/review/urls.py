@@ -5,8 +5,11 @@ Reviewer URLs carry only opaque random ids. Admin pages live under /review/admin
 
 from django.urls import path
 
-from reviewapp.review import admin_views
-from reviewapp.review import views as views
+from reviewapp.core.lazy_views import lazy_module
+
+admin_views = lazy_module("reviewapp.review.admin_views")
+views = lazy_module("reviewapp.review.views")
+
 
 app_name = "review"
 urlpatterns = [
