@@ -58,7 +58,8 @@ def provision_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @perm_required(LAUNCH_RUNS)
 def corpus_import(request: HttpRequest) -> HttpResponse:
-    """Upload a corpus file (docs/corpus-format.md) as a pinned snapshot of a code, as ``import_corpus`` does.
+    """Upload a corpus file (docs/corpus-format.md) or an eCFR XML file as a pinned snapshot of a code, as
+    ``import_corpus`` does.
 
     A bad line refuses the whole file and the page lists every problem by line and field; nothing is written.
     """
@@ -68,10 +69,11 @@ def corpus_import(request: HttpRequest) -> HttpResponse:
                                                                    "codes": selectors.corpus_codes()})
     upload = request.FILES.get("file")
     problems: list[str] = []
-    if not values["code"]:
+    # An eCFR file names its own code (cfr and its title number); a corpus file does not.
+    if not values["code"] and (upload is None or services.corpus_format(upload.name or "") != "ecfr-xml"):
         problems.append("code: required (a short id such as cfr14)")
     if upload is None:
-        problems.append("file: choose a JSON Lines or CSV corpus file")
+        problems.append("file: choose a JSON Lines or CSV corpus file, or an eCFR XML file")
     if not problems and upload is not None:
         filename = upload.name or "corpus.jsonl"
         try:
