@@ -11,11 +11,13 @@ from benchmarks.reports.api import (
 )
 from benchmarks.rerank.api import RerankRunApi, RerankRunLaunchApi
 from benchmarks.retrieval.api import RunDetail, RunList
+from benchmarks.snapshots.api import SnapshotChangesApi
 from benchmarks.suites.api import SuiteDetail, SuiteExport, SuiteList
 
 app_name = "benchmarks-api"
 urlpatterns = [
     path("snapshots/", SnapshotList.as_view(), name="snapshots"),
+    path("snapshots/<int:pk>/changes/", SnapshotChangesApi.as_view(), name="snapshot-changes"),
     path("provisions/", ProvisionList.as_view(), name="provisions"),
     path("provisions/<int:pk>/", ProvisionDetail.as_view(), name="provision"),
     path("suites/", SuiteList.as_view(), name="suites"),

@@ -6,6 +6,7 @@ from benchmarks.labels import views as views_human
 from benchmarks.reports import views as report_views
 from benchmarks.rerank.urls import urlpatterns as _rerank_urlpatterns
 from benchmarks.retrieval import views as retrieval_views
+from benchmarks.snapshots import views as snapshot_views
 from benchmarks.suites import views as suite_views
 
 app_name = "benchmarks"
@@ -16,6 +17,7 @@ urlpatterns = [
     # path: US Code chapter ids contain "/" (title 1, chapter 1 is "1/1").
     path("corpus/<str:corpus>/chapter/<path:chapter>/", corpus_views.chapter_detail, name="chapter"),
     path("provisions/<int:pk>/", corpus_views.provision_detail, name="provision"),
+    path("snapshots/<int:pk>/changes/", snapshot_views.snapshot_changes, name="snapshot-changes"),
     path("suites/<int:pk>/", suite_views.suite_detail, name="suite"),
     path("suites/<int:pk>/export/<str:fmt>", suite_views.suite_export, name="suite-export"),
     path("suites/<int:pk>/new-version/", suite_views.suite_new_version, name="suite-new-version"),

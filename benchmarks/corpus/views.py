@@ -24,9 +24,10 @@ PROVISIONS_PER_PAGE = 50
 def corpus_detail(request: HttpRequest, corpus: str) -> HttpResponse:
     if not selectors.corpus_known(corpus=corpus):
         raise Http404("unknown corpus")
+    snapshots = selectors.corpus_current_snapshots(corpus=corpus)
     return render(request, "benchmarks/corpus.html", {
-        "corpus": corpus, "label": corpus_label(corpus),
-        "snapshots": selectors.corpus_current_snapshots(corpus=corpus),
+        "corpus": corpus, "label": corpus_label(corpus), "snapshots": snapshots,
+        "with_previous": selectors.snapshots_with_previous(snapshots=snapshots),
         "chapters": selectors.corpus_chapters(corpus=corpus),
     })
 
