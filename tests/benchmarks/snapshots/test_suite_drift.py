@@ -32,7 +32,8 @@ def test_a_newer_snapshot_names_the_amended_targets_on_the_suite_page(db, stakeh
     call_command("import_corpus", str(CURRENT), stdout=io.StringIO())
     suite, _ = suite_import(raw=json.dumps(SUITE).encode(), filename="cfr1_drift.json", frozen_by="tests")
     assert suite_source_drift(suite=suite) == [] and suite_drift_caveats(suite=suite) == ()
-    assert 'data-testid="source-drift"' not in stakeholder_client.get(f"/benchmarks/suites/{suite.pk}/").content.decode()
+    page = stakeholder_client.get(f"/benchmarks/suites/{suite.pk}/").content.decode()
+    assert 'data-testid="source-drift"' not in page
 
     call_command("import_corpus", str(UPDATED), stdout=io.StringIO())
     (drift,) = suite_source_drift(suite=suite)
