@@ -212,17 +212,26 @@ def corpus_file_import(*, code: str, raw: bytes, filename: str, retrieved_from: 
     fmt = fmt or corpus_format(filename)
     if fmt not in CORPUS_FORMATS:
         raise ImportProblem(f"unknown corpus format {fmt!r}; expected one of {', '.join(CORPUS_FORMATS)}")
+    source_key = Path(filename).name or code
+    parser = ((ecfr_xml.PARSER_NAME, ecfr_xml.PARSER_VERSION) if fmt == "ecfr-xml"
+              else (corpus_file.PARSER_NAME, corpus_file.PARSER_VERSION))
+    # The same bytes again are a no-op, answered before parsing (a 19 MB eCFR file takes seconds to parse).
+    same = SourceSnapshot.objects.filter(source_key=source_key, sha256=sha256_hex(raw), parser_name=parser[0],
+                                         parser_version=parser[1], companion=None).defer("raw")
+    same = same.filter(corpus=code) if code else same.filter(corpus__regex=r"^cfr[0-9]+$") if fmt == "ecfr-xml" \
+        else same.none()
+    found = same.order_by("id").first()
+    if found is not None:
+        return SnapshotOutcome(found, False)
     if fmt == "ecfr-xml":
         parsed = ecfr_xml.parse(raw, filename=filename)
         code = code or parsed.corpus
         if not corpus_file.CODE_ID.match(code):
             raise ImportProblem(f"{code!r} is not a code id (2-16 lowercase letters, digits or '-', a letter first)")
         parsed = replace(parsed, corpus=code)
-        parser = (ecfr_xml.PARSER_NAME, ecfr_xml.PARSER_VERSION)
     else:
         parsed = corpus_file.parse(raw, code=code, filename=filename if fmt == corpus_file.file_format(filename)
                                    else f"{filename}.{fmt}")
-        parser = (corpus_file.PARSER_NAME, corpus_file.PARSER_VERSION)
     if code in Corpus.values:
         raise ImportProblem(f"{code!r} is a built-in code: import its official files with import_statutes")
     if bool(citation_pattern) != bool(citation_form):
@@ -247,7 +256,7 @@ def corpus_file_import(*, code: str, raw: bytes, filename: str, retrieved_from: 
                 raise ImportProblem(f"{filename}: {label} {mine!r} differs from {theirs!r}, which the code {code!r} "
                                     "was first imported with; a code's citations and name do not change")
         return snapshot_import(
-            corpus=code, source_key=Path(filename).name or code, raw=raw, retrieved_from=retrieved_from or filename,
+            corpus=code, source_key=source_key, raw=raw, retrieved_from=retrieved_from or filename,
             parse=lambda _raw: parsed, parser=parser,
         )
 

@@ -14,7 +14,7 @@ from benchmarks.corpus.api import SnapshotOut
 from benchmarks.corpus.models import SourceSnapshot
 from benchmarks.snapshots import selectors
 from benchmarks.snapshots.changes import KINDS
-from benchmarks.snapshots.views import snapshot_against
+from benchmarks.snapshots.views import changes_kind, snapshot_against
 from reviewapp.core.access import CanViewReports
 from reviewapp.core.api import READ_ERRORS, error_responses
 
@@ -53,10 +53,13 @@ class SnapshotChangesApi(APIView):
     permission_classes = [CanViewReports]
 
     @extend_schema(parameters=[OpenApiParameter("against", int, required=False,
-                                                description="compare with this snapshot of the same code instead")],
+                                                description="compare with this snapshot of the same code instead"),
+                               OpenApiParameter("kind", str, required=False, enum=KINDS,
+                                                description="list only the changes of this kind (counts stay whole)")],
                    responses={200: SnapshotChangesOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pk: int) -> Response:
         new = get_object_or_404(SourceSnapshot.objects.defer("raw"), pk=pk)
+        kind = changes_kind(request)
         comparison = selectors.snapshot_comparison(new=new, old=snapshot_against(request, new))
         if comparison is None:
             raise Http404(f"snapshot {pk} is the first of {new.source_key}: nothing to compare with")
@@ -64,5 +67,5 @@ class SnapshotChangesApi(APIView):
         return Response(SnapshotChangesOut({
             "old": comparison.old, "new": comparison.new, "sections_old": changes.sections_old,
             "sections_new": changes.sections_new, "counts": {**changes.counts, "unchanged": changes.unchanged},
-            "changes": changes.changes,
+            "changes": [c for c in changes.changes if not kind or c.kind == kind],
         }).data)

@@ -116,3 +116,10 @@ def test_the_corpus_page_links_the_changes_page_and_its_json(two_editions, stake
     assert stakeholder_client.get(f"/benchmarks/snapshots/{old.pk}/changes/?against=x").status_code == 404
     first_page = stakeholder_client.get(f"/benchmarks/snapshots/{old.pk}/changes/").content.decode()
     assert "nothing earlier to compare it with" in first_page
+    # 158 changes: a page of 100 at a time; ?kind= shows one kind (the API's counts stay whole).
+    assert html.count('class="section-change"') == 100 and "page 1 of 2 (1–100 of 158 changes)" in html
+    amended = stakeholder_client.get(f"/benchmarks/snapshots/{new.pk}/changes/?kind=amended").content.decode()
+    assert amended.count('data-testid="change-amended"') == 35 and 'data-testid="change-notes"' not in amended
+    only = stakeholder_client.get(f"/api/v1/benchmarks/snapshots/{new.pk}/changes/?kind=amended").json()
+    assert len(only["changes"]) == 35 and only["counts"]["notes"] == 123
+    assert stakeholder_client.get(f"/benchmarks/snapshots/{new.pk}/changes/?kind=x").status_code == 404
