@@ -70,11 +70,11 @@ def corpus_import(request: HttpRequest) -> HttpResponse:
                                                                    "codes": selectors.corpus_codes()})
     upload = request.FILES.get("file")
     problems: list[str] = []
-    # An eCFR file names its own code (cfr and its title number); a corpus file does not.
+    # A CFR XML file names its own code (cfr and its title number); a corpus file does not.
     if not values["code"] and (upload is None or services.corpus_format(upload.name or "") != "ecfr-xml"):
         problems.append("code: required (a short id such as cfr14)")
     if upload is None:
-        problems.append("file: choose a JSON Lines or CSV corpus file, or an eCFR XML file")
+        problems.append("file: choose a JSON Lines or CSV corpus file, or a CFR XML file")
     if not problems and upload is not None:
         filename = upload.name or "corpus.jsonl"
         try:

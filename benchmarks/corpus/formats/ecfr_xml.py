@@ -1,4 +1,5 @@
-"""The Code of Federal Regulations as eCFR XML (govinfo bulk data, ecfr.gov's versioner API).
+"""The Code of Federal Regulations as eCFR XML (govinfo bulk data, ecfr.gov's versioner API), and as the CFR
+annual edition's XML (govinfo's bulk CFR volumes; see ``_annual_edition``).
 
 A title (``ECFR-title1.xml``: ``<DLPSTEXTCLASS>`` around ``<DIV1 TYPE="TITLE">``) or any division of one (the
 versioner API answers a part as a bare ``<DIV5 TYPE="PART">``). Divisions nest as ``DIV1``..``DIV8`` with
@@ -7,8 +8,8 @@ TYPE="SECTION" N="§ 1.1">`` with its ``<HEAD>`` ("§ 1.1   Definitions."), ``<P
 tables and extracts, and a ``<CITA>`` source note. A part's ``<AUTH>`` and ``<SOURCE>`` notes apply to each of
 its sections and are kept in each section's notes. Appendices are not sections and are not read.
 
-Read with lxml, no DTD loaded, no entity expanded, nothing fetched; a DOCTYPE is refused outright (eCFR files
-carry none). Every problem names the element and its line.
+Read with lxml, no DTD loaded, no entity expanded, nothing fetched; a DOCTYPE is refused outright (GPO's files
+carry none). Every problem names the element and its line. One parser (``ecfr-xml``) reads both layouts.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ _LEVELS = {"TITLE": "title", "SUBTITLE": "subtitle", "CHAPTER": "chapter", "SUBC
 _NUMBER = re.compile(r"^[0-9A-Za-z][0-9A-Za-z.\-]{0,78}$")
 _HEAD_NUMBER = re.compile(r"^§§?\s*(\S+)\s*")
 # Blocks start a new line of text; everything else (I, E, B, SU, FTREF, ...) runs inline.
-_BLOCKS = {"P", "FP", "FP-1", "FP-2", "FP-DASH", "FP1-2", "PSPACE", "HD", "HD1", "HD2", "HD3", "HED", "TR", "NOTE",
-           "EXTRACT", "EXAMPLE", "LI", "DIV", "TABLE", "FRP", "AMDPAR", "STARS"}
+_BLOCKS = {"P", "FP", "FP-1", "FP-2", "FP-DASH", "FP1-2", "PSPACE", "HD", "HD1", "HD2", "HD3", "HED", "TR", "ROW",
+           "NOTE", "EXTRACT", "EXAMPLE", "LI", "DIV", "TABLE", "FRP", "AMDPAR", "STARS"}
 _CELLS = {"TD", "TH", "ENT"}
 _SKIP = {"GID", "PRTPAGE", "CFRTOC"}  # image file names, page numbers, tables of contents: not text
 _NOTES = {"EDNOTE", "EFFDNOT", "SECAUTH", "FTNT", "CROSSREF"}
@@ -135,6 +136,19 @@ def _section_number(div: etree._Element, head: str) -> str:
     return number
 
 
+def _part_notes(part: etree._Element, number: str) -> str:
+    """A part's authority and source notes, which apply to each of its sections."""
+    notes = []
+    for tag, label in (("AUTH", "authority"), ("SOURCE", "source")):
+        found = part.find(tag)
+        if found is not None:
+            text = squash(" ".join(squash(t) for t in found.itertext() if squash(t)))
+            text = re.sub(r"^(Authority|Source):\s*", "", text)
+            if text:
+                notes.append(f"Part {number} {label}: {text}")
+    return "\n".join(notes)
+
+
 def _heading(head: str, number: str) -> str:
     """"§ 1.1   Definitions." -> "Definitions." (the number is the citation's)."""
     text = _HEAD_NUMBER.sub("", head, count=1) if head.startswith("§") else head
@@ -142,10 +156,10 @@ def _heading(head: str, number: str) -> str:
 
 
 def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
-    name = filename or "eCFR file"
+    name = filename or "CFR XML file"
     head = raw[:4096]
     if b"<!DOCTYPE" in head or b"<!ENTITY" in raw:
-        raise ParseError(f"{name}: a DOCTYPE/ENTITY declaration is not accepted (eCFR XML has none)")
+        raise ParseError(f"{name}: a DOCTYPE/ENTITY declaration is not accepted (GPO's CFR XML has none)")
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
                              remove_comments=True, remove_pis=True, huge_tree=False)
     try:
@@ -154,9 +168,12 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
         raise ParseError(f"{name}: not well-formed XML at line {exc.lineno}, column {exc.offset}: {exc.msg}") from exc
     except (LookupError, ValueError) as exc:  # an XML declaration naming an unknown encoding
         raise ParseError(f"{name}: unreadable XML declaration ({exc})") from exc
+    if root.tag in _ANNUAL_ROOTS:
+        return _annual_edition(root, name)
     if root.tag not in {"DLPSTEXTCLASS", "ECFR", "ECFRBRWS"} and not _DIV.match(str(root.tag)):
-        raise ParseError(f"{name}: the root <{root.tag}> at line {root.sourceline} is not eCFR XML "
-                         "(<DLPSTEXTCLASS>, <ECFR> or a <DIV1>..<DIV8> division)")
+        raise ParseError(f"{name}: the root <{root.tag}> at line {root.sourceline} is neither eCFR XML "
+                         "(<DLPSTEXTCLASS>, <ECFR> or a <DIV1>..<DIV8> division) nor the CFR annual edition "
+                         "(<CFRDOC>, <CFRGRANULE>)")
     title = _title_number(root)
     if not re.match(r"^\d{1,3}$", title):
         raise ParseError(f"{name}: no CFR title number (a <DIV1 TYPE=\"TITLE\" N=...>, a NODE=\"title:...\" or "
@@ -169,17 +186,6 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
 
     provisions: list[ParsedProvision] = []
     seen: dict[str, int] = {}
-
-    def part_notes(div: etree._Element) -> str:
-        notes = []
-        for tag, label in (("AUTH", "authority"), ("SOURCE", "source")):
-            found = div.find(tag)
-            if found is not None:
-                text = squash(" ".join(squash(t) for t in found.itertext() if squash(t)))
-                text = re.sub(r"^(Authority|Source):\s*", "", text)
-                if text:
-                    notes.append(f"Part {div.get('N') or ''} {label}: {text}")
-        return "\n".join(notes)
 
     def section(div: etree._Element, levels: tuple[tuple[str, str], ...], part_title: str, inherited: str) -> None:
         head_elem = div.find("HEAD")
@@ -201,8 +207,6 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
                 body.append(block_text(child))
         reserved = bool(re.match(r"^\[Reserved\]\.?$", heading, re.I))
         text = "\n".join(b for b in body if b)
-        if not text and not reserved:
-            text = ""
         part = dict(levels).get("part") or number.split(".", 1)[0]
         seen[number] = seen.get(number, 0) + 1
         single = re.match(r"^[0-9A-Za-z]+\.[0-9A-Za-z.\-]+$", number) and "-" not in number
@@ -243,7 +247,7 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
                 if level == "part":
                     title_of = squash("".join(child.find("HEAD").itertext())) if child.find("HEAD") is not None \
                         else f"Part {value}"
-                    notes = part_notes(child)
+                    notes = _part_notes(child, value)
             visit(child, inner, title_of, notes)
 
     if _DIV.match(str(root.tag)):
@@ -256,9 +260,115 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
         visit(root, (), "", "")
     if not provisions:
         raise ParseError(f"{name}: no <DIV8 TYPE=\"SECTION\"> in CFR title {title}")
+    return _source(title, f"{title_head or f'Title {title}'} (eCFR{f', amended through {as_of}' if as_of else ''})",
+                   provisions)
+
+
+def _source(title: str, heading: str, provisions: list[ParsedProvision]) -> ParsedSource:
     return ParsedSource(
-        corpus=f"cfr{title}", parser_name=PARSER_NAME, parser_version=PARSER_VERSION,
-        title=f"{title_head or f'Title {title}'} (eCFR{f', amended through {as_of}' if as_of else ''})"[:300],
+        corpus=f"cfr{title}", parser_name=PARSER_NAME, parser_version=PARSER_VERSION, title=heading[:300],
         official_url=TITLE_URL.format(title=title), provisions=tuple(provisions),
         code_name=f"Code of Federal Regulations, Title {title}", jurisdiction=JURISDICTION,
     )
+
+
+# --------------------------------------------------------------------------- the CFR annual edition
+
+# govinfo's bulk CFR (CFR-2015-title14-vol2.xml): <CFRDOC> around <TITLE>, <CHAPTER>, <SUBCHAP>, <PART>, <SUBPART>
+# (each named by its <HD>), and <SECTION> with <SECTNO> ("§ 101.1"), <SUBJECT>, paragraphs and <CITA>; a part's
+# <CONTENTS> repeats numbers and subjects and is not read. A volume is one file of a title ("revised as of").
+_ANNUAL_ROOTS = {"CFRDOC", "CFRGRANULE"}
+_ANNUAL_LEVELS = {"CHAPTER": ("chapter", r"CHAPTER\s+([0-9A-Z]+)"),
+                  "SUBCHAP": ("subchapter", r"SUBCHAPTERS?\s+([0-9A-Z\-\u2013]+)"),
+                  "PART": ("part", r"PARTS?\s+([0-9A-Za-z\-\u2013]+)"),
+                  "SUBPART": ("subpart", r"Subparts?\s+([0-9A-Za-z\-\u2013]+)")}
+_ANNUAL_SKIP = {"CONTENTS", "TOC", "FMTR", "BMTR", "EAR", "LRH", "RRH", "PRTPAGE", "HD", "CFRTOC"}
+_ANNUAL_NOTES = {"EDNOTE", "EFFDNOT", "EFFDNOTP", "SECAUTH", "FTNT", "CROSSREF"}
+
+
+def _division_number(div: etree._Element, kind: str, pattern: str) -> str:
+    hd = div.find("HD") if div.find("HD") is not None else div.find("RESERVED")
+    if hd is None and kind == "CHAPTER":
+        hd = div.find("TOC/TOCHD/HD")  # a volume prints its chapter's heading in the chapter's table of contents
+    text = squash("".join(hd.itertext())) if hd is not None else ""
+    m = re.match(pattern, text)
+    if not m and kind == "PART":
+        m = re.match(r"Pts?\.\s+([0-9A-Za-z]+)", squash(div.findtext("EAR") or ""))
+    if not m:
+        raise ParseError(f"{_where(div)}: no {kind.lower()} number in its heading {text[:60]!r}")
+    return m.group(1).replace("\u2013", "-")
+
+
+def _annual_edition(root: etree._Element, name: str) -> ParsedSource:
+    titlenum = squash("".join(root.find(".//TITLENUM").itertext())) if root.find(".//TITLENUM") is not None else ""
+    heading = root.find(".//CFRTITLE/TITLEHD/HD")
+    title_head = squash("".join(heading.itertext())) if heading is not None else ""
+    found = re.match(r"Title\s+(\d{1,3})\b", titlenum or title_head)
+    if not found:
+        raise ParseError(f"{name}: no CFR title number (a <TITLENUM>Title N</TITLENUM> or <CFRTITLE> heading)")
+    title = found.group(1)
+    as_of = _amended(root)
+    revised = root.find(".//REVISED")
+    version = squash("".join(revised.itertext())) if revised is not None else ""
+    provisions: list[ParsedProvision] = []
+    seen: dict[str, int] = {}
+
+    def section(sec: etree._Element, levels: tuple[tuple[str, str], ...], part_title: str, inherited: str) -> None:
+        sectno = squash("".join(sec.find("SECTNO").itertext())) if sec.find("SECTNO") is not None else ""
+        number = re.sub(r"^§+\s*", "", sectno).replace("\u2013", "-").replace("\u2014", "-").strip()
+        if not number:
+            raise ParseError(f"{name}: {_where(sec)}: a section without a <SECTNO>")
+        if not _NUMBER.match(number):
+            raise ParseError(f"{name}: {_where(sec)}: {number[:60]!r} is not a section number")
+        subject = sec.find("SUBJECT")
+        heading = squash("".join(t for t in subject.itertext())) if subject is not None else ""
+        body, history, notes = [], [], []
+        for child in sec:
+            if not isinstance(child.tag, str) or child.tag in {"SECTNO", "SUBJECT", "PRTPAGE"}:
+                continue
+            if child.tag == "CITA":
+                history.append(squash("".join(child.itertext())))
+            elif child.tag in _ANNUAL_NOTES:
+                notes.append(block_text(child))
+            else:
+                body.append(block_text(child))
+        reserved = bool(re.match(r"^\[Reserved\]\.?$", heading, re.I)) or sec.find("RESERVED") is not None
+        part = dict(levels).get("part") or number.split(".", 1)[0]
+        seen[number] = seen.get(number, 0) + 1
+        single = "-" not in number and "." in number
+        text = "\n".join(b for b in body if b)
+        provisions.append(ParsedProvision(
+            citation=f"{title} CFR {number}", number=number, chapter=f"{title}/{part}"[:40], chapter_title=part_title,
+            heading=heading or "[no heading]", body=text or ("Reserved." if reserved else ""),
+            history="\n".join(h for h in history if h), notes="\n".join(n for n in (*notes, inherited) if n),
+            repealed=reserved, variant=seen[number],
+            official_url=(SECTION_URL.format(title=title, number=number) if single
+                          else PART_URL.format(title=title, part=part)),
+            as_of=as_of, version_label=version[:100], hierarchy=levels,
+        ))
+
+    def visit(node: etree._Element, levels: tuple[tuple[str, str], ...], part_title: str, inherited: str) -> None:
+        for child in node:
+            if not isinstance(child.tag, str) or child.tag in _ANNUAL_SKIP:
+                continue
+            if child.tag == "SECTION":
+                section(child, levels, part_title, inherited)
+            elif child.tag in _ANNUAL_LEVELS:
+                if next(child.iter("SECTION"), None) is None:
+                    continue  # "Subparts F-G [Reserved]", a part's table of contents: no section to read
+                level, pattern = _ANNUAL_LEVELS[child.tag]
+                inner = (*levels, (level, _division_number(child, child.tag, pattern)))
+                title_of, notes = part_title, inherited
+                if child.tag == "PART":
+                    hd = child.find("HD")
+                    title_of = squash("".join(hd.itertext())) if hd is not None else f"Part {inner[-1][1]}"
+                    notes = _part_notes(child, inner[-1][1])
+                visit(child, inner, title_of, notes)
+            elif child.tag in {"TITLE", "SUBJGRP", "CFRDOC", "CFRGRANULE"}:
+                visit(child, levels, part_title, inherited)
+
+    visit(root, (("title", title),), "", "")
+    if not provisions:
+        raise ParseError(f"{name}: no <SECTION> in CFR title {title}")
+    return _source(title, f"{title_head or f'Title {title}'} (CFR annual edition{f', {version}' if version else ''})",
+                   provisions)

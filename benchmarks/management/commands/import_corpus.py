@@ -11,8 +11,8 @@ from benchmarks.corpus import ParseError, services
 
 
 class Command(BaseCommand):
-    help = ("Import FILE (.jsonl or .csv, docs/corpus-format.md; or eCFR XML, .xml) as a snapshot of the code "
-            "--code ID.")
+    help = ("Import FILE (.jsonl or .csv, docs/corpus-format.md; or CFR XML, eCFR or the annual edition, .xml) as a "
+            "snapshot of the code --code ID.")
 
     def add_arguments(self, parser):
         parser.add_argument("file", type=Path)
@@ -20,7 +20,7 @@ class Command(BaseCommand):
                             help="the code's short id, e.g. cfr14 (2-16 of a-z 0-9 -); required but for eCFR XML, "
                                  "which is cfr and its title number by default")
         parser.add_argument("--format", default="", choices=["", *services.CORPUS_FORMATS], dest="fmt",
-                            help="jsonl, csv or ecfr-xml; by default read off the file's extension")
+                            help="jsonl, csv or ecfr-xml (eCFR or the CFR annual edition); by default by the extension")
         parser.add_argument("--citation-pattern", default="",
                             help="regular expression with a group (?P<number>...) finding the code's citations")
         parser.add_argument("--citation-form", default="", help='how a citation is stored, e.g. "12 CFR § {number}"')

@@ -1,10 +1,11 @@
-"""eCFR XML: 1 CFR (General Provisions) as GPO publishes it in its bulk data, imported into a pinned snapshot of
-a code the project never saw (``cfr1``), through the same service as corpus files; bad files name the element and
-its line and write nothing."""
+"""CFR XML: 1 CFR (General Provisions) as GPO publishes it in its eCFR bulk data, and 14 CFR parts 101-105 as the
+CFR annual edition, imported into pinned snapshots of codes the project never saw (``cfr1``, ``cfr14``) through the
+same service as corpus files; bad files name the element and its line and write nothing."""
 
 from __future__ import annotations
 
 import io
+import json
 import re
 import xml.etree.ElementTree as ET  # the independent reading of the same file
 from pathlib import Path
@@ -21,6 +22,8 @@ from benchmarks.suites.citations import citation_parse
 from reviewapp.core.hashing import sha256_hex, sha256_json
 
 ECFR = Path(__file__).parent / "data" / "ecfr"
+ANNUAL = Path(__file__).parent / "data" / "cfr-annual" / "CFR-2015-title14-vol2-parts101-105.xml"
+CFR14_JSONL = Path(__file__).parent / "data" / "cfr14-parts101-105.jsonl"
 CURRENT = ECFR / "current" / "ECFR-title1.xml"
 UPDATED = ECFR / "updated" / "ECFR-title1.xml"
 
@@ -77,7 +80,13 @@ def test_a_part_answered_alone_by_the_versioner_api_reads_as_in_the_whole_title(
     (b"<DLPSTEXTCLASS>\n<DIV1 N=\"1\" TYPE=\"TITLE\">\n<DIV8 N=\"1.1\" TYPE=\"SECTION\"><HEAD>x</HEAD>\n</DIV1>",
      r"not well-formed XML at line 4"),
     (b"<?xml version=\"1.0\"?>\n<!DOCTYPE x [<!ENTITY a \"b\">]>\n<DLPSTEXTCLASS/>", r"DOCTYPE/ENTITY"),
-    (b"<CFRDOC>\n<PART/>\n</CFRDOC>", r"root <CFRDOC> at line 1 is not eCFR XML"),
+    (b"<html>\n<PART/>\n</html>", r"root <html> at line 1 is neither eCFR XML"),
+    (b"<CFRDOC>\n<TITLE><CFRTITLE><TITLEHD><HD>Title 14</HD></TITLEHD></CFRTITLE>\n<PART><HD>Authority</HD>\n"
+     b"<SECTION><SECTNO>101.1</SECTNO></SECTION></PART></TITLE></CFRDOC>",
+     r"<PART> at line 3: no part number in its heading 'Authority'"),
+    (b"<CFRDOC>\n<TITLE><CFRTITLE><TITLEHD><HD>Title 14</HD></TITLEHD></CFRTITLE>\n<PART><HD>PART 101</HD>\n"
+     b"<SECTION><SUBJECT>Scope.</SUBJECT></SECTION></PART></TITLE></CFRDOC>",
+     r"<SECTION> at line 4: a section without a <SECTNO>"),
     (b"<DLPSTEXTCLASS>\n<DIV1 N=\"1\" TYPE=\"TITLE\">\n<DIV5 N=\"2\" TYPE=\"PART\">\n"
      b"<DIV8 TYPE=\"SECTION\"><HEAD>Definitions.</HEAD></DIV8></DIV5></DIV1></DLPSTEXTCLASS>",
      r"<DIV8 TYPE=\"SECTION\"> at line 4: a section without a number"),
@@ -147,3 +156,36 @@ def test_the_upload_page_takes_an_ecfr_file_without_a_code(admin_client_):
     no_code = admin_client_.post("/benchmarks/corpora/import/",
                                  {"code": "", "file": SimpleUploadedFile("x.jsonl", b"{}")})
     assert no_code.status_code == 400 and "code: required" in no_code.content.decode()
+
+
+def test_the_annual_edition_reads_as_the_corpus_file_made_from_the_same_volume():
+    source = ecfr_xml.parse(ANNUAL.read_bytes(), filename=ANNUAL.name)
+    assert source.corpus == "cfr14" and len(source.provisions) == 50
+    assert source.title == "Title 14—Aeronautics and Space (CFR annual edition, Revised as of January 1, 2015)"
+    first = source.provisions[0]
+    assert (first.citation, first.heading, first.as_of) == ("14 CFR 101.1", "Applicability.", "2015-01-01")
+    assert first.hierarchy == (("title", "14"), ("chapter", "I"), ("subchapter", "F"), ("part", "101"),
+                               ("subpart", "A"))
+    assert first.notes.startswith("Part 101 authority: 49 U.S.C. 106(g), 40103")
+    # The corpus file was made from the same volume by another converter, which kept paragraphs but not tables.
+    reference = {r["citation"].replace("§ ", ""): r for r in map(json.loads, CFR14_JSONL.read_text().splitlines())}
+    assert [p.citation for p in source.provisions] == list(reference)
+    with_tables = set()
+    for p in source.provisions:
+        r = reference[p.citation]
+        assert (p.heading, p.history) == (r["heading"], r.get("history", "")), p.citation
+        if p.body != r["text"]:
+            assert p.body.startswith(r["text"]), p.citation
+            with_tables.add(p.citation)
+    assert with_tables == {"14 CFR 103.23", "14 CFR 105.17"}
+    table = next(p for p in source.provisions if p.citation == "14 CFR 105.17").body
+    assert "1,200 feet or less above the surface" in table.split("following table:", 1)[1]
+
+
+def test_the_annual_edition_imports_as_a_snapshot_of_title_14(db):
+    out = io.StringIO()
+    call_command("import_corpus", str(ANNUAL), stdout=out)
+    assert f"imported: cfr14 {ANNUAL.name}" in out.getvalue() and "50 sections" in out.getvalue()
+    code = CorpusCode.objects.get(code="cfr14")
+    assert (code.name, code.citation_form) == ("Code of Federal Regulations, Title 14", "14 CFR {number}")
+    assert Provision.objects.get(citation="14 CFR 105.43").version_label == "Revised as of January 1, 2015"
