@@ -8,6 +8,7 @@ corpus_views = lazy_module("benchmarks.corpus.views")
 views_human = lazy_module("benchmarks.labels.views")
 report_views = lazy_module("benchmarks.reports.views")
 retrieval_views = lazy_module("benchmarks.retrieval.views")
+snapshot_views = lazy_module("benchmarks.snapshots.views")
 suite_views = lazy_module("benchmarks.suites.views")
 
 app_name = "benchmarks"
@@ -18,6 +19,7 @@ urlpatterns = [
     # path: US Code chapter ids contain "/" (title 1, chapter 1 is "1/1").
     path("corpus/<str:corpus>/chapter/<path:chapter>/", corpus_views.chapter_detail, name="chapter"),
     path("provisions/<int:pk>/", corpus_views.provision_detail, name="provision"),
+    path("snapshots/<int:pk>/changes/", snapshot_views.snapshot_changes, name="snapshot-changes"),
     path("suites/<int:pk>/", suite_views.suite_detail, name="suite"),
     path("suites/<int:pk>/export/<str:fmt>", suite_views.suite_export, name="suite-export"),
     path("suites/<int:pk>/new-version/", suite_views.suite_new_version, name="suite-new-version"),

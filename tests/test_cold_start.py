@@ -26,7 +26,7 @@ def _probe(code: str, *args: str, unset: tuple[str, ...] = ("DJANGO_SETTINGS_MOD
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 HANDLER_ONLY = ("scipy", "scipy.optimize", "scipy.stats", "scipy.sparse", "bm25s", "httpx",
-                "onnxruntime", "tokenizers")
+                "onnxruntime", "tokenizers", "lxml.etree")
 
 PROBE = (
     "import json, os, sys\n"

@@ -47,6 +47,13 @@ def corpus_current_snapshots(*, corpus: str) -> list[SourceSnapshot]:
     return list(SourceSnapshot.objects.filter(id__in=list(latest)).defer("raw").order_by("source_key", "id"))
 
 
+def snapshots_with_previous(*, snapshots: list[SourceSnapshot]) -> set[int]:
+    """The ids of those snapshots an earlier snapshot of the same source precedes (so have changes to show)."""
+    earlier = SourceSnapshot.objects.filter(provision_count__gt=0)
+    return {s.pk for s in snapshots
+            if earlier.filter(corpus=s.corpus, source_key=s.source_key, id__lt=s.pk).exists()}
+
+
 @dataclass
 class CorpusSummary:
     corpus: str

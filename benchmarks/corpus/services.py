@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from benchmarks.corpus import ParsedSource, corpus_file, hrs_json, nrs_html, uslm_xml
+from benchmarks.corpus.formats import ecfr_xml
 from benchmarks.corpus.models import Corpus, CorpusCode, Passage, Provision, SourceSnapshot
 from benchmarks.corpus.passages import PASSAGE_RULE, passage_extract
 from benchmarks.retrieval.engines import engine_for_connection
@@ -189,18 +190,50 @@ def _statutes_import(*, fmt: str, files: list[Path], hrs_index: Path | None) -> 
 # --------------------------------------------------------------------------- corpus files (any code)
 
 
-def corpus_file_import(*, code: str, raw: bytes, filename: str, retrieved_from: str = "",
-                       citation_pattern: str = "", citation_form: str = "") -> SnapshotOutcome:
-    """Import a corpus file (docs/corpus-format.md) as a snapshot of code ``code``, through the same snapshot,
-    provision and passage service as the official parsers. A bad line refuses the whole file
-    (CorpusFileInvalid names each line and field); so does a file that disagrees with the code's first import
-    (its name, jurisdiction or citation pattern).
+CORPUS_FORMATS = ("jsonl", "csv", "ecfr-xml")
 
-    Without a citation pattern, one is read off the file's citations when they share a prefix before the number.
+
+def corpus_format(filename: str) -> str:
+    """The format of a corpus file by its name: ``ecfr-xml`` for .xml, ``csv`` for .csv, else ``jsonl``."""
+    return "ecfr-xml" if filename.lower().endswith(".xml") else corpus_file.file_format(filename)
+
+
+def corpus_file_import(*, code: str, raw: bytes, filename: str, retrieved_from: str = "",
+                       citation_pattern: str = "", citation_form: str = "", fmt: str = "") -> SnapshotOutcome:
+    """Import a corpus file (docs/corpus-format.md) or an eCFR XML file as a snapshot of code ``code``, through
+    the same snapshot, provision and passage service as the official parsers. A bad line (or element) refuses the
+    whole file, naming each line and field (CorpusFileInvalid) or the element and its line (ParseError); so does a
+    file that disagrees with the code's first import (its name, jurisdiction or citation pattern).
+
+    ``fmt`` is one of ``CORPUS_FORMATS`` (by default read off the file name). An eCFR file names its own code
+    (``cfr`` and the title number) when ``code`` is empty. Without a citation pattern, one is read off the file's
+    citations when they share a prefix before the number ("1 CFR 1.1" -> "1 CFR {number}").
     """
+    fmt = fmt or corpus_format(filename)
+    if fmt not in CORPUS_FORMATS:
+        raise ImportProblem(f"unknown corpus format {fmt!r}; expected one of {', '.join(CORPUS_FORMATS)}")
+    source_key = Path(filename).name or code
+    parser = ((ecfr_xml.PARSER_NAME, ecfr_xml.PARSER_VERSION) if fmt == "ecfr-xml"
+              else (corpus_file.PARSER_NAME, corpus_file.PARSER_VERSION))
+    # The same bytes again are a no-op, answered before parsing (a 19 MB eCFR file takes seconds to parse).
+    same = SourceSnapshot.objects.filter(source_key=source_key, sha256=sha256_hex(raw), parser_name=parser[0],
+                                         parser_version=parser[1], companion=None).defer("raw")
+    same = same.filter(corpus=code) if code else same.filter(corpus__regex=r"^cfr[0-9]+$") if fmt == "ecfr-xml" \
+        else same.none()
+    found = same.order_by("id").first()
+    if found is not None:
+        return SnapshotOutcome(found, False)
+    if fmt == "ecfr-xml":
+        parsed = ecfr_xml.parse(raw, filename=filename)
+        code = code or parsed.corpus
+        if not corpus_file.CODE_ID.match(code):
+            raise ImportProblem(f"{code!r} is not a code id (2-16 lowercase letters, digits or '-', a letter first)")
+        parsed = replace(parsed, corpus=code)
+    else:
+        parsed = corpus_file.parse(raw, code=code, filename=filename if fmt == corpus_file.file_format(filename)
+                                   else f"{filename}.{fmt}")
     if code in Corpus.values:
         raise ImportProblem(f"{code!r} is a built-in code: import its official files with import_statutes")
-    parsed = corpus_file.parse(raw, code=code, filename=filename)
     if bool(citation_pattern) != bool(citation_form):
         raise ImportProblem("give both a citation pattern and a citation form, or neither")
     if not citation_pattern:
@@ -223,8 +256,8 @@ def corpus_file_import(*, code: str, raw: bytes, filename: str, retrieved_from: 
                 raise ImportProblem(f"{filename}: {label} {mine!r} differs from {theirs!r}, which the code {code!r} "
                                     "was first imported with; a code's citations and name do not change")
         return snapshot_import(
-            corpus=code, source_key=Path(filename).name or code, raw=raw, retrieved_from=retrieved_from or filename,
-            parse=lambda _raw: parsed, parser=(corpus_file.PARSER_NAME, corpus_file.PARSER_VERSION),
+            corpus=code, source_key=source_key, raw=raw, retrieved_from=retrieved_from or filename,
+            parse=lambda _raw: parsed, parser=parser,
         )
 
 

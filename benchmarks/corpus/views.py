@@ -24,9 +24,10 @@ PROVISIONS_PER_PAGE = 50
 def corpus_detail(request: HttpRequest, corpus: str) -> HttpResponse:
     if not selectors.corpus_known(corpus=corpus):
         raise Http404("unknown corpus")
+    snapshots = selectors.corpus_current_snapshots(corpus=corpus)
     return render(request, "benchmarks/corpus.html", {
-        "corpus": corpus, "label": corpus_label(corpus),
-        "snapshots": selectors.corpus_current_snapshots(corpus=corpus),
+        "corpus": corpus, "label": corpus_label(corpus), "snapshots": snapshots,
+        "with_previous": selectors.snapshots_with_previous(snapshots=snapshots),
         "chapters": selectors.corpus_chapters(corpus=corpus),
     })
 
@@ -58,7 +59,8 @@ def provision_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 @perm_required(LAUNCH_RUNS)
 def corpus_import(request: HttpRequest) -> HttpResponse:
-    """Upload a corpus file (docs/corpus-format.md) as a pinned snapshot of a code, as ``import_corpus`` does.
+    """Upload a corpus file (docs/corpus-format.md) or an eCFR XML file as a pinned snapshot of a code, as
+    ``import_corpus`` does.
 
     A bad line refuses the whole file and the page lists every problem by line and field; nothing is written.
     """
@@ -68,10 +70,11 @@ def corpus_import(request: HttpRequest) -> HttpResponse:
                                                                    "codes": selectors.corpus_codes()})
     upload = request.FILES.get("file")
     problems: list[str] = []
-    if not values["code"]:
+    # A CFR XML file names its own code (cfr and its title number); a corpus file does not.
+    if not values["code"] and (upload is None or services.corpus_format(upload.name or "") != "ecfr-xml"):
         problems.append("code: required (a short id such as cfr14)")
     if upload is None:
-        problems.append("file: choose a JSON Lines or CSV corpus file")
+        problems.append("file: choose a JSON Lines or CSV corpus file, or a CFR XML file")
     if not problems and upload is not None:
         filename = upload.name or "corpus.jsonl"
         try:

@@ -263,11 +263,13 @@ def _units_note(splits: Sequence[Any]) -> str:
 
 
 def suite_caveats(suite: SuiteMeta) -> tuple[str, ...]:
-    """The caveats every comparison on this suite carries: who nominated the targets, then the general ones."""
+    """The caveats every comparison on this suite carries: who nominated the targets, then the general ones, then
+    which targets a newer snapshot of their source changed."""
     return (
         f"Targets were nominated from the official text by {_nominators(suite)}: {_provisional(suite)} "
         "known positives, incomplete, so these figures are neither precision nor exhaustive recall.",
         *GENERAL_CAVEATS,
+        *suite.source_changes,
     )
 
 

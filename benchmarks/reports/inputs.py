@@ -82,6 +82,8 @@ class SuiteMeta:
     targets_provisional: int = 0
     # (lawyers, targets): how many targets lawyers confirmed blind, by the number of lawyers who did.
     targets_confirmed: tuple[tuple[int, int], ...] = ()
+    # One sentence per pinned snapshot a newer snapshot of its source follows that changed some targets.
+    source_changes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

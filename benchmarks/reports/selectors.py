@@ -31,6 +31,7 @@ from benchmarks.reports.leaderboard import LabelInputs, Leaderboard, Leaderboard
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, RetrievalRun, RunStatus
+from benchmarks.snapshots.selectors import suite_drift_caveats
 from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
 from reviewapp.providers.models import Ledger
@@ -52,6 +53,7 @@ def _suite_meta(run: RetrievalRun) -> SuiteMeta:
         nominators=tuple(dict.fromkeys(n for n in nominators if n)), synthetic=definition.get("synthetic"),
         targets_total=len(targets), targets_provisional=sum(provisional for _, provisional, _ in targets),
         targets_confirmed=tuple(sorted(confirmed.items())),
+        source_changes=suite_drift_caveats(suite=suite),
     )
 
 

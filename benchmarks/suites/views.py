@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from benchmarks.corpus.selectors import corpus_citation_pattern, corpus_codes, corpus_known
 from benchmarks.retrieval.selectors import retrieval_run_list
+from benchmarks.snapshots.selectors import suite_source_drift
 from benchmarks.suites import confirmation, selectors, services, workbench
 from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.files import KINDS, SPLITS, SuiteInvalid, SuiteProblem
@@ -40,6 +41,7 @@ def suite_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "suite": suite, "groups": selectors.suite_detail(suite=suite),
         "targets_caveat": selectors.suite_targets_caveat(suite=suite),
         "snapshots": suite.snapshots.order_by("source_key"),
+        "drift": suite_source_drift(suite=suite),
         "runs": retrieval_run_list(suite=suite),
         "versions": versions, "base": base,
         "diff": selectors.suite_diff(old=base, new=suite) if base is not None else None,

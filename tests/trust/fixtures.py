@@ -45,6 +45,7 @@ class World:
     corpus: str = "nrs"
     chapter: str = ""
     provision_pk: int = 0
+    snapshot_pk: int = 0  # the provision's snapshot: the first of its source (nothing earlier to compare with)
     suite_pk: int = 0
     draft_pk: int = 0  # an open suite draft of the workbench
     retrieval_pk: int = 0
@@ -162,7 +163,7 @@ def build_world(tmp_path: Path) -> World:
     retrieval = synthetic_retrieval_run(sections=30, ranking=1, seed=23)
     w.retrieval_pk, w.suite_pk = retrieval.pk, retrieval.suite_id
     provision = Provision.objects.order_by("id").first()
-    w.provision_pk, w.chapter = provision.pk, provision.chapter
+    w.provision_pk, w.chapter, w.snapshot_pk = provision.pk, provision.chapter, provision.snapshot_id
     from benchmarks.suites.services import suite_draft_create
 
     w.draft_pk = suite_draft_create(owner=w.users["admin"], name="trust draft", corpus="nrs").pk

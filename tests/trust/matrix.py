@@ -115,6 +115,8 @@ MATRIX: dict[str, Entry] = {
     "benchmarks/corpus/<str:corpus>/chapter/<path:chapter>/": page(VIEW_REPORTS,
                                                                    "/benchmarks/corpus/{corpus}/chapter/{chapter}/"),
     "benchmarks/provisions/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/provisions/{provision_pk}/"),
+    "benchmarks/snapshots/<int:pk>/changes/": page(VIEW_REPORTS, "/benchmarks/snapshots/{snapshot_pk}/changes/",
+                                                    note="the first snapshot of its source: nothing to compare"),
     "benchmarks/suites/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/suites/{suite_pk}/"),
     "benchmarks/suites/<int:pk>/export/<str:fmt>": page(VIEW_REPORTS, "/benchmarks/suites/{suite_pk}/export/yaml"),
     "benchmarks/suites/<int:pk>/new-version/": post_only(LAUNCH_RUNS, "/benchmarks/suites/{suite_pk}/new-version/"),
@@ -178,6 +180,9 @@ MATRIX: dict[str, Entry] = {
                                                     {"k": "3", "reviewers_per_item": "1"}),
     # --- statute benchmark API
     "api/v1/benchmarks/snapshots/": api(VIEW_REPORTS, "/api/v1/benchmarks/snapshots/"),
+    # The world's only snapshot of its source has nothing earlier to compare with: 404 for those who may read it.
+    "api/v1/benchmarks/snapshots/<int:pk>/changes/": api(VIEW_REPORTS,
+                                                         "/api/v1/benchmarks/snapshots/{snapshot_pk}/changes/", ok=404),
     "api/v1/benchmarks/provisions/": api(VIEW_REPORTS, "/api/v1/benchmarks/provisions/"),
     "api/v1/benchmarks/provisions/<int:pk>/": api(VIEW_REPORTS, "/api/v1/benchmarks/provisions/{provision_pk}/"),
     "api/v1/benchmarks/suites/": api(VIEW_REPORTS, "/api/v1/benchmarks/suites/"),

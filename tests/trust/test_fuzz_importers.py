@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from benchmarks.corpus import ParseError, hrs_json, nrs_html, uslm_xml
+from benchmarks.corpus.formats import ecfr_xml
 from tests.trust.fuzz_support import (
     FUZZ,
     HRS_META,
@@ -52,6 +53,36 @@ def test_the_nrs_parser_answers_sections_or_a_parse_error(raw):
 @given(raw=st.binary(max_size=600) | mutated_text(USLM).map(lambda t: t.encode("utf-8", "surrogatepass")))
 def test_the_uslm_parser_answers_sections_or_a_parse_error(raw):
     _parses_or_says_where(lambda b: uslm_xml.parse(b, filename="usc09.xml"), raw)
+
+
+# The two layouts of GPO's CFR XML, as small as they come: eCFR (DIV1..DIV8) and the annual edition (CFRDOC).
+ECFR = ('<?xml version="1.0" encoding="UTF-8" ?>\n<DLPSTEXTCLASS><TEXT><BODY><ECFRBRWS>'
+        '<AMDDATE>Dec. 29, 2022</AMDDATE>\n'
+        '<DIV1 N="1" NODE="1:1" TYPE="TITLE"><HEAD>Title 1—General Provisions</HEAD>\n'
+        '<DIV5 N="2" NODE="1:1.0.1.1.2" TYPE="PART"><HEAD>PART 2—GENERAL</HEAD><AUTH><HED>Authority:</HED>'
+        '<PSPACE>44 U.S.C. 1506.</PSPACE></AUTH>\n<DIV8 N="§ 2.1" TYPE="SECTION"><HEAD>§ 2.1   Scope.</HEAD>'
+        '<P>(a) This <I>chapter</I> applies.</P><CITA>[37 FR 23603]</CITA></DIV8>\n'
+        '<DIV8 N="§ 2.2" TYPE="SECTION"><HEAD>§ 2.2   Office.</HEAD><P>The Office.</P></DIV8></DIV5></DIV1>'
+        '</ECFRBRWS></BODY></TEXT></DLPSTEXTCLASS>\n')
+CFR_ANNUAL = ('<?xml version="1.0" encoding="UTF-8"?>\n<CFRDOC><AMDDATE>Jan. 1, 2015</AMDDATE><FMTR><TITLEPG>'
+              '<TITLENUM>Title 14</TITLENUM><REVISED>Revised as of January 1, 2015</REVISED></TITLEPG></FMTR>\n'
+              '<TITLE><CHAPTER><TOC><TOCHD><HD>CHAPTER I—FAA</HD></TOCHD></TOC><SUBCHAP><HD>SUBCHAPTER F—AIR</HD>\n'
+              '<PART><HD>PART 101—BALLOONS</HD><SUBPART><HD>Subpart A—General</HD><SECTION><SECTNO>§ 101.1</SECTNO>'
+              '<SUBJECT>Applicability.</SUBJECT><P>(a) This part.</P><CITA>[Doc. No. 1580]</CITA></SECTION>\n'
+              '<SECTION><SECTNO>§ 101.3</SECTNO><SUBJECT>Waivers.</SUBJECT><P>No person.</P></SECTION></SUBPART>'
+              '</PART></SUBCHAP></CHAPTER></TITLE></CFRDOC>\n')
+
+
+def test_the_cfr_seed_files_are_valid():
+    assert [p.citation for p in ecfr_xml.parse(ECFR.encode()).provisions] == ["1 CFR 2.1", "1 CFR 2.2"]
+    assert [p.citation for p in ecfr_xml.parse(CFR_ANNUAL.encode()).provisions] == ["14 CFR 101.1", "14 CFR 101.3"]
+
+
+@FUZZ
+@given(raw=st.binary(max_size=600) | mutated_text(ECFR).map(lambda t: t.encode("utf-8", "surrogatepass"))
+       | mutated_text(CFR_ANNUAL).map(lambda t: t.encode("utf-8", "surrogatepass")))
+def test_the_cfr_xml_parser_answers_sections_or_a_parse_error(raw):
+    _parses_or_says_where(lambda b: ecfr_xml.parse(b, filename="ECFR-title1.xml"), raw)
 
 
 @FUZZ
