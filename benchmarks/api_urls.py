@@ -1,5 +1,6 @@
 from django.urls import path
 
+from benchmarks.comparisons.api import ComparisonsApi
 from benchmarks.corpus.api import ProvisionDetail, ProvisionList, SnapshotList
 from benchmarks.labels.api import CalibrationApi, HumanMetricsApi, ReviewPoolListApi, ReviewPoolPlanApi
 from benchmarks.reports.api import (
@@ -41,6 +42,12 @@ urlpatterns += [
     path("reports/retrieval/<int:pk>/trec/<str:export>", RetrievalReportTrecApi.as_view(),
          name="report-retrieval-trec"),
     path("reports/leaderboard/<int:pk>/", StatuteLeaderboardApi.as_view(), name="leaderboard"),
+]
+
+# Comparisons planned together on a suite's held-out split (one look for the held-out ledger).
+
+urlpatterns += [
+    path("comparisons/", ComparisonsApi.as_view(), name="comparisons"),
 ]
 
 # Human labels of a rerank run: label metrics, calibration, its review pools.

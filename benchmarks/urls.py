@@ -1,6 +1,7 @@
 from django.urls import path
 
 from benchmarks import views
+from benchmarks.comparisons import views as comparison_views
 from benchmarks.corpus import views as corpus_views
 from benchmarks.labels import views as views_human
 from benchmarks.reports import views as report_views
@@ -52,6 +53,13 @@ urlpatterns += [
 urlpatterns += [
     path("reports/summary/<int:pk>/", report_views.summary_page, name="summary"),
     path("reports/summary/<int:pk>/summary.pdf", report_views.summary_pdf, name="summary-pdf"),
+]
+
+# Comparisons planned together: declared before any of their held-out figures exist (one look at the split).
+
+urlpatterns += [
+    path("comparisons/", comparison_views.comparison_index, name="comparisons"),
+    path("comparisons/declare/<int:pk>/", comparison_views.comparison_declare_view, name="comparison-declare"),
 ]
 
 # Human labels of a rerank run: label metrics, calibration, and declaring a review pool.
