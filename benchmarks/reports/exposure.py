@@ -12,7 +12,8 @@ fixed when it was declared, and "the first configuration" above becomes "the con
 look": declared systems never warn against each other, and a system that is not in a declaration made
 before its first held-out figure warns as before, the warning naming the declaration it came after. Looks
 are ordered by when their configurations were fixed: a declaration by its declaration time, an undeclared
-configuration by its first computation in the ledger. Every computation is still one row of the ledger.
+configuration by its first computation in the ledger; declarations made before any figure was computed are
+one look together (nothing was seen between them). Every computation is still one row of the ledger.
 
 A declaration and a held-out computation of the same suite never interleave: both take the suite's row lock
 (``heldout_lock``) in their transaction, so a declaration's check that none of its systems was scored cannot
@@ -160,6 +161,21 @@ def _closest(candidates: Sequence[dict[str, Any]], current: dict[str, Any], fiel
     return min((_changes(c, current, fields, what) for c in candidates), key=len)
 
 
+def _first_look(looks: list[_Look], first_seen: dict[Key, datetime], has: Any) -> _Look | None:
+    """The first look that holds configurations ``has`` accepts. Declarations made before the first computation
+    of such a configuration are one look together: nothing was seen between them (an admin who forgot a system
+    may declare it in a second comparison, as long as no figure has been computed)."""
+    holding = [look for look in looks if any(has(k) for k in look.keys)]
+    if not holding:
+        return None
+    computed = [at for k, at in first_seen.items() if has(k)]
+    before = [look for look in holding
+              if look.declaration is not None and computed and look.at <= min(computed)]
+    if len(before) < 2:
+        return holding[0]
+    return _Look(before[0].at, tuple(k for look in before for k in look.keys), before[0].declaration)
+
+
 def exposure_judge(*, ledger: Sequence[dict[str, Any]], declarations: Sequence[Declaration],
                    key: Key) -> Judgement:
     """Whether configuration ``key`` (computed at least once: it is in ``ledger``) is fresh on the split.
@@ -185,8 +201,9 @@ def exposure_judge(*, ledger: Sequence[dict[str, Any]], declarations: Sequence[D
     looks = [look for look in looks if look.keys]
     looks += [_Look(at, (k,), None) for k, at in first_seen.items() if k not in planned_in]
     looks.sort(key=lambda look: look.at)  # stable: a declaration before a computation of the same instant
-    first = looks[0]
-    first_rerank = next((look for look in looks if any(m for _, m in look.keys)), None)
+    first = _first_look(looks, first_seen, lambda k: True)
+    assert first is not None  # ``key`` itself was computed
+    first_rerank = _first_look(looks, first_seen, lambda k: bool(k[1]))
 
     current = configurations[key]
     changes = []
@@ -199,7 +216,11 @@ def exposure_judge(*, ledger: Sequence[dict[str, Any]], declarations: Sequence[D
                                  current["rerank"], RERANK_FIELDS, "model")
         changes += model_changes
         against = against or (first_rerank if model_changes else None)
-    seen = {planned_in[k].pk if k in planned_in else k for k in first_seen}
+    # Looks among the computations: one per declaration (those merged into the first look count once), one per
+    # undeclared configuration.
+    merged = {planned_in[k].pk for k in first.keys if k in planned_in}
+    seen = {("first" if planned_in[k].pk in merged else planned_in[k].pk) if k in planned_in else k
+            for k in first_seen}
     return Judgement(changes=tuple(changes), looks=len(seen), declaration=planned_in.get(key),
                      added_after=against.declaration if against is not None else None)
 

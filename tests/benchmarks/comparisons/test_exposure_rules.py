@@ -107,3 +107,18 @@ def test_a_system_scored_before_any_declared_one_but_after_the_declaration_still
     assert judged.changes == ("model model_id: 'a' -> 'x'",) and judged.added_after is declaration
     assert exposure_judge(ledger=ledger, declarations=[declaration],
                           key=configuration_key(_config("a"))).changes == ()
+
+
+def test_two_declarations_before_any_figure_are_one_look_and_a_third_after_figures_is_not():
+    first = _declared(_config(None), _config("a"), at=T0, pk=1)
+    forgotten = _declared(_config("b"), _config("c"), at=T0 + timedelta(seconds=30), pk=2)  # nothing seen yet
+    after = _declared(_config("d"), _config("e"), at=T0 + timedelta(hours=2), pk=3)
+    ledger = _ledger(_config("b"), _config(None), _config("a"), _config("c"))
+    ledger += [{**e, "scored_at": e["scored_at"] + timedelta(hours=3)} for e in _ledger(_config("d"))]
+    declarations = [first, forgotten, after]
+    for model in ("a", "b", "c", None):
+        judged = exposure_judge(ledger=ledger, declarations=declarations, key=configuration_key(_config(model)))
+        assert judged.changes == (), model
+    judged = exposure_judge(ledger=ledger, declarations=declarations, key=configuration_key(_config("d")))
+    assert judged.changes == ("model model_id: 'a' -> 'd'",) and judged.declaration is after
+    assert judged.added_after is first and judged.looks == 2  # the two early declarations are one look
