@@ -2,6 +2,7 @@ from django.urls import path
 
 from reviewapp.core.lazy_views import lazy_module
 
+ComparisonsApi = lazy_module("benchmarks.comparisons.api").ComparisonsApi
 ProvisionDetail = lazy_module("benchmarks.corpus.api").ProvisionDetail
 ProvisionList = lazy_module("benchmarks.corpus.api").ProvisionList
 SnapshotList = lazy_module("benchmarks.corpus.api").SnapshotList
@@ -22,7 +23,6 @@ SnapshotChangesApi = lazy_module("benchmarks.snapshots.api").SnapshotChangesApi
 SuiteDetail = lazy_module("benchmarks.suites.api").SuiteDetail
 SuiteExport = lazy_module("benchmarks.suites.api").SuiteExport
 SuiteList = lazy_module("benchmarks.suites.api").SuiteList
-
 
 app_name = "benchmarks-api"
 urlpatterns = [
@@ -53,6 +53,12 @@ urlpatterns += [
     path("reports/retrieval/<int:pk>/trec/<str:export>", RetrievalReportTrecApi.as_view(),
          name="report-retrieval-trec"),
     path("reports/leaderboard/<int:pk>/", StatuteLeaderboardApi.as_view(), name="leaderboard"),
+]
+
+# Comparisons planned together on a suite's held-out split (one look for the held-out ledger).
+
+urlpatterns += [
+    path("comparisons/", ComparisonsApi.as_view(), name="comparisons"),
 ]
 
 # Human labels of a rerank run: label metrics, calibration, its review pools.

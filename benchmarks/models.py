@@ -1,5 +1,6 @@
 """The statute benchmark's tables, defined by feature; imported here so Django registers them."""
 
+from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.corpus.models import Passage, Provision, SourceSnapshot
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.rerank.models import RerankGrade, RerankRun
@@ -7,7 +8,7 @@ from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, Ret
 from benchmarks.suites.models import NominatedTarget, QueryFamily, Suite, SuiteQuery, TargetProposal
 
 __all__ = [
-    "HeldoutExposure", "NominatedTarget", "Passage", "Provision", "QueryFamily", "RerankGrade", "RerankRun",
-    "RetrievalCandidate", "RetrievalResult", "RetrievalRun", "SourceSnapshot", "Suite", "SuiteQuery",
-    "TargetProposal",
+    "DeclaredComparison", "HeldoutExposure", "NominatedTarget", "Passage", "Provision", "QueryFamily",
+    "RerankGrade", "RerankRun", "RetrievalCandidate", "RetrievalResult", "RetrievalRun", "SourceSnapshot",
+    "Suite", "SuiteQuery", "TargetProposal",
 ]

@@ -4,6 +4,7 @@ from benchmarks.rerank.urls import urlpatterns as _rerank_urlpatterns
 from reviewapp.core.lazy_views import lazy_module
 
 views = lazy_module("benchmarks.views")
+comparison_views = lazy_module("benchmarks.comparisons.views")
 corpus_views = lazy_module("benchmarks.corpus.views")
 views_human = lazy_module("benchmarks.labels.views")
 report_views = lazy_module("benchmarks.reports.views")
@@ -56,6 +57,13 @@ urlpatterns += [
 urlpatterns += [
     path("reports/summary/<int:pk>/", report_views.summary_page, name="summary"),
     path("reports/summary/<int:pk>/summary.pdf", report_views.summary_pdf, name="summary-pdf"),
+]
+
+# Comparisons planned together: declared before any of their held-out figures exist (one look at the split).
+
+urlpatterns += [
+    path("comparisons/", comparison_views.comparison_index, name="comparisons"),
+    path("comparisons/declare/<int:pk>/", comparison_views.comparison_declare_view, name="comparison-declare"),
 ]
 
 # Human labels of a rerank run: label metrics, calibration, and declaring a review pool.

@@ -85,7 +85,9 @@ class ReportOut(serializers.Serializer):
     conclusion = ConclusionOut(help_text="one quotable sentence from the primary endpoint and its interval")
     coverage = serializers.JSONField(help_text="what the rerank run covered: banner, counts, queries left out")
     heldout_exposure = serializers.JSONField(
-        allow_null=True, help_text="the held-out ledger: times and configurations scored, freshness, this entry")
+        allow_null=True,
+        help_text="the held-out ledger: times, configurations and looks scored, freshness, the comparison this "
+                  "configuration was declared in (or the earlier one it was added after), this entry")
     population = serializers.CharField()
     caveats = serializers.ListField(child=serializers.CharField())
     coverage_note = serializers.CharField()

@@ -5,19 +5,36 @@ reranked on it, are the ones the split is fresh for. A report whose retrieval or
 differs from those carries a warning naming the change: whoever chose that configuration may have seen
 held-out figures, so the split no longer measures it fairly (the seed: "any resulting prompt or retrieval
 change needs a fresh held-out suite"). Development figures are never recorded and never warn.
+
+A comparison planned together is one look at the split. An admin may declare a set of systems before any of
+them is scored on the held-out split (``benchmarks.comparisons``); the declaration then counts as one look,
+fixed when it was declared, and "the first configuration" above becomes "the configurations of the first
+look": declared systems never warn against each other, and a system that is not in a declaration made
+before its first held-out figure warns as before, the warning naming the declaration it came after. Looks
+are ordered by when their configurations were fixed: a declaration by its declaration time, an undeclared
+configuration by its first computation in the ledger; declarations made before any figure was computed are
+one look together (nothing was seen between them). Every computation is still one row of the ledger.
+
+A declaration and a held-out computation of the same suite never interleave: both take the suite's row lock
+(``heldout_lock``) in their transaction, so a declaration's check that none of its systems was scored cannot
+miss a computation committed in between (PostgreSQL; SQLite's IMMEDIATE transactions serialise every writer).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from django.db import transaction
 
+from benchmarks.comparisons.selectors import Declaration, comparisons_of
 from benchmarks.reports.figures import PRIMARY_SPLIT, Report
-from benchmarks.reports.inputs import ReportInputs
+from benchmarks.reports.inputs import ReportInputs, RerankMeta, RetrievalMeta
 from benchmarks.reports.leaderboard import Leaderboard, system_key
 from benchmarks.reports.models import HeldoutExposure
+from benchmarks.suites.models import Suite
 from reviewapp.core.hashing import sha256_json
 
 RETRIEVAL_FIELDS = ("configuration", "detail", "k", "passage_rule", "engine")
@@ -26,8 +43,11 @@ RERANK_FIELDS = ("provider", "model_id", "question_version", "question_sha256")
 
 def exposure_configuration(inputs: ReportInputs) -> dict[str, dict[str, Any] | None]:
     """The parts of a report's configuration that held-out freshness is about (no run ids, no times)."""
-    retrieval = inputs.retrieval
-    rerank = inputs.rerank
+    return configuration_of(inputs.retrieval, inputs.rerank)
+
+
+def configuration_of(retrieval: RetrievalMeta, rerank: RerankMeta | None) -> dict[str, dict[str, Any] | None]:
+    """The configuration the ledger hashes, of a retrieval run alone or with one rerank run."""
     return {
         "retrieval": {"configuration": retrieval.configuration, "detail": retrieval.description,
                       "k": retrieval.k, "passage_rule": retrieval.passage_rule, "engine": retrieval.engine},
@@ -36,6 +56,22 @@ def exposure_configuration(inputs: ReportInputs) -> dict[str, dict[str, Any] | N
             "question_version": rerank.question_version, "question_sha256": rerank.question_sha256,
         },
     }
+
+
+Key = tuple[str, str]  # (retrieval_sha256, rerank_sha256); '' without a rerank
+
+
+def configuration_key(configuration: dict[str, dict[str, Any] | None]) -> Key:
+    """The two hashes the ledger keys a configuration by."""
+    rerank = configuration["rerank"]
+    return sha256_json(configuration["retrieval"]), sha256_json(rerank) if rerank is not None else ""
+
+
+def heldout_lock(suite_id: int) -> None:
+    """Inside a transaction: hold the suite's row until it ends, so that a comparison's declaration and a
+    held-out computation of the same suite run one after the other (``SELECT ... FOR UPDATE`` on PostgreSQL;
+    on SQLite every write transaction is IMMEDIATE, so writers are serialised already)."""
+    list(Suite.objects.select_for_update().filter(pk=suite_id).values_list("pk", flat=True))
 
 
 @dataclass(frozen=True)
@@ -48,19 +84,37 @@ class Exposure:
     fresh: bool
     changes: tuple[str, ...]  # what differs from the first configuration(s), when not fresh
     entry: dict[str, Any]  # the ledger entry this computation appended
+    looks: int = 1  # distinct looks among the computations: the systems of one declaration count once
+    declaration: Declaration | None = None  # the comparison this configuration was planned in, if any
+    added_after: Declaration | None = None  # the earlier declaration this configuration is not in, when it warns
 
     @property
     def warning(self) -> str:
         if self.fresh:
             return ""
+        changed = "; ".join(self.changes)
+        if self.added_after is not None:
+            d = self.added_after
+            return ("The held-out split is no longer fresh for this comparison: this system was added after the "
+                    f"comparison declared by {d.declared_by} on {d.declared_at:%Y-%m-%d} ({len(d.keys)} systems "
+                    f"planned together) and is not one of them ({changed}). A configuration chosen after held-out "
+                    "figures were seen needs a fresh held-out suite.")
         return ("The held-out split is no longer fresh for this comparison: it was scored before with another "
-                f"configuration ({'; '.join(self.changes)}). A configuration chosen after held-out figures were "
+                f"configuration ({changed}). A configuration chosen after held-out figures were "
                 "seen needs a fresh held-out suite.")
+
+    @property
+    def planned(self) -> str:
+        """'planned together: N systems, declared by X on DATE; one exposure', or ''."""
+        return self.declaration.sentence if self.declaration is not None else ""
 
     def as_json(self) -> dict[str, Any]:
         return {"split": PRIMARY_SPLIT, "times": self.times, "configurations": self.configurations,
-                "first_scored_at": self.first_scored_at, "fresh": self.fresh, "changes": list(self.changes),
-                "warning": self.warning, "entry": self.entry}
+                "looks": self.looks, "first_scored_at": self.first_scored_at, "fresh": self.fresh,
+                "changes": list(self.changes), "warning": self.warning,
+                "declaration": self.declaration.as_json() if self.declaration is not None else None,
+                "added_after_declaration": self.added_after.as_json() if self.added_after is not None else None,
+                "entry": self.entry}
 
 
 def _changes(first: dict[str, Any] | None, current: dict[str, Any] | None, fields: tuple[str, ...],
@@ -82,15 +136,104 @@ def exposure_record(report: Report, *, purpose: str, user: Any = None) -> Report
     return replace(report, exposure=exposure_record_inputs(report.inputs, purpose=purpose, user=user))
 
 
+@dataclass(frozen=True)
+class _Look:
+    """One look at the split: a declaration's systems, or one undeclared configuration; fixed at ``at``."""
+
+    at: datetime
+    keys: tuple[Key, ...]
+    declaration: Declaration | None
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the ledger and the declarations say of one configuration (``exposure_judge``)."""
+
+    changes: tuple[str, ...]
+    looks: int
+    declaration: Declaration | None
+    added_after: Declaration | None
+
+
+def _closest(candidates: Sequence[dict[str, Any]], current: dict[str, Any], fields: tuple[str, ...],
+             what: str) -> list[str]:
+    # Against a declaration of several configurations, name the fewest differences (the nearest one).
+    return min((_changes(c, current, fields, what) for c in candidates), key=len)
+
+
+def _first_look(looks: list[_Look], first_seen: dict[Key, datetime], has: Any) -> _Look | None:
+    """The first look that holds configurations ``has`` accepts. Declarations made before the first computation
+    of such a configuration are one look together: nothing was seen between them (an admin who forgot a system
+    may declare it in a second comparison, as long as no figure has been computed)."""
+    holding = [look for look in looks if any(has(k) for k in look.keys)]
+    if not holding:
+        return None
+    computed = [at for k, at in first_seen.items() if has(k)]
+    before = [look for look in holding
+              if look.declaration is not None and computed and look.at <= min(computed)]
+    if len(before) < 2:
+        return holding[0]
+    return _Look(before[0].at, tuple(k for look in before for k in look.keys), before[0].declaration)
+
+
+def exposure_judge(*, ledger: Sequence[dict[str, Any]], declarations: Sequence[Declaration],
+                   key: Key) -> Judgement:
+    """Whether configuration ``key`` (computed at least once: it is in ``ledger``) is fresh on the split.
+
+    ``ledger``: every computation of the split in order (retrieval_sha256, rerank_sha256, configuration,
+    scored_at); ``declarations``: the split's declared comparisons, oldest first. A declaration counts for a
+    configuration only when made no later than the configuration's first computation (a later one is
+    refused by ``comparison_declare``; a forged row is simply not believed).
+    """
+    first_seen: dict[Key, datetime] = {}
+    configurations: dict[Key, dict[str, Any]] = {}
+    for e in ledger:
+        k = (e["retrieval_sha256"], e["rerank_sha256"])
+        first_seen.setdefault(k, e["scored_at"])
+        configurations.setdefault(k, e["configuration"])
+    planned_in: dict[Key, Declaration] = {}
+    for declaration in declarations:
+        for k, configuration in zip(declaration.keys, declaration.configurations, strict=True):
+            configurations.setdefault(k, configuration)
+            if k not in planned_in and (k not in first_seen or declaration.declared_at <= first_seen[k]):
+                planned_in[k] = declaration
+    looks = [_Look(d.declared_at, tuple(k for k in d.keys if planned_in.get(k) is d), d) for d in declarations]
+    looks = [look for look in looks if look.keys]
+    looks += [_Look(at, (k,), None) for k, at in first_seen.items() if k not in planned_in]
+    looks.sort(key=lambda look: look.at)  # stable: a declaration before a computation of the same instant
+    first = _first_look(looks, first_seen, lambda k: True)
+    assert first is not None  # ``key`` itself was computed
+    first_rerank = _first_look(looks, first_seen, lambda k: bool(k[1]))
+
+    current = configurations[key]
+    changes = []
+    if key[0] not in {r for r, _ in first.keys}:
+        changes += _closest([configurations[k]["retrieval"] for k in first.keys], current["retrieval"],
+                            RETRIEVAL_FIELDS, "retrieval")
+    against = first if changes else None
+    if key[1] and first_rerank is not None and key[1] not in {m for _, m in first_rerank.keys}:
+        model_changes = _closest([configurations[k]["rerank"] for k in first_rerank.keys if k[1]],
+                                 current["rerank"], RERANK_FIELDS, "model")
+        changes += model_changes
+        against = against or (first_rerank if model_changes else None)
+    # Looks among the computations: one per declaration (those merged into the first look count once), one per
+    # undeclared configuration.
+    merged = {planned_in[k].pk for k in first.keys if k in planned_in}
+    seen = {("first" if planned_in[k].pk in merged else planned_in[k].pk) if k in planned_in else k
+            for k in first_seen}
+    return Judgement(changes=tuple(changes), looks=len(seen), declaration=planned_in.get(key),
+                     added_after=against.declaration if against is not None else None)
+
+
 def exposure_record_inputs(inputs: ReportInputs, *, purpose: str, user: Any = None) -> Exposure:
     """Append one computation of held-out figures of (retrieval, rerank) configuration ``inputs`` to the ledger.
 
     The caller has held-out ranking queries to show (a report, or one system of a leaderboard).
     """
     configuration = exposure_configuration(inputs)
-    retrieval_sha = sha256_json(configuration["retrieval"])
-    rerank_sha = sha256_json(configuration["rerank"]) if configuration["rerank"] is not None else ""
+    retrieval_sha, rerank_sha = configuration_key(configuration)
     with transaction.atomic():
+        heldout_lock(inputs.suite.pk)
         entry = HeldoutExposure.objects.create(
             suite_id=inputs.suite.pk, split=PRIMARY_SPLIT, retrieval_sha256=retrieval_sha,
             rerank_sha256=rerank_sha, configuration=configuration, purpose=purpose,
@@ -99,22 +242,19 @@ def exposure_record_inputs(inputs: ReportInputs, *, purpose: str, user: Any = No
         )
         ledger = list(HeldoutExposure.objects.filter(suite_id=inputs.suite.pk, split=PRIMARY_SPLIT)
                       .order_by("id").values("retrieval_sha256", "rerank_sha256", "configuration", "scored_at"))
-    first_retrieval = ledger[0]
-    first_rerank = next((e for e in ledger if e["rerank_sha256"]), None)
-    changes = _changes(first_retrieval["configuration"]["retrieval"], configuration["retrieval"],
-                       RETRIEVAL_FIELDS, "retrieval")
-    if rerank_sha and first_rerank is not None:
-        changes += _changes(first_rerank["configuration"]["rerank"], configuration["rerank"], RERANK_FIELDS, "model")
+        declarations = comparisons_of(suite_id=inputs.suite.pk, split=PRIMARY_SPLIT)
+    judged = exposure_judge(ledger=ledger, declarations=declarations, key=(retrieval_sha, rerank_sha))
     this = next(e for e in ledger if (e["retrieval_sha256"], e["rerank_sha256"]) == (retrieval_sha, rerank_sha))
     return Exposure(
         times=len(ledger),
         configurations=len({(e["retrieval_sha256"], e["rerank_sha256"]) for e in ledger}),
         first_scored_at=this["scored_at"].isoformat(),
-        fresh=not changes,
-        changes=tuple(changes),
+        fresh=not judged.changes,
+        changes=judged.changes,
         entry={"id": entry.pk, "suite": f"{inputs.suite.name} v{inputs.suite.version}", "split": PRIMARY_SPLIT,
                "retrieval_sha256": retrieval_sha, "rerank_sha256": rerank_sha, "configuration": configuration,
                "purpose": purpose, "scored_at": entry.scored_at.isoformat()},
+        looks=judged.looks, declaration=judged.declaration, added_after=judged.added_after,
     )
 
 
@@ -144,6 +284,12 @@ def leaderboard_exposure_record(board: Leaderboard, *, purpose: str, user: Any =
     splits = tuple(replace(s, rows=tuple(replace(r, system=by_key[r.system.key]) for r in s.rows))
                    for s in board.splits)
     return replace(board, systems=tuple(systems), splits=splits)
+
+
+def exposure_declarations(exposures: Sequence[Exposure | None]) -> list[Declaration]:
+    """The distinct comparisons the given systems were planned in, oldest first (for a leaderboard or summary)."""
+    found = {e.declaration.pk: e.declaration for e in exposures if e is not None and e.declaration is not None}
+    return sorted(found.values(), key=lambda d: (d.declared_at, d.pk))
 
 
 class ExposureRunError(ValueError):

@@ -66,6 +66,17 @@ def _retrieval_meta(run: RetrievalRun) -> RetrievalMeta:
     )
 
 
+def run_metas(*, retrieval_run: RetrievalRun, rerank_run: RerankRun | None = None
+              ) -> tuple[RetrievalMeta, RerankMeta | None]:
+    """A retrieval run, and one of its rerank runs, as the report reads them; enough for the held-out ledger's
+    configuration (no queries, no spend)."""
+    rerank = None if rerank_run is None else RerankMeta(
+        pk=rerank_run.pk, provider=rerank_run.provider, provider_label=rerank_run.provider,
+        model_id=rerank_run.model_id, question_version=rerank_run.question_version,
+        question_sha256=rerank_run.question_sha256, status=rerank_run.status)
+    return _retrieval_meta(retrieval_run), rerank
+
+
 def _docid(citation: str, variant: int) -> str:
     # The same rule as Provision.docid, applied to values() rows.
     base = citation.replace(" ", "_")

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from benchmarks.reports.exposure import exposure_declarations
 from benchmarks.reports.figures import PRIMARY_SPLIT, suite_caveats, suite_population
 from benchmarks.reports.leaderboard import Leaderboard
 
@@ -66,7 +67,9 @@ _HASH = re.compile(r"\b[0-9a-f]{64}\b")
 
 
 def _exposure_lines(board: Leaderboard) -> tuple[str, ...]:
-    lines = []
+    # A comparison planned together first, once: its systems are one look at the split.
+    lines = [f"{d.sentence[0].upper()}{d.sentence[1:]} (comparison #{d.pk}, sha256 {d.sha256[:12]}…)."
+             for d in exposure_declarations([s.exposure for s in board.systems])]
     for system in board.systems:
         exposure = system.exposure
         if exposure is None:
@@ -74,8 +77,15 @@ def _exposure_lines(board: Leaderboard) -> tuple[str, ...]:
         # A changed question hash is named by its first characters: the full one is in the ledger and exports.
         changes = [_HASH.sub(lambda m: m.group(0)[:12] + "…", c) for c in exposure.changes]
         state = "fresh" if exposure.fresh else "NOT fresh: " + "; ".join(changes)
+        if exposure.added_after is not None:
+            d = exposure.added_after
+            state += f" (added after comparison #{d.pk}, declared by {d.declared_by} on {d.declared_at:%Y-%m-%d})"
+        if exposure.declaration is not None:
+            state += f", planned together (comparison #{exposure.declaration.pk})"
+        looks = (f", {exposure.looks} look{'s' * (exposure.looks != 1)}"
+                 if exposure.looks != exposure.configurations else "")
         lines.append(f"{system.key}: held-out split scored {exposure.times} time{'s' * (exposure.times != 1)} in "
-                     f"{exposure.configurations} configuration{'s' * (exposure.configurations != 1)} "
+                     f"{exposure.configurations} configuration{'s' * (exposure.configurations != 1)}{looks} "
                      f"(this one first on {exposure.first_scored_at[:10]}); {state}.")
     return tuple(lines)
 

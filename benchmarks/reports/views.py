@@ -14,7 +14,7 @@ from django.template.loader import render_to_string
 from django.utils.text import slugify
 
 from benchmarks.reports.exports import report_as_json, report_text_export
-from benchmarks.reports.exposure import exposure_record, leaderboard_exposure_record
+from benchmarks.reports.exposure import exposure_declarations, exposure_record, leaderboard_exposure_record
 from benchmarks.reports.figures import (
     COVERAGE_NOTE,
     DIAGNOSTIC_THRESHOLD,
@@ -166,6 +166,7 @@ def leaderboard_page(request: HttpRequest, pk: int) -> HttpResponse:
             board.forest_rows(), endpoint=f"{PRIMARY_SPLIT} {PRIMARY_METRIC}", replicates=board.replicates,
             seed=board.seed),
         "exports": [*LEADERBOARD_EXPORTS, *run_exports], "metrics": METRICS,
+        "declarations": exposure_declarations([s.exposure for s in board.systems]),
         "min_replicates": MIN_REPLICATES, "max_replicates": MAX_REPLICATES,
     })
 

@@ -97,6 +97,26 @@ def test_a_refused_launch_names_the_field_and_a_body_over_the_limit_is_a_413(api
     assert isinstance(too_big.parsed, str) and "limit is 2000 bytes" in too_big.parsed
 
 
+def test_an_admin_declares_a_comparison_and_a_stakeholder_lists_it(api):
+    from tests.benchmarks.labels.fixtures import rerank_world
+
+    models = api.module("models")
+    run = rerank_world(seed=43, queries=4)
+    body = models.ComparisonDeclareIn(systems=[models.ComparisonSystemIn(retrieval_run=run.retrieval_run_id),
+                                               models.ComparisonSystemIn(retrieval_run=run.retrieval_run_id,
+                                                                         rerank_run=run.pk)])
+    refused = api.call("stakeholder", "benchmarks.benchmarks_comparisons_declare", body=body)
+    assert refused.status_code == HTTPStatus.FORBIDDEN
+    declared = api.call("admin", "benchmarks.benchmarks_comparisons_declare", body=body)
+    assert declared.status_code == HTTPStatus.CREATED, declared.content
+    assert isinstance(declared.parsed, models.ComparisonOut) and len(declared.parsed.systems) == 2
+    listed = api.call("stakeholder", "benchmarks.benchmarks_comparisons_list", suite=run.suite_id)
+    assert isinstance(listed.parsed, models.ComparisonListOut)
+    assert [c.sha256 for c in listed.parsed.comparisons] == [declared.parsed.sha256]
+    again = api.call("admin", "benchmarks.benchmarks_comparisons_declare", body=body)
+    assert again.status_code == HTTPStatus.BAD_REQUEST and "already in the comparison" in again.parsed.errors[0]
+
+
 def test_an_admin_pastes_a_cuad_run_and_reads_its_scorecard(api, tmp_path):
     models = api.module("models")
     loaded = load(tmp_path)

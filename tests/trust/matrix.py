@@ -150,6 +150,10 @@ MATRIX: dict[str, Entry] = {
     "benchmarks/rerank/<int:pk>/resume/": post_only(LAUNCH_RUNS, "/benchmarks/rerank/{rerank_pk}/resume/",
                                                     {"reattempt": "1"}),
     "benchmarks/rerank/<int:pk>/receipts.jsonl": page(VIEW_REPORTS, "/benchmarks/rerank/{rerank_pk}/receipts.jsonl"),
+    "benchmarks/comparisons/": page(VIEW_REPORTS, "/benchmarks/comparisons/"),
+    "benchmarks/comparisons/declare/<int:pk>/": form(
+        LAUNCH_RUNS, LAUNCH_RUNS, "/benchmarks/comparisons/declare/{retrieval_pk}/",
+        {"system": ["retrieval-{retrieval_pk}", "rerank-{rerank_pk}"]}),
     "benchmarks/reports/": page(VIEW_REPORTS, "/benchmarks/reports/"),
     "benchmarks/reports/rerank/<int:pk>/": page(VIEW_REPORTS,
                                                 "/benchmarks/reports/rerank/{rerank_pk}/?replicates=1000"),
@@ -193,6 +197,10 @@ MATRIX: dict[str, Entry] = {
     "api/v1/benchmarks/retrieval-runs/<int:pk>/": api(VIEW_REPORTS, "/api/v1/benchmarks/retrieval-runs/{retrieval_pk}/"),
     "api/v1/benchmarks/rerank-runs/": api_post(None, LAUNCH_RUNS, "/api/v1/benchmarks/rerank-runs/",
                                             {"retrieval_run": "{retrieval_pk}", "provider": "local"}),
+    "api/v1/benchmarks/comparisons/": api_post(
+        VIEW_REPORTS, LAUNCH_RUNS, "/api/v1/benchmarks/comparisons/",
+        {"systems": [{"retrieval_run": "{retrieval_pk}"},
+                     {"retrieval_run": "{retrieval_pk}", "rerank_run": "{rerank_pk}"}]}),
     "api/v1/benchmarks/rerank-runs/<int:pk>/": api(VIEW_REPORTS, "/api/v1/benchmarks/rerank-runs/{rerank_pk}/"),
     "api/v1/benchmarks/reports/rerank/<int:pk>/": api(VIEW_REPORTS,
                                                    "/api/v1/benchmarks/reports/rerank/{rerank_pk}/?replicates=1000"),

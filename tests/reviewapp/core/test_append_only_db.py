@@ -10,6 +10,7 @@ from django.core.management import call_command
 from django.db import DatabaseError, connection, transaction
 from django.utils import timezone
 
+from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
 from grading.contracts.models import ClauseTaxonomy, ContractText
@@ -22,7 +23,7 @@ from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 
 APPEND_ONLY = [JudgmentRevision, Adjudication, PoolGuidelines, KnownAnswer, AccountAudit, BudgetRaise, Receipt,
-               HeldoutExposure, ContractText, ClauseTaxonomy]
+               HeldoutExposure, DeclaredComparison, ContractText, ClauseTaxonomy]
 HASH = "0" * 64
 
 
@@ -55,11 +56,14 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
     suite = Suite.objects.create(name="s", version=1, corpus="nrs", definition="{}", sha256=HASH,
                                  sources_sha256=HASH, frozen_at=timezone.now())
     exposure = HeldoutExposure.objects.create(suite=suite, retrieval_sha256=HASH, configuration={}, purpose="page")
+    comparison = DeclaredComparison.objects.create(suite=suite, systems=[], sha256=HASH, declared_by=admin_user_,
+                                                   declared_via="command", declared_at=timezone.now())
     return {
         JudgmentRevision: JudgmentRevision.objects.get(judgment__item=item).pk,
         Adjudication: Adjudication.objects.get(item=item).pk,
         PoolGuidelines: guidelines.pk, KnownAnswer: known.pk, AccountAudit: audit.pk, BudgetRaise: raise_.pk,
-        Receipt: receipt.pk, HeldoutExposure: exposure.pk, **_contract_evidence(),
+        Receipt: receipt.pk, HeldoutExposure: exposure.pk, DeclaredComparison: comparison.pk,
+        **_contract_evidence(),
     }
 
 

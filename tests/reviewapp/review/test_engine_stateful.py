@@ -5,8 +5,9 @@ The machine (``EngineMachine``) drives declare (sometimes with forged hashes), a
 reuse (the same few texts recur across pools with the same or other instructions, guidelines and kinds),
 re-binding an item to new texts, known answers and their mixing, autosave, complete, undo, reopen, rulings,
 invitations (make, accept, revoke), deactivate and reactivate, guidelines, a new pool version, suite target
-confirmation, exports and held-out human-label figures, and tries the forbidden operations (raw SQL on
-revisions, assigning an admin, grading with another item's hashes). After every step it checks:
+confirmation, exports, held-out human-label figures and declaring a comparison of the benchmark's systems,
+and tries the forbidden operations (raw SQL on revisions, assigning an admin, grading with another item's
+hashes). After every step it checks:
 
 1. each counted judgment's hashes are the hashes of the texts its author was shown (by
    ``selectors.reviewer_item``, the one reader of what a reviewer sees), and a judgment counted in another
@@ -14,7 +15,7 @@ revisions, assigning an admin, grading with another item's hashes). After every 
    guidelines);
 2. no reviewer holds the same texts twice;
 3. no account that sees model output holds an assignment or authors a judgment;
-4. every held-out computation has its ledger row;
+4. every held-out computation has its ledger row, and no declared system was scored before its declaration;
 5. append-only rows never change (a receipt may change once, from ``sent``).
 
 Examples are independent: the world every example starts from (accounts, a suite with a rerank run and its
@@ -60,7 +61,7 @@ BUDGET = settings(max_examples=20, stateful_step_count=15, deadline=None, derand
 
 APPEND_ONLY = ("reviewapp.JudgmentRevision", "reviewapp.Adjudication", "reviewapp.PoolGuidelines",
                "reviewapp.KnownAnswer", "reviewapp.AccountAudit", "providers.BudgetRaise", "providers.Receipt",
-               "benchmarks.HeldoutExposure")
+               "benchmarks.HeldoutExposure", "benchmarks.DeclaredComparison")
 
 
 # What the examples reached (asserted at the end, so that a change that starves a feature fails loudly).
@@ -558,6 +559,31 @@ class EngineMachine(RuleBasedStateMachine):
         self.heldout_computations += computed
         REACHED["held-out computations"] += computed
 
+    @rule(look_first=st.booleans())
+    def declare_a_comparison(self, look_first):
+        """Keyword order and the rerank run planned together: refused once the rerank run was scored on the
+        held-out split (here, sometimes, by reading its report first) or once declared; declared otherwise."""
+        from benchmarks.comparisons.services import ComparisonError, comparison_declare
+        from benchmarks.reports.exposure import exposure_record
+        from benchmarks.reports.selectors import report_build, rerank_scores_load
+        from benchmarks.rerank.models import RerankRun
+
+        run = RerankRun.objects.select_related("retrieval_run").get(pk=self.world.rerank_run)
+        if look_first:
+            scores, _ = rerank_scores_load(pk=run.pk)
+            report = exposure_record(report_build(run=run.retrieval_run, rerank=scores, replicates=1000),
+                                     purpose="page", user=self.admin)
+            self.heldout_computations += report.exposure is not None
+        try:
+            comparison_declare(systems=[(run.retrieval_run, None), (run.retrieval_run, run)], user=self.admin,
+                               via="command")
+        except ComparisonError as error:
+            seen = "already scored" in str(error)
+            assert seen or "already in the comparison" in str(error), error
+            REACHED["comparisons refused: seen" if seen else "comparisons refused: declared"] += 1
+        else:
+            REACHED["comparisons declared"] += 1
+
     def _bench_public_id(self) -> str:
         from reviewapp.review.models import ReviewPool
 
@@ -683,6 +709,20 @@ class EngineMachine(RuleBasedStateMachine):
         from benchmarks.reports.models import HeldoutExposure
 
         assert HeldoutExposure.objects.count() - self.ledger_before == self.heldout_computations
+
+    @invariant()
+    def no_declared_system_was_scored_before_its_declaration(self):
+        from django.db.models import Min
+
+        from benchmarks.comparisons.models import DeclaredComparison
+        from benchmarks.reports.models import HeldoutExposure
+
+        for declaration in DeclaredComparison.objects.all():
+            for system in declaration.systems:
+                first = HeldoutExposure.objects.filter(
+                    suite_id=declaration.suite_id, split=declaration.split, retrieval_sha256=system["retrieval_sha256"],
+                    rerank_sha256=system["rerank_sha256"]).aggregate(first=Min("scored_at"))["first"]
+                assert first is None or first >= declaration.declared_at, (system["label"], first)
 
     @invariant()
     def append_only_rows_never_change(self):

@@ -1,0 +1,70 @@
+"""Declare a comparison: systems planned together on a suite's held-out split, before any of them is scored there.
+
+  manage.py declare_comparison --retrieval-run 3 --rerank-run 5 --rerank-run 6 --by alice   # keyword order too
+  manage.py declare_comparison --retrieval-run 3 --rerank-run 5 --rerank-run 6 --no-keyword --by alice
+  manage.py declare_comparison --list                                                      # every declaration
+
+Refused, writing nothing, for a system already scored on the held-out split (it was seen) or already declared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from benchmarks.comparisons.selectors import comparison_list
+from benchmarks.comparisons.services import ComparisonError, comparison_declare
+from benchmarks.reports.figures import PRIMARY_SPLIT
+from benchmarks.rerank.models import RerankRun
+from benchmarks.retrieval.models import RetrievalRun
+
+
+class Command(BaseCommand):
+    help = ("Declare the systems of one retrieval run (keyword order and rerank runs) one comparison on the "
+            "held-out split, before any of them is scored there: the held-out ledger counts them as one look.")
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--retrieval-run", type=int)
+        parser.add_argument("--rerank-run", type=int, action="append", default=[],
+                            help="a rerank run of the retrieval run; repeatable")
+        parser.add_argument("--no-keyword", action="store_true",
+                            help="leave out the retrieval run's keyword order (declared by default)")
+        parser.add_argument("--split", default=PRIMARY_SPLIT)
+        parser.add_argument("--by", default="", help="username of the admin declaring it (recorded)")
+        parser.add_argument("--list", action="store_true", help="print every declared comparison and stop")
+
+    def handle(self, *args: Any, **o: Any) -> None:
+        if o["list"]:
+            for d in comparison_list():
+                self.stdout.write(f"#{d.pk} {d.suite} {d.split}: {d.sentence} (via {d.declared_via}, sha256 "
+                                  f"{d.sha256}): {'; '.join(d.labels)}")
+            return
+        if o["retrieval_run"] is None:
+            raise CommandError("--retrieval-run is required (or --list)")
+        if not o["by"]:
+            raise CommandError("--by: name the admin declaring the comparison (it is recorded)")
+        user = get_user_model().objects.filter(username=o["by"]).first()
+        if user is None:
+            raise CommandError(f"--by: no user {o['by']!r}")
+        run = RetrievalRun.objects.select_related("suite").filter(pk=o["retrieval_run"]).first()
+        if run is None:
+            raise CommandError(f"--retrieval-run: no retrieval run #{o['retrieval_run']}")
+        reranks = RerankRun.objects.in_bulk(o["rerank_run"])
+        missing = [pk for pk in o["rerank_run"] if pk not in reranks]
+        if missing:
+            raise CommandError(f"--rerank-run: no rerank run(s) {', '.join(f'#{pk}' for pk in missing)}")
+        systems: list[tuple[RetrievalRun, RerankRun | None]] = [] if o["no_keyword"] else [(run, None)]
+        systems += [(run, reranks[pk]) for pk in o["rerank_run"]]
+        try:
+            declared = comparison_declare(systems=systems, user=user, via="command",
+                                          split=o["split"])
+        except ComparisonError as error:
+            raise CommandError(str(error)) from None
+        declaration = next(d for d in comparison_list(suite_id=declared.suite_id) if d.pk == declared.pk)
+        self.stdout.write(f"comparison #{declaration.pk} declared on {declaration.suite} {declaration.split}: "
+                          f"{declaration.sentence}")
+        for label in declaration.labels:
+            self.stdout.write(f"  {label}")
+        self.stdout.write(f"sha256 {declaration.sha256}")

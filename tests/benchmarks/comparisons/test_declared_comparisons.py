@@ -1,0 +1,195 @@
+"""Declared comparisons on stored runs: one look on the leaderboard, report and summary; a later system warns;
+a system already scored is refused, naming it; the page, the API and the command; the table is append-only."""
+
+from __future__ import annotations
+
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.db import DatabaseError, connection, transaction
+
+from benchmarks.comparisons.models import DeclaredComparison
+from benchmarks.comparisons.services import ComparisonError, comparison_declare
+from benchmarks.reports.models import HeldoutExposure
+from reviewapp.core.models import AppendOnlyError
+from tests.benchmarks.reports.test_leaderboard import _rerank, _reverse_keyword, _targets_first
+from tests.benchmarks.reports.test_report_pages import _stored_report_inputs
+
+QS = "?replicates=1000&seed=7"
+
+
+@pytest.fixture
+def runs(db):
+    """A two-split suite, a retrieval run and three rerank runs of its candidates (three model configurations)."""
+    stored = _stored_report_inputs()
+    stored["oracle"] = _rerank(stored["run"], _targets_first, model="oracle-ish")
+    stored["reverse"] = _rerank(stored["run"], _reverse_keyword, model="reverse", question="statute-relevance-v2")
+    return stored
+
+
+def _systems(runs, *names):
+    run = runs["run"]
+    return [(run, None if name == "keyword" else runs[name]) for name in names]
+
+
+def _board(client, runs, *reranks, suffix=""):
+    query = "&".join(f"rerank={r.pk}" for r in reranks)
+    response = client.get(f"/benchmarks/reports/leaderboard/{runs['run'].pk}/{suffix}{QS}&{query}")
+    assert response.status_code == 200
+    return response
+
+
+def test_systems_planned_together_never_warn_and_a_system_added_later_does(runs, admin_user_, admin_client_):
+    rerank, oracle, reverse = runs["rerank"], runs["oracle"], runs["reverse"]
+    declared = comparison_declare(systems=_systems(runs, "keyword", "rerank", "oracle", "reverse"),
+                                  user=admin_user_, via="command")
+
+    page = _board(admin_client_, runs, rerank, oracle, reverse).content.decode()
+    assert "heldout-warning" not in page and page.count("planned-badge") == 4
+    assert f'id="planned-{declared.pk}"' in page and "Planned together: 4 systems, declared by alice_admin on" in page
+    board = json.loads(_board(admin_client_, runs, rerank, oracle, reverse, suffix="leaderboard.json").content)
+    for system in board["systems"]:
+        exposure = system["heldout_exposure"]
+        assert exposure["fresh"] and exposure["warning"] == "" and exposure["declaration"]["id"] == declared.pk
+        assert exposure["configurations"] == 4 and exposure["looks"] == 1
+    # Each system's computation is its own row: the count as each was appended.
+    assert [s["heldout_exposure"]["times"] for s in board["systems"]] == [5, 6, 7, 8]
+
+    # A fourth model, not declared: it warns, names the declaration, and the declared ones stay fresh.
+    late = _rerank(runs["run"], _reverse_keyword, model="late-model")
+    page = _board(admin_client_, runs, rerank, oracle, reverse, late).content.decode()
+    assert page.count("heldout-warning") == 1
+    warned = page[page.index('id="system-rerank-' + str(late.pk)):]
+    warned = warned[:warned.index("</li>")]
+    assert "Held-out split not fresh." in warned and "added after the comparison declared by alice_admin" in warned
+    assert "model_id: &#x27;" in warned and "-&gt; &#x27;late-model&#x27;" in warned
+    # The ledger still records every computation: 4 + 4 systems, then 5.
+    assert HeldoutExposure.objects.count() == 13
+    assert set(HeldoutExposure.objects.values_list("rerank_run_id", flat=True)) == {
+        None, rerank.pk, oracle.pk, reverse.pk, late.pk}
+
+    summary = admin_client_.get(f"/benchmarks/reports/summary/{runs['run'].pk}/{QS}&rerank={rerank.pk}"
+                                f"&rerank={oracle.pk}&rerank={reverse.pk}&rerank={late.pk}").content.decode()
+    assert "Planned together: 4 systems, declared by alice_admin on" in summary and "one exposure" in summary
+    assert f"added after comparison #{declared.pk}" in summary and "2 looks" in summary
+
+    report = admin_client_.get(f"/benchmarks/reports/rerank/{oracle.pk}/{QS}").content.decode()
+    assert 'id="heldout-planned"' in report and 'id="heldout-warning"' not in report
+
+
+def test_without_a_declaration_the_same_reads_warn_for_every_model_after_the_first(runs, admin_client_):
+    page = _board(admin_client_, runs, runs["rerank"], runs["oracle"], runs["reverse"]).content.decode()
+    assert page.count("heldout-warning") == 2 and "planned-badge" not in page
+
+
+def test_declaring_a_system_already_scored_is_refused_naming_it_and_writes_nothing(runs, admin_user_,
+                                                                                  stakeholder_client):
+    oracle = runs["oracle"]
+    assert stakeholder_client.get(f"/benchmarks/reports/rerank/{oracle.pk}/{QS}").status_code == 200
+    with pytest.raises(ComparisonError, match=rf"already scored on the heldout split .*: rerank #{oracle.pk}: "
+                                              r"local oracle-ish, .*\(first on .*, 1 computation\)"):
+        comparison_declare(systems=_systems(runs, "keyword", "oracle", "reverse"), user=admin_user_, via="page")
+    assert not DeclaredComparison.objects.exists()
+    # The systems not yet seen can still be planned together; then none of them can be declared again.
+    comparison_declare(systems=_systems(runs, "keyword", "reverse"), user=admin_user_, via="page")
+    with pytest.raises(ComparisonError, match=r"already in the comparison declared by alice_admin .*reverse"):
+        comparison_declare(systems=_systems(runs, "rerank", "reverse"), user=admin_user_, via="page")
+    assert DeclaredComparison.objects.count() == 1
+
+
+def test_what_cannot_be_declared_says_why(runs, admin_user_, stakeholder_user):
+    run, secondary = runs["run"], runs["secondary"]
+    cases = [
+        ({"systems": _systems(runs, "keyword", "oracle"), "user": stakeholder_user}, "only an admin"),
+        ({"systems": _systems(runs, "oracle")}, "at least 2 systems; got 1"),
+        ({"systems": _systems(runs, "oracle", "oracle")}, "named twice"),
+        ({"systems": [(run, None), (secondary, runs["oracle"])]}, "reranks retrieval run #"),
+        ({"systems": _systems(runs, "keyword", "oracle"), "split": "dev"}, "only the heldout split is ledgered"),
+        ({"systems": _systems(runs, "keyword", "oracle"), "split": "train"}, "no split 'train'"),
+    ]
+    twin = _rerank(run, _targets_first, model="oracle-ish")  # the oracle's configuration again
+    cases.append(({"systems": [(run, runs["oracle"]), (run, twin)]}, "have the same configuration"))
+    for kwargs, message in cases:
+        with pytest.raises(ComparisonError, match=message):
+            comparison_declare(**{"user": admin_user_, "via": "api", **kwargs})
+    assert not DeclaredComparison.objects.exists()
+
+
+def test_a_declaration_is_append_only_in_the_orm_and_the_database(runs, admin_user_):
+    declared = comparison_declare(systems=_systems(runs, "keyword", "oracle"), user=admin_user_, via="command")
+    with pytest.raises(AppendOnlyError):
+        declared.delete()
+    with pytest.raises(AppendOnlyError):
+        DeclaredComparison.objects.filter(pk=declared.pk).update(declared_at=declared.declared_at)
+    for sql in ('UPDATE "benchmarks_declaredcomparison" SET systems = %s WHERE id = %s',
+                'DELETE FROM "benchmarks_declaredcomparison" WHERE id = %s AND %s IS NOT NULL'):
+        with pytest.raises(DatabaseError, match="append-only"), transaction.atomic(), connection.cursor() as cur:
+            cur.execute(sql, ["[]", declared.pk] if sql.startswith("UPDATE") else [declared.pk, 1])
+    assert DeclaredComparison.objects.get(pk=declared.pk).systems[1]["rerank_run_id"] == runs["oracle"].pk
+
+
+def test_the_page_offers_unseen_systems_and_declares_them(runs, admin_client_, stakeholder_client):
+    run, oracle, reverse = runs["run"], runs["oracle"], runs["reverse"]
+    url = f"/benchmarks/comparisons/declare/{run.pk}/"
+    assert stakeholder_client.get(url).status_code == 403
+    stakeholder_client.get(f"/benchmarks/reports/rerank/{oracle.pk}/{QS}")  # the oracle is seen
+    page = admin_client_.get(url).content.decode()
+    seen = page[page.index(f'id="plan-rerank-{oracle.pk}"'):]
+    assert "disabled" in seen[:seen.index("</label>")] and "seen" in seen[:seen.index("</label>")]
+    refused = admin_client_.post(url, {"system": [f"rerank-{oracle.pk}", f"rerank-{reverse.pk}"]})
+    assert refused.status_code == 400 and f"rerank #{oracle.pk}" in refused.content.decode()
+    response = admin_client_.post(url, {"system": [f"retrieval-{run.pk}", f"rerank-{reverse.pk}"]})
+    assert response.status_code == 302
+    assert response["Location"] == f"/benchmarks/reports/leaderboard/{run.pk}/?rerank={reverse.pk}"
+    declared = DeclaredComparison.objects.get()
+    assert declared.declared_via == "page" and declared.declared_by.username == "alice_admin"
+    listing = stakeholder_client.get("/benchmarks/comparisons/").content.decode()
+    assert f'id="declaration-{declared.pk}"' in listing and "planned together: 2 systems" in listing
+
+
+def test_the_api_declares_lists_and_refuses_by_name(runs, admin_client_, stakeholder_client):
+    run, oracle, reverse = runs["run"], runs["oracle"], runs["reverse"]
+    body = {"systems": [{"retrieval_run": run.pk}, {"retrieval_run": run.pk, "rerank_run": reverse.pk}]}
+    url = "/api/v1/benchmarks/comparisons/"
+    assert stakeholder_client.post(url, body, content_type="application/json").status_code == 403
+    missing = admin_client_.post(url, {"systems": [{"retrieval_run": run.pk, "rerank_run": 999999}]},
+                                 content_type="application/json")
+    assert missing.status_code == 400 and missing.json() == {
+        "errors": ["systems[0].rerank_run: no rerank run #999999"]}
+    created = admin_client_.post(url, body, content_type="application/json")
+    assert created.status_code == 201
+    out = created.json()
+    assert out["declared_by"] == "alice_admin" and out["declared_via"] == "api" and out["split"] == "heldout"
+    assert [s["rerank_sha256"] == "" for s in out["systems"]] == [True, False]
+    assert out["sentence"].startswith("planned together: 2 systems, declared by alice_admin on ")
+    assert out["sha256"] == DeclaredComparison.objects.get().sha256
+    listed = stakeholder_client.get(f"{url}?suite={run.suite_id}").json()["comparisons"]
+    assert [c["id"] for c in listed] == [out["id"]]
+    stakeholder_client.get(f"/api/v1/benchmarks/reports/rerank/{oracle.pk}/?replicates=1000")
+    seen = admin_client_.post(url, {"systems": [{"retrieval_run": run.pk, "rerank_run": oracle.pk},
+                                                {"retrieval_run": run.pk, "rerank_run": runs["rerank"].pk}]},
+                              content_type="application/json")
+    assert seen.status_code == 400 and f"rerank #{oracle.pk}: local oracle-ish" in seen.json()["errors"][0]
+
+
+def test_the_command_declares_lists_and_refuses(runs, admin_user_):
+    run, oracle, reverse = runs["run"], runs["oracle"], runs["reverse"]
+    out = io.StringIO()
+    call_command("declare_comparison", "--retrieval-run", str(run.pk), "--rerank-run", str(oracle.pk),
+                 "--rerank-run", str(reverse.pk), "--by", admin_user_.username, stdout=out)
+    text = out.getvalue()
+    assert "planned together: 3 systems, declared by alice_admin on" in text
+    assert f"keyword order of retrieval run #{run.pk}" in text and f"rerank #{reverse.pk}: local reverse" in text
+    listed = io.StringIO()
+    call_command("declare_comparison", "--list", stdout=listed)
+    assert listed.getvalue().startswith(f"#{DeclaredComparison.objects.get().pk} report-synthetic v1 heldout")
+    with pytest.raises(CommandError, match="already in the comparison declared by alice_admin"):
+        call_command("declare_comparison", "--retrieval-run", str(run.pk), "--rerank-run", str(oracle.pk),
+                     "--by", admin_user_.username, stdout=io.StringIO())
+    with pytest.raises(CommandError, match="--by: no user 'nobody'"):
+        call_command("declare_comparison", "--retrieval-run", str(run.pk), "--by", "nobody")
+    with pytest.raises(CommandError, match=r"--rerank-run: no rerank run\(s\) #999999"):
+        call_command("declare_comparison", "--retrieval-run", str(run.pk), "--rerank-run", "999999",
+                     "--by", admin_user_.username)
