@@ -389,7 +389,7 @@ class FirstStageInput:
 
 @dataclass(frozen=True)
 class FirstStage:
-    key: str  # "retrieval-<pk>"
+    key: str  # "<configuration>-run-<pk>"
     label: str  # what the system is: configuration, engine, k, method and parameters (with its citation)
     retrieval: RetrievalMeta
     exposure: Any = None  # set by the view, as for the leaderboard's systems
@@ -451,7 +451,8 @@ def _split_verdict(board: Any, replicates: int) -> Verdict:
 
 
 def first_stage_key(retrieval: RetrievalMeta) -> str:
-    return f"retrieval-{retrieval.pk}"
+    """"rm3-v1-run-7": the configuration in the key, so the verdict sentence names what it compares."""
+    return f"{retrieval.configuration}-run-{retrieval.pk}"
 
 
 def first_stage_label(retrieval: RetrievalMeta) -> str:

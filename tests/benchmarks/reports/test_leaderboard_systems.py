@@ -56,12 +56,12 @@ def test_the_leaderboard_shows_three_systems_and_the_configurations_on_known_tar
     assert 'id="leaderboard-verdict"' in html and 'id="known-targets-verdict"' in html
     assert "Verdict on known targets.</strong> " in html
     for name, other in world["runs"].items():
-        assert f'id="known-row-heldout-retrieval-{other.pk}"' in html
-        listed = html.split(f'id="first-stage-retrieval-{other.pk}"')[1].split("</li>")[0]
-        assert name in listed
-    rm3 = html.split(f'id="first-stage-retrieval-{world["runs"]["rm3-v1"].pk}"')[1].split("</li>")[0]
+        assert f'id="known-row-heldout-{name}-run-{other.pk}"' in html
+        listed = html.split(f'id="first-stage-{name}-run-{other.pk}"')[1].split("</li>")[0]
+        assert f"retrieval #{other.pk}: {name}" in listed
+    rm3 = html.split(f'id="first-stage-rm3-v1-run-{world["runs"]["rm3-v1"].pk}"')[1].split("</li>")[0]
     assert "RM3" in rm3 and "Lavrenko" in rm3 and "10 terms" in rm3
-    assert "Zhai" in html.split(f'id="first-stage-retrieval-{world["runs"]["qld-v1"].pk}"')[1].split("</li>")[0]
+    assert "Zhai" in html.split(f'id="first-stage-qld-v1-run-{world["runs"]["qld-v1"].pk}"')[1].split("</li>")[0]
     assert COMPARISONS_NOTE.split(".")[0] in html and "never compared" not in html
     # keyword order, the rerank run, the hybrid, and the three other configurations: one ledger entry each.
     assert HeldoutExposure.objects.count() - before == 6
