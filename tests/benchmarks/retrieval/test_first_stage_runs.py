@@ -10,6 +10,7 @@ import hashlib
 
 import pytest
 from django.db import connection
+from django.utils.html import escape
 
 from benchmarks.retrieval import bm25, suite_index
 from benchmarks.retrieval.models import RetrievalResult
@@ -32,7 +33,7 @@ def fresh_cache(monkeypatch):
 
 @pytest.mark.parametrize("configuration", ["rm3-v1", "qld-v1"])
 def test_a_first_stage_run_is_recorded_with_its_method_and_gives_the_same_bytes_on_any_engine(
-        example_suite, fresh_cache, configuration):
+        example_suite, fresh_cache, configuration, stakeholder_client):
     run = retrieval_run_create(suite=example_suite, configuration=configuration, k=30)
     assert run.status == "done", run.error
     assert (run.engine, run.configuration) == ("bm25s", configuration)
@@ -51,5 +52,7 @@ def test_a_first_stage_run_is_recorded_with_its_method_and_gives_the_same_bytes_
     assert retrieval_run_trec(run=again, scores="engine", tag=configuration) == text
     bm25_run = retrieval_run_create(suite=example_suite, k=30)
     assert bm25_run.candidates_sha256 != run.candidates_sha256  # a different system, not a relabelled bm25-v1
+    page = stakeholder_client.get(f"/benchmarks/retrieval/{run.pk}/").content.decode()
+    assert escape(system["method"]) in page and escape(system["citation"].split(",")[0]) in page
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
     assert digest == TREC_SHA256[configuration], f"on {connection.vendor}: {digest}"
