@@ -57,7 +57,7 @@ LABELS_NOTE = (
     "newest non-synthetic pools); otherwise the cell counts what is judged. A missing label is never filled."
 )
 COMPARISONS_NOTE = (
-    "What each comparison needs. Hit@1/5/10, RR and coverage against the suite's nominated targets need no shared "
+    "Hit@1/5/10, RR and coverage against the suite's nominated targets need no shared "
     "candidates: every retrieval configuration is scored on the same queries and targets, each on its own "
     "candidates (the table of retrieval configurations on known targets). A rerank run's or hybrid's difference "
     "from keyword order isolates the reranker only on shared candidates: the tables of this retrieval run. Judged "
