@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from benchmarks.reports.exports import report_as_json, report_text_export
-from benchmarks.reports.exposure import exposure_record, leaderboard_exposure_record
+from benchmarks.reports.exposure import exposure_record, known_targets_exposure_record, leaderboard_exposure_record
 from benchmarks.reports.figures import Report
 from benchmarks.reports.leaderboard import leaderboard_as_json
 from benchmarks.reports.models import HeldoutExposure
@@ -200,6 +200,9 @@ class StatuteLeaderboardOut(serializers.Serializer):
     primary_endpoint = serializers.JSONField()
     labels = serializers.JSONField(allow_null=True)
     notes = serializers.ListField(child=serializers.CharField())
+    known_targets = serializers.JSONField(
+        allow_null=True, help_text="the suite's finished retrieval runs compared on its known targets (Hit@k, RR, "
+                                   "coverage), each on its own candidates: systems, verdict, per split means and pairs")
     splits = serializers.JSONField(help_text="per split: each system's means, its difference against keyword "
                                              "order, human-label figures or why not, and every pair")
 
@@ -208,6 +211,9 @@ LEADERBOARD_PARAMETERS = [
     *PARAMETERS[:2],
     OpenApiParameter("rerank", int, many=True,
                      description="rerank run ids of this retrieval run (repeat or comma-separate); default: all"),
+    OpenApiParameter("hybrid", str, many=True,
+                     description="rerank run ids (among those shown) whose reciprocal rank fusion with keyword order "
+                                 "is also a system, or 'none'; default: every shown run of the local model"),
 ]
 
 
@@ -221,8 +227,9 @@ class StatuteLeaderboardApi(APIView):
         try:
             parsed = leaderboard_request_parse(pk=pk, params=request.query_params)
             board = leaderboard_build(run=parsed.run, reranks=parsed.reranks, replicates=parsed.replicates,
-                                      seed=parsed.seed)
+                                      seed=parsed.seed, hybrids=parsed.hybrids)
         except ReportParameterError as exc:
             return Response(ErrorOut({"error": str(exc)}).data, status=400)
         board = leaderboard_exposure_record(board, purpose=HeldoutExposure.Purpose.API, user=request.user)
+        board = known_targets_exposure_record(board, purpose=HeldoutExposure.Purpose.API, user=request.user)
         return Response(StatuteLeaderboardOut(leaderboard_as_json(board)).data)

@@ -32,13 +32,13 @@ from django.db import transaction
 from benchmarks.comparisons.selectors import Declaration, comparisons_of
 from benchmarks.reports.figures import PRIMARY_SPLIT, Report
 from benchmarks.reports.inputs import ReportInputs, RerankMeta, RetrievalMeta
-from benchmarks.reports.leaderboard import Leaderboard, system_key
+from benchmarks.reports.leaderboard import KEYWORD, Leaderboard, first_stage_key, system_key
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
 from reviewapp.core.hashing import sha256_json
 
 RETRIEVAL_FIELDS = ("configuration", "detail", "k", "passage_rule", "engine")
-RERANK_FIELDS = ("provider", "model_id", "question_version", "question_sha256")
+RERANK_FIELDS = ("provider", "model_id", "question_version", "question_sha256", "fusion")
 
 
 def exposure_configuration(inputs: ReportInputs) -> dict[str, dict[str, Any] | None]:
@@ -54,6 +54,8 @@ def configuration_of(retrieval: RetrievalMeta, rerank: RerankMeta | None) -> dic
         "rerank": None if rerank is None else {
             "provider": rerank.provider, "model_id": rerank.model_id,
             "question_version": rerank.question_version, "question_sha256": rerank.question_sha256,
+            # Only a hybrid carries the key: a plain rerank run's configuration (and hash) is as before.
+            **({"fusion": rerank.fusion} if rerank.fusion else {}),
         },
     }
 
@@ -290,6 +292,35 @@ def exposure_declarations(exposures: Sequence[Exposure | None]) -> list[Declarat
     """The distinct comparisons the given systems were planned in, oldest first (for a leaderboard or summary)."""
     found = {e.declaration.pk: e.declaration for e in exposures if e is not None and e.declaration is not None}
     return sorted(found.values(), key=lambda d: (d.declared_at, d.pk))
+
+
+def known_targets_exposure_record(board: Leaderboard, *, purpose: str, user: Any = None) -> Leaderboard:
+    """One ledger entry per other retrieval configuration whose held-out figures the known-target table shows
+    (pages, exports and the API that show that table; the summary does not show it and does not call this).
+
+    Call after ``leaderboard_exposure_record``: the leaderboard's own retrieval run is its keyword order, already
+    recorded there; that entry is reused, not doubled.
+    """
+    known = board.known_targets
+    inputs = board.inputs
+    if known is None or known.primary is None or inputs.suite.pk is None:
+        return board
+    keyword: Exposure | None = next((s.exposure for s in board.systems if s.key == KEYWORD), None)
+    stages = {first_stage_key(s.retrieval): s for s in inputs.first_stages}
+    systems = []
+    for system in known.systems:
+        if system.retrieval.pk == inputs.retrieval.pk and keyword is not None:
+            exposure = keyword
+        else:
+            stage = stages[system.key]
+            exposure = exposure_record_inputs(
+                ReportInputs(suite=inputs.suite, retrieval=stage.retrieval, queries=stage.queries),
+                purpose=purpose, user=user)
+        systems.append(replace(system, exposure=exposure))
+    by_key = {s.key: s for s in systems}
+    splits = tuple(replace(s, rows=tuple(replace(r, system=by_key[r.system.key]) for r in s.rows))
+                   for s in known.splits)
+    return replace(board, known_targets=replace(known, systems=tuple(systems), splits=splits))
 
 
 class ExposureRunError(ValueError):

@@ -115,6 +115,9 @@ class RerankMeta:
     budget: Mapping[str, Any] = field(default_factory=dict)  # requests/input tokens used and allowed
     # candidates_failed/_unknown/_never_sent and requests_sent/_answered/_failed/_unknown/_not_sent (coverage.py)
     counts: Mapping[str, int] = field(default_factory=dict)
+    # '' for the rerank run itself; "rrf-k60" for the hybrid of keyword order and this run's order
+    # (reciprocal rank fusion, scoring.ir.fusion): another system on the same candidates.
+    fusion: str = ""
 
 
 @dataclass(frozen=True)

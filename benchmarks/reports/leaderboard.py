@@ -37,6 +37,8 @@ from benchmarks.reports.figures import METRICS, PRIMARY_METRIC, PRIMARY_SPLIT, S
 from benchmarks.reports.inputs import QueryInput, ReportInputs, RerankMeta, RetrievalMeta, SuiteMeta, reranked_order
 from reviewapp.core.csv_export import SafeCsvWriter
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, PairedFamilyBootstrap, family_bootstraps
+from scoring.ir.fusion import CITATION as RRF_CITATION
+from scoring.ir.fusion import RRF_K, rrf_order
 from scoring.ir.ranking import judged_precision_at_5, pooled_ndcg_at_5, query_ranking_metrics
 from scoring.ir.trec_io import format_qrels, format_run
 from scoring.stats.bootstrap import Interval
@@ -54,6 +56,14 @@ LABELS_NOTE = (
     "and its whole declared pool labelled by people (completed, non-stale judgments of the chosen rerank runs' "
     "newest non-synthetic pools); otherwise the cell counts what is judged. A missing label is never filled."
 )
+COMPARISONS_NOTE = (
+    "Hit@1/5/10, RR and coverage against the suite's nominated targets need no shared "
+    "candidates: every retrieval configuration is scored on the same queries and targets, each on its own "
+    "candidates (the table of retrieval configurations on known targets). A rerank run's or hybrid's difference "
+    "from keyword order isolates the reranker only on shared candidates: the tables of this retrieval run. Judged "
+    "P@5 and pooled nDCG@5 need shared candidates and pooled human labels, so they appear only there."
+)
+FUSION = f"rrf-k{RRF_K}"
 PER_QUERY_COLUMNS = ("qid", "system", *METRICS, "split", "family")
 FAMILY = "query family"
 PRIMARY_LABEL = dict(SPLITS)[PRIMARY_SPLIT]
@@ -84,6 +94,8 @@ class LeaderboardInputs:
     queries: tuple[QueryInput, ...]  # keyword order, no rerank applied
     reranks: tuple[RerankEntry, ...]
     labels: LabelInputs | None = None
+    # Finished retrieval runs of the same suite (this one first), compared on known targets only.
+    first_stages: tuple[FirstStageInput, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -172,7 +184,8 @@ class Leaderboard:
     level: float = 0.95
     method: str = MULTIPLE_COMPARISON_METHOD
     holm_family: str = HOLM_FAMILY
-    notes: tuple[str, ...] = (ORDER_NOTE, LABELS_NOTE)
+    notes: tuple[str, ...] = (ORDER_NOTE, LABELS_NOTE, COMPARISONS_NOTE)
+    known_targets: KnownTargets | None = None
 
     def system(self, key: str) -> System:
         return next(s for s in self.systems if s.key == key)
@@ -190,17 +203,7 @@ class Leaderboard:
     @property
     def verdict(self) -> Verdict:
         """The one sentence to quote: which systems are best on held-out Hit@5, after Holm's adjustment."""
-        board = self.primary
-        endpoint = f"{PRIMARY_LABEL} {PRIMARY_METRIC}"
-        if board is None:
-            return verdict_sentence(metric=endpoint, contenders=(), duels=(), population="no held-out queries",
-                                    support=unit_support(0, unit=FAMILY), replicates=self.replicates)
-        contenders = [Contender(r.system.key, r.means[PRIMARY_METRIC].estimate, r.system.incomplete)
-                      for r in board.rows]
-        duels = [Duel(p.a, p.b, p.difference, p.p_adjusted) for p in board.pairs_of(PRIMARY_METRIC)]
-        population = f"{count_of(board.queries, PRIMARY_LABEL + ' query')} in {count_of(board.families, FAMILY)}"
-        return verdict_sentence(metric=endpoint, contenders=contenders, duels=duels, population=population,
-                                support=unit_support(board.families, unit=FAMILY), replicates=self.replicates)
+        return _split_verdict(self.primary, self.replicates)
 
     def forest_rows(self) -> list[tuple[str, Interval | None, str]]:
         """(system label, held-out Hit@5 difference against keyword order, note) for every rerank system."""
@@ -225,11 +228,23 @@ def _p_text(p: float, replicates: int) -> str:
 
 
 def system_key(rerank: RerankMeta) -> str:
-    return f"rerank-{rerank.pk}"
+    return f"hybrid-{rerank.pk}" if rerank.fusion else f"rerank-{rerank.pk}"
 
 
-def system_label(rerank: RerankMeta) -> str:
-    return (f"rerank #{rerank.pk}: {rerank.provider_label} {rerank.model_id}, question {rerank.question_version}")
+def system_label(rerank: RerankMeta, *, configuration: str = "keyword") -> str:
+    own = f"rerank #{rerank.pk}: {rerank.provider_label} {rerank.model_id}, question {rerank.question_version}"
+    if not rerank.fusion:
+        return own
+    return (f"hybrid of rerank #{rerank.pk}: reciprocal rank fusion (RRF, k={RRF_K}; {RRF_CITATION}) of the "
+            f"{configuration} order and the order of {own}; the same candidates, ties by {configuration} rank")
+
+
+def hybrid_order(candidates: Sequence[Any]) -> list[Any]:
+    """RRF of the keyword order and the rerank run's order (``reranked_order``) of the same candidates."""
+    keyword = sorted(candidates, key=lambda c: c.keyword_rank)
+    by_docid = {c.docid: c for c in keyword}
+    fused = rrf_order([[c.docid for c in keyword], [c.docid for c in reranked_order(keyword)]], k=RRF_K)
+    return [by_docid[d] for d in fused]
 
 
 def _metrics(ranked: Sequence[str], targets: frozenset[str]) -> dict[str, float]:
@@ -263,7 +278,8 @@ def leaderboard_compute(inputs: LeaderboardInputs, *, replicates: int = DEFAULT_
     for entry in inputs.reranks:
         coverage = run_coverage(ReportInputs(suite=inputs.suite, retrieval=inputs.retrieval, queries=entry.queries,
                                              rerank=entry.meta))
-        system = System(system_key(entry.meta), system_label(entry.meta), entry.meta, coverage)
+        system = System(system_key(entry.meta),
+                        system_label(entry.meta, configuration=inputs.retrieval.configuration), entry.meta, coverage)
         systems.append(system)
         queries_of[system.key] = entry.queries
     shown = [s for s in systems if s.has_figures]
@@ -282,7 +298,11 @@ def leaderboard_compute(inputs: LeaderboardInputs, *, replicates: int = DEFAULT_
         values, rankings = {}, {}
         for system in shown:
             candidates = sorted(by_qid[system.key][q.qid].candidates, key=lambda c: c.keyword_rank)
-            ranked = tuple(c.docid for c in (candidates if system.key == KEYWORD else reranked_order(candidates)))
+            if system.rerank is None:
+                ordered = candidates
+            else:
+                ordered = hybrid_order(candidates) if system.rerank.fusion else reranked_order(candidates)
+            ranked = tuple(c.docid for c in ordered)
             rankings[system.key] = ranked
             values[system.key] = _metrics(ranked, targets)
             human_of[system.key, q.qid], needed_of[system.key, q.qid] = _human(ranked, q.qid, inputs.labels,
@@ -294,8 +314,10 @@ def leaderboard_compute(inputs: LeaderboardInputs, *, replicates: int = DEFAULT_
         in_split = [r for r in rows if r.split == split]
         splits.append(_split_board(split, label, in_split, shown, human_of, needed_of, inputs.labels,
                                    replicates=replicates, seed=seed, level=level))
+    known = (known_targets_compute(inputs.first_stages, replicates=replicates, seed=seed, level=level)
+             if inputs.first_stages else None)
     return Leaderboard(inputs=inputs, systems=tuple(systems), splits=tuple(splits), queries=tuple(rows),
-                       replicates=replicates, seed=seed, level=level)
+                       replicates=replicates, seed=seed, level=level, known_targets=known)
 
 
 def _split_board(split: str, label: str, in_split: list[QueryFigures], shown: list[System],
@@ -345,6 +367,145 @@ def _p_value(pair: PairedFamilyBootstrap) -> float:
     return bootstrap_p_value(pair.replicate_differences)
 
 
+# --------------------------------------------------------------------------- retrieval configurations on known targets
+
+COVERAGE = "coverage"
+KNOWN_METRICS = (*METRICS, COVERAGE)
+KNOWN_HOLM_FAMILY = "every pair of retrieval configurations on one metric in one split"
+KNOWN_NOTE = (
+    "Each retrieval configuration ranks its own candidates; all are scored on the same queries against the same "
+    "nominated targets (every version of a target section counts), so no shared candidates are needed. Coverage: "
+    "the share of a query's target sections among its k candidates (what a reranker of that run could reach)."
+)
+
+
+@dataclass(frozen=True)
+class FirstStageInput:
+    """One finished retrieval run of the suite: its metadata and queries with candidates in its own order."""
+
+    retrieval: RetrievalMeta
+    queries: tuple[QueryInput, ...]
+
+
+@dataclass(frozen=True)
+class FirstStage:
+    key: str  # "<configuration>-run-<pk>"
+    label: str  # what the system is: configuration, engine, k, method and parameters (with its citation)
+    retrieval: RetrievalMeta
+    exposure: Any = None  # set by the view, as for the leaderboard's systems
+    incomplete: str = ""  # a first stage is never partly run: a failed run is not listed
+
+
+@dataclass(frozen=True)
+class KnownTargetRow:
+    system: FirstStage
+    means: dict[str, Interval]
+
+
+@dataclass(frozen=True)
+class KnownTargetSplit:
+    split: str
+    label: str
+    queries: int
+    families: int
+    rows: tuple[KnownTargetRow, ...]
+    pairs: tuple[PairFigure, ...]
+
+    def pairs_of(self, metric: str) -> list[PairFigure]:
+        return [p for p in self.pairs if p.metric == metric]
+
+
+@dataclass(frozen=True)
+class KnownTargets:
+    """Retrieval configurations of one suite compared on its known targets, per split, with paired intervals."""
+
+    systems: tuple[FirstStage, ...]
+    splits: tuple[KnownTargetSplit, ...]
+    replicates: int
+    seed: int
+    metrics: tuple[str, ...] = KNOWN_METRICS
+    holm_family: str = KNOWN_HOLM_FAMILY
+    note: str = KNOWN_NOTE
+
+    @property
+    def primary(self) -> KnownTargetSplit | None:
+        return next((s for s in self.splits if s.split == PRIMARY_SPLIT and s.queries), None)
+
+    @property
+    def verdict(self) -> Verdict:
+        return _split_verdict(self.primary, self.replicates)
+
+
+def _split_verdict(board: Any, replicates: int) -> Verdict:
+    """The verdict sentence on held-out Hit@5 of one split's rows and pairs (either table)."""
+    endpoint = f"{PRIMARY_LABEL} {PRIMARY_METRIC}"
+    if board is None:
+        return verdict_sentence(metric=endpoint, contenders=(), duels=(), population="no held-out queries",
+                                support=unit_support(0, unit=FAMILY), replicates=replicates)
+    contenders = [Contender(r.system.key, r.means[PRIMARY_METRIC].estimate, r.system.incomplete)
+                  for r in board.rows]
+    duels = [Duel(p.a, p.b, p.difference, p.p_adjusted) for p in board.pairs_of(PRIMARY_METRIC)]
+    population = f"{count_of(board.queries, PRIMARY_LABEL + ' query')} in {count_of(board.families, FAMILY)}"
+    return verdict_sentence(metric=endpoint, contenders=contenders, duels=duels, population=population,
+                            support=unit_support(board.families, unit=FAMILY), replicates=replicates)
+
+
+def first_stage_key(retrieval: RetrievalMeta) -> str:
+    """"rm3-v1-run-7": the configuration in the key, so the verdict sentence names what it compares."""
+    return f"{retrieval.configuration}-run-{retrieval.pk}"
+
+
+def first_stage_label(retrieval: RetrievalMeta) -> str:
+    return (f"retrieval #{retrieval.pk}: {retrieval.configuration} on {retrieval.engine}, {retrieval.k} candidates. "
+            f"{retrieval.description}")
+
+
+def known_targets_compute(first_stages: Sequence[FirstStageInput], *, replicates: int = DEFAULT_REPLICATES,
+                          seed: int = DEFAULT_SEED, level: float = 0.95) -> KnownTargets:
+    """Hit@1/5/10, RR and coverage of each run's own order on the ranking queries, per split; every pair paired
+    over query families on one draw, Holm-adjusted per metric and split. Runs must be of the same queries."""
+    if not first_stages:
+        raise ValueError("no retrieval run to compare")
+    ranking = [q.qid for q in first_stages[0].queries if q.kind == "ranking"]
+    for stage in first_stages[1:]:
+        if [q.qid for q in stage.queries if q.kind == "ranking"] != ranking:
+            raise ValueError(f"retrieval run #{stage.retrieval.pk} does not rank the queries of retrieval run "
+                             f"#{first_stages[0].retrieval.pk}")
+    systems = [FirstStage(first_stage_key(s.retrieval), first_stage_label(s.retrieval), s.retrieval)
+               for s in first_stages]
+    values: dict[str, list[dict[str, float | None]]] = {}
+    for system, stage in zip(systems, first_stages, strict=True):
+        rows = []
+        for q in stage.queries:
+            if q.kind != "ranking":
+                continue
+            ranked = [c.docid for c in sorted(q.candidates, key=lambda c: c.keyword_rank)]
+            rows.append({**_metrics(ranked, frozenset(q.targets)), COVERAGE: q.coverage(ranked)})
+        values[system.key] = rows
+    queries = [q for q in first_stages[0].queries if q.kind == "ranking"]
+    splits = []
+    for split, label in SPLITS:
+        positions = [i for i, q in enumerate(queries) if q.split == split]
+        if not positions:
+            splits.append(KnownTargetSplit(split, label, 0, 0, (), ()))
+            continue
+        families = [queries[i].family for i in positions]
+        column = {(s.key, m): [values[s.key][i][m] for i in positions] for s in systems for m in KNOWN_METRICS}
+        pairs_in = {(later.key, earlier.key, m): (column[later.key, m], column[earlier.key, m])
+                    for j, later in enumerate(systems) for earlier in systems[:j] for m in KNOWN_METRICS}
+        singles, pairs = family_bootstraps(column, pairs_in, families, replicates=replicates, seed=seed, level=level,
+                                           keep_replicates=True)
+        figures = []
+        for metric in KNOWN_METRICS:
+            keys = [k for k in pairs if k[2] == metric]
+            p_values = [_p_value(pairs[k]) for k in keys]
+            figures += [PairFigure(k[0], k[1], metric, pairs[k].difference, p, adjusted)
+                        for k, p, adjusted in zip(keys, p_values, holm_adjust(p_values), strict=True)]
+        rows_out = tuple(KnownTargetRow(s, {m: singles[s.key, m].interval for m in KNOWN_METRICS}) for s in systems)
+        splits.append(KnownTargetSplit(split, label, len(positions), len(set(families)), rows_out, tuple(figures)))
+    return KnownTargets(systems=tuple(systems), splits=tuple(splits), replicates=replicates, seed=seed)
+
+
 # --------------------------------------------------------------------------- exports
 
 
@@ -371,7 +532,11 @@ def _system_json(s: System) -> dict[str, Any]:
         "withheld_reason": s.withheld_reason,
         "rerank": None if r is None else {"run": r.pk, "provider": r.provider, "model_id": r.model_id,
                                           "question_version": r.question_version,
-                                          "question_sha256": r.question_sha256, "status": r.status},
+                                          "question_sha256": r.question_sha256, "status": r.status,
+                                          "method": r.method},
+        "fusion": None if r is None or not r.fusion else {
+            "name": r.fusion, "method": "reciprocal rank fusion of keyword order and the rerank run's order",
+            "k": RRF_K, "citation": RRF_CITATION, "ties": "keyword rank"},
         "coverage": s.coverage.as_json() if s.coverage is not None else None,
         "heldout_exposure": s.exposure.as_json() if s.exposure is not None else None,
     }
@@ -396,6 +561,7 @@ def leaderboard_as_json(board: Leaderboard) -> dict[str, Any]:
                                                       "labelled_items": len(inputs.labels.labels),
                                                       "conflicting_items": inputs.labels.conflicts},
         "notes": list(board.notes),
+        "known_targets": None if board.known_targets is None else known_targets_as_json(board.known_targets),
         "splits": [
             {"split": s.split, "label": s.label, "queries": s.queries, "families": s.families,
              "units": unit_support(s.families, unit=FAMILY).as_json(),
@@ -409,6 +575,24 @@ def leaderboard_as_json(board: Leaderboard) -> dict[str, Any]:
              "pairs": [_pair_json(p) for p in s.pairs]}
             for s in board.splits
         ],
+    }
+
+
+def known_targets_as_json(known: KnownTargets) -> dict[str, Any]:
+    return {
+        "note": known.note, "holm_family": known.holm_family, "metrics": list(known.metrics),
+        "verdict": known.verdict.as_json(), "replicates": known.replicates, "seed": known.seed,
+        "systems": [{"key": s.key, "label": s.label, "retrieval_run": s.retrieval.pk,
+                     "configuration": s.retrieval.configuration, "engine": s.retrieval.engine, "k": s.retrieval.k,
+                     "candidates_sha256": s.retrieval.candidates_sha256,
+                     "heldout_exposure": s.exposure.as_json() if s.exposure is not None else None}
+                    for s in known.systems],
+        "splits": [{"split": s.split, "label": s.label, "queries": s.queries, "families": s.families,
+                    "units": unit_support(s.families, unit=FAMILY).as_json(),
+                    "systems": [{"system": r.system.key, "means": {m: _interval_json(i) for m, i in r.means.items()}}
+                                for r in s.rows],
+                    "pairs": [_pair_json(p) for p in s.pairs]}
+                   for s in known.splits],
     }
 
 
@@ -443,6 +627,25 @@ def leaderboard_csv(board: Leaderboard) -> str:
             writer.writerow([s.split, "difference", p.a, p.b, p.metric, cell(d.estimate), cell(d.low), cell(d.high),
                              cell(p.p_value), cell(p.p_adjusted), s.queries, s.families,
                              "; ".join(x for x in (d.note, board.method) if x)])
+    known = board.known_targets
+    for s in known.splits if known is not None else ():
+        for r in s.rows:
+            for m, i in r.means.items():
+                writer.writerow([s.split, "known-target mean", r.system.key, "", m, cell(i.estimate), cell(i.low),
+                                 cell(i.high), "", "", s.queries, s.families,
+                                 "; ".join(x for x in (r.system.retrieval.configuration, i.note) if x)])
+        for p in s.pairs:
+            d = p.difference
+            writer.writerow([s.split, "known-target difference", p.a, p.b, p.metric, cell(d.estimate), cell(d.low),
+                             cell(d.high), cell(p.p_value), cell(p.p_adjusted), s.queries, s.families,
+                             "; ".join(x for x in (d.note, board.method) if x)])
+    if known is not None:
+        writer.writerow(["", "known-target verdict", "", "", f"{PRIMARY_LABEL} {PRIMARY_METRIC}", "", "", "", "",
+                         "", "", "", known.verdict.sentence])
+        for system in known.systems:
+            writer.writerow(["", "system", system.key, "", "", "", "", "", "", "", "", "", system.label])
+    for system in board.systems:
+        writer.writerow(["", "system", system.key, "", "", "", "", "", "", "", "", "", system.label])
     for system in board.systems:
         if not system.has_figures:
             writer.writerow(["", "withheld", system.key, "", "", "", "", "", "", "", "", "",

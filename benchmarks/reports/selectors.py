@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db.models import Count
@@ -27,13 +27,22 @@ from benchmarks.reports.inputs import (
     SuiteMeta,
     rerank_apply,
 )
-from benchmarks.reports.leaderboard import LabelInputs, Leaderboard, LeaderboardInputs, RerankEntry, leaderboard_compute
+from benchmarks.reports.leaderboard import (
+    FUSION,
+    FirstStageInput,
+    LabelInputs,
+    Leaderboard,
+    LeaderboardInputs,
+    RerankEntry,
+    leaderboard_compute,
+)
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, RetrievalRun, RunStatus
 from benchmarks.snapshots.selectors import suite_drift_caveats
 from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
+from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.selectors import ledger_spend
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
@@ -311,21 +320,48 @@ def _leaderboard_labels(runs: list[RerankRun]) -> LabelInputs | None:
                        pools=tuple(described), conflicts=len(conflicting))
 
 
-def leaderboard_inputs_load(*, run: RetrievalRun, reranks: list[RerankRun]) -> LeaderboardInputs:
-    """Plain inputs of the leaderboard of ``run``: its queries once, and each rerank run's P(useful) on them.
+MAX_FIRST_STAGES = 8
+
+
+def first_stage_runs(*, run: RetrievalRun) -> list[RetrievalRun]:
+    """``run`` and the newest finished run of every other (engine, configuration, k) of its suite, oldest first
+    after ``run``; at most MAX_FIRST_STAGES."""
+    others: dict[tuple[str, str, int], RetrievalRun] = {}
+    for other in (RetrievalRun.objects.filter(suite_id=run.suite_id, status=RunStatus.DONE).exclude(pk=run.pk)
+                  .order_by("-id")):
+        key = (other.engine, other.configuration, other.k)
+        if key != (run.engine, run.configuration, run.k):
+            others.setdefault(key, other)
+    return [run, *sorted(others.values(), key=lambda r: r.pk)][:MAX_FIRST_STAGES]
+
+
+def leaderboard_inputs_load(*, run: RetrievalRun, reranks: list[RerankRun],
+                            hybrids: list[RerankRun] | None = None) -> LeaderboardInputs:
+    """Plain inputs of the leaderboard of ``run``: its queries once, each rerank run's P(useful) on them, the
+    hybrid (RRF with keyword order) of each run of ``hybrids``, and the suite's retrieval runs on known targets.
 
     Every rerank run must rank this retrieval run's candidates (ReportParameterError otherwise).
     """
-    for rerank in reranks:
+    hybrids = hybrids or []
+    for rerank in [*reranks, *hybrids]:
         if rerank.retrieval_run_id != run.pk:
             raise ReportParameterError(_other_candidates(rerank, run))
     queries = retrieval_queries_load(run=run)
     entries = []
-    for rerank in reranks:
+    hybrid_ids = {h.pk for h in hybrids}
+    for rerank in sorted({r.pk: r for r in [*reranks, *hybrids]}.values(), key=lambda r: r.pk):
         scores = rerank_scores_from_run(run=rerank)
-        entries.append(RerankEntry(meta=scores.meta, queries=rerank_apply(queries, scores)))
+        applied = rerank_apply(queries, scores)
+        if rerank in reranks:
+            entries.append(RerankEntry(meta=scores.meta, queries=applied))
+        if rerank.pk in hybrid_ids:
+            entries.append(RerankEntry(meta=replace(scores.meta, fusion=FUSION), queries=applied))
+    first_stages = [FirstStageInput(retrieval=_retrieval_meta(run), queries=queries)]
+    first_stages += [FirstStageInput(retrieval=_retrieval_meta(other), queries=retrieval_queries_load(run=other))
+                     for other in first_stage_runs(run=run)[1:]]
     return LeaderboardInputs(suite=_suite_meta(run), retrieval=_retrieval_meta(run), queries=queries,
-                             reranks=tuple(entries), labels=_leaderboard_labels(reranks))
+                             reranks=tuple(entries), labels=_leaderboard_labels(reranks),
+                             first_stages=tuple(first_stages))
 
 
 def _other_candidates(rerank: RerankRun, run: RetrievalRun) -> str:
@@ -342,6 +378,30 @@ class LeaderboardRequest:
     replicates: int
     seed: int
     query_string: str
+    hybrids: tuple[RerankRun, ...] = ()  # rerank runs whose RRF with keyword order is also a system
+
+
+def _run_ids(params: Any, name: str) -> list[str]:
+    raw = params.getlist(name) if hasattr(params, "getlist") else ([params[name]] if name in params else [])
+    return [t.strip() for value in raw for t in str(value).split(",") if t.strip()]
+
+
+def _hybrids(params: Any, *, chosen: list[RerankRun]) -> tuple[list[RerankRun], bool]:
+    """(the rerank runs fused with keyword order, whether the URL chose them): ``hybrid`` names chosen runs by
+    id, or "none"; without it, every chosen run of the bundled embedding model (the BM25 + MiniLM hybrid)."""
+    tokens = _run_ids(params, "hybrid")
+    if not tokens:
+        return [r for r in chosen if r.provider == "local" and r.model_id == LOCAL_MODEL], False
+    if tokens == ["none"]:
+        return [], True
+    by_pk = {r.pk: r for r in chosen}
+    out = []
+    for token in tokens:
+        if not (token.isdecimal() and len(token) <= 18) or int(token) not in by_pk:
+            raise ReportParameterError(f"hybrid={token!r}: expected 'none' or the id of a rerank run shown on this "
+                                       "leaderboard")
+        out.append(by_pk[int(token)])
+    return sorted(set(out), key=lambda r: r.pk), True
 
 
 def leaderboard_request_parse(*, pk: int, params: Any) -> LeaderboardRequest:
@@ -353,9 +413,7 @@ def leaderboard_request_parse(*, pk: int, params: Any) -> LeaderboardRequest:
     replicates, seed = report_parameters(replicates=params.get("replicates") or DEFAULT_REPLICATES,
                                          seed=params.get("seed") or DEFAULT_SEED)
     available = list(RerankRun.objects.filter(retrieval_run=run).select_related("ledger").order_by("id"))
-    raw = params.getlist("rerank") if hasattr(params, "getlist") else ([params["rerank"]] if "rerank" in params
-                                                                       else [])
-    tokens = [t.strip() for value in raw for t in str(value).split(",") if t.strip()]
+    tokens = _run_ids(params, "rerank")
     if not tokens:
         chosen = available[-MAX_LEADERBOARD_RUNS:]
     else:
@@ -374,13 +432,17 @@ def leaderboard_request_parse(*, pk: int, params: Any) -> LeaderboardRequest:
             if rerank.retrieval_run_id != run.pk:
                 raise ReportParameterError(_other_candidates(rerank, run))
         chosen = sorted(found.values(), key=lambda r: r.pk)
+    hybrids, hybrids_chosen = _hybrids(params, chosen=chosen)
     query = [("replicates", params.get("replicates")), ("seed", params.get("seed"))]
     query += [("rerank", str(r.pk)) for r in chosen] if tokens else []
+    if hybrids_chosen:
+        query += [("hybrid", str(r.pk)) for r in hybrids] or [("hybrid", "none")]
     query_string = "&".join(f"{k}={v}" for k, v in query if v)
-    return LeaderboardRequest(run, chosen, available, replicates, seed, query_string)
+    return LeaderboardRequest(run, chosen, available, replicates, seed, query_string, tuple(hybrids))
 
 
 def leaderboard_build(*, run: RetrievalRun, reranks: list[RerankRun], replicates: Any = DEFAULT_REPLICATES,
-                      seed: Any = DEFAULT_SEED) -> Leaderboard:
+                      seed: Any = DEFAULT_SEED, hybrids: Any = ()) -> Leaderboard:
     replicates, seed = report_parameters(replicates=replicates, seed=seed)
-    return leaderboard_compute(leaderboard_inputs_load(run=run, reranks=reranks), replicates=replicates, seed=seed)
+    return leaderboard_compute(leaderboard_inputs_load(run=run, reranks=reranks, hybrids=list(hybrids)),
+                               replicates=replicates, seed=seed)

@@ -14,7 +14,12 @@ from django.template.loader import render_to_string
 from django.utils.text import slugify
 
 from benchmarks.reports.exports import report_as_json, report_text_export
-from benchmarks.reports.exposure import exposure_declarations, exposure_record, leaderboard_exposure_record
+from benchmarks.reports.exposure import (
+    exposure_declarations,
+    exposure_record,
+    known_targets_exposure_record,
+    leaderboard_exposure_record,
+)
 from benchmarks.reports.figures import (
     COVERAGE_NOTE,
     DIAGNOSTIC_THRESHOLD,
@@ -136,11 +141,16 @@ LEADERBOARD_EXPORTS = {
 }
 
 
-def _leaderboard(pk: int, request: HttpRequest, *, purpose: str) -> tuple[LeaderboardRequest, Leaderboard]:
+def _leaderboard(pk: int, request: HttpRequest, *, purpose: str,
+                 known_targets: bool = True) -> tuple[LeaderboardRequest, Leaderboard]:
+    """The board with its held-out figures in the exposure ledger; ``known_targets``: the page shows that table."""
     parsed = leaderboard_request_parse(pk=pk, params=request.GET)
     board = leaderboard_build(run=parsed.run, reranks=parsed.reranks, replicates=parsed.replicates,
-                              seed=parsed.seed)
-    return parsed, leaderboard_exposure_record(board, purpose=purpose, user=request.user)
+                              seed=parsed.seed, hybrids=parsed.hybrids)
+    board = leaderboard_exposure_record(board, purpose=purpose, user=request.user)
+    if known_targets:
+        board = known_targets_exposure_record(board, purpose=purpose, user=request.user)
+    return parsed, board
 
 
 @perm_required(VIEW_REPORTS)
@@ -160,6 +170,7 @@ def leaderboard_page(request: HttpRequest, pk: int) -> HttpResponse:
     run_exports = [f"{s.key}.run" for s in board.systems if s.has_figures]
     return render(request, "benchmarks/leaderboard.html", {
         "board": board, "parsed": parsed, "pk": pk, "chosen": {r.pk for r in parsed.reranks},
+        "hybrids": {r.pk for r in parsed.hybrids},
         "forest_svg": leaderboard_forest_svg(board.forest_rows(), endpoint=f"{PRIMARY_SPLIT} {PRIMARY_METRIC}",
                                              replicates=board.replicates, seed=board.seed),
         "forest_svg_compact": leaderboard_forest_compact_svg(
@@ -202,7 +213,7 @@ def leaderboard_export(request: HttpRequest, pk: int, export: str) -> HttpRespon
 
 
 def _summary(pk: int, request: HttpRequest, *, purpose: str) -> tuple[LeaderboardRequest, Summary]:
-    parsed, board = _leaderboard(pk, request, purpose=purpose)
+    parsed, board = _leaderboard(pk, request, purpose=purpose, known_targets=False)
     return parsed, summary_build(board=board)
 
 

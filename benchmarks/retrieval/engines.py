@@ -52,7 +52,9 @@ def query_terms(text: str) -> list[str]:
 class Configuration:
     name: str
     description: str
-    primary: str  # "all_terms", "heading_any_term", or "bm25" (engine-independent, suite_index.py)
+    # "all_terms", "heading_any_term", or engine-independent over the suite's own documents (suite_index.py):
+    # "bm25", "rm3" (RM3 feedback over BM25) or "qld" (query likelihood), see language_models.py.
+    primary: str
     fallback: str  # "any_term", or "none"
     engine_independent: bool = False
 
@@ -70,6 +72,8 @@ class Configuration:
 
 
 BM25_CONFIGURATION = "bm25-v1"
+RM3_CONFIGURATION = "rm3-v1"
+QLD_CONFIGURATION = "qld-v1"
 CONFIGURATIONS: dict[str, Configuration] = {
     BM25_CONFIGURATION: Configuration(
         name=BM25_CONFIGURATION,
@@ -78,6 +82,25 @@ CONFIGURATIONS: dict[str, Configuration] = {
         "word matches; ties by citation. Same candidates and scores on SQLite and PostgreSQL, whatever else is "
         "imported. No fallback.",
         primary="bm25",
+        fallback="none",
+        engine_independent=True,
+    ),
+    RM3_CONFIGURATION: Configuration(
+        name=RM3_CONFIGURATION,
+        description="Engine-independent first stage: RM3 pseudo-relevance feedback over bm25-v1 (Lavrenko & Croft "
+        "2001; RM3 as Abdul-Jaleel et al. 2004), Anserini's defaults: the 10 best bm25-v1 documents feed a "
+        "relevance model of 10 terms (terms in over 10% of documents left out), mixed 0.5/0.5 with the question, "
+        "searched again with BM25. Same documents, analyzer and tie rule as bm25-v1. No fallback.",
+        primary="rm3",
+        fallback="none",
+        engine_independent=True,
+    ),
+    QLD_CONFIGURATION: Configuration(
+        name=QLD_CONFIGURATION,
+        description="Engine-independent first stage: query likelihood with Dirichlet smoothing, mu 2000 (Zhai & "
+        "Lafferty 2001), over the documents and analyzer of bm25-v1; documents holding any query word, ranked "
+        "by log P(question | document), ties by citation. No fallback.",
+        primary="qld",
         fallback="none",
         engine_independent=True,
     ),

@@ -27,7 +27,7 @@ from benchmarks.suites.models import QueryKind, Suite, SuiteQuery
 from reviewapp.core.hashing import sha256_json
 
 if TYPE_CHECKING:
-    from benchmarks.retrieval import bm25
+    from benchmarks.retrieval import bm25, language_models
 
 # --------------------------------------------------------------------------- retrieval
 
@@ -70,8 +70,13 @@ def retrieval_run_create(*, suite: Suite, configuration: str = DEFAULT_CONFIGURA
         if engine is None:
             index = suite_index.suite_index(suite=suite)
             detail = {**suite_index.index_detail(index, suite=suite), "description": config.description}
+            if config.primary == "bm25":
+                search = _bm25_searcher(index, k=k)
+            else:
+                search, system = _language_model_searcher(config.primary, index,
+                                                          suite_index.suite_term_stats(suite=suite), k=k)
+                detail.update(system=system, ranking=f"{system['method']} ({system['citation']}); see system")
             RetrievalRun.objects.filter(pk=run.pk).update(configuration_detail=detail, index_documents=len(index))
-            search = _bm25_searcher(index, k=k)
         else:
             search = _engine_searcher(config, engine, k=k)
         _retrieval_run_fill(run=run, suite=suite, search=search)
@@ -108,6 +113,40 @@ def _bm25_searcher(index: bm25.Bm25Index, *, k: int) -> Searcher:
                                        if outcome.unknown_tokens and outcome.status != bm25.OK else ""),
         }
     return search
+
+
+def _outcome_fields(outcome: bm25.SearchOutcome, hits: list) -> dict[str, Any]:
+    from benchmarks.retrieval import bm25
+
+    return {
+        "status": ResultStatus.OK if outcome.status == bm25.OK else ResultStatus.SHORT,
+        "primary_expression": outcome.expression, "primary_count": len(hits),
+        "error": outcome.reason + (f" (not in the index: {', '.join(outcome.unknown_tokens)})"
+                                   if outcome.unknown_tokens and outcome.status != bm25.OK else ""),
+    }
+
+
+def _language_model_searcher(primary: str, index: bm25.Bm25Index, stats: language_models.TermStats, *,
+                             k: int) -> tuple[Searcher, dict[str, Any]]:
+    """rm3-v1 or qld-v1 over the suite's documents; what the run records of the system it ran."""
+    from benchmarks.retrieval import language_models
+
+    def search(text: str, _snapshot_ids: list[int]):
+        try:
+            if primary == "rm3":
+                outcome, expansion = language_models.rm3_search(index, stats, text, k=k)
+            else:
+                outcome, expansion = language_models.qld_search(stats, text, k=k), None
+        except Exception as exc:  # a failed query is recorded, the others still run
+            return [], {"status": ResultStatus.FAILED, "error": f"{type(exc).__name__}: {exc}"}
+        hits = [(hit.doc_id, hit.score, False) for hit in outcome.hits]
+        fields = _outcome_fields(outcome, hits)
+        if expansion is not None:  # the expanded query is what was searched
+            fields["primary_expression"] = expansion.as_text()
+        return hits, fields
+
+    detail = language_models.rm3_detail() if primary == "rm3" else language_models.qld_detail()
+    return search, detail
 
 
 def _engine_searcher(config: Configuration, engine: Engine, *, k: int) -> Searcher:

@@ -10,13 +10,14 @@ Indexes are cached per (configuration hash, snapshot set): in memory, and on dis
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 
 from django.conf import settings
 
 from benchmarks.corpus.models import Provision, SourceSnapshot
-from benchmarks.retrieval import bm25
+from benchmarks.retrieval import bm25, language_models
 from benchmarks.suites.models import Suite
 
 ENGINE = "bm25s"  # recorded as RetrievalRun.engine: the same on every database
@@ -73,6 +74,33 @@ def suite_index(*, suite: Suite, config: bm25.Bm25Config = bm25.DEFAULT_CONFIG,
     ids = [s.pk for s in snapshots]
     return (cache or index_cache()).get_or_build(config, snapshot_key(snapshots),
                                                  lambda: snapshot_documents(ids))
+
+
+_stats: OrderedDict[tuple[str, str], language_models.TermStats] = OrderedDict()
+_STATS_ENTRIES = 4
+
+
+def suite_term_stats(*, suite: Suite, config: bm25.Bm25Config = bm25.DEFAULT_CONFIG) -> language_models.TermStats:
+    """Term frequencies of the same documents as ``suite_index`` (for rm3-v1 and qld-v1); cached in memory.
+
+    Built in about a second for a statute corpus; a new process builds them again (they are cheap beside
+    the runs they serve, and the documents, not the cache, decide the numbers)."""
+    snapshots = list(suite.snapshots.select_related("companion").order_by("id"))
+    if not snapshots:
+        raise ValueError(f"suite {suite} pins no corpus snapshot: nothing to index")
+    key = (config.config_hash(), snapshot_key(snapshots))
+    with _cache_lock:
+        found = _stats.get(key)
+        if found is not None:
+            _stats.move_to_end(key)
+            return found
+    ids = [s.pk for s in snapshots]
+    stats = language_models.term_stats_build(snapshot_documents(ids), config)
+    with _cache_lock:
+        _stats[key] = stats
+        while len(_stats) > _STATS_ENTRIES:
+            _stats.popitem(last=False)
+    return stats
 
 
 def index_detail(index: bm25.Bm25Index, *, suite: Suite) -> dict:
