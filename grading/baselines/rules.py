@@ -26,7 +26,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grading.runs.local_extractor import Found, split_passages
+from grading.runs.local_extractor import Found, Passage, split_passages
 
 PER_TYPE = 1
 PREAMBLE_CHARS = 3000  # where title, parties and the agreement date are looked for
@@ -256,7 +256,7 @@ def _slice(text: str, start: int, end: int, category: str) -> Found:
     return Found(category, start, end, text[start:end], 1.0)
 
 
-def _short_answers(text: str, categories: Sequence[str]) -> list[Found]:
+def _short_answers(text: str, categories: Sequence[str], passages: Sequence[Passage]) -> list[Found]:
     head = text[:PREAMBLE_CHARS]
     out: list[Found] = []
     if "Document Name" in categories and (m := TITLE.search(head)):
@@ -267,7 +267,7 @@ def _short_answers(text: str, categories: Sequence[str]) -> list[Found]:
     if "Agreement Date" in categories and (m := DATE.search(head)):
         out.append(_slice(text, m.start(), m.end(), "Agreement Date"))
     if "Effective Date" in categories:
-        for p in split_passages(text):
+        for p in passages:
             if EFFECTIVE.search(p.text) and (m := DATE.search(p.text)):
                 out.append(_slice(text, p.start + m.start(), p.start + m.end(), "Effective Date"))
                 break
@@ -279,8 +279,8 @@ def rule_extract(text: str, categories: Sequence[str]) -> list[Found]:
 
     ``Found.score`` is the rule score (heading 2 + keyword 1; 1.0 for a short answer).
     """
-    found = _short_answers(text, categories)
     passages = split_passages(text)
+    found = _short_answers(text, categories, passages)
     lowered = [p.text.lower() for p in passages]
     for name in categories:
         compiled = COMPILED.get(name)

@@ -100,3 +100,18 @@ def test_the_leaderboard_lists_the_three_offline_systems_with_their_labels(loade
     assert {r["kind"] for r in rows} >= {"verdict", "system", "run", "pair"}
     summary = stakeholder_client.get(f"/cuad/summary/?{query}").content.decode()
     assert 'id="summary-systems"' in summary and "nearest labelled example" in summary
+    # the run page and the scorecard say what the run is
+    run_page = stakeholder_client.get(f"/cuad/runs/{runs[1].pk}/").content.decode()
+    assert 'data-testid="run-system"' in run_page and "Cross-validated by contract" in run_page
+    card = stakeholder_client.get(f"/cuad/scorecard/?run={runs[2].pk}").content.decode()
+    assert "offline baseline, rules" in card and "Uses no CUAD label" in card
+
+
+def test_the_demo_builds_both_baselines_once_and_says_how_long_it_took(loaded, small_corpus):
+    from grading.baselines.demo import load_baselines_demo
+
+    first, second = io.StringIO(), io.StringIO()
+    load_baselines_demo(sample=loaded.sample, stdout=first)
+    load_baselines_demo(sample=loaded.sample, stdout=second)
+    assert first.getvalue().count("built in") == 2 and "s CPU" in first.getvalue()
+    assert second.getvalue().count(" present ") == 2 and "built in" not in second.getvalue()
