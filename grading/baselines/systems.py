@@ -56,7 +56,7 @@ SYSTEMS: tuple[OfflineSystem, ...] = (
     ),
     OfflineSystem(
         key="nearest",
-        name="nearest labelled example",
+        name="nearest labelled example (TF-IDF, cross-validated by contract)",
         model=NEAREST_MODEL,
         method=(f"per clause type, the contract's passages with the highest TF-IDF cosine (word unigrams and "
                 f"bigrams) to a CUAD span of that type in another contract, at most {MAX_PER_TYPE} per type"),
@@ -68,7 +68,7 @@ SYSTEMS: tuple[OfflineSystem, ...] = (
     ),
     OfflineSystem(
         key="rules",
-        name="clause-heading/keyword rules",
+        name="clause-heading/keyword rules (no labels used)",
         model=RULES_MODEL,
         method=("per clause type, the passage opening with one of its headings and/or containing one of its "
                 "keyword patterns; title, parties and dates as short slices of the preamble"),

@@ -209,7 +209,9 @@ def board_verdict(board: Board, *, names: Sequence[str]) -> Verdict:
 
 
 def run_name(run: ExtractionRun) -> str:
-    return f"#{run.pk} {run.model}"
+    """How the verdict names a run: an offline system by its short name (its full label is in the table)."""
+    system = offline_system(run.model)
+    return f"#{run.pk} {system.name}" if system is not None else f"#{run.pk} {run.model}"
 
 
 # ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 from django.core.management import call_command
 
 from grading.baselines.services import baseline_run_create
-from grading.baselines.systems import NEAREST_MODEL, RULES_MODEL, SYSTEMS
+from grading.baselines.systems import BY_KEY, NEAREST_MODEL, RULES_MODEL, SYSTEMS
 from grading.dataset.models import Contract
 from grading.dataset.selectors import sample_contract_ids
 from grading.runs.local_extractor import MODEL_LABEL, LocalExtractor
@@ -71,7 +71,7 @@ def test_the_command_builds_both_and_says_what_each_is(loaded, small_corpus):
     out = io.StringIO()
     call_command("cuad_baseline", "--sample", str(loaded.sample.pk), stdout=out)
     text = out.getvalue()
-    assert "nearest labelled example: run #" in text and "clause-heading/keyword rules: run #" in text
+    assert f"{BY_KEY['nearest'].name}: run #" in text and f"{BY_KEY['rules'].name}: run #" in text
     assert "Cross-validated by contract" in text
 
 
@@ -90,7 +90,8 @@ def test_the_leaderboard_lists_the_three_offline_systems_with_their_labels(loade
         assert f'data-testid="system-{run.pk}"' in listed and system.name in listed
         assert system.badge in page.split(f'data-testid="standing-{run.pk}"')[1].split("</tr>")[0]
     assert "Cross-validated by contract: 5 folds" in listed and "Uses no CUAD label" in listed
-    assert lb.verdict.sentence and "micro F1" in lb.verdict.sentence
+    assert "micro F1" in lb.verdict.sentence and all(f"#{r.pk} {s.name}" in lb.verdict.sentence
+                                                     for r, s in zip(runs, SYSTEMS, strict=True))
     # the exports and the summary carry the same labels
     data = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{query}").json()
     assert {r["system"]["key"] for r in data["runs"]} == {"local", "nearest", "rules"}
