@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -48,7 +48,7 @@ from scoring.cuad.tokens import tokenize
 FOLDS = 5
 SEED = 20260
 MAX_PER_TYPE = 3
-MAX_DF = 0.05
+MAX_DF = 0.02
 CORRECT_F1 = 0.70  # the grader's default thresholds (scoring.cuad.grading.Thresholds)
 PARTIAL_F1 = 0.40
 
@@ -89,22 +89,55 @@ def assign_folds(keys: Sequence[str], *, folds: int = FOLDS, seed: int = SEED) -
     return {ordered[int(i)]: rank % folds for rank, i in enumerate(perm)}
 
 
-def _terms(text: str) -> list[str]:
-    tokens = tokenize(text)
+def _terms(tokens: list[str]) -> list[str]:
+    """Word unigrams and bigrams."""
     return tokens + [f"{a} {b}" for a, b in itertools.pairwise(tokens)]
 
 
-def _tfidf(term_lists: Sequence[list[str]], vocab: Mapping[str, int], idf: np.ndarray) -> sp.csr_matrix:
-    """Rows of sublinear TF x IDF, L2 normalised; terms outside the vocabulary are dropped."""
-    ids = [[j for j in map(vocab.get, terms) if j is not None] for terms in term_lists]
-    rows = np.repeat(np.arange(len(ids)), [len(r) for r in ids])
-    cols = np.fromiter((j for r in ids for j in r), dtype=np.int64, count=len(rows))
-    counts = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=(len(term_lists), len(vocab)))
+def _weighted(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int], idf: np.ndarray) -> sp.csr_matrix:
+    """Rows of sublinear TF x IDF from one (row, column) pair per term occurrence, L2 normalised, float32
+    (the passage x span products are memory-bound, and a cosine needs no more than 7 digits)."""
+    counts = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)
     counts.sum_duplicates()
     counts.data = (1.0 + np.log(counts.data)) * idf[counts.indices]
     norms = np.sqrt(np.asarray(counts.multiply(counts).sum(axis=1)).ravel())
     norms[norms == 0] = 1.0
-    return sp.csr_matrix(sp.diags(1.0 / norms) @ counts)
+    return sp.csr_matrix(sp.diags(1.0 / norms) @ counts).astype(np.float32)
+
+
+def _occurrences(term_lists: Sequence[list[str]]) -> tuple[list[str], np.ndarray]:
+    """Every term occurrence in order, and the row (text) each belongs to."""
+    flat = list(itertools.chain.from_iterable(term_lists))
+    return flat, np.repeat(np.arange(len(term_lists)), [len(t) for t in term_lists])
+
+
+def _vectorise(docs: Sequence[list[str]], others: Sequence[list[str]], *, max_df: float
+               ) -> tuple[sp.csr_matrix, sp.csr_matrix]:
+    """TF-IDF rows of ``docs`` (the IDF is counted over them) and of ``others`` in the same space.
+
+    Terms in more than ``max_df`` of the docs are dropped; terms of ``others`` absent from the docs too. The
+    term lookups run in C (``map`` over ``dict.setdefault`` / ``dict.get``), the counting in numpy.
+    """
+    vocab: dict[str, int] = {}
+    flat, rows = _occurrences(docs)
+    raw = np.fromiter(map(vocab.setdefault, flat, itertools.count()), dtype=np.int64, count=len(flat))
+    size = len(flat) + 1
+    # Distinct (text, term) pairs by sorting: numpy 2.4's hash-based np.unique took 8 s on these 1.7 M integers.
+    pairs = np.sort(rows * size + raw)
+    distinct = pairs[np.r_[True, pairs[1:] != pairs[:-1]]] if len(pairs) else pairs
+    df = np.bincount(distinct % size, minlength=size)
+    kept = (df > 0) & (df <= max_df * len(docs))
+    dense = np.cumsum(kept) - 1
+    dense[~kept] = -1
+    idf = np.log((1 + len(docs)) / (1 + df[kept])) + 1.0
+    n_terms = int(kept.sum())
+    cols = dense[raw]
+    doc_matrix = _weighted(rows[cols >= 0], cols[cols >= 0], (len(docs), n_terms), idf)
+    flat_o, rows_o = _occurrences(others)
+    raw_o = np.fromiter(map(vocab.get, flat_o, itertools.repeat(-1)), dtype=np.int64, count=len(flat_o))
+    cols_o = np.where(raw_o >= 0, dense[raw_o], -1)
+    other_matrix = _weighted(rows_o[cols_o >= 0], cols_o[cols_o >= 0], (len(others), n_terms), idf)
+    return doc_matrix, other_matrix
 
 
 def _credit(f1: np.ndarray) -> np.ndarray:
@@ -180,35 +213,27 @@ def nearest_example_run(
     n_cat = len(categories)
 
     passages = {t: split_passages(by_key[t].text) for t in targets}
-    passage_terms = {t: [_terms(p.text) for p in passages[t]] for t in targets}
-    # IDF over the targets' passages: their text only, no label.
-    df: dict[str, int] = {}
-    n_docs = 0
-    for t in targets:
-        for terms in passage_terms[t]:
-            n_docs += 1
-            for term in set(terms):
-                df[term] = df.get(term, 0) + 1
-    # Terms in more than MAX_DF of the passages ("the", "shall", "of the") are dropped as stop words: they carry
-    # almost no weight after IDF and would make every passage-span product dense (the slow part).
-    kept = sorted(term for term, n in df.items() if n <= max_df * n_docs)
-    vocab = {term: j for j, term in enumerate(kept)}
-    idf = np.array([math.log((1 + n_docs) / (1 + df[term])) + 1.0 for term in kept])
-
+    passage_tokens = {t: [tokenize(p.text) for p in passages[t]] for t in targets}
     # Gold columns grouped by (type, fold): the group a column belongs to is type * folds + fold.
     gold = [(cat_index[cat] * folds + fold[c.key], text) for c in contracts for cat, text in c.spans
             if cat in cat_index]
     gold.sort(key=lambda g: g[0])
     groups = np.array([g for g, _ in gold], dtype=np.int64)
-    g_matrix = _tfidf([_terms(text) for _, text in gold], vocab, idf).T.tocsr()
     starts = np.flatnonzero(np.r_[True, groups[1:] != groups[:-1]]) if len(groups) else np.array([], dtype=np.int64)
     present = groups[starts] if len(groups) else np.array([], dtype=np.int64)
+    # IDF over the targets' passages: their text only, no label. Terms in more than MAX_DF of the passages
+    # ("the", "shall", "of the") are dropped as stop words: they weigh almost nothing after IDF and would make
+    # every passage x span product dense (the slow part).
+    all_terms = [_terms(tokens) for t in targets for tokens in passage_tokens[t]]
+    p_matrix, gold_rows = _vectorise(all_terms, [_terms(tokenize(text)) for _, text in gold], max_df=max_df)
+    g_matrix = gold_rows.T.tocsr()
+    offsets = np.cumsum([0, *(len(passages[t]) for t in targets)])
 
     best: dict[str, np.ndarray] = {}  # target -> passages x types x folds: best cosine to that fold's gold
-    for t in targets:
-        out = np.zeros((len(passages[t]), n_cat * folds))
+    for k, t in enumerate(targets):
+        out = np.zeros((len(passages[t]), n_cat * folds), dtype=np.float32)
         if passages[t] and len(groups):
-            sims = (_tfidf(passage_terms[t], vocab, idf) @ g_matrix).toarray()
+            sims = (p_matrix[offsets[k] : offsets[k + 1]] @ g_matrix).toarray()
             out[:, present] = np.maximum.reduceat(sims, starts, axis=1)
         best[t] = out.reshape(len(passages[t]), n_cat, folds)
 
@@ -226,23 +251,36 @@ def nearest_example_run(
         return idx, val
 
     # Calibration: for each held-out fold, the targets of the other folds scored without that fold's gold.
-    gold_tokens = {t: [(cat, tokenize(text)) for cat, text in by_key[t].spans] for t in targets}
+    cand = {(t, f): candidates(scored(t, {f, fold[t]}), max_per_type) for t in targets for f in range(folds)
+            if f != fold[t]}
+    refs: dict[tuple[str, int], list[list[str]]] = {}  # (target, type) -> its gold spans' tokens
+    for t in targets:
+        for cat, text in by_key[t].spans:
+            if cat in cat_index:
+                refs.setdefault((t, cat_index[cat]), []).append(tokenize(text))
+    # Token F1 of each candidate passage against the target's gold of the type, once for all folds.
+    f1_rows: dict[tuple[str, int], dict[int, np.ndarray]] = {}
+    for t in targets:
+        for c in range(n_cat):
+            pool_idx = sorted({int(i) for f in range(folds) if f != fold[t] for i in cand[(t, f)][0][c] if i >= 0})
+            rows = f1_matrix([passage_tokens[t][i] for i in pool_idx], refs.get((t, c), []))
+            f1_rows[(t, c)] = {i: rows[k] for k, i in enumerate(pool_idx)}
     choices: dict[tuple[int, str], Choice] = {}
     calibration_keys: dict[int, frozenset[str]] = {}
     for f in range(folds):
         train = [t for t in targets if fold[t] != f]
         calibration_keys[f] = frozenset(train)
-        cand = {t: candidates(scored(t, {f, fold[t]}), max_per_type) for t in train}
         for c, name in enumerate(categories):
             score_rows, credit_rows, spans = [], [], 0
             for t in train:
-                idx, val = cand[t]
-                refs = [tokens for cat, tokens in gold_tokens[t] if cat == name]
-                spans += len(refs)
-                claims = [tokenize(passages[t][int(i)].text) for i in idx[c] if i >= 0]
+                idx, val = cand[(t, f)]
+                n_refs = len(refs.get((t, c), []))
+                spans += n_refs
+                chosen = [int(i) for i in idx[c] if i >= 0]
+                matrix = np.array([f1_rows[(t, c)][i] for i in chosen]).reshape(len(chosen), n_refs)
                 credit = np.zeros(max_per_type + 1)
-                credit[: len(claims) + 1] = _credit(f1_matrix(claims, refs))
-                credit[len(claims) + 1 :] = credit[len(claims)]
+                credit[: len(chosen) + 1] = _credit(matrix)
+                credit[len(chosen) + 1 :] = credit[len(chosen)]
                 score_rows.append(val[c])
                 credit_rows.append(credit)
             threshold, per_type, f1 = _choose(
