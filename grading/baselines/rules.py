@@ -22,6 +22,8 @@ Deterministic; no confidence (the score is a rule count, not a probability).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -235,7 +237,11 @@ PARTIES = re.compile(
     re.DOTALL,
 )
 EFFECTIVE = re.compile(r"effective", re.IGNORECASE)
-_NUMBERING = r"^\s*(?:(?:article|section|clause)\s+)?(?:[0-9ivxlc]+[.)]?(?:\d+[.)]?)*|[a-z][.)])?\s*"
+# A contract's lower-cased passages are searched as one string, each preceded by SEP (one regex scan per
+# pattern and contract rather than one call per passage: a third of the time). A pattern's ".{m,n}" becomes
+# "[^SEP]{m,n}" and a heading is anchored just after SEP, so no match spans two passages.
+SEP = "\x00"
+_NUMBERING = SEP + r"\s*(?:(?:article|section|clause)\s+)?(?:[0-9ivxlc]+[.)]?(?:\d+[.)]?)*|[a-z][.)])?\s*"
 
 
 @dataclass(frozen=True)
@@ -244,9 +250,13 @@ class _Compiled:
     keywords: tuple[re.Pattern[str], ...]  # one pattern each: faster than one alternation in Python's re
 
 
+def _within_passage(pattern: str) -> str:
+    return pattern.replace(".{", f"[^{SEP}]{{")
+
+
 def _compile(rule: Rule) -> _Compiled:
     heading = re.compile(_NUMBERING + "(?:" + "|".join(rule.headings) + r")\b", _F) if rule.headings else None
-    return _Compiled(heading, tuple(re.compile(k, _F) for k in rule.keywords))
+    return _Compiled(heading, tuple(re.compile(_within_passage(k), _F) for k in rule.keywords))
 
 
 COMPILED = {name: _compile(rule) for name, rule in RULES.items()}
@@ -281,23 +291,24 @@ def rule_extract(text: str, categories: Sequence[str]) -> list[Found]:
     """
     passages = split_passages(text)
     found = _short_answers(text, categories, passages)
-    lowered = [p.text.lower() for p in passages]
+    joined = "".join(SEP + p.text.lower() for p in passages)
+    starts = list(itertools.accumulate((len(p.text) + 1 for p in passages), initial=0))[:-1]
     for name in categories:
         compiled = COMPILED.get(name)
         if compiled is None:
             continue
-        scored = []
-        for i, low in enumerate(lowered):
-            score = 0
-            if compiled.heading is not None and compiled.heading.match(low):
-                score += 2
-            if any(k.search(low) for k in compiled.keywords):
-                score += 1
-            if score:
-                scored.append((-score, i))
-        for neg, i in sorted(scored)[:PER_TYPE]:
+        score: dict[int, int] = {}
+        if compiled.heading is not None:
+            for m in compiled.heading.finditer(joined):
+                i = bisect.bisect_right(starts, m.start()) - 1
+                score[i] = score.get(i, 0) | 2
+        for pattern in compiled.keywords:
+            for m in pattern.finditer(joined):
+                i = bisect.bisect_right(starts, m.start()) - 1
+                score[i] = score.get(i, 0) | 1
+        for i in sorted(score, key=lambda i: (-score[i], i))[:PER_TYPE]:
             p = passages[i]
-            found.append(Found(name, p.start, p.end, p.text, float(-neg)))
+            found.append(Found(name, p.start, p.end, p.text, float(score[i])))
     return found
 
 
