@@ -1,4 +1,5 @@
-"""Demo data for the CUAD grader: the real CUAD (idempotent) and the seed-42, 100-contract sample."""
+"""Demo data for the CUAD grader: the real CUAD (idempotent), the seed-42, 100-contract sample, and on it the
+three offline systems (the local extractor's job, the nearest-labelled-example and rule baselines)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,10 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
     from grading.runs.demo import load_console_demo
 
     load_console_demo(data_dir=data_dir, stdout=stdout)
+    # The two other offline systems of the CUAD leaderboard, built here in seconds (no worker needed).
+    from grading.baselines.demo import load_baselines_demo
+
+    load_baselines_demo(sample=sample, stdout=stdout)
     # The label audit of the local-extractor run (launched when that extraction job has finished).
     from grading.audits.demo import load_audit_demo
 

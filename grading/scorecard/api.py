@@ -127,10 +127,22 @@ class LeaderboardCellSerializer(serializers.Serializer):
     extractions = serializers.IntegerField()
 
 
+class OfflineSystemSerializer(serializers.Serializer):
+    key = serializers.CharField()
+    name = serializers.CharField()
+    model = serializers.CharField()
+    method = serializers.CharField()
+    data = serializers.CharField(help_text="what it learned from or looked at")
+    validation = serializers.CharField(help_text="how labels were kept from the contracts it is graded on")
+    confidence = serializers.CharField()
+    badge = serializers.CharField()
+
+
 class LeaderboardRunSerializer(FiguresSerializer):
     rank = serializers.IntegerField()
     id = serializers.IntegerField()
     model = serializers.CharField()
+    system = OfflineSystemSerializer(allow_null=True, help_text="an offline system of this install, else null")
     scope = ScopeSerializer()
     hallucination_rate = IntervalSerializer()
     interval_note = serializers.CharField(allow_blank=True, help_text="too few contracts for an interval, or few")

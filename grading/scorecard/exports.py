@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from grading.baselines.systems import offline_system
 from grading.dataset.models import Sample
 from grading.scorecard.leaderboard import Board, HeatCell, Leaderboard, PairDifference, Standing
 from grading.scorecard.selectors import Comparison, RunCard, ScorecardRow, paper_json, population
@@ -24,7 +25,8 @@ def _interval(i: Interval) -> dict:
 
 def scorecard_json(card: RunCard, sample: Sample) -> dict:
     out = card.card.as_json()
-    out["run"] = {"id": card.run.pk, "model": card.run.model}
+    system = offline_system(card.run.model)
+    out["run"] = {"id": card.run.pk, "model": card.run.model, "system": system.as_dict() if system else None}
     out["population"] = population(scope=card.scope)
     out["scope"] = card.scope.as_dict()
     out["grounded"] = _interval(card.grounded)
@@ -141,7 +143,8 @@ def leaderboard_json(lb: Leaderboard) -> dict:
     """The page's JSON export (and the API's): ranked runs, per-type F1, every pair with Holm-adjusted p."""
     runs = []
     for e in lb.entries:
-        out = {"rank": e.rank, "id": e.run.pk, "model": e.run.model, "scope": e.scope.as_dict()}
+        out = {"rank": e.rank, "id": e.run.pk, "model": e.run.model, "scope": e.scope.as_dict(),
+               "system": e.system.as_dict() if e.system else None}
         out.update(standing_json(e.standing, e.paper))
         out["per_category"] = {row.category.name: _cell_json(row.cells[e.rank - 1]) for row in lb.heat}
         runs.append(out)
@@ -180,6 +183,8 @@ def leaderboard_csv_rows(lb: Leaderboard) -> list[dict]:
     rows = [{"kind": "verdict", "metric": "f1", "note": lb.verdict.sentence, **common}]
     for e in lb.entries:
         base = {"kind": "run", "rank": e.rank, "run": e.run.pk, "model": e.run.model, **common}
+        if e.system is not None:  # what an offline system is, in the note of one row of its own
+            rows.append({**base, "kind": "system", "metric": "method", "note": f"{e.system.name}: {e.system.line}"})
         f = e.standing.overall
         for metric, i in (("precision", f.precision), ("recall", f.recall), ("f1", f.f1),
                           ("hallucination_rate", e.standing.hallucination)):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from grading.baselines.systems import OfflineSystem, offline_system
 from grading.dataset.models import Category, Sample
 from grading.dataset.selectors import sample_scope
 from grading.runs.models import Extraction, ExtractionRun
@@ -208,7 +209,9 @@ def board_verdict(board: Board, *, names: Sequence[str]) -> Verdict:
 
 
 def run_name(run: ExtractionRun) -> str:
-    return f"#{run.pk} {run.model}"
+    """How the verdict names a run: an offline system by its short name (its full label is in the table)."""
+    system = offline_system(run.model)
+    return f"#{run.pk} {system.name}" if system is not None else f"#{run.pk} {run.model}"
 
 
 # ---------------------------------------------------------------------------
@@ -263,6 +266,11 @@ class Entry:
     def heuristic(self) -> bool:
         return "heuristic" in self.run.model
 
+    @property
+    def system(self) -> OfflineSystem | None:
+        """The offline system the run is (method, data, validation), or None for a provider's or pasted run."""
+        return offline_system(self.run.model)
+
 
 @dataclass(frozen=True)
 class PairRow:
@@ -296,6 +304,11 @@ class Leaderboard:
     @property
     def support(self) -> UnitSupport:
         return unit_support(self.common, unit=CONTRACT)
+
+    @property
+    def systems(self) -> list[Entry]:
+        """The entries that are offline systems of this install, in rank order (each says what it is)."""
+        return [e for e in self.entries if e.system is not None]
 
     @property
     def verdict(self) -> Verdict:

@@ -61,3 +61,11 @@ def signed_pp(value) -> str:
 @register.filter
 def get(mapping, key):
     return mapping.get(key, 0) if mapping else 0
+
+
+@register.filter
+def offline_system(model: str):
+    """The offline system a run's model label names (grading.baselines.systems), or None."""
+    from grading.baselines.systems import offline_system as lookup
+
+    return lookup(model)
