@@ -1,12 +1,14 @@
 """API of the blinded review, under /api/v1/review/.
 
 Reviewer: queue/, items/<id>/, items/<id>/judgment/ (+ reopen/), items/<id>/history/ (own only).
-Admin: pools/, pools/<id>/assign|progress|agreement|qrels|judgments/, label-sources/.
+Admin: pools/, pools/<id>/assign|progress|agreement|qrels|judgments/, label-sources/;
+label exchange: pools/<id>/label-studio/, pools/<id>/argilla/, pools/<id>/label-imports/ (not blind).
 """
 
 from django.urls import path
 
 from reviewapp.review import api as api
+from reviewapp.review.exchange import api as exchange_api
 
 app_name = "review-api"
 urlpatterns = [
@@ -21,5 +23,8 @@ urlpatterns = [
     path("pools/<str:pool_id>/agreement/", api.AgreementApi.as_view(), name="agreement"),
     path("pools/<str:pool_id>/qrels/", api.QrelsApi.as_view(), name="qrels"),
     path("pools/<str:pool_id>/judgments/", api.JudgmentsExportApi.as_view(), name="judgments"),
+    path("pools/<str:pool_id>/label-studio/", exchange_api.LabelStudioExportApi.as_view(), name="label-studio"),
+    path("pools/<str:pool_id>/argilla/", exchange_api.ArgillaExportApi.as_view(), name="argilla"),
+    path("pools/<str:pool_id>/label-imports/", exchange_api.LabelImportsApi.as_view(), name="label-imports"),
     path("label-sources/", api.LabelSourcesApi.as_view(), name="label-sources"),
 ]

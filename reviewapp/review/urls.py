@@ -7,6 +7,7 @@ from django.urls import path
 
 from reviewapp.review import admin_views
 from reviewapp.review import views as views
+from reviewapp.review.exchange import views as exchange_views
 
 app_name = "review"
 urlpatterns = [
@@ -27,6 +28,13 @@ urlpatterns = [
          name="admin-adjudicate"),
     path("admin/pools/<str:pool_id>/qrels.txt", views.admin_qrels, name="admin-qrels"),
     path("admin/pools/<str:pool_id>/judgments.jsonl", views.admin_jsonl, name="admin-jsonl"),
+    # Label exchange (exchange.views): Label Studio and Argilla out, their annotations in (not blind)
+    path("admin/pools/<str:pool_id>/label-studio-tasks.json", exchange_views.labelstudio_tasks_download,
+         name="admin-label-studio-tasks"),
+    path("admin/pools/<str:pool_id>/label-studio-config.xml", exchange_views.labelstudio_config_download,
+         name="admin-label-studio-config"),
+    path("admin/pools/<str:pool_id>/argilla.zip", exchange_views.argilla_download, name="admin-argilla"),
+    path("admin/pools/<str:pool_id>/label-imports/", exchange_views.labels_upload, name="admin-label-imports"),
     # People and reliability (admin_views)
     path("admin/workload/", admin_views.admin_workload, name="admin-workload"),
     path("admin/workload/reassign/", admin_views.admin_workload_reassign, name="admin-workload-reassign"),
