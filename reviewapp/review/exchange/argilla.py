@@ -134,7 +134,8 @@ def argilla_records_from_zip(content: bytes, *, max_bytes: int) -> object:
     try:
         archive = zipfile.ZipFile(io.BytesIO(content))
     except zipfile.BadZipFile:
-        raise ExchangeError("not a zip file (expected Argilla's to_disk directory, zipped, or its records.json)") from None
+        raise ExchangeError("not a zip file (expected Argilla's to_disk directory, zipped, or its records.json)"
+                            ) from None
     with archive:
         names = [n for n in archive.namelist() if n == RECORDS_PATH or n.endswith("/" + RECORDS_PATH)]
         names = [n for n in names if n.count("/") <= 1 and ".argilla/" not in n]
