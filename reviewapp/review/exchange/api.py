@@ -17,7 +17,6 @@ from reviewapp.core.access import CanManageReviews
 from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
-from reviewapp.review.kinds import kind_get
 from reviewapp.review.models import ReviewPool
 from reviewapp.review.selectors import pool_get
 
@@ -39,7 +38,7 @@ class LabelStudioExportApi(APIView):
     @extend_schema(responses={200: LabelStudioOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pool_id: str) -> Response:
         pool = _pool_or_404(pool_id)
-        body = {"label_config": labelstudio.labelstudio_config(kind_get(pool.kind), instructions=pool.instructions),
+        body = {"label_config": labelstudio.labelstudio_config(pool=pool),
                 "tasks": labelstudio.labelstudio_tasks(pool=pool)}
         return Response(self.LabelStudioOut(body).data)
 
@@ -55,7 +54,7 @@ class ArgillaExportApi(APIView):
     @extend_schema(responses={200: ArgillaOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pool_id: str) -> Response:
         pool = _pool_or_404(pool_id)
-        body = {"settings": argilla.argilla_settings(kind_get(pool.kind), pool=pool),
+        body = {"settings": argilla.argilla_settings(pool=pool),
                 "dataset": argilla.argilla_dataset(pool=pool), "records": argilla.argilla_records(pool=pool)}
         return Response(self.ArgillaOut(body).data)
 

@@ -52,12 +52,13 @@ def _field(name: str, title: str, *, required: bool) -> dict[str, Any]:
             "settings": {"type": "text", "use_markdown": False}}
 
 
-def argilla_settings(kind: PoolKind, *, pool: ReviewPool) -> dict[str, Any]:
+def argilla_settings(*, pool: ReviewPool) -> dict[str, Any]:
     """The dataset's settings, as ``rg.Settings.serialize()`` writes them."""
+    kind = kind_get(pool.kind)
     titles = {"query_text": kind.query_label, "source_heading": f"{kind.source_label} (heading)",
-              "source_text": kind.source_label, "passage_caption": f"{kind.passage_label} (caption)",
-              "passage_text": kind.passage_label}
-    fields = [_field(key, titles[key] or key, required=key == "query_text") for key in text_keys(kind)]
+              "source_text": kind.source_label, "passage_caption": f"{kind.passage_label or 'Passage'} (caption)",
+              "passage_text": kind.passage_label or "Passage"}
+    fields = [_field(key, titles[key], required=key == "query_text") for key in text_keys(pool)]
     options = [*({"value": str(value), "text": f"{value}: {meaning}"} for value, _, meaning in kind.scale),
                {"value": UNKNOWN, "text": "unknown (cannot tell from the texts)"}]
     questions = [
@@ -90,6 +91,7 @@ def argilla_records(*, pool: ReviewPool) -> list[dict[str, Any]]:
     """One record per item, with one submitted response per grade of each current, complete, non-stale judgment
     (known-answer items' judgments left out, as everywhere labels are read)."""
     kind = kind_get(pool.kind)
+    keys = text_keys(pool)
     responses: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for record in pool_completed_judgments(pool=pool):
         user = reviewer_uuid(reviewer_pseudonym(pool=pool, reviewer_id=record.reviewer_id))
@@ -104,7 +106,7 @@ def argilla_records(*, pool: ReviewPool) -> list[dict[str, Any]]:
         records.append({
             "id": item.public_id,
             # Argilla refuses an empty text: a text the item lacks is left out (read back as '').
-            "fields": {key: text for key, text in item_texts(item, kind).items() if text},
+            "fields": {key: text for key, text in item_texts(item, keys).items() if text},
             "metadata": {ITEM_KEY: item.public_id, "pool": pool.public_id, **item_hash_values(item)},
             "suggestions": {},
             "responses": item_responses,
@@ -123,7 +125,7 @@ def argilla_zip(*, pool: ReviewPool) -> bytes:
     """The ``to_disk`` directory as a zip: unzip it and ``rg.Dataset.from_disk(path)`` loads it into a server."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
-        archive.writestr(SETTINGS_PATH, _dumps(argilla_settings(kind_get(pool.kind), pool=pool)))
+        archive.writestr(SETTINGS_PATH, _dumps(argilla_settings(pool=pool)))
         archive.writestr(DATASET_PATH, _dumps(argilla_dataset(pool=pool)))
         archive.writestr(RECORDS_PATH, _dumps(argilla_records(pool=pool)))
     return buffer.getvalue()

@@ -43,14 +43,16 @@ def choice_value(value: object) -> str:
     return str(value)
 
 
-def labelstudio_config(kind: PoolKind, *, instructions: str = "") -> str:
-    """The labeling config for a kind's items: its texts under the kind's own labels, one Choices per grade type."""
+def labelstudio_config(*, pool: ReviewPool) -> str:
+    """The labeling config of a pool: its texts under the kind's own labels, one Choices per grade type."""
+    kind = kind_get(pool.kind)
     view = ElementTree.Element("View")
-    if instructions:
-        ElementTree.SubElement(view, "Header", {"value": instructions, "size": "6"})
-    for key in text_keys(kind):
+    if pool.instructions:
+        ElementTree.SubElement(view, "Header", {"value": pool.instructions, "size": "6"})
+    for key in text_keys(pool):
         if key in TEXT_HEADERS:
-            ElementTree.SubElement(view, "Header", {"value": getattr(kind, TEXT_HEADERS[key]) or key, "size": "5"})
+            header = getattr(kind, TEXT_HEADERS[key]) or key.split("_")[0].capitalize()
+            ElementTree.SubElement(view, "Header", {"value": header, "size": "5"})
         ElementTree.SubElement(view, "Text", {"name": key, "value": f"${key}"})
     for grade_type in kind.grade_types:
         ElementTree.SubElement(view, "Header", {"value": f"{grade_type.label}: {grade_type.help_text}", "size": "5"})
@@ -70,6 +72,7 @@ def labelstudio_tasks(*, pool: ReviewPool) -> list[dict[str, Any]]:
     reviewer, never count as labels), as everywhere labels are read.
     """
     kind = kind_get(pool.kind)
+    keys = text_keys(pool)
     by_item: dict[str, list[Any]] = {}
     for record in pool_completed_judgments(pool=pool):
         by_item.setdefault(record.item_id, []).append(record)
@@ -91,7 +94,7 @@ def labelstudio_tasks(*, pool: ReviewPool) -> list[dict[str, Any]]:
             for n, record in enumerate(by_item.get(item.public_id, []))
         ]
         tasks.append({
-            "data": {ITEM_KEY: item.public_id, **item_texts(item, kind)},
+            "data": {ITEM_KEY: item.public_id, **item_texts(item, keys)},
             "meta": {"pool": pool.public_id, "kind": kind.key, **item_hash_values(item)},
             "annotations": annotations,
         })

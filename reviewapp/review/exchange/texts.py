@@ -11,8 +11,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reviewapp.review.kinds import PoolKind
-from reviewapp.review.models import ITEM_HASH_FIELDS, ReviewItem, item_hashes
+from django.db.models import Q
+
+from reviewapp.review.kinds import kind_get
+from reviewapp.review.models import ITEM_HASH_FIELDS, ReviewItem, ReviewPool, item_hashes
 
 # Item attribute -> key in a Label Studio task's ``data`` (and its object tag's name) and an Argilla record's
 # ``fields``: the attribute names themselves, which no grade type shares (both tools want every name unique, and
@@ -44,18 +46,22 @@ class ParsedAnnotation:
     raw_value: object
 
 
-def text_keys(kind: PoolKind) -> list[str]:
-    """The tool-side text keys of a kind's items (a kind without a passage has none to show)."""
+def text_keys(pool: ReviewPool) -> list[str]:
+    """The tool-side text keys of a pool's items: the passage's when its kind shows one or any item carries one.
+
+    Every text the item's hashes cover is exported when it is not empty, so that an import can be checked against
+    all three hashes (a kind without a passage normally has none).
+    """
     keys = ["query_text", "source_heading", "source_text"]
-    if kind.passage_label:
+    has_passage = pool.items.filter(~Q(passage_text="") | ~Q(passage_caption="")).exists()
+    if kind_get(pool.kind).passage_label or has_passage:
         keys += ["passage_caption", "passage_text"]
     return keys
 
 
-def item_texts(item: ReviewItem, kind: PoolKind) -> dict[str, str]:
+def item_texts(item: ReviewItem, keys: list[str]) -> dict[str, str]:
     """The item's texts under their tool-side keys."""
-    wanted = set(text_keys(kind))
-    return {key: str(getattr(item, attr) or "") for attr, key in TEXT_KEYS.items() if key in wanted}
+    return {key: str(getattr(item, attr) or "") for attr, key in TEXT_KEYS.items() if key in keys}
 
 
 def item_hash_values(item: ReviewItem) -> dict[str, str]:

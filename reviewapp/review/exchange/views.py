@@ -13,7 +13,6 @@ from django.views.decorators.http import require_POST
 from reviewapp.core.access import MANAGE_REVIEWS, perm_required
 from reviewapp.review.exchange import argilla, labelstudio, services
 from reviewapp.review.exchange.texts import ExchangeError
-from reviewapp.review.kinds import kind_get
 from reviewapp.review.models import ReviewPool
 from reviewapp.review.selectors import pool_get
 
@@ -41,7 +40,7 @@ def labelstudio_tasks_download(request: HttpRequest, pool_id: str) -> HttpRespon
 @perm_required(MANAGE_REVIEWS)
 def labelstudio_config_download(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
-    body = labelstudio.labelstudio_config(kind_get(pool.kind), instructions=pool.instructions)
+    body = labelstudio.labelstudio_config(pool=pool)
     return _attachment(body, "application/xml; charset=utf-8", f"pool-{pool.public_id}-label-studio-config.xml")
 
 

@@ -7,7 +7,7 @@ import pytest
 from reviewapp.review import services
 from reviewapp.review.models import ReviewItem, ReviewPool
 from tests.helpers import shown_hashes
-from tests.reviewapp.review.conftest import make_pool
+from tests.reviewapp.review.conftest import make_items, make_pool
 
 
 def judge_pool(pool: ReviewPool, reviewers: list, *, seed: int = 7) -> None:
@@ -27,6 +27,6 @@ def judge_pool(pool: ReviewPool, reviewers: list, *, seed: int = 7) -> None:
 
 @pytest.fixture
 def judged_pool(reviewer_user, reviewer2_user):
-    pool = make_pool(reviewers=[reviewer_user, reviewer2_user])
+    pool = make_pool(reviewers=[reviewer_user, reviewer2_user], items=make_items(n_queries=2, per_query=3))
     judge_pool(pool, [reviewer_user, reviewer2_user])
     return pool

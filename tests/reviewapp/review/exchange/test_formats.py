@@ -26,7 +26,7 @@ import pytest
 from reviewapp.review.exchange import argilla as argilla_export
 from reviewapp.review.exchange import labelstudio
 from reviewapp.review.kinds import kind_get
-from tests.reviewapp.review.conftest import assert_blind, make_pool
+from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool
 from tests.reviewapp.review.exchange.conftest import judge_pool
 
 LABEL_STUDIO_TASKS_SCHEMA = json.loads((Path(__file__).parent / "label_studio_tasks.schema.json").read_text())
@@ -62,7 +62,7 @@ def test_the_argilla_export_is_read_by_argillas_own_from_disk_steps(rg, tmp_path
     from argilla.datasets._io._disk import DiskImportExportMixin
     from argilla.records._io._json import JsonIO
 
-    pool = make_pool(reviewers=[reviewer_user, reviewer2_user], kind=kind)
+    pool = make_pool(reviewers=[reviewer_user, reviewer2_user], kind=kind, items=make_items(n_queries=2, per_query=3))
     if kind == "passage":
         judge_pool(pool, [reviewer_user, reviewer2_user])
     folder = _unzip(argilla_export.argilla_zip(pool=pool), tmp_path)
@@ -100,7 +100,7 @@ def test_the_argilla_export_carries_every_complete_current_judgment_as_submitted
     exported = sorted((r.id, resp.question_name, resp.value) for r in records for resp in r.responses)
     expected = sorted((j.item_id, gt, str(v)) for j in pool_completed_judgments(pool=judged_pool)
                       for gt, v in j.grades.items())
-    assert exported == expected and len(expected) > 20
+    assert exported == expected and len(expected) > 15
 
 
 def _config_objects_and_choices(config: str) -> tuple[set[str], dict[str, tuple[str, set[str]]], list[str]]:
@@ -122,11 +122,11 @@ def _config_objects_and_choices(config: str) -> tuple[set[str], dict[str, tuple[
 @pytest.mark.django_db
 @pytest.mark.parametrize("kind", ["passage", "target", "clause"])
 def test_label_studio_tasks_and_config_validate_against_its_published_format(kind, reviewer_user, reviewer2_user):
-    pool = make_pool(reviewers=[reviewer_user, reviewer2_user], kind=kind)
+    pool = make_pool(reviewers=[reviewer_user, reviewer2_user], kind=kind, items=make_items(n_queries=2, per_query=3))
     if kind == "passage":
         judge_pool(pool, [reviewer_user, reviewer2_user])
     tasks = labelstudio.labelstudio_tasks(pool=pool)
-    config = labelstudio.labelstudio_config(kind_get(kind), instructions="Grade what you read.")
+    config = labelstudio.labelstudio_config(pool=pool)
     jsonschema.validate(tasks, LABEL_STUDIO_TASKS_SCHEMA)
     _, choices, variables = _config_objects_and_choices(config)
     assert set(choices) == set(kind_get(kind).grade_type_keys)
@@ -141,7 +141,7 @@ def test_label_studio_tasks_and_config_validate_against_its_published_format(kin
                 assert result["value"]["choices"][0] in values
     assert len(tasks) == pool.items.count()
     if kind == "passage":
-        assert sum(len(t["annotations"]) for t in tasks) > 10
+        assert sum(len(t["annotations"]) for t in tasks) > 8
     assert_blind(json.dumps(tasks) + config, where="the Label Studio export")
 
 
