@@ -93,11 +93,9 @@ def labelstudio_tasks(*, pool: ReviewPool) -> list[dict[str, Any]]:
             }
             for n, record in enumerate(by_item.get(item.public_id, []))
         ]
-        tasks.append({
-            "data": {ITEM_KEY: item.public_id, **item_texts(item, keys)},
-            "meta": {"pool": pool.public_id, "kind": kind.key, **item_hash_values(item)},
-            "annotations": annotations,
-        })
+        data: dict[str, str] = {ITEM_KEY: item.public_id, **item_texts(item, keys)}
+        meta: dict[str, str] = {"pool": pool.public_id, "kind": kind.key, **item_hash_values(item)}
+        tasks.append({"data": data, "meta": meta, "annotations": annotations})
     return tasks
 
 
