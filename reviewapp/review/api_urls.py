@@ -2,7 +2,8 @@
 
 Reviewer: queue/, items/<id>/, items/<id>/judgment/ (+ reopen/), items/<id>/history/ (own only).
 Admin: pools/, pools/<id>/assign|progress|agreement|qrels|judgments/, label-sources/;
-label exchange: pools/<id>/label-studio/, pools/<id>/argilla/, pools/<id>/label-imports/ (not blind).
+label exchange: pools/<id>/label-studio/, pools/<id>/argilla/, pools/<id>/label-imports/,
+pools/<id>/imported-labels/ (not blind).
 """
 
 from django.urls import path
@@ -26,5 +27,6 @@ urlpatterns = [
     path("pools/<str:pool_id>/label-studio/", exchange_api.LabelStudioExportApi.as_view(), name="label-studio"),
     path("pools/<str:pool_id>/argilla/", exchange_api.ArgillaExportApi.as_view(), name="argilla"),
     path("pools/<str:pool_id>/label-imports/", exchange_api.LabelImportsApi.as_view(), name="label-imports"),
+    path("pools/<str:pool_id>/imported-labels/", exchange_api.ImportedLabelsApi.as_view(), name="imported-labels"),
     path("label-sources/", api.LabelSourcesApi.as_view(), name="label-sources"),
 ]

@@ -35,6 +35,8 @@ urlpatterns = [
          name="admin-label-studio-config"),
     path("admin/pools/<str:pool_id>/argilla.zip", exchange_views.argilla_download, name="admin-argilla"),
     path("admin/pools/<str:pool_id>/label-imports/", exchange_views.labels_upload, name="admin-label-imports"),
+    path("admin/pools/<str:pool_id>/imported-labels.jsonl", exchange_views.imported_labels_download,
+         name="admin-imported-labels"),
     # People and reliability (admin_views)
     path("admin/workload/", admin_views.admin_workload, name="admin-workload"),
     path("admin/workload/reassign/", admin_views.admin_workload_reassign, name="admin-workload-reassign"),

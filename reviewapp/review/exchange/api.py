@@ -59,6 +59,35 @@ class ArgillaExportApi(APIView):
         return Response(self.ArgillaOut(body).data)
 
 
+class ImportedLabelsApi(APIView):
+    """Every imported grade of a pool, each marked not blind, with its tool, import and annotator as given."""
+
+    permission_classes = [CanManageReviews]
+
+    class ImportedLabelOut(serializers.Serializer):
+        import_id = serializers.IntegerField()
+        item_id = serializers.CharField()
+        query_id = serializers.CharField()
+        doc_id = serializers.CharField()
+        tool = serializers.CharField()
+        content_sha256 = serializers.CharField()
+        blind = serializers.BooleanField()
+        location = serializers.CharField()
+        annotator = serializers.CharField()
+        grade_type = serializers.CharField()
+        value = serializers.JSONField()
+        query_hash = serializers.CharField()
+        source_hash = serializers.CharField()
+        passage_hash = serializers.CharField()
+        stale = serializers.BooleanField()
+
+    @extend_schema(responses={200: ImportedLabelOut(many=True), **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        rows = [dataclasses.asdict(r) for r in selectors.pool_imported_labels(pool=pool)]
+        return Response(self.ImportedLabelOut(rows, many=True).data)
+
+
 class LabelImportsApi(APIView):
     """Imports of Label Studio or Argilla annotations into a pool: a label source that is not blind."""
 

@@ -20,6 +20,7 @@ import zipfile
 from collections.abc import Mapping
 from typing import Any
 
+from reviewapp.core.json_input import JsonInputError, json_loads
 from reviewapp.review.exchange.texts import (
     ITEM_KEY,
     ExchangeError,
@@ -146,10 +147,10 @@ def argilla_records_from_zip(content: bytes, *, max_bytes: int) -> object:
         info = archive.getinfo(names[0])
         if info.file_size > max_bytes:  # a zip bomb is refused before it is inflated
             raise ExchangeError(f"{names[0]}: {info.file_size} bytes, more than the limit of {max_bytes}")
-        try:
-            return json.loads(archive.read(info).decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as error:
-            raise ExchangeError(f"{names[0]}: not JSON ({error})") from None
+        try:  # the one bounded JSON path: a records.json nested too deeply is refused, never a recursion error
+            return json_loads(archive.read(info), limit_bytes=max_bytes)
+        except JsonInputError as error:
+            raise ExchangeError(f"{names[0]}: not acceptable JSON: {error}") from None
 
 
 def argilla_parse(document: object, *, kind: PoolKind) -> tuple[list[ParsedAnnotation], int]:

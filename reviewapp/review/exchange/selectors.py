@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -27,6 +30,8 @@ class ImportedLabelRecord:
     """One imported grade, with its provenance: never a blind judgment."""
 
     import_id: int
+    query_id: str
+    doc_id: str
     tool: str
     content_sha256: str
     blind: bool
@@ -51,10 +56,19 @@ def pool_imported_labels(*, pool: ReviewPool) -> list[ImportedLabelRecord]:
     rows = (ImportedAnnotation.objects.filter(label_import__pool=pool).select_related("label_import", "item")
             .order_by("label_import_id", "id"))
     return [ImportedLabelRecord(
-        import_id=row.label_import_id, tool=row.label_import.tool, content_sha256=row.label_import.content_sha256,
+        import_id=row.label_import_id, query_id=row.item.query_id, doc_id=row.item.doc_id,
+        tool=row.label_import.tool, content_sha256=row.label_import.content_sha256,
         blind=row.label_import.blind, item_id=row.item.public_id, location=row.location, annotator=row.annotator,
         grade_type=row.grade_type, value=row.value, query_hash=row.query_hash, source_hash=row.source_hash,
         passage_hash=row.passage_hash, stale=_stale(row)) for row in rows]
+
+
+def pool_imported_jsonl(*, pool: ReviewPool) -> Iterator[str]:
+    """One JSON line per imported grade, each marked ``"blind": false`` with its tool, import and annotator: the
+    only way imported labels leave, never mixed into the qrels or judgments exports."""
+    for record in pool_imported_labels(pool=pool):
+        yield json.dumps({"pool": pool.public_id, "item": record.item_id, **dataclasses.asdict(record)},
+                         sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def pool_label_imports(*, pool: ReviewPool) -> list[LabelImportSummary]:

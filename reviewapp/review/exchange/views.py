@@ -11,7 +11,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from reviewapp.core.access import MANAGE_REVIEWS, perm_required
-from reviewapp.review.exchange import argilla, labelstudio, services
+from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
 from reviewapp.review.models import ReviewPool
 from reviewapp.review.selectors import pool_get
@@ -48,6 +48,13 @@ def labelstudio_config_download(request: HttpRequest, pool_id: str) -> HttpRespo
 def argilla_download(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
     return _attachment(argilla.argilla_zip(pool=pool), "application/zip", f"pool-{pool.public_id}-argilla.zip")
+
+
+@perm_required(MANAGE_REVIEWS)
+def imported_labels_download(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    return _attachment("".join(selectors.pool_imported_jsonl(pool=pool)), "application/x-ndjson; charset=utf-8",
+                       f"pool-{pool.public_id}-imported-labels-not-blind.jsonl")
 
 
 @perm_required(MANAGE_REVIEWS)

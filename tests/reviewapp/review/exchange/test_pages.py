@@ -97,3 +97,21 @@ def test_the_command_imports_a_label_studio_export_and_refuses_naming_the_file_a
         call_command("import_labels", str(path), pool=judged_pool.public_id, tool="label-studio")
     with pytest.raises(CommandError, match="--pool"):
         call_command("import_labels", str(path), pool="nope", tool="label-studio")
+
+
+def test_imported_labels_leave_only_through_their_own_export_marked_not_blind(judged_pool, admin_client_):
+    from reviewapp.review.exchange.services import annotations_import
+
+    base = f"/review/admin/pools/{judged_pool.public_id}"
+    qrels_before = admin_client_.get(f"{base}/qrels.txt?grade_type=passage").content
+    jsonl_before = admin_client_.get(f"{base}/judgments.jsonl").getvalue()
+    annotations_import(pool=judged_pool, tool="label-studio", document=labelstudio.labelstudio_tasks(pool=judged_pool))
+    page = admin_client_.get(f"{base}/").content.decode()
+    assert 'data-testid="export-imported"' in page
+    rows = [json.loads(line) for line in admin_client_.get(f"{base}/imported-labels.jsonl").content.splitlines()]
+    assert rows and all(row["blind"] is False and row["tool"] == "label-studio" for row in rows)
+    api = admin_client_.get(f"/api/v1/review/pools/{judged_pool.public_id}/imported-labels/").json()
+    assert [(r["item_id"], r["annotator"], r["grade_type"], r["value"]) for r in api] == [
+        (r["item_id"], r["annotator"], r["grade_type"], r["value"]) for r in rows]
+    assert admin_client_.get(f"{base}/qrels.txt?grade_type=passage").content == qrels_before
+    assert admin_client_.get(f"{base}/judgments.jsonl").getvalue() == jsonl_before
