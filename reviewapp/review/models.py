@@ -498,3 +498,89 @@ class JudgmentReuse(models.Model):
 
     def __str__(self) -> str:
         return f"reuse of item {self.source_item_id} for item {self.item_id} by {self.reviewer_id}"
+
+
+# ---------------------------------------------------------------------------
+# Label exchange: annotations imported from Label Studio or Argilla files (reviewapp.review.exchange).
+#
+# They are another label source, never judgments: nobody here assigned the annotator, nor knows what they were
+# shown beside the texts, so they are not blind. They are stored apart from judgments, append-only, bound by
+# hash to the item's texts as the server computed them at import, and counted by no human-label metric.
+# ---------------------------------------------------------------------------
+
+
+class LabelImport(models.Model):
+    """One imported file of annotations for one pool: its provenance. Append-only."""
+
+    LABEL_STUDIO = "label-studio"
+    ARGILLA = "argilla"
+    TOOL_CHOICES = [(LABEL_STUDIO, "Label Studio"), (ARGILLA, "Argilla")]
+
+    pool = models.ForeignKey(ReviewPool, on_delete=models.PROTECT, related_name="label_imports")
+    tool = models.CharField(max_length=16, choices=TOOL_CHOICES)
+    filename = models.CharField(max_length=300, blank=True, help_text="The file's name as given.")
+    # SHA-256 of the canonical JSON (sorted keys, no spaces) of the tasks or records imported: the same content
+    # has the same digest whichever route (file, upload, API) brought it, so it is imported once per pool.
+    content_sha256 = models.CharField(max_length=64)
+    # Always False: a constraint keeps it so; stored so that every export of these rows says it.
+    blind = models.BooleanField(default=False)
+    # A name, not a foreign key: deleting the account must not rewrite (SET_NULL) an append-only row.
+    imported_by = models.CharField(max_length=150, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["pool", "content_sha256"], name="review_label_import_once"),
+            models.CheckConstraint(condition=models.Q(blind=False), name="review_label_import_not_blind"),
+        ]
+        ordering = ["pool_id", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.tool} import {self.pk} into pool {self.pool_id}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("label imports are append-only: import a new file instead")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("label imports are append-only: they are never deleted")
+
+
+class ImportedAnnotation(models.Model):
+    """One grade of one item by one outside annotator, from a ``LabelImport``. Append-only; never a judgment.
+
+    The hashes are the item's, computed by the server from the texts the file carried (equal to the item's at
+    import, or the import was refused); when the item's texts change later the annotation is stale.
+    """
+
+    label_import = models.ForeignKey(LabelImport, on_delete=models.PROTECT, related_name="annotations")
+    item = models.ForeignKey(ReviewItem, on_delete=models.PROTECT, related_name="imported_annotations")
+    # Where in the file: "tasks[3].annotations[0]" or "records[3].responses.passage[1]".
+    location = models.CharField(max_length=200)
+    # The annotator as the file names them (Label Studio's completed_by, Argilla's user_id): unverified.
+    annotator = models.CharField(max_length=300)
+    grade_type = models.CharField(max_length=32)
+    value = models.JSONField()
+    query_hash = models.CharField(max_length=64)
+    source_hash = models.CharField(max_length=64)
+    passage_hash = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["label_import_id", "id"]
+
+    def __str__(self) -> str:
+        return f"imported annotation {self.pk}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError("imported annotations are append-only: import a new file instead")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError("imported annotations are append-only: they are never deleted")

@@ -9,7 +9,7 @@ from reviewapp.core.lazy_views import lazy_module
 
 admin_views = lazy_module("reviewapp.review.admin_views")
 views = lazy_module("reviewapp.review.views")
-
+exchange_views = lazy_module("reviewapp.review.exchange.views")
 
 app_name = "review"
 urlpatterns = [
@@ -30,6 +30,15 @@ urlpatterns = [
          name="admin-adjudicate"),
     path("admin/pools/<str:pool_id>/qrels.txt", views.admin_qrels, name="admin-qrels"),
     path("admin/pools/<str:pool_id>/judgments.jsonl", views.admin_jsonl, name="admin-jsonl"),
+    # Label exchange (exchange.views): Label Studio and Argilla out, their annotations in (not blind)
+    path("admin/pools/<str:pool_id>/label-studio-tasks.json", exchange_views.labelstudio_tasks_download,
+         name="admin-label-studio-tasks"),
+    path("admin/pools/<str:pool_id>/label-studio-config.xml", exchange_views.labelstudio_config_download,
+         name="admin-label-studio-config"),
+    path("admin/pools/<str:pool_id>/argilla.zip", exchange_views.argilla_download, name="admin-argilla"),
+    path("admin/pools/<str:pool_id>/label-imports/", exchange_views.labels_upload, name="admin-label-imports"),
+    path("admin/pools/<str:pool_id>/imported-labels.jsonl", exchange_views.imported_labels_download,
+         name="admin-imported-labels"),
     # People and reliability (admin_views)
     path("admin/workload/", admin_views.admin_workload, name="admin-workload"),
     path("admin/workload/reassign/", admin_views.admin_workload_reassign, name="admin-workload-reassign"),

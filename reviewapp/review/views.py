@@ -33,6 +33,7 @@ from reviewapp.review import (
 )
 from reviewapp.review.admin_views import invitation_url, user_or_404
 from reviewapp.review.assign import pool_assign_detail
+from reviewapp.review.exchange import selectors as exchange_selectors
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
 
@@ -292,6 +293,7 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
         # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
         # pool declared from a rerank run has one (its item count), which made this page a 500.
         "declared_params": sorted((pool.declared_params or {}).items()),
+        "label_imports": exchange_selectors.pool_label_imports(pool=pool),
     }
     context["label_counts"] = {
         state: sum(1 for label in context["labels"] if label.state == state)

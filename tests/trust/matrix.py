@@ -305,6 +305,17 @@ MATRIX: dict[str, Entry] = {
                                                        "/review/admin/pools/{marker_pool_id}/qrels.txt"),
     "review/admin/pools/<str:pool_id>/judgments.jsonl": page(MANAGE_REVIEWS,
                                                              "/review/admin/pools/{marker_pool_id}/judgments.jsonl"),
+    # label exchange (reviewapp/review/exchange/views.py)
+    "review/admin/pools/<str:pool_id>/label-studio-tasks.json": page(
+        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/label-studio-tasks.json"),
+    "review/admin/pools/<str:pool_id>/label-studio-config.xml": page(
+        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/label-studio-config.xml"),
+    "review/admin/pools/<str:pool_id>/argilla.zip": page(MANAGE_REVIEWS,
+                                                         "/review/admin/pools/{marker_pool_id}/argilla.zip"),
+    "review/admin/pools/<str:pool_id>/label-imports/": post_only(
+        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/label-imports/", {"tool": "argilla"}),
+    "review/admin/pools/<str:pool_id>/imported-labels.jsonl": page(
+        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/imported-labels.jsonl"),
     # people and reliability (reviewapp/review/admin_views.py)
     "review/admin/workload/": page(MANAGE_REVIEWS, "/review/admin/workload/"),
     "review/admin/workload/reassign/": post_only(MANAGE_REVIEWS, "/review/admin/workload/reassign/",
@@ -345,6 +356,14 @@ MATRIX: dict[str, Entry] = {
     "api/v1/review/pools/<str:pool_id>/agreement/": api(MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/agreement/"),
     "api/v1/review/pools/<str:pool_id>/qrels/": api(MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/qrels/"),
     "api/v1/review/pools/<str:pool_id>/judgments/": api(MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/judgments/"),
+    "api/v1/review/pools/<str:pool_id>/label-studio/": api(MANAGE_REVIEWS,
+                                                           "/api/v1/review/pools/{marker_pool_id}/label-studio/"),
+    "api/v1/review/pools/<str:pool_id>/argilla/": api(MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/argilla/"),
+    "api/v1/review/pools/<str:pool_id>/label-imports/": api_post(
+        MANAGE_REVIEWS, MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/label-imports/",
+        {"tool": "argilla", "document": []}),
+    "api/v1/review/pools/<str:pool_id>/imported-labels/": api(
+        MANAGE_REVIEWS, "/api/v1/review/pools/{marker_pool_id}/imported-labels/"),
     "api/v1/review/label-sources/": api_post(MANAGE_REVIEWS, MANAGE_REVIEWS, "/api/v1/review/label-sources/",
                                           {"name": "trust labels", "labels": []}),
     # --- providers

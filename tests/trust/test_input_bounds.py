@@ -25,6 +25,16 @@ def _rows() -> dict[str, int]:
             if m._meta.managed and m._meta.label != "sessions.Session"}
 
 
+def _zipped(records: str) -> bytes:
+    import io
+    import zipfile
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("records.json", records)
+    return buffer.getvalue()
+
+
 def _json(client, url: str, body: str):
     return client.post(url, body, content_type="application/json")
 
@@ -49,6 +59,14 @@ def test_deeply_nested_json_is_a_400_on_every_endpoint_and_upload(world):
         "pool form": admin.post("/review/admin/new/", {"name": "p", "kind": "passage", "declared_rule": "r",
                                                        "items": DEEP}),
         "label import form": admin.post("/review/admin/labels/import/", {"name": "deep", "labels": DEEP}),
+        "label exchange upload": admin.post(f"/review/admin/pools/{world.marker_pool_id}/label-imports/",
+                                            {"tool": "label-studio", "file": SimpleUploadedFile("t.json",
+                                                                                                DEEP.encode())}),
+        "label exchange upload, zipped": admin.post(f"/review/admin/pools/{world.marker_pool_id}/label-imports/",
+                                                    {"tool": "argilla", "file": SimpleUploadedFile("a.zip",
+                                                                                                   _zipped(DEEP))}),
+        "label exchange API": _json(admin, f"/api/v1/review/pools/{world.marker_pool_id}/label-imports/",
+                                    DEEP_OBJECT),
     }
     for what, response in answers.items():
         assert response.status_code in (302, 400), f"{what}: {response.status_code}"

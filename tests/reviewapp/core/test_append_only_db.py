@@ -18,12 +18,19 @@ from reviewapp.core.append_only import append_only_bypassed, triggers_present
 from reviewapp.core.models import AccountAudit, AppendOnlyError
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
 from reviewapp.review import disagreements, services
-from reviewapp.review.models import Adjudication, JudgmentRevision, KnownAnswer, PoolGuidelines
+from reviewapp.review.models import (
+    Adjudication,
+    ImportedAnnotation,
+    JudgmentRevision,
+    KnownAnswer,
+    LabelImport,
+    PoolGuidelines,
+)
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 
 APPEND_ONLY = [JudgmentRevision, Adjudication, PoolGuidelines, KnownAnswer, AccountAudit, BudgetRaise, Receipt,
-               HeldoutExposure, DeclaredComparison, ContractText, ClauseTaxonomy]
+               HeldoutExposure, DeclaredComparison, ContractText, ClauseTaxonomy, LabelImport, ImportedAnnotation]
 HASH = "0" * 64
 
 
@@ -58,12 +65,16 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
     exposure = HeldoutExposure.objects.create(suite=suite, retrieval_sha256=HASH, configuration={}, purpose="page")
     comparison = DeclaredComparison.objects.create(suite=suite, systems=[], sha256=HASH, declared_by=admin_user_,
                                                    declared_via="command", declared_at=timezone.now())
+    label_import = LabelImport.objects.create(pool=pool, tool="argilla", content_sha256=HASH)
+    imported = ImportedAnnotation.objects.create(label_import=label_import, item=item, location="records[0]",
+                                                 annotator="a", grade_type="section", value=1, query_hash=HASH,
+                                                 source_hash=HASH, passage_hash=HASH)
     return {
         JudgmentRevision: JudgmentRevision.objects.get(judgment__item=item).pk,
         Adjudication: Adjudication.objects.get(item=item).pk,
         PoolGuidelines: guidelines.pk, KnownAnswer: known.pk, AccountAudit: audit.pk, BudgetRaise: raise_.pk,
         Receipt: receipt.pk, HeldoutExposure: exposure.pk, DeclaredComparison: comparison.pk,
-        **_contract_evidence(),
+        **_contract_evidence(), LabelImport: label_import.pk, ImportedAnnotation: imported.pk,
     }
 
 

@@ -1,0 +1,140 @@
+"""API of the label exchange, under /api/v1/review/pools/<id>/: label-studio/, argilla/, label-imports/."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404
+from drf_spectacular.utils import extend_schema
+from rest_framework import serializers, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from reviewapp.core.access import CanManageReviews
+from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.review.exchange import argilla, labelstudio, selectors, services
+from reviewapp.review.exchange.texts import ExchangeError
+from reviewapp.review.models import ReviewPool
+from reviewapp.review.selectors import pool_get
+
+
+def _pool_or_404(pool_id: str) -> ReviewPool:
+    try:
+        return pool_get(public_id=pool_id)
+    except ObjectDoesNotExist:
+        raise Http404 from None
+
+
+class LabelStudioExportApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    class LabelStudioOut(serializers.Serializer):
+        label_config = serializers.CharField(help_text="the labeling config (XML) for the project")
+        tasks = serializers.ListField(child=serializers.DictField(), help_text="Label Studio JSON import format")
+
+    @extend_schema(responses={200: LabelStudioOut, **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        body = {"label_config": labelstudio.labelstudio_config(pool=pool),
+                "tasks": labelstudio.labelstudio_tasks(pool=pool)}
+        return Response(self.LabelStudioOut(body).data)
+
+
+class ArgillaExportApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    class ArgillaOut(serializers.Serializer):
+        settings = serializers.DictField(help_text="as rg.Settings.serialize() (.argilla/settings.json)")
+        dataset = serializers.DictField(help_text="the dataset model (.argilla/dataset.json)")
+        records = serializers.ListField(child=serializers.DictField(), help_text="Record.to_dict() each (records.json)")
+
+    @extend_schema(responses={200: ArgillaOut, **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        body = {"settings": argilla.argilla_settings(pool=pool),
+                "dataset": argilla.argilla_dataset(pool=pool), "records": argilla.argilla_records(pool=pool)}
+        return Response(self.ArgillaOut(body).data)
+
+
+class ImportedLabelsApi(APIView):
+    """Every imported grade of a pool, each marked not blind, with its tool, import and annotator as given."""
+
+    permission_classes = [CanManageReviews]
+
+    class ImportedLabelOut(serializers.Serializer):
+        import_id = serializers.IntegerField()
+        item_id = serializers.CharField()
+        query_id = serializers.CharField()
+        doc_id = serializers.CharField()
+        tool = serializers.CharField()
+        content_sha256 = serializers.CharField()
+        blind = serializers.BooleanField()
+        location = serializers.CharField()
+        annotator = serializers.CharField()
+        grade_type = serializers.CharField()
+        value = serializers.JSONField()
+        query_hash = serializers.CharField()
+        source_hash = serializers.CharField()
+        passage_hash = serializers.CharField()
+        stale = serializers.BooleanField()
+
+    @extend_schema(responses={200: ImportedLabelOut(many=True), **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        rows = [dataclasses.asdict(r) for r in selectors.pool_imported_labels(pool=pool)]
+        return Response(self.ImportedLabelOut(rows, many=True).data)
+
+
+class LabelImportsApi(APIView):
+    """Imports of Label Studio or Argilla annotations into a pool: a label source that is not blind."""
+
+    permission_classes = [CanManageReviews]
+
+    class ImportIn(serializers.Serializer):
+        tool = serializers.ChoiceField(choices=list(services.TOOLS))
+        filename = serializers.CharField(required=False, allow_blank=True, default="")
+        document = serializers.JSONField(help_text="Label Studio: the list of tasks of its JSON export; Argilla: the "
+                                                   "list of records of records.json")
+
+    class ImportOut(serializers.Serializer):
+        pk = serializers.IntegerField()
+        tool = serializers.CharField()
+        filename = serializers.CharField()
+        content_sha256 = serializers.CharField()
+        blind = serializers.BooleanField()
+        imported_by = serializers.CharField()
+        created_at = serializers.DateTimeField()
+        annotations = serializers.IntegerField()
+        stale = serializers.IntegerField()
+
+    class ImportResultOut(serializers.Serializer):
+        label_import = serializers.IntegerField()
+        annotations = serializers.IntegerField()
+        skipped = serializers.IntegerField()
+        blind = serializers.BooleanField()
+
+    @extend_schema(responses={200: ImportOut(many=True), **error_responses(*READ_ERRORS)})
+    def get(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        rows = [dataclasses.asdict(s) for s in selectors.pool_label_imports(pool=pool)]
+        return Response(self.ImportOut(rows, many=True).data)
+
+    @extend_schema(request=ImportIn, responses={201: ImportResultOut, **error_responses(*WRITE_ERRORS)})
+    def post(self, request: Request, pool_id: str) -> Response:
+        pool = _pool_or_404(pool_id)
+        data = self.ImportIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        values: dict[str, Any] = data.validated_data
+        try:
+            result = services.annotations_import(pool=pool, tool=values["tool"], document=values["document"],
+                                                 filename=values["filename"], imported_by=request.user.get_username())
+        except ExchangeError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        body = {"label_import": result.label_import.pk, "annotations": result.annotations,
+                "skipped": result.skipped, "blind": result.label_import.blind}
+        return Response(self.ImportResultOut(body).data, status=status.HTTP_201_CREATED)
+
+

@@ -1,0 +1,93 @@
+"""The import: a Label Studio or Argilla file into one pool, as a ``LabelImport`` with its annotations.
+
+All or nothing: the whole file is read and checked (items of this pool, texts equal to the items' current texts by
+hash, grades on the kind's scale, one grade per annotator, item and grade type) before one row is written.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+
+from reviewapp.core.hashing import sha256_json
+from reviewapp.core.json_input import JsonInputError, json_loads, max_bytes
+from reviewapp.review.exchange.argilla import argilla_parse, argilla_records_from_zip
+from reviewapp.review.exchange.labelstudio import labelstudio_parse
+from reviewapp.review.exchange.texts import ExchangeError, texts_check
+from reviewapp.review.kinds import kind_get
+from reviewapp.review.models import ImportedAnnotation, LabelImport, ReviewItem, ReviewPool
+
+TOOLS = (LabelImport.LABEL_STUDIO, LabelImport.ARGILLA)
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    label_import: LabelImport
+    annotations: int
+    skipped: int  # cancelled annotations, draft or discarded responses, results that are not choices
+
+
+def document_read(content: bytes, *, tool: str) -> object:
+    """A file's bytes as the JSON document to import (for Argilla, also a zipped ``to_disk`` directory)."""
+    if tool == LabelImport.ARGILLA and content[:4] == b"PK\x03\x04":
+        return argilla_records_from_zip(content, max_bytes=max_bytes())
+    try:
+        return json_loads(content)
+    except JsonInputError as error:
+        raise ExchangeError(f"not acceptable JSON: {error}") from None
+
+
+def annotations_import(*, pool: ReviewPool, tool: str, document: object, filename: str = "",
+                       imported_by: str = "") -> ImportResult:
+    """Import the annotations of a Label Studio export (tasks) or Argilla records into ``pool``, not blind.
+
+    Refused, with nothing written, when anything is wrong: the message names the task or record and the field.
+    """
+    if tool not in TOOLS:
+        raise ExchangeError(f"tool: {tool!r} is not one of {', '.join(TOOLS)}")
+    kind = kind_get(pool.kind)
+    parse = labelstudio_parse if tool == LabelImport.LABEL_STUDIO else argilla_parse
+    parsed, skipped = parse(document, kind=kind)
+    items = {item.public_id: item for item in
+             ReviewItem.objects.filter(pool=pool, public_id__in={p.item_id for p in parsed})}
+    rows: list[ImportedAnnotation] = []
+    seen: dict[tuple[str, str, str], str] = {}
+    hashes: dict[str, dict[str, str]] = {}
+    for annotation in parsed:
+        item = items.get(annotation.item_id)
+        if item is None:
+            raise ExchangeError(f"{annotation.location}: item {annotation.item_id!r} is not an item of pool "
+                                f"{pool.public_id}")
+        task = annotation.location.split(".")[0]
+        if task not in hashes:
+            hashes[task] = texts_check(item, annotation.texts, where=task)
+        try:
+            value = kind.parse_grade(annotation.raw_value)
+        except ValueError as error:
+            raise ExchangeError(f"{annotation.location} ({annotation.grade_type}): {error}") from None
+        if value is None:
+            raise ExchangeError(f"{annotation.location} ({annotation.grade_type}): no grade")
+        key = (item.public_id, annotation.annotator, annotation.grade_type)
+        if key in seen:
+            raise ExchangeError(f"{annotation.location}: {annotation.annotator!r} grades {annotation.grade_type!r} "
+                                f"of item {item.public_id} twice (also at {seen[key]})")
+        seen[key] = annotation.location
+        rows.append(ImportedAnnotation(item=item, location=annotation.location, annotator=annotation.annotator,
+                                       grade_type=annotation.grade_type, value=value, **hashes[task]))
+    if not rows:
+        raise ExchangeError("the file holds no submitted annotation of this pool's grades; nothing was imported")
+    digest = sha256_json(document)
+    earlier = LabelImport.objects.filter(pool=pool, content_sha256=digest).first()
+    if earlier is not None:
+        raise ExchangeError(f"this content was imported into pool {pool.public_id} already (import {earlier.pk})")
+    try:
+        with transaction.atomic():
+            label_import = LabelImport.objects.create(pool=pool, tool=tool, filename=filename[:300],
+                                                      content_sha256=digest, imported_by=imported_by[:150])
+            for row in rows:
+                row.label_import = label_import
+            ImportedAnnotation.objects.bulk_create(rows)
+    except IntegrityError:  # the same content imported at the same moment by another request
+        raise ExchangeError(f"this content was imported into pool {pool.public_id} already") from None
+    return ImportResult(label_import=label_import, annotations=len(rows), skipped=skipped)

@@ -1,0 +1,79 @@
+"""Admin pages of the label exchange: downloads for Label Studio and Argilla, and the upload of their files."""
+
+from __future__ import annotations
+
+import json
+
+from django.contrib import messages
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect
+from django.views.decorators.http import require_POST
+
+from reviewapp.core.access import MANAGE_REVIEWS, perm_required
+from reviewapp.review.exchange import argilla, labelstudio, selectors, services
+from reviewapp.review.exchange.texts import ExchangeError
+from reviewapp.review.models import ReviewPool
+from reviewapp.review.selectors import pool_get
+
+
+def _pool_or_404(pool_id: str) -> ReviewPool:
+    try:
+        return pool_get(public_id=pool_id)
+    except ObjectDoesNotExist:
+        raise Http404("no such pool") from None
+
+
+def _attachment(body: str | bytes, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+@perm_required(MANAGE_REVIEWS)
+def labelstudio_tasks_download(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    body = json.dumps(labelstudio.labelstudio_tasks(pool=pool), ensure_ascii=False, indent=1)
+    return _attachment(body, "application/json; charset=utf-8", f"pool-{pool.public_id}-label-studio-tasks.json")
+
+
+@perm_required(MANAGE_REVIEWS)
+def labelstudio_config_download(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    body = labelstudio.labelstudio_config(pool=pool)
+    return _attachment(body, "application/xml; charset=utf-8", f"pool-{pool.public_id}-label-studio-config.xml")
+
+
+@perm_required(MANAGE_REVIEWS)
+def argilla_download(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    return _attachment(argilla.argilla_zip(pool=pool), "application/zip", f"pool-{pool.public_id}-argilla.zip")
+
+
+@perm_required(MANAGE_REVIEWS)
+def imported_labels_download(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = _pool_or_404(pool_id)
+    return _attachment("".join(selectors.pool_imported_jsonl(pool=pool)), "application/x-ndjson; charset=utf-8",
+                       f"pool-{pool.public_id}-imported-labels-not-blind.jsonl")
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def labels_upload(request: HttpRequest, pool_id: str) -> HttpResponse:
+    """Upload a Label Studio JSON export or Argilla records (or its zipped to_disk directory): not blind labels."""
+    pool = _pool_or_404(pool_id)
+    upload = request.FILES.get("file")
+    tool = request.POST.get("tool", "")
+    try:
+        if upload is None:
+            raise ExchangeError("file: choose a file to import")
+        document = services.document_read(upload.read(), tool=tool)
+        result = services.annotations_import(pool=pool, tool=tool, document=document, filename=upload.name or "",
+                                             imported_by=request.user.get_username())
+    except ExchangeError as error:
+        messages.error(request, f"Label import refused: {error}")
+    else:
+        messages.success(request, f"Imported {result.annotations} annotations from {tool} as import "
+                                  f"{result.label_import.pk} (not blind; counted by no human-label metric); "
+                                  f"{result.skipped} skipped (cancelled, draft or discarded).")
+    return redirect("review:admin-pool", pool_id=pool.public_id)
