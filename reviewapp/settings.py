@@ -303,6 +303,11 @@ PROVIDER_KEYS = {
 }
 OPENAI_COMPATIBLE_BASE_URL = env_str("OPENAI_COMPATIBLE_BASE_URL", "https://openrouter.ai/api/v1")
 ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
+# The base URL of a run is chosen per run (page, API, command); OPENAI_COMPATIBLE_API_KEY goes only to the
+# origin of OPENAI_COMPATIBLE_BASE_URL and to the origins listed here (e.g. "https://gateway.firm.example"), so
+# a URL typed in a form never receives the server's key. Servers that need no key (Ollama, vLLM, llama.cpp,
+# LM Studio on this machine) need nothing here.
+OPENAI_COMPATIBLE_KEY_ORIGINS = env_list("OPENAI_COMPATIBLE_KEY_ORIGINS", [])
 PROVIDER_TIMEOUT_SECONDS = env_int("PROVIDER_TIMEOUT_SECONDS", 60)
 
 # Tracked jobs (reviewapp/core/jobs.py): a running job silent for longer than its stale timeout has lost its

@@ -34,7 +34,8 @@ from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, Ret
 from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
 from reviewapp.providers.models import Ledger
-from reviewapp.providers.selectors import ledger_spend
+from reviewapp.providers.selectors import ledger_simulated, ledger_spend
+from reviewapp.providers.types import SIMULATED_LABEL
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 
@@ -183,6 +184,9 @@ def rerank_scores_from_run(*, run: RerankRun) -> RerankScores:
                 f"; first error: {first_error[qid]}" if qid in first_error else "")
     spend = ledger_spend(ledger=run.ledger)
     provider_label = dict(Ledger.Provider.choices).get(run.provider, run.provider)
+    if ledger_simulated(ledger=run.ledger):
+        # Answers of the loopback test server, not a model's: said wherever the run is named.
+        provider_label = f"{SIMULATED_LABEL} (loopback test server, not a model): {provider_label}"
     meta = RerankMeta(
         pk=run.pk, provider=run.provider, provider_label=provider_label, model_id=run.model_id,
         question_version=run.question_version, question_sha256=run.question_sha256, status=run.status,

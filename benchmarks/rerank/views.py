@@ -39,6 +39,12 @@ class RerankRunForm(forms.Form):
         ("anthropic", "Anthropic"),
     ], initial="local")
     model_id = forms.CharField(required=False, max_length=200, help_text="pinned model id (blank = local model)")
+    base_url = forms.CharField(
+        required=False, max_length=500, label="Base URL",
+        help_text="the model server for this run, e.g. http://127.0.0.1:11434/v1 (Ollama); blank = the server's "
+                  "default. No credentials in the URL: a key, if the server needs one, stays in this server's "
+                  "environment.",
+    )
     method = forms.ChoiceField(required=False, choices=[
         ("", "provider default"), (METHOD_LOGPROBS, "logprobs"), (METHOD_STRUCTURED, "structured JSON answer"),
         (METHOD_LOCAL, "local heuristic"),
@@ -73,7 +79,8 @@ def rerank_run_new(request: HttpRequest) -> HttpResponse:
                 retrieval_run=data["retrieval_run"], provider=data["provider"], model_id=data["model_id"],
                 method=data["method"], question_version=data["question_version"],
                 candidates_per_request=data["candidates_per_request"], max_requests=data["max_requests"],
-                max_input_tokens=data["max_input_tokens"], concurrency=data["concurrency"], user=request.user,
+                max_input_tokens=data["max_input_tokens"], concurrency=data["concurrency"],
+                base_url=data["base_url"].strip(), user=request.user,
             )
         except (rerank.RerankError, ValueError) as error:
             form.add_error(None, str(error))

@@ -74,6 +74,8 @@ def _launch_context(request: HttpRequest, **extra) -> dict:
         "form": {
             "judge_a": request.POST.get("judge_a", DESCRIPTION),
             "judge_b": request.POST.get("judge_b", EXEMPLARS_METHOD),
+            "base_url_a": request.POST.get("base_url_a", ""),
+            "base_url_b": request.POST.get("base_url_b", ""),
             "grounding": request.POST.get("grounding", str(Thresholds().grounding)),
             "run": request.POST.get("run", request.GET.get("run", "")),
         },
@@ -108,7 +110,8 @@ def _launch(request: HttpRequest) -> HttpResponse:
     choices = {}
     for slot in ("a", "b"):
         try:
-            choices[slot] = parse_choice(request.POST.get(f"judge_{slot}", ""))
+            choices[slot] = parse_choice(request.POST.get(f"judge_{slot}", ""),
+                                         base_url=request.POST.get(f"base_url_{slot}", "")[:500])
         except JudgeChoiceError as exc:
             errors.append(f"judge {slot.upper()}: {exc}")
     thresholds = None

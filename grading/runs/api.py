@@ -75,6 +75,10 @@ class PasteInput(serializers.Serializer):
 class LaunchInput(serializers.Serializer):
     provider = serializers.ChoiceField(choices=jobs.PROVIDERS, default="local")
     model_id = serializers.CharField(required=False, default="", allow_blank=True)
+    base_url = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=500,
+        help_text="the OpenAI-compatible or Anthropic server for this run (e.g. http://127.0.0.1:11434/v1); blank = "
+                  "the server's default; never credentials (keys stay in the server's environment)")
     sample = serializers.IntegerField(required=False)
     limit = serializers.IntegerField(required=False, min_value=1)
     # Upper bounds: what the ledger's columns hold (beyond them the database refused with a 500).
@@ -150,6 +154,7 @@ class JobsApi(APIView):
                 limit=v.get("limit"),
                 max_requests=v.get("max_requests"),
                 max_input_tokens=v.get("max_input_tokens"),
+                base_url=v["base_url"].strip(),
                 user=request.user,
             )
         except jobs.JobError as exc:

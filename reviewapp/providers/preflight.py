@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.conf import settings
 
 from reviewapp.providers.clients.base import check_base_url
-from reviewapp.providers.clients.openai_compatible import is_openrouter
+from reviewapp.providers.clients.openai_compatible import is_openrouter, key_may_go_to
 from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL_ID
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.types import ProviderError
@@ -67,6 +67,8 @@ def provider_preflight(*, provider: str, model_id: str, base_url: str = "") -> P
         if not keys.get("openrouter"):
             raise _missing_key(KEY_VARIABLES["openrouter"], f"OpenRouter ({url})")
         return ProviderSetup(provider=provider, model_id=model_id, base_url=url, key_variable="OPENROUTER_API_KEY")
-    # Self-hosted OpenAI-compatible servers (vLLM, llama.cpp, Ollama) often take no key.
-    variable = KEY_VARIABLES["openai_compatible"] if keys.get("openai_compatible") else ""
+    # Self-hosted OpenAI-compatible servers (vLLM, llama.cpp, Ollama, LM Studio) often take no key; the key
+    # goes only to the origins it is meant for (OPENAI_COMPATIBLE_BASE_URL, OPENAI_COMPATIBLE_KEY_ORIGINS).
+    sends_key = keys.get("openai_compatible") and key_may_go_to(url)
+    variable = KEY_VARIABLES["openai_compatible"] if sends_key else ""
     return ProviderSetup(provider=provider, model_id=model_id, base_url=url, key_variable=variable)
