@@ -71,6 +71,11 @@ def check_base_url(base_url: str) -> str:
     return text.rstrip("/")
 
 
+def echoable_base_url(text: str) -> str:
+    """A typed base URL as a form may show it back after an error: '' when it may carry a secret."""
+    return "" if any(c in text for c in "@?#") else text
+
+
 def url_origin(url: str) -> str:
     """scheme://host:port of a URL (default ports made explicit), for comparing where a key may go."""
     parsed = urlparse(url.strip())

@@ -80,7 +80,7 @@ def extraction_answer(user: str, categories: list[str]) -> dict[str, Any]:
             score = len(wanted & _stems(sentence))
             if score > best_score:
                 best, best_score = sentence, score
-        if best and best_score >= max(1, math.ceil(0.6 * len(wanted))):
+        if best and best_score >= max(1, math.ceil(len(wanted) / 2)):
             out.append({"category": category, "quote": best})
         if len(out) >= MAX_QUOTES:
             break

@@ -1,0 +1,70 @@
+"""CUAD extraction against a real loopback OpenAI-compatible server with NO key, base URL chosen per run.
+
+Through real httpx to 127.0.0.1: a server that honours the JSON schema (verbatim quotes come back and are
+graded), and a model that ignores the schema (a clear error per contract on its receipt, nothing re-sent by
+itself). The run made against the loopback test server is named "simulated provider" on every page and export.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from grading.runs.jobs import extraction_job_create, job_extract_execute, job_resume
+from grading.runs.models import ConsoleJob, ExtractionRun
+from reviewapp.providers.loopback import LoopbackServer
+from reviewapp.providers.models import Ledger, Receipt
+
+MODEL = "llama3.1:8b"
+
+
+@pytest.fixture
+def no_keys(settings):
+    settings.PROVIDER_KEYS = {"openrouter": "", "openai_compatible": "", "anthropic": ""}
+
+
+def test_a_keyless_server_extracts_verbatim_quotes_and_the_run_is_named_simulated(loaded, no_keys, admin_client_):
+    with LoopbackServer(shape="auto") as server:
+        job = extraction_job_create(sample=loaded.sample, provider="openai_compatible", model_id=MODEL,
+                                    base_url=server.url + "/v1", queue=False)
+        done = job_extract_execute(job_id=job.pk)
+        sent = list(server.requests)
+    assert done.status == "done", done.error
+    assert len(sent) == job.total and max(server.counts.values()) == 1
+    assert all("authorization" not in r["headers"] for r in sent)
+    body = json.loads(sent[0]["body"])
+    assert body["model"] == MODEL and body["response_format"]["type"] == "json_schema"
+    ledger = Ledger.objects.get(pk=job.ledger_id)
+    assert ledger.base_url == server.url + "/v1" and ledger.simulated
+
+    run = ExtractionRun.objects.get(pk=done.run_id)
+    assert run.model == f"{MODEL} (simulated provider)"
+    # The loopback quotes contract sentences verbatim: every extraction is fully grounded.
+    groundings = list(run.extractions.values_list("grounding", flat=True))
+    assert groundings and min(groundings) == pytest.approx(1.0)
+
+    assert "simulated provider" in admin_client_.get(f"/cuad/jobs/{job.pk}/").content.decode()
+    job_json = admin_client_.get(f"/cuad/jobs/{job.pk}/?format=json").json()
+    assert job_json["simulated"] is True and job_json["base_url"] == server.url + "/v1"
+    assert "simulated provider" in admin_client_.get(f"/cuad/runs/{run.pk}/").content.decode()
+    assert admin_client_.get(f"/cuad/runs/{run.pk}/?format=json").json()["model"].endswith("(simulated provider)")
+    assert "simulated provider" in admin_client_.get("/cuad/leaderboard/").content.decode()
+
+
+def test_a_model_that_ignores_the_schema_fails_each_contract_clearly_and_nothing_is_resent(loaded, no_keys):
+    with LoopbackServer(shape="ignore-schema") as server:
+        job = extraction_job_create(sample=loaded.sample, provider="openai_compatible", model_id=MODEL,
+                                    base_url=server.url + "/v1", max_requests=8, queue=False)
+        failed = job_extract_execute(job_id=job.pk)
+        assert len(server.requests) == job.total and server.max_count_per_body == 1
+        assert failed.status == "failed" and f"{job.total} of {job.total} contracts have no answer" in failed.error
+        errors = list(job.contracts.values_list("error", flat=True))
+        assert all(e.startswith("failed: invalid answer: message content is not valid JSON") for e in errors)
+        receipts = Receipt.objects.filter(ledger_id=job.ledger_id)
+        assert set(receipts.values_list("status", flat=True)) == {"failed"} and receipts.count() == job.total
+        assert all(r.simulated for r in receipts)
+        # A resume without an explicit re-attempt sends nothing again.
+        job_resume(job=ConsoleJob.objects.get(pk=job.pk), queue=False)
+        job_extract_execute(job_id=job.pk)
+        assert len(server.requests) == job.total
