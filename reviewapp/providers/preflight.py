@@ -48,6 +48,9 @@ def provider_preflight(*, provider: str, model_id: str, base_url: str = "") -> P
     if not model_id.strip():
         raise ProviderError(f"model id: a pinned model id is required for provider {provider}")
     if provider == "local":
+        if base_url.strip():
+            raise ProviderError("base URL: the local provider runs on this machine and takes no base URL; leave it "
+                                "blank, or choose openai_compatible for a model server")
         if model_id != LOCAL_MODEL_ID:
             raise ProviderError(f"model id: the local provider runs {LOCAL_MODEL_ID!r} only, not {model_id!r}")
         return ProviderSetup(provider=provider, model_id=model_id, base_url="", key_variable="")

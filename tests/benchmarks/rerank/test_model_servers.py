@@ -159,3 +159,19 @@ def test_the_launch_api_takes_the_base_url_per_run(retrieval, no_keys, admin_cli
     run = RerankRun.objects.get(pk=response.json()["id"])
     assert (run.ledger.base_url, run.model_id, run.method) == ("http://127.0.0.1:11434/v1", "llama3.2:3b",
                                                                "structured")
+
+
+def test_the_command_takes_the_base_url_and_says_simulated(retrieval, no_keys, capsys):
+    from django.core.management import call_command
+
+    with LoopbackServer() as server:
+        call_command("rerank", "--retrieval-run", str(retrieval.pk), "--provider", "openai_compatible",
+                     "--model", "phi3:mini", "--method", "structured", "--base-url", server.url + "/v1", "--sync")
+    out = capsys.readouterr().out
+    assert f"openai_compatible:phi3:mini at {server.url}/v1" in out and "simulated provider" in out
+
+
+def test_the_local_provider_refuses_a_base_url(retrieval):
+    with pytest.raises(rerank.RerankError, match="the local provider runs on this machine"):
+        rerank.rerank_run_create(retrieval_run=retrieval, provider="local", base_url="http://127.0.0.1:1/v1",
+                                 enqueue=False)

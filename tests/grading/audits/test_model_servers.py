@@ -62,3 +62,21 @@ def test_a_base_url_with_credentials_is_refused_and_never_echoed(audited, admin_
     text = response.content.decode()
     assert response.status_code == 400 and "must not carry credentials" in text
     assert "sk-secret-in-url" not in text and not Audit.objects.exists()
+
+
+def test_the_api_launches_an_audit_with_a_base_url_per_judge(audited, admin_client_):
+    _, run = audited
+    response = admin_client_.post("/api/v1/cuad/audits/", {
+        "run": run.pk, "judge_a": "openai_compatible:qwen2.5:7b", "base_url_a": "http://127.0.0.1:11434/v1",
+        "judge_b": "local-exemplars"}, content_type="application/json")
+    assert response.status_code == 202, response.content
+    audit = Audit.objects.get(pk=response.json()["id"])
+    judge = AuditJudge.objects.get(audit=audit, slot="a")
+    assert judge.model_id == "qwen2.5:7b" and judge.provider_setup["base_url"] == "http://127.0.0.1:11434/v1"
+    api = admin_client_.get(f"/api/v1/cuad/audits/{audit.pk}/").json()
+    assert {j["slot"]: j["base_url"] for j in api["judges"]} == {"a": "http://127.0.0.1:11434/v1", "b": ""}
+    assert [j["simulated"] for j in api["judges"]] == [False, False]  # nothing answered yet
+    refused = admin_client_.post("/api/v1/cuad/audits/", {
+        "run": run.pk, "judge_a": "openai_compatible:m", "base_url_a": "ftp://127.0.0.1/v1",
+        "judge_b": "local-exemplars"}, content_type="application/json")
+    assert refused.status_code == 400 and "http:// or https://" in refused.json()["errors"][0]

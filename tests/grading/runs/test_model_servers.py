@@ -68,3 +68,13 @@ def test_a_model_that_ignores_the_schema_fails_each_contract_clearly_and_nothing
         job_resume(job=ConsoleJob.objects.get(pk=job.pk), queue=False)
         job_extract_execute(job_id=job.pk)
         assert len(server.requests) == job.total
+
+
+def test_the_command_takes_the_base_url_and_says_simulated(loaded, no_keys, capsys):
+    from django.core.management import call_command
+
+    with LoopbackServer() as server:
+        call_command("extract_cuad", "--provider", "openai_compatible", "--model", MODEL, "--limit", "2",
+                     "--base-url", server.url + "/v1", "--inline")
+    out = capsys.readouterr().out
+    assert f"openai_compatible {MODEL} at {server.url}/v1, 2 contracts" in out and "simulated provider" in out
