@@ -54,8 +54,13 @@ class JobSerializer(serializers.Serializer):
     run = serializers.IntegerField(source="run_id", allow_null=True)
     sample = serializers.IntegerField(source="sample_id", allow_null=True)
     ledger = serializers.IntegerField(source="ledger_id", allow_null=True)
+    base_url = serializers.SerializerMethodField(help_text="the model server the job's ledger pinned (no credentials)")
+    simulated = serializers.BooleanField(help_text="answered by a simulated provider (the loopback test server)")
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
+
+    def get_base_url(self, job) -> str:
+        return job.provider_setup.get("base_url", "")
 
 
 class RunListSerializer(serializers.Serializer):

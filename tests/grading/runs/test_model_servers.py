@@ -78,3 +78,18 @@ def test_the_command_takes_the_base_url_and_says_simulated(loaded, no_keys, caps
                      "--base-url", server.url + "/v1", "--inline")
     out = capsys.readouterr().out
     assert f"openai_compatible {MODEL} at {server.url}/v1, 2 contracts" in out and "simulated provider" in out
+
+
+def test_the_launch_api_and_page_take_the_base_url_per_run(loaded, no_keys, admin_client_):
+    response = admin_client_.post("/api/v1/cuad/jobs/", {
+        "provider": "openai_compatible", "model_id": "qwen2.5:14b", "base_url": "http://127.0.0.1:1234/v1",
+        "sample": loaded.sample.pk, "limit": 1}, content_type="application/json")
+    assert response.status_code == 202, response.content
+    assert response.json()["base_url"] == "http://127.0.0.1:1234/v1" and response.json()["simulated"] is False
+    job = ConsoleJob.objects.get(pk=response.json()["id"])
+    assert Ledger.objects.get(pk=job.ledger_id).base_url == "http://127.0.0.1:1234/v1"
+    page = admin_client_.post("/cuad/runs/launch/", {
+        "provider": "openai_compatible", "model_id": "m", "base_url": "http://127.0.0.1:8080/v1?key=sk-in-url",
+        "sample": loaded.sample.pk})
+    text = page.content.decode()
+    assert page.status_code == 400 and "must not carry a query string" in text and "sk-in-url" not in text
