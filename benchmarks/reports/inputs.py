@@ -113,6 +113,7 @@ class RerankMeta:
     budget: Mapping[str, Any] = field(default_factory=dict)  # requests/input tokens used and allowed
     # candidates_failed/_unknown/_never_sent and requests_sent/_answered/_failed/_unknown/_not_sent (coverage.py)
     counts: Mapping[str, int] = field(default_factory=dict)
+    simulated: bool = False  # answered by a simulated provider (the loopback test server), not a model
 
 
 @dataclass(frozen=True)

@@ -184,11 +184,12 @@ def rerank_scores_from_run(*, run: RerankRun) -> RerankScores:
                 f"; first error: {first_error[qid]}" if qid in first_error else "")
     spend = ledger_spend(ledger=run.ledger)
     provider_label = dict(Ledger.Provider.choices).get(run.provider, run.provider)
-    if ledger_simulated(ledger=run.ledger):
+    simulated = ledger_simulated(ledger=run.ledger)
+    if simulated:
         # Answers of the loopback test server, not a model's: said wherever the run is named.
         provider_label = f"{SIMULATED_LABEL} (loopback test server, not a model): {provider_label}"
     meta = RerankMeta(
-        pk=run.pk, provider=run.provider, provider_label=provider_label, model_id=run.model_id,
+        pk=run.pk, provider=run.provider, provider_label=provider_label, model_id=run.model_id, simulated=simulated,
         question_version=run.question_version, question_sha256=run.question_sha256, status=run.status,
         error=run.error or run.stop_reason, method=run.method_label,
         candidates_per_request=run.candidates_per_request,

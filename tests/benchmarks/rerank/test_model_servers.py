@@ -79,6 +79,12 @@ def test_a_keyless_server_grades_every_candidate_and_the_run_says_simulated(
     assert all(line["simulated"] is True for line in lines[1:])
     # Reports, leaderboards and the summary name the run by this label.
     assert rerank_scores_from_run(run=run).meta.provider_label.startswith("simulated provider")
+    if method == "logprobs":  # the report pages once (they compute bootstrap intervals)
+        board = f"/benchmarks/reports/leaderboard/{retrieval.pk}/"
+        for url in (board, board + "leaderboard.json", board + "leaderboard.csv",
+                    f"/benchmarks/reports/summary/{retrieval.pk}/", f"/benchmarks/reports/rerank/{run.pk}/"):
+            response = admin_client_.get(url)
+            assert response.status_code == 200 and "simulated provider" in response.content.decode(), url
 
 
 def test_a_real_answer_without_the_marker_is_not_labelled_simulated(retrieval, no_keys):
