@@ -49,7 +49,8 @@ def test_a_keyless_server_extracts_verbatim_quotes_and_the_run_is_named_simulate
     assert job_json["simulated"] is True and job_json["base_url"] == server.url + "/v1"
     assert "simulated provider" in admin_client_.get(f"/cuad/runs/{run.pk}/").content.decode()
     assert admin_client_.get(f"/cuad/runs/{run.pk}/?format=json").json()["model"].endswith("(simulated provider)")
-    assert "simulated provider" in admin_client_.get("/cuad/leaderboard/").content.decode()
+    for url in ("/cuad/leaderboard/", "/cuad/leaderboard/?format=csv", "/cuad/summary/"):
+        assert "simulated provider" in admin_client_.get(url).content.decode(), url
 
 
 def test_a_model_that_ignores_the_schema_fails_each_contract_clearly_and_nothing_is_resent(loaded, no_keys):

@@ -187,3 +187,18 @@ def test_the_command_takes_a_free_port_prints_it_and_answers_marked_as_simulated
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def test_a_port_in_use_is_refused_by_name_with_the_way_out():
+    import socket
+
+    from django.core.management import CommandError, call_command
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(CommandError, match=rf"--port {port}: cannot listen on 127.0.0.1:{port} .*use --port 0"):
+            call_command("provider_loopback", "--port", str(port))
+    with pytest.raises(CommandError, match=re.escape("use 0 (a free port) or 1..65535")):
+        call_command("provider_loopback", "--port", "70000")
