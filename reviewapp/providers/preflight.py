@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from reviewapp.providers.clients.anthropic import key_may_go_to as anthropic_key_may_go_to
 from reviewapp.providers.clients.base import check_base_url
 from reviewapp.providers.clients.openai_compatible import is_openrouter, key_may_go_to
 from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL_ID
@@ -65,6 +66,9 @@ def provider_preflight(*, provider: str, model_id: str, base_url: str = "") -> P
     if provider == "anthropic":
         if not keys.get("anthropic"):
             raise _missing_key(KEY_VARIABLES["anthropic"], f"the Anthropic API ({url})")
+        if not anthropic_key_may_go_to(url):
+            raise ProviderError(f"base URL: {url} is not where ANTHROPIC_API_KEY may go (the origin of "
+                                "ANTHROPIC_BASE_URL, ANTHROPIC_KEY_ORIGINS or this machine); nothing was sent")
         return ProviderSetup(provider=provider, model_id=model_id, base_url=url, key_variable="ANTHROPIC_API_KEY")
     if is_openrouter(url):
         if not keys.get("openrouter"):

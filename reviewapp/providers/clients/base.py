@@ -76,6 +76,21 @@ def echoable_base_url(text: str) -> str:
     return "" if any(c in text for c in "@?#") else text
 
 
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def key_may_go_to(base_url: str, *, configured: str, listed: list[str]) -> bool:
+    """May the server's key for a provider be sent to ``base_url``?
+
+    Only to the origin of the configured default base URL, the listed origins, and this machine (a loopback
+    host: nothing a browser can point at elsewhere). A base URL is chosen per run (page, API, command), so a
+    URL typed in a form must never carry the server's key to another host.
+    """
+    allowed = {url_origin(configured), *(url_origin(o) for o in listed if o.strip())}
+    host = (urlparse(base_url).hostname or "").lower()
+    return url_origin(base_url) in allowed or host in LOOPBACK_HOSTS
+
+
 def url_origin(url: str) -> str:
     """scheme://host:port of a URL (default ports made explicit), for comparing where a key may go."""
     parsed = urlparse(url.strip())

@@ -19,13 +19,13 @@ from urllib.parse import urlparse
 
 from django.conf import settings
 
+from reviewapp.providers.clients import base
 from reviewapp.providers.clients.base import (
     HttpClient,
     answer_instructions,
     grade_answer_schema,
     grades_from_stated,
     load_json,
-    url_origin,
     validate_structured,
 )
 from reviewapp.providers.distributions import from_top_logprobs
@@ -49,13 +49,9 @@ SEPARATORS = {"", ","}
 
 
 def key_may_go_to(base_url: str) -> bool:
-    """OPENAI_COMPATIBLE_API_KEY goes only to the configured default server's origin and the listed ones.
-
-    A base URL is chosen per run (page, API, command): a URL typed in a form must never receive the key.
-    """
-    allowed = {url_origin(settings.OPENAI_COMPATIBLE_BASE_URL)}
-    allowed.update(url_origin(o) for o in getattr(settings, "OPENAI_COMPATIBLE_KEY_ORIGINS", []) if o.strip())
-    return url_origin(base_url) in allowed
+    """OPENAI_COMPATIBLE_API_KEY goes to OPENAI_COMPATIBLE_BASE_URL's origin, the listed ones and this machine."""
+    return base.key_may_go_to(base_url, configured=settings.OPENAI_COMPATIBLE_BASE_URL,
+                              listed=getattr(settings, "OPENAI_COMPATIBLE_KEY_ORIGINS", []))
 
 
 def is_openrouter(base_url: str) -> bool:

@@ -36,6 +36,7 @@ from reviewapp.providers.loopback.answers import (
 __all__ = ["LABELS", "SHAPES", "SIMULATED_HEADER", "SIMULATED_VALUE", "LoopbackServer", "Reply", "Responder",
            "default_responder", "grades_for", "responder_for"]
 
+
 @dataclass
 class Reply:
     status: int = 200

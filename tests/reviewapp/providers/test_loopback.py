@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from reviewapp.providers.clients.anthropic import AnthropicClient
+from reviewapp.providers.clients.base import SIMULATED_HEADER as CLIENT_MARKER
 from reviewapp.providers.clients.base import check_base_url, echoable_base_url, url_origin
 from reviewapp.providers.clients.openai_compatible import OpenAICompatibleClient, key_may_go_to
 from reviewapp.providers.loopback import SIMULATED_HEADER, LoopbackServer
@@ -83,6 +84,7 @@ def test_each_job_is_answered_in_the_openai_compatible_shape_without_a_key(setti
         client.close()
         assert all("authorization" not in r["headers"] for r in server.requests)
     assert outcome.simulated and outcome.http_status == 200
+    assert CLIENT_MARKER == SIMULATED_HEADER  # the header the server sends is the one the client reads
     quotes = {e["category"]: e["quote"] for e in parse.data["extractions"]}
     assert quotes["Governing Law"].startswith("This Agreement shall be governed by the laws")
     assert quotes["Anti-Assignment"].startswith("Neither party may assign")
@@ -159,7 +161,22 @@ def test_the_key_goes_only_to_its_configured_origins(settings):
     assert key_may_go_to("http://10.0.0.5:8000/v1")
     assert not key_may_go_to("http://10.0.0.5:8001/v1") and not key_may_go_to("http://gateway.firm.example/v1")
     assert not key_may_go_to("https://evil.example/v1")
+    assert key_may_go_to("http://127.0.0.1:11434/v1") and key_may_go_to("http://localhost:1234/v1")
     assert url_origin("HTTP://Host/v1") == "http://host:80"
+
+
+def test_the_anthropic_key_never_goes_to_a_base_url_on_another_host(settings):
+    from reviewapp.providers.preflight import provider_preflight
+
+    settings.PROVIDER_KEYS = {**settings.PROVIDER_KEYS, "anthropic": "sk-ant-loopback-test-0000"}
+    settings.ANTHROPIC_BASE_URL, settings.ANTHROPIC_KEY_ORIGINS = "https://api.anthropic.com", []
+    with pytest.raises(ProviderError, match="not where ANTHROPIC_API_KEY may go"):
+        provider_preflight(provider="anthropic", model_id="m", base_url="https://collector.example")
+    client = AnthropicClient(model_id="m", base_url="https://collector.example")
+    prepared = client.prepare_structured(_verdict_spec("q"))
+    outcome = client.send(prepared)  # refused before any connection: nothing left this machine
+    assert not outcome.sent and "ANTHROPIC_KEY_ORIGINS" in outcome.error
+    assert provider_preflight(provider="anthropic", model_id="m", base_url="https://api.anthropic.com/").base_url
 
 
 @pytest.mark.slow
