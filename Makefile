@@ -6,6 +6,9 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 # The project's modules compiled ahead, as an installed package's are: under PYTHONDONTWRITEBYTECODE (set in the
 # Docker image, and on some machines) every process would otherwise compile each module it imports.
+# Where `make demo` serves: `make demo PORT=8123` (or HOST=0.0.0.0 on a trusted network); the one default.
+HOST ?= 127.0.0.1
+PORT ?= 8000
 COMPILE = $(PY) -m compileall -q -j 0 reviewapp benchmarks grading scoring perf manage.py >/dev/null
 
 .PHONY: install demo test test-fast test-postgres lint bench bench-readme clean
@@ -21,7 +24,7 @@ $(STAMP): pyproject.toml package.json package-lock.json
 install: $(STAMP)
 
 demo: install
-	bash scripts/demo.sh
+	HOST=$(HOST) PORT=$(PORT) bash scripts/demo.sh
 
 # pytest caches its assertion-rewritten test modules only where bytecode may be written: under
 # PYTHONDONTWRITEBYTECODE (set on these machines) every run rewrote all 150 test modules again, about two

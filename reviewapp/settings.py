@@ -311,6 +311,12 @@ PROVIDER_KEYS = {
 }
 OPENAI_COMPATIBLE_BASE_URL = env_str("OPENAI_COMPATIBLE_BASE_URL", "https://openrouter.ai/api/v1")
 ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
+# The base URL of a run is chosen per run (page, API, command); a provider's key goes only to the origin of its
+# *_BASE_URL, to the origins listed here (e.g. "https://gateway.firm.example") and to this machine (127.0.0.1,
+# localhost), so a URL typed in a form never carries the server's key to another host. Servers that need no
+# key (Ollama, vLLM, llama.cpp, LM Studio) need nothing here.
+OPENAI_COMPATIBLE_KEY_ORIGINS = env_list("OPENAI_COMPATIBLE_KEY_ORIGINS", [])
+ANTHROPIC_KEY_ORIGINS = env_list("ANTHROPIC_KEY_ORIGINS", [])
 PROVIDER_TIMEOUT_SECONDS = env_int("PROVIDER_TIMEOUT_SECONDS", 60)
 
 # Tracked jobs (reviewapp/core/jobs.py): a running job silent for longer than its stale timeout has lost its

@@ -118,6 +118,7 @@ class RerankMeta:
     # '' for the rerank run itself; "rrf-k60" for the hybrid of keyword order and this run's order
     # (reciprocal rank fusion, scoring.ir.fusion): another system on the same candidates.
     fusion: str = ""
+    simulated: bool = False  # answered by a simulated provider (the loopback test server), not a model
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,13 @@ class System:
         return self.coverage.headline_label if self.coverage is not None else ""
 
     @property
+    def caveat(self) -> str:
+        """'' or what every export row of this system must say about it (a simulated provider's answers)."""
+        if self.rerank is not None and self.rerank.simulated:
+            return "simulated provider: answers of the loopback test server, not a model"
+        return ""
+
+    @property
     def withheld_reason(self) -> str:
         return self.coverage.banner if self.coverage is not None and self.coverage.withheld else ""
 
@@ -615,7 +622,7 @@ def leaderboard_csv(board: Leaderboard) -> str:
 
     for s in board.splits:
         for r in s.rows:
-            note = r.system.incomplete
+            note = "; ".join(x for x in (r.system.caveat, r.system.incomplete) if x)
             for m, i in [*r.means.items(), *r.human.items()]:
                 writer.writerow([s.split, "mean", r.system.key, "", m, cell(i.estimate), cell(i.low), cell(i.high),
                                  "", "", s.queries, s.families, "; ".join(x for x in (note, i.note) if x)])

@@ -44,7 +44,8 @@ from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
 from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL
 from reviewapp.providers.models import Ledger
-from reviewapp.providers.selectors import ledger_spend
+from reviewapp.providers.selectors import ledger_simulated, ledger_spend
+from reviewapp.providers.types import SIMULATED_LABEL
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 
@@ -205,8 +206,12 @@ def rerank_scores_from_run(*, run: RerankRun) -> RerankScores:
                 f"; first error: {first_error[qid]}" if qid in first_error else "")
     spend = ledger_spend(ledger=run.ledger)
     provider_label = dict(Ledger.Provider.choices).get(run.provider, run.provider)
+    simulated = ledger_simulated(ledger=run.ledger)
+    if simulated:
+        # Answers of the loopback test server, not a model's: said wherever the run is named.
+        provider_label = f"{SIMULATED_LABEL} (loopback test server, not a model): {provider_label}"
     meta = RerankMeta(
-        pk=run.pk, provider=run.provider, provider_label=provider_label, model_id=run.model_id,
+        pk=run.pk, provider=run.provider, provider_label=provider_label, model_id=run.model_id, simulated=simulated,
         question_version=run.question_version, question_sha256=run.question_sha256, status=run.status,
         error=run.error or run.stop_reason, method=run.method_label,
         candidates_per_request=run.candidates_per_request,

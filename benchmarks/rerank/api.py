@@ -62,6 +62,10 @@ class RerankRunLaunchApi(APIView):
         retrieval_run = serializers.IntegerField()
         provider = serializers.ChoiceField(choices=list(rerank.DEFAULT_METHOD))
         model_id = serializers.CharField(required=False, default="", allow_blank=True, max_length=200)
+        base_url = serializers.CharField(
+            required=False, default="", allow_blank=True, max_length=500,
+            help_text="the OpenAI-compatible or Anthropic server for this run (e.g. http://127.0.0.1:11434/v1); "
+                      "blank = the server's default; never credentials (keys stay in the server's environment)")
         method = serializers.CharField(required=False, default="", allow_blank=True, max_length=32)
         question_version = serializers.CharField(required=False, default=DEFAULT_VERSION, max_length=80)
         candidates_per_request = serializers.IntegerField(required=False, min_value=1, max_value=30,
@@ -95,7 +99,7 @@ class RerankRunLaunchApi(APIView):
                 retrieval_run=retrieval_run, provider=v["provider"], model_id=v["model_id"], method=v["method"],
                 question_version=v["question_version"], candidates_per_request=v["candidates_per_request"],
                 max_requests=v.get("max_requests"), max_input_tokens=v["max_input_tokens"],
-                concurrency=v.get("concurrency"), user=request.user,
+                concurrency=v.get("concurrency"), base_url=v["base_url"].strip(), user=request.user,
             )
         except (rerank.RerankError, ValueError) as error:
             return Response({"errors": [str(error)]}, status=status.HTTP_400_BAD_REQUEST)
@@ -136,6 +140,8 @@ class RerankRunApi(APIView):
         stop_reason = serializers.CharField()
         error = serializers.CharField()
         ledger = serializers.IntegerField(source="ledger_id")
+        base_url = serializers.CharField(source="ledger.base_url", help_text="the model server (no credentials)")
+        simulated = serializers.BooleanField(help_text="answered by a simulated provider (loopback test server)")
 
     @extend_schema(responses={
         200: inline_serializer("RerankRunDetailOut", {"run": Output(), "progress": RerankProgressOut(),

@@ -60,6 +60,13 @@ class RerankRun(TrackedJob):
         return self.provider != "local"
 
     @property
+    def simulated(self) -> bool:
+        """Answered by a simulated provider (the loopback test server): labelled so on every page and export.
+
+        The ledger's flag is written with the first simulated receipt, in the same transaction."""
+        return bool(self.ledger.simulated)
+
+    @property
     def method_label(self) -> str:
         return "local heuristic (not an LLM)" if self.provider == "local" else self.method
 

@@ -457,7 +457,7 @@ def rerank_run_progress(*, run: RerankRun, grades: list[RerankGrade] | None = No
 
 
 def rerank_run_list(*, retrieval_run: RetrievalRun | None = None) -> list[RerankRun]:
-    runs = RerankRun.objects.select_related("suite", "retrieval_run").annotate(
+    runs = RerankRun.objects.select_related("suite", "retrieval_run", "ledger").annotate(
         n_graded=Count("grades", distinct=True))
     if retrieval_run is not None:
         runs = runs.filter(retrieval_run=retrieval_run)

@@ -18,6 +18,7 @@ from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import receipts_jsonl
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED
 
@@ -26,6 +27,14 @@ GRADES_PER_PAGE = 100
 NOT_SENT = "not_sent"
 # The grades table filter: a grade row's status, or planned candidates that have no grade row at all.
 GRADE_FILTERS = [*RerankGrade.Status.choices, (NOT_SENT, "not sent")]
+
+
+class NoCredentialsInput(forms.TextInput):
+    """A base URL field that never shows back a value carrying credentials (refused, and never echoed)."""
+
+    def format_value(self, value: object) -> str | None:
+        text = super().format_value(value)
+        return echoable_base_url(text) or None if text else text
 
 
 class RerankRunForm(forms.Form):
@@ -39,6 +48,12 @@ class RerankRunForm(forms.Form):
         ("anthropic", "Anthropic"),
     ], initial="local")
     model_id = forms.CharField(required=False, max_length=200, help_text="pinned model id (blank = local model)")
+    base_url = forms.CharField(
+        required=False, max_length=500, label="Base URL", widget=NoCredentialsInput,
+        help_text="the model server for this run, e.g. http://127.0.0.1:11434/v1 (Ollama); blank = the server's "
+                  "default. No credentials in the URL: a key, if the server needs one, stays in this server's "
+                  "environment.",
+    )
     method = forms.ChoiceField(required=False, choices=[
         ("", "provider default"), (METHOD_LOGPROBS, "logprobs"), (METHOD_STRUCTURED, "structured JSON answer"),
         (METHOD_LOCAL, "local heuristic"),
@@ -73,7 +88,8 @@ def rerank_run_new(request: HttpRequest) -> HttpResponse:
                 retrieval_run=data["retrieval_run"], provider=data["provider"], model_id=data["model_id"],
                 method=data["method"], question_version=data["question_version"],
                 candidates_per_request=data["candidates_per_request"], max_requests=data["max_requests"],
-                max_input_tokens=data["max_input_tokens"], concurrency=data["concurrency"], user=request.user,
+                max_input_tokens=data["max_input_tokens"], concurrency=data["concurrency"],
+                base_url=data["base_url"].strip(), user=request.user,
             )
         except (rerank.RerankError, ValueError) as error:
             form.add_error(None, str(error))

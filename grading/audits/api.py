@@ -1,20 +1,28 @@
-"""Read-only JSON API of the CUAD label audits under /api/v1/cuad/audits/ (explicit serializers; reviewers get 403)."""
+"""JSON API of the CUAD label audits under /api/v1/cuad/audits/ (explicit serializers; reviewers get 403).
+
+GET lists and reads audits; POST launches one (admins), each judge with its own model id and base URL.
+"""
 
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.audits.exports import audit_json, audit_summary_json
+from grading.audits.judges import JudgeChoiceError, parse_choice
 from grading.audits.models import Audit
 from grading.audits.selectors import audit_list, audit_report
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import READ_ERRORS, UnitIntervalOut, error_responses
+from grading.audits.services import AuditError, audit_create
+from grading.responses import refused
+from grading.runs.models import ExtractionRun
+from reviewapp.core.access import CanLaunchRuns, CanViewReports
+from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, UnitIntervalOut, error_responses
+from scoring.cuad.grading import Thresholds
 
 
 class AuditSummarySerializer(serializers.Serializer):
@@ -42,6 +50,8 @@ class JudgeSerializer(serializers.Serializer):
     label = serializers.CharField()
     params = serializers.DictField()
     ledger = serializers.IntegerField(allow_null=True)
+    base_url = serializers.CharField(help_text="the model server of an LLM judge (no credentials); '' otherwise")
+    simulated = serializers.BooleanField(help_text="answered by a simulated provider (the loopback test server)")
 
 
 class AgreementSerializer(serializers.Serializer):
@@ -116,11 +126,62 @@ class AuditReportSerializer(serializers.Serializer):
     candidates = CandidateSerializer(many=True)
 
 
+class AuditLaunchInput(serializers.Serializer):
+    run = serializers.IntegerField(help_text="the extraction run to audit")
+    judge_a = serializers.CharField(max_length=300, help_text="local-description | local-exemplars | "
+                                    "openai_compatible:<model> | anthropic:<model>")
+    judge_b = serializers.CharField(max_length=300)
+    base_url_a = serializers.CharField(required=False, default="", allow_blank=True, max_length=500,
+                                       help_text="judge A's model server, e.g. http://127.0.0.1:11434/v1; blank = "
+                                                 "the server's default; never credentials")
+    base_url_b = serializers.CharField(required=False, default="", allow_blank=True, max_length=500)
+    grounding = serializers.FloatField(required=False, min_value=0, max_value=1)
+
+
+class AuditLaunchedSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    status = serializers.CharField()
+    created = serializers.BooleanField(help_text="false when the same audit existed already (nothing new asked)")
+    candidates = serializers.IntegerField()
+
+
 class AuditsApi(APIView):
-    """Every label audit, newest first."""
+    """Every label audit, newest first; POST launches one."""
 
     permission_classes = [IsAuthenticated, CanViewReports]
     serializer_class = AuditSummarySerializer
+
+    def get_permissions(self):
+        if self.request.method == "POST":
+            return [IsAuthenticated(), CanLaunchRuns()]
+        return super().get_permissions()
+
+    @extend_schema(operation_id="cuad_audits_launch", request=AuditLaunchInput,
+                   responses={202: AuditLaunchedSerializer, **error_responses(*WRITE_ERRORS)})
+    def post(self, request: Request) -> Response:
+        data = AuditLaunchInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        v = data.validated_data
+        errors: list[str] = []
+        run = ExtractionRun.objects.filter(pk=v["run"]).first()
+        if run is None:
+            errors.append(f"run: no run #{v['run']}")
+        choices = {}
+        for slot in ("a", "b"):
+            try:
+                choices[slot] = parse_choice(v[f"judge_{slot}"], base_url=v[f"base_url_{slot}"])
+            except JudgeChoiceError as exc:
+                errors.append(f"judge {slot.upper()}: {exc}")
+        if errors:
+            return refused(errors)
+        thresholds = Thresholds(grounding=v["grounding"]) if "grounding" in v else None
+        try:
+            audit, created = audit_create(run=run, thresholds=thresholds, judge_a=choices["a"],
+                                          judge_b=choices["b"], user=request.user)
+        except AuditError as exc:
+            return refused([str(exc)])
+        out = {"id": audit.pk, "status": audit.status, "created": created, "candidates": audit.n_candidates}
+        return Response(AuditLaunchedSerializer(out).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(operation_id="cuad_audits_list",
                    responses={200: AuditSummarySerializer(many=True), **error_responses(403)})

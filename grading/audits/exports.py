@@ -22,6 +22,8 @@ def judge_json(j: AuditJudge) -> dict:
         "label": j.label,
         "params": j.params,
         "ledger": j.ledger_id,
+        "base_url": j.provider_setup.get("base_url", ""),
+        "simulated": j.simulated,
     }
 
 

@@ -11,6 +11,8 @@ for a candidate already judged.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from django.conf import settings
 from django.db import models
 
@@ -92,10 +94,22 @@ class AuditJudge(models.Model):
     def heuristic(self) -> bool:
         return self.method != self.Method.LLM
 
+    @cached_property
+    def provider_setup(self) -> dict:
+        """The model server the judge's ledger pinned (base URL, no credentials) and whether it was simulated."""
+        from reviewapp.providers.selectors import ledger_setup
+
+        return ledger_setup(ledger_id=self.ledger_id)
+
+    @property
+    def simulated(self) -> bool:
+        """Answered by a simulated provider (the loopback test server), not a model."""
+        return self.method == self.Method.LLM and bool(self.provider_setup.get("simulated"))
+
     @property
     def label(self) -> str:
         if self.method == self.Method.LLM:
-            return f"{self.model_id} ({self.provider})"
+            return f"{self.model_id} ({self.provider}{', simulated provider' if self.simulated else ''})"
         return f"{self.get_method_display()} (heuristic)"
 
 

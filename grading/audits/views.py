@@ -24,6 +24,7 @@ from grading.responses import csv_response, export_format, json_response
 from grading.runs.models import ConsoleJob, ExtractionRun
 from reviewapp.core.access import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.jobs import is_stale, job_liveness, last_progress
+from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import ledger_budget_raises
 from scoring.cuad.grading import Thresholds
 
@@ -74,6 +75,9 @@ def _launch_context(request: HttpRequest, **extra) -> dict:
         "form": {
             "judge_a": request.POST.get("judge_a", DESCRIPTION),
             "judge_b": request.POST.get("judge_b", EXEMPLARS_METHOD),
+            # Shown again after an error, unless it carries credentials (refused, and never echoed).
+            "base_url_a": echoable_base_url(request.POST.get("base_url_a", "")),
+            "base_url_b": echoable_base_url(request.POST.get("base_url_b", "")),
             "grounding": request.POST.get("grounding", str(Thresholds().grounding)),
             "run": request.POST.get("run", request.GET.get("run", "")),
         },
@@ -108,7 +112,8 @@ def _launch(request: HttpRequest) -> HttpResponse:
     choices = {}
     for slot in ("a", "b"):
         try:
-            choices[slot] = parse_choice(request.POST.get(f"judge_{slot}", ""))
+            choices[slot] = parse_choice(request.POST.get(f"judge_{slot}", ""),
+                                         base_url=request.POST.get(f"base_url_{slot}", "")[:500])
         except JudgeChoiceError as exc:
             errors.append(f"judge {slot.upper()}: {exc}")
     thresholds = None

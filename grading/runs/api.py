@@ -54,8 +54,13 @@ class JobSerializer(serializers.Serializer):
     run = serializers.IntegerField(source="run_id", allow_null=True)
     sample = serializers.IntegerField(source="sample_id", allow_null=True)
     ledger = serializers.IntegerField(source="ledger_id", allow_null=True)
+    base_url = serializers.SerializerMethodField(help_text="the model server the job's ledger pinned (no credentials)")
+    simulated = serializers.BooleanField(help_text="answered by a simulated provider (the loopback test server)")
     created_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
+
+    def get_base_url(self, job) -> str:
+        return job.provider_setup.get("base_url", "")
 
 
 class RunListSerializer(serializers.Serializer):
@@ -75,6 +80,10 @@ class PasteInput(serializers.Serializer):
 class LaunchInput(serializers.Serializer):
     provider = serializers.ChoiceField(choices=jobs.PROVIDERS, default="local")
     model_id = serializers.CharField(required=False, default="", allow_blank=True)
+    base_url = serializers.CharField(
+        required=False, default="", allow_blank=True, max_length=500,
+        help_text="the OpenAI-compatible or Anthropic server for this run (e.g. http://127.0.0.1:11434/v1); blank = "
+                  "the server's default; never credentials (keys stay in the server's environment)")
     sample = serializers.IntegerField(required=False)
     limit = serializers.IntegerField(required=False, min_value=1)
     # Upper bounds: what the ledger's columns hold (beyond them the database refused with a 500).
@@ -150,6 +159,7 @@ class JobsApi(APIView):
                 limit=v.get("limit"),
                 max_requests=v.get("max_requests"),
                 max_input_tokens=v.get("max_input_tokens"),
+                base_url=v["base_url"].strip(),
                 user=request.user,
             )
         except jobs.JobError as exc:

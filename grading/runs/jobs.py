@@ -451,7 +451,12 @@ def _finish_extraction(job: ConsoleJob, token: str) -> ConsoleJob:
         return _fail(job, token, "the extractor found nothing in any contract; no run was stored")
     # The run's scope is what the job attempted: its contracts, including any where nothing was found.
     scope = sorted(titles.values())
-    raw = json.dumps({"model": job.model_id, "contracts": scope, "extractions": extractions}, ensure_ascii=False)
+    from reviewapp.providers.types import SIMULATED_LABEL
+
+    # A run answered by the loopback test server carries it in its name: every page, export, leaderboard and
+    # summary that names the run then says so.
+    model = f"{job.model_id} ({SIMULATED_LABEL})" if job.simulated else job.model_id
+    raw = json.dumps({"model": model, "contracts": scope, "extractions": extractions}, ensure_ascii=False)
     run, _ = services.extraction_run_import(dataset=job.dataset, raw=raw, source_name=f"console job {job.pk}")
     if not job_finish(ConsoleJob, pk=job.pk, token=token, status=ConsoleJob.Status.DONE, run=run, stage="done"):
         raise ClaimLost(f"job {job.pk}: claim lost before it could finish; the run it imported is kept unlinked")

@@ -8,6 +8,8 @@ matcher, the span it was assigned to and that pair's token F1.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 from django.conf import settings
 from django.db import models
 
@@ -117,6 +119,18 @@ class ConsoleJob(TrackedJob):
     @property
     def percent(self) -> int:
         return int(100 * self.done / self.total) if self.total else 0
+
+    @cached_property
+    def provider_setup(self) -> dict:
+        """The model server the job's ledger pinned (base URL, no credentials) and whether it was simulated."""
+        from reviewapp.providers.selectors import ledger_setup
+
+        return ledger_setup(ledger_id=self.ledger_id)
+
+    @property
+    def simulated(self) -> bool:
+        """Answered by a simulated provider (the loopback test server): labelled so on its pages and exports."""
+        return bool(self.provider_setup.get("simulated"))
 
 
 class JobContract(models.Model):

@@ -148,6 +148,7 @@ def launch(request: HttpRequest) -> HttpResponse:
                 sample=sample,
                 provider=request.POST.get("provider", "local"),
                 model_id=request.POST.get("model_id", ""),
+                base_url=request.POST.get("base_url", "").strip()[:500],
                 limit=limit,
                 user=request.user,
             )
@@ -315,6 +316,8 @@ def _job_json(job: ConsoleJob) -> dict:
         "error": job.error,
         "run": job.run_id,
         "ledger": job.ledger_id,
+        "base_url": job.provider_setup.get("base_url", ""),
+        "simulated": job.simulated,
         "sample": job.sample_id,
         "created_at": job.created_at.isoformat(),
         "finished_at": job.finished_at.isoformat() if job.finished_at else None,

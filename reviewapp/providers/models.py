@@ -49,6 +49,11 @@ class Ledger(models.Model):
     )
     concurrency = models.PositiveSmallIntegerField(default=4)
     stop_reason = models.TextField(blank=True, help_text="why the last execution stopped sending, if it did")
+    simulated = models.BooleanField(
+        default=False,
+        help_text="a receipt of this ledger was answered by a simulated provider (the loopback test server): "
+                  "the run is labelled 'simulated provider' everywhere",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -85,6 +90,10 @@ class Receipt(models.Model):
     usage = models.JSONField(null=True, blank=True, help_text="usage object as reported by the provider")
     reported_input_tokens = models.PositiveIntegerField(null=True, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
+    # Nullable so that adding it does not rebuild the table on SQLite (which would drop its append-only
+    # triggers); None before the answer is recorded, then whether the server marked its answer as simulated.
+    simulated = models.BooleanField(null=True, blank=True,
+                                    help_text="the answer carried the simulated-provider marker (loopback test server)")
 
     objects = ReceiptQuerySet.as_manager()
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 
 from django.conf import settings
 
+from reviewapp.providers.clients.anthropic import key_may_go_to as anthropic_key_may_go_to
 from reviewapp.providers.clients.base import check_base_url
-from reviewapp.providers.clients.openai_compatible import is_openrouter
+from reviewapp.providers.clients.openai_compatible import is_openrouter, key_may_go_to
 from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL_ID
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.types import ProviderError
@@ -48,6 +49,9 @@ def provider_preflight(*, provider: str, model_id: str, base_url: str = "") -> P
     if not model_id.strip():
         raise ProviderError(f"model id: a pinned model id is required for provider {provider}")
     if provider == "local":
+        if base_url.strip():
+            raise ProviderError("base URL: the local provider runs on this machine and takes no base URL; leave it "
+                                "blank, or choose openai_compatible for a model server")
         if model_id != LOCAL_MODEL_ID:
             raise ProviderError(f"model id: the local provider runs {LOCAL_MODEL_ID!r} only, not {model_id!r}")
         return ProviderSetup(provider=provider, model_id=model_id, base_url="", key_variable="")
@@ -62,11 +66,16 @@ def provider_preflight(*, provider: str, model_id: str, base_url: str = "") -> P
     if provider == "anthropic":
         if not keys.get("anthropic"):
             raise _missing_key(KEY_VARIABLES["anthropic"], f"the Anthropic API ({url})")
+        if not anthropic_key_may_go_to(url):
+            raise ProviderError(f"base URL: {url} is not where ANTHROPIC_API_KEY may go (the origin of "
+                                "ANTHROPIC_BASE_URL, ANTHROPIC_KEY_ORIGINS or this machine); nothing was sent")
         return ProviderSetup(provider=provider, model_id=model_id, base_url=url, key_variable="ANTHROPIC_API_KEY")
     if is_openrouter(url):
         if not keys.get("openrouter"):
             raise _missing_key(KEY_VARIABLES["openrouter"], f"OpenRouter ({url})")
         return ProviderSetup(provider=provider, model_id=model_id, base_url=url, key_variable="OPENROUTER_API_KEY")
-    # Self-hosted OpenAI-compatible servers (vLLM, llama.cpp, Ollama) often take no key.
-    variable = KEY_VARIABLES["openai_compatible"] if keys.get("openai_compatible") else ""
+    # Self-hosted OpenAI-compatible servers (vLLM, llama.cpp, Ollama, LM Studio) often take no key; the key
+    # goes only to the origins it is meant for (OPENAI_COMPATIBLE_BASE_URL, OPENAI_COMPATIBLE_KEY_ORIGINS).
+    sends_key = keys.get("openai_compatible") and key_may_go_to(url)
+    variable = KEY_VARIABLES["openai_compatible"] if sends_key else ""
     return ProviderSetup(provider=provider, model_id=model_id, base_url=url, key_variable=variable)

@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from django.db.models import Count
 
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
+from reviewapp.providers.types import SIMULATED_LABEL
 
 EXPORT_FIELDS = (
     "seq", "request_key", "attempt", "method", "request_url", "request_body", "request_bytes",
     "estimated_input_tokens", "sent_at", "answered_at", "status", "http_status", "response_body", "parse", "error",
-    "usage", "reported_input_tokens", "latency_ms",
+    "usage", "reported_input_tokens", "latency_ms", "simulated",
 )
 
 
@@ -82,6 +83,32 @@ def ledger_spend(*, ledger: Ledger) -> LedgerSpend:
     )
 
 
+def ledger_simulated(*, ledger: Ledger | None) -> bool:
+    """Was any answer of this ledger simulated (the loopback test server)? Then its run says so everywhere."""
+    if ledger is None:
+        return False
+    return bool(ledger.simulated) or Receipt.objects.filter(ledger=ledger, simulated=True).exists()
+
+
+def ledgers_simulated(*, ledger_ids: Iterable[int | None]) -> set[int]:
+    """The ids among ``ledger_ids`` whose runs were answered by a simulated provider (one query)."""
+    ids = {i for i in ledger_ids if i}
+    if not ids:
+        return set()
+    flagged = set(Ledger.objects.filter(pk__in=ids, simulated=True).values_list("pk", flat=True))
+    return flagged | set(Receipt.objects.filter(ledger_id__in=ids - flagged, simulated=True)
+                         .values_list("ledger_id", flat=True).distinct())
+
+
+def ledger_setup(*, ledger_id: int | None) -> dict:
+    """What a run pinned of its model server: provider, model id, base URL (never credentials), simulated."""
+    ledger = Ledger.objects.filter(pk=ledger_id).first() if ledger_id else None
+    if ledger is None:
+        return {}
+    return {"provider": ledger.provider, "model_id": ledger.model_id, "base_url": ledger.base_url,
+            "simulated": ledger_simulated(ledger=ledger)}
+
+
 def receipt_as_json(receipt: Receipt) -> dict:
     out = {"ledger": receipt.ledger_id}
     for name in EXPORT_FIELDS:
@@ -96,7 +123,10 @@ def receipts_jsonl(*, ledger: Ledger) -> Iterator[str]:
         "ledger": ledger.pk, "purpose": ledger.purpose, "provider": ledger.provider, "model_id": ledger.model_id,
         "base_url": ledger.base_url, "max_requests": ledger.max_requests, "max_input_tokens": ledger.max_input_tokens,
         "estimate_rule": ledger.estimate_rule, "concurrency": ledger.concurrency, "record": "ledger",
+        "simulated": ledger_simulated(ledger=ledger),
     }
+    if header["simulated"]:
+        header["label"] = SIMULATED_LABEL
     yield json.dumps(header, ensure_ascii=False, sort_keys=True) + "\n"
     for receipt in Receipt.objects.filter(ledger=ledger).order_by("seq").iterator(chunk_size=200):
         yield json.dumps({"record": "receipt", **receipt_as_json(receipt)}, ensure_ascii=False, sort_keys=True) + "\n"

@@ -211,11 +211,18 @@ def receipt_complete(
         status = UNKNOWN
     else:
         status = FAILED
-    written = Receipt.objects.filter(pk=receipt_id, status=SENT).update(
-        status=status, answered_at=timezone.now() if outcome.answered else None, http_status=outcome.http_status,
-        response_body=outcome.body_text, parse=parse.as_json() if parse is not None else None, error=error,
-        usage=usage, reported_input_tokens=reported, latency_ms=round(outcome.latency_ms, 3),
-    )
+    with transaction.atomic():
+        written = Receipt.objects.filter(pk=receipt_id, status=SENT).update(
+            status=status, answered_at=timezone.now() if outcome.answered else None,
+            http_status=outcome.http_status, response_body=outcome.body_text,
+            parse=parse.as_json() if parse is not None else None, error=error, usage=usage,
+            reported_input_tokens=reported, latency_ms=round(outcome.latency_ms, 3), simulated=outcome.simulated,
+        )
+        if written and outcome.simulated:
+            # The run's own flag, written with the receipt, so every page and export can say "simulated
+            # provider" without reading receipts.
+            Ledger.objects.filter(pk__in=Receipt.objects.filter(pk=receipt_id).values("ledger_id"),
+                                  simulated=False).update(simulated=True)
     # Nothing written: another execution took the work over and disclosed this receipt as unknown meanwhile.
     return status if written else ""
 

@@ -20,6 +20,9 @@ METHOD_STRUCTURED = "structured"
 METHOD_LOCAL = "local heuristic"
 METHODS = (METHOD_LOGPROBS, METHOD_STRUCTURED, METHOD_LOCAL)
 
+# Shown on every page, export and summary of a run answered by a simulated provider (the loopback test server).
+SIMULATED_LABEL = "simulated provider"
+
 KIND_GRADES = "grades"
 KIND_STRUCTURED = "structured"
 
@@ -106,6 +109,8 @@ class SendOutcome:
     body_text: str
     latency_ms: float
     error: str = ""
+    # The server said its answers are simulated (the loopback test server's ``x-simulated-provider`` header).
+    simulated: bool = False
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,7 @@ def test_a_planted_provider_key_appears_nowhere(world, settings, monkeypatch, ca
 
     retrieval = RetrievalRun.objects.get(pk=world.retrieval_pk)
     with LoopbackServer(_echoing) as server:
+        settings.OPENAI_COMPATIBLE_KEY_ORIGINS = [server.url]  # the key goes to its configured origins only
         # A rerank run through each LLM provider with the planted keys (the key is really sent).
         for provider, base in (("openai_compatible", server.url + "/v1"), ("anthropic", server.url)):
             run = rerank.rerank_run_create(retrieval_run=retrieval, provider=provider, model_id="loop/m",

@@ -63,7 +63,9 @@ class Command(BaseCommand):
         parser.add_argument("--max-requests", type=int)
         parser.add_argument("--max-input-tokens", type=int, default=rerank.DEFAULT_MAX_INPUT_TOKENS)
         parser.add_argument("--concurrency", type=int)
-        parser.add_argument("--base-url", default="")
+        parser.add_argument("--base-url", default="",
+                            help="the model server for this run, e.g. http://127.0.0.1:11434/v1 (Ollama); default "
+                                 "OPENAI_COMPATIBLE_BASE_URL / ANTHROPIC_BASE_URL; no credentials in the URL")
         parser.add_argument("--resume", type=int, metavar="RUN_ID")
         parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed/unknown once")
         parser.add_argument("--worker-lost", action="store_true",
@@ -115,8 +117,9 @@ class Command(BaseCommand):
                 )
         except rerank.RerankError as error:
             raise CommandError(str(error)) from None
+        where = f" at {run.ledger.base_url}" if run.ledger.base_url else ""
         self.stdout.write(f"run #{run.pk}: {run.requests_planned} requests planned for {run.candidates_planned} "
-                          f"candidates ({run.provider}:{run.model_id}, {run.method_label})")
+                          f"candidates ({run.provider}:{run.model_id}{where}, {run.method_label})")
         if o["sync"]:
             status = rerank.rerank_run_execute(run_id=run.pk)
             progress = rerank.rerank_run_progress(run=run)  # also refreshes run
@@ -125,6 +128,8 @@ class Command(BaseCommand):
                 f"unknown {progress.unknown}; {progress.spend.requests} requests, "
                 f"{progress.spend.input_tokens} input tokens" + (f"; stopped: {run.stop_reason}" if run.stop_reason
                                                                  else "")
+                + ("; simulated provider (the loopback test server's answers, not a model's)"
+                   if run.simulated else "")
             )
             if status == RerankStatus.FAILED or run.status == RerankStatus.FAILED:
                 raise CommandError(f"run #{run.pk} failed: {run.error or 'see the run page'}")

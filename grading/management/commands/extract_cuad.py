@@ -86,7 +86,9 @@ class Command(BaseCommand):
                 )
             except JobError as exc:
                 raise CommandError(str(exc)) from exc
-        self.stdout.write(f"job {job.pk}: {job.provider} {job.model_id}, {job.total} contracts")
+        where = job.provider_setup.get("base_url", "")
+        self.stdout.write(f"job {job.pk}: {job.provider} {job.model_id}" + (f" at {where}" if where else "")
+                          + f", {job.total} contracts")
         if o["inline"]:
             job_extract_execute(job_id=job.pk)
         elif o["wait"]:
@@ -95,8 +97,10 @@ class Command(BaseCommand):
         else:
             self.stdout.write(f"queued on the worker; progress at /cuad/jobs/{job.pk}/")
             return
-        job.refresh_from_db()
-        self.stdout.write(f"job {job.pk} {job.status}: {job.stage}")
+        job = ConsoleJob.objects.get(pk=job.pk)  # a fresh instance: provider_setup is read again
+        self.stdout.write(f"job {job.pk} {job.status}: {job.stage}"
+                          + ("; simulated provider (the loopback test server's answers, not a model's)"
+                             if job.simulated else ""))
         if job.error:
             finish = job_finish_command(job=job)
             raise CommandError(job.error if "To finish:" in job.error or not finish

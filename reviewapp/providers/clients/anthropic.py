@@ -18,8 +18,10 @@ from reviewapp.providers.clients.base import (
     grade_answer_schema,
     grades_from_stated,
     load_json,
+    url_origin,
     validate_structured,
 )
+from reviewapp.providers.clients.base import key_may_go_to as base_key_may_go_to
 from reviewapp.providers.types import (
     KIND_GRADES,
     KIND_STRUCTURED,
@@ -37,6 +39,12 @@ ANTHROPIC_VERSION = "2023-06-01"
 INPUT_FIELDS = ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
+def key_may_go_to(base_url: str) -> bool:
+    """ANTHROPIC_API_KEY goes to ANTHROPIC_BASE_URL's origin, the listed ones and this machine."""
+    return base_key_may_go_to(base_url, configured=settings.ANTHROPIC_BASE_URL,
+                              listed=getattr(settings, "ANTHROPIC_KEY_ORIGINS", []))
+
+
 class AnthropicClient(HttpClient):
     name = "anthropic"
 
@@ -48,6 +56,10 @@ class AnthropicClient(HttpClient):
         key = settings.PROVIDER_KEYS.get("anthropic", "")
         if not key:
             raise ProviderError("ANTHROPIC_API_KEY is not set in the server environment")
+        if not key_may_go_to(self.base_url):
+            # Nothing leaves: the key is never sent to a base URL typed for a run on another host.
+            raise ProviderError(f"ANTHROPIC_API_KEY goes only to ANTHROPIC_BASE_URL's origin, the origins in "
+                                f"ANTHROPIC_KEY_ORIGINS and this machine, not to {url_origin(self.base_url)}")
         return {"x-api-key": key, "anthropic-version": ANTHROPIC_VERSION}
 
     def _body(self, *, system: str, user: str, tool: str, schema: dict, max_tokens: int) -> dict[str, Any]:

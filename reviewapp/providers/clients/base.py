@@ -28,6 +28,8 @@ if TYPE_CHECKING:
     import httpx
 
 REDACTED = "[redacted]"
+# A server whose answers are not a model's (the loopback test server) says so in this response header.
+SIMULATED_HEADER = "x-simulated-provider"
 MAX_STORED_BODY = 2_000_000  # characters of a response body kept in a receipt
 
 
@@ -40,12 +42,63 @@ def redact(text: str) -> str:
 
 
 def check_base_url(base_url: str) -> str:
-    parsed = urlparse(base_url)
-    if parsed.scheme not in {"http", "https"} or not parsed.hostname:
-        raise ProviderError(f"base URL {base_url!r} must be an http(s) URL")
-    if parsed.username or parsed.password or parsed.query:
-        raise ProviderError("base URL must not carry credentials or a query string; keys come from PROVIDER_KEYS")
-    return base_url.rstrip("/")
+    """The base URL without its trailing slash, or ProviderError naming what is wrong with it.
+
+    http(s) with a host only; no credentials, query or fragment (a key never travels in a URL: it comes from
+    the server's environment or a ``*_FILE``), no whitespace, a valid port.
+    """
+    text = (base_url or "").strip()
+    if not text:
+        raise ProviderError("base URL is empty; give e.g. http://127.0.0.1:11434/v1")
+    if any(c.isspace() for c in text):
+        raise ProviderError(f"base URL {text!r} contains whitespace")
+    parsed = urlparse(text)
+    if parsed.scheme not in {"http", "https"}:
+        raise ProviderError(f"base URL {text!r} must start with http:// or https://")
+    if parsed.username or parsed.password or "@" in parsed.netloc:
+        # Never echo the URL here: it carries the credentials.
+        raise ProviderError("base URL must not carry credentials (user:key@host); keys come from the server's "
+                            "environment (OPENAI_COMPATIBLE_API_KEY or its _FILE), never from the URL")
+    if not parsed.hostname:
+        raise ProviderError(f"base URL {text!r} has no host")
+    try:
+        parsed.port  # noqa: B018 - raises ValueError on a port out of range or not a number
+    except ValueError:
+        raise ProviderError(f"base URL {text!r} has an invalid port") from None
+    if parsed.query or parsed.fragment:
+        raise ProviderError(f"base URL {text.split('?')[0].split('#')[0]!r} must not carry a query string or "
+                            "fragment; keys come from the server's environment, never from the URL")
+    return text.rstrip("/")
+
+
+def echoable_base_url(text: str) -> str:
+    """A typed base URL as a form may show it back after an error: '' when it may carry a secret."""
+    return "" if any(c in text for c in "@?#") else text
+
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+
+
+def key_may_go_to(base_url: str, *, configured: str, listed: list[str]) -> bool:
+    """May the server's key for a provider be sent to ``base_url``?
+
+    Only to the origin of the configured default base URL, the listed origins, and this machine (a loopback
+    host: nothing a browser can point at elsewhere). A base URL is chosen per run (page, API, command), so a
+    URL typed in a form must never carry the server's key to another host.
+    """
+    allowed = {url_origin(configured), *(url_origin(o) for o in listed if o.strip())}
+    host = (urlparse(base_url).hostname or "").lower()
+    return url_origin(base_url) in allowed or host in LOOPBACK_HOSTS
+
+
+def url_origin(url: str) -> str:
+    """scheme://host:port of a URL (default ports made explicit), for comparing where a key may go."""
+    parsed = urlparse(url.strip())
+    try:
+        port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme, 0)
+    except ValueError:
+        port = 0
+    return f"{parsed.scheme}://{(parsed.hostname or '').lower()}:{port}"
 
 
 def http_client(*, concurrency: int, timeout: float | None, transport: httpx.BaseTransport | None) -> httpx.Client:
@@ -251,10 +304,12 @@ class HttpClient(Client):
             return SendOutcome(sent=False, answered=False, http_status=None, body_text="",
                                latency_ms=(time.perf_counter() - start) * 1000, error=f"not sent: {error}")
         status: int | None = None
+        simulated = False
         chunks: list[bytes] = []
         try:
             with self._http.stream("POST", prepared.url, content=prepared.body_bytes, headers=headers) as response:
                 status = response.status_code
+                simulated = SIMULATED_HEADER in response.headers
                 for chunk in response.iter_bytes():
                     chunks.append(chunk)
         except (httpx.ConnectError, httpx.ConnectTimeout, httpx.UnsupportedProtocol) as error:
@@ -271,7 +326,7 @@ class HttpClient(Client):
                 # Headers arrived, the body was cut: an answer we cannot use.
                 return SendOutcome(
                     sent=True, answered=True, http_status=status, body_text=body, latency_ms=latency,
-                    error=redact(f"incomplete response body: {type(error).__name__}: {error}"),
+                    error=redact(f"incomplete response body: {type(error).__name__}: {error}"), simulated=simulated,
                 )
             # Sent, no answer (read timeout, connection dropped): the provider may have processed it.
             return SendOutcome(
@@ -283,6 +338,7 @@ class HttpClient(Client):
             sent=True, answered=True, http_status=status, body_text=body[:MAX_STORED_BODY],
             latency_ms=(time.perf_counter() - start) * 1000,
             error="" if len(body) <= MAX_STORED_BODY else f"response body cut at {MAX_STORED_BODY} characters",
+            simulated=simulated,
         )
 
     def close(self) -> None:

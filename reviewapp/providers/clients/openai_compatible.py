@@ -1,4 +1,7 @@
-"""OpenAI-compatible chat completions: OpenRouter, vLLM, llama.cpp server, Ollama.
+"""OpenAI-compatible chat completions: OpenRouter, vLLM, llama.cpp server, Ollama, LM Studio, gateways.
+
+The base URL and model id are pinned per run (its ledger); a server that needs no key gets none
+(``OPENAI_COMPATIBLE_API_KEY`` is sent only to its configured origins, see ``key_may_go_to``).
 
 Grades by logprobs: ``logprobs: true, top_logprobs: 20, temperature: 0`` and a
 short answer ("2,0,3,1"); each item's distribution is read from the top_logprobs
@@ -16,6 +19,7 @@ from urllib.parse import urlparse
 
 from django.conf import settings
 
+from reviewapp.providers.clients import base
 from reviewapp.providers.clients.base import (
     HttpClient,
     answer_instructions,
@@ -44,6 +48,12 @@ TOP_LOGPROBS = 20
 SEPARATORS = {"", ","}
 
 
+def key_may_go_to(base_url: str) -> bool:
+    """OPENAI_COMPATIBLE_API_KEY goes to OPENAI_COMPATIBLE_BASE_URL's origin, the listed ones and this machine."""
+    return base.key_may_go_to(base_url, configured=settings.OPENAI_COMPATIBLE_BASE_URL,
+                              listed=getattr(settings, "OPENAI_COMPATIBLE_KEY_ORIGINS", []))
+
+
 def is_openrouter(base_url: str) -> bool:
     host = (urlparse(base_url).hostname or "").lower()
     return host == "openrouter.ai" or host.endswith(".openrouter.ai")
@@ -64,8 +74,8 @@ class OpenAICompatibleClient(HttpClient):
             if not key:
                 raise ProviderError("OPENROUTER_API_KEY is not set in the server environment")
             return key
-        # Self-hosted servers (vLLM, llama.cpp, Ollama) often need no key.
-        return keys.get("openai_compatible", "")
+        # Self-hosted servers (vLLM, llama.cpp, Ollama, LM Studio) often need no key.
+        return keys.get("openai_compatible", "") if key_may_go_to(self.base_url) else ""
 
     def auth_headers(self) -> dict[str, str]:
         key = self._key()

@@ -268,8 +268,9 @@ def test_the_command_runs_a_local_rerank(retrieval, capsys):
     assert "32 requests planned" in out and "done; graded 120, failed 0, unknown 0" in out
 
 
-def test_a_planted_key_never_reaches_the_run_page_receipts_or_api(retrieval, keys, admin_client_):
+def test_a_planted_key_never_reaches_the_run_page_receipts_or_api(retrieval, keys, admin_client_, settings):
     with LoopbackServer() as server:
+        settings.OPENAI_COMPATIBLE_KEY_ORIGINS = [server.url]  # the key goes to its configured origins only
         run = rerank.rerank_run_create(retrieval_run=retrieval, provider="openai_compatible", model_id="m",
                                        base_url=server.url + "/v1", enqueue=False)
         rerank.rerank_run_execute(run_id=run.pk)

@@ -22,8 +22,9 @@ def _client(server, **kwargs) -> OpenAICompatibleClient:
     return OpenAICompatibleClient(model_id="openai/gpt-4o-mini", base_url=server.url + "/v1", **kwargs)
 
 
-def test_it_sends_logprob_parameters_and_the_bearer_key(planted_keys):
+def test_it_sends_logprob_parameters_and_the_bearer_key(planted_keys, settings):
     with LoopbackServer(lambda p, h, b: fixture_reply("openai_chat_logprobs.json")) as server:
+        settings.OPENAI_COMPATIBLE_KEY_ORIGINS = [server.url]  # the key goes to its configured origins only
         client = _client(server)
         prepared = client.prepare_grades(SPEC)
         outcome = client.send(prepared)

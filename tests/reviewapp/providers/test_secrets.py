@@ -23,10 +23,11 @@ def _echoing_responder(path, headers, body):
 
 
 @pytest.mark.django_db
-def test_a_planted_key_appears_nowhere(planted_keys, admin_client_, caplog):
+def test_a_planted_key_appears_nowhere(planted_keys, admin_client_, caplog, settings):
     caplog.set_level(logging.DEBUG)
     ledgers = []
     with LoopbackServer(_echoing_responder) as server:
+        settings.OPENAI_COMPATIBLE_KEY_ORIGINS = [server.url]  # the key goes to its configured origins only
         for provider, base in (("openai_compatible", server.url + "/v1"), ("anthropic", server.url)):
             ledger = services.ledger_create(purpose="secret test", provider=provider, model_id="m", base_url=base,
                                             max_requests=10, max_input_tokens=100_000)
