@@ -199,7 +199,18 @@ def exposure_judge(*, ledger: Sequence[dict[str, Any]], declarations: Sequence[D
             configurations.setdefault(k, configuration)
             if k not in planned_in and (k not in first_seen or declaration.declared_at <= first_seen[k]):
                 planned_in[k] = declaration
-    looks = [_Look(d.declared_at, tuple(k for k in d.keys if planned_in.get(k) is d), d) for d in declarations]
+    # A hybrid (keyword order fused with a rerank run by the product's fixed rule, reciprocal rank fusion) is
+    # planned with the rerank run it is made of: nobody chooses it after seeing figures.
+    derived: dict[Key, Key] = {}
+    for k, configuration in configurations.items():
+        rerank = configuration.get("rerank") or {}
+        if rerank.get("fusion"):
+            base = configuration_key({**configuration, "rerank": {f: v for f, v in rerank.items() if f != "fusion"}})
+            if base in planned_in and (k not in first_seen or planned_in[base].declared_at <= first_seen[k]):
+                derived[k] = base
+                planned_in.setdefault(k, planned_in[base])
+    looks = [_Look(d.declared_at, tuple(k for k in (*d.keys, *(h for h, b in derived.items() if b in d.keys))
+                                        if planned_in.get(k) is d), d) for d in declarations]
     looks = [look for look in looks if look.keys]
     looks += [_Look(at, (k,), None) for k, at in first_seen.items() if k not in planned_in]
     looks.sort(key=lambda look: look.at)  # stable: a declaration before a computation of the same instant

@@ -17,7 +17,9 @@ from reviewapp.core.models import AppendOnlyError
 from tests.benchmarks.reports.test_leaderboard import _rerank, _reverse_keyword, _targets_first
 from tests.benchmarks.reports.test_report_pages import _stored_report_inputs
 
-QS = "?replicates=1000&seed=7"
+# The systems of these tests only: the leaderboard's default hybrids (RRF of keyword order and each run of the
+# bundled model) are left out here and have a test of their own below.
+QS = "?replicates=1000&seed=7&hybrid=none"
 
 
 @pytest.fixture
@@ -43,19 +45,21 @@ def _board(client, runs, *reranks, suffix=""):
 
 def test_systems_planned_together_never_warn_and_a_system_added_later_does(runs, admin_user_, admin_client_):
     rerank, oracle, reverse = runs["rerank"], runs["oracle"], runs["reverse"]
-    declared = comparison_declare(systems=_systems(runs, "keyword", "rerank", "oracle", "reverse"),
-                                  user=admin_user_, via="command")
+    # The four systems of the board, and the suite's other retrieval configuration (heading-v1), whose held-out
+    # figures the leaderboard's known-target table shows too.
+    declared = comparison_declare(systems=[*_systems(runs, "keyword", "rerank", "oracle", "reverse"),
+                                           (runs["secondary"], None)], user=admin_user_, via="command")
 
     page = _board(admin_client_, runs, rerank, oracle, reverse).content.decode()
-    assert "heldout-warning" not in page and page.count("planned-badge") == 4
-    assert f'id="planned-{declared.pk}"' in page and "Planned together: 4 systems, declared by alice_admin on" in page
+    assert "heldout-warning" not in page and page.count("planned-badge") >= 4
+    assert f'id="planned-{declared.pk}"' in page and "Planned together: 5 systems, declared by alice_admin on" in page
     board = json.loads(_board(admin_client_, runs, rerank, oracle, reverse, suffix="leaderboard.json").content)
     for system in board["systems"]:
         exposure = system["heldout_exposure"]
         assert exposure["fresh"] and exposure["warning"] == "" and exposure["declaration"]["id"] == declared.pk
-        assert exposure["configurations"] == 4 and exposure["looks"] == 1
-    # Each system's computation is its own row: the count as each was appended.
-    assert [s["heldout_exposure"]["times"] for s in board["systems"]] == [5, 6, 7, 8]
+        assert exposure["configurations"] == 5 and exposure["looks"] == 1
+    # Each system's computation is its own row: the count as each was appended (the page: 4 + 1).
+    assert [s["heldout_exposure"]["times"] for s in board["systems"]] == [6, 7, 8, 9]
 
     # A fourth model, not declared: it warns, names the declaration, and the declared ones stay fresh.
     late = _rerank(runs["run"], _reverse_keyword, model="late-model")
@@ -65,14 +69,14 @@ def test_systems_planned_together_never_warn_and_a_system_added_later_does(runs,
     warned = warned[:warned.index("</li>")]
     assert "Held-out split not fresh." in warned and "added after the comparison declared by alice_admin" in warned
     assert "model_id: &#x27;" in warned and "-&gt; &#x27;late-model&#x27;" in warned
-    # The ledger still records every computation: 4 + 4 systems, then 5.
-    assert HeldoutExposure.objects.count() == 13
+    # The ledger still records every computation: 4 + 1 systems twice, then 5 + 1.
+    assert HeldoutExposure.objects.count() == 16
     assert set(HeldoutExposure.objects.values_list("rerank_run_id", flat=True)) == {
         None, rerank.pk, oracle.pk, reverse.pk, late.pk}
 
     summary = admin_client_.get(f"/benchmarks/reports/summary/{runs['run'].pk}/{QS}&rerank={rerank.pk}"
                                 f"&rerank={oracle.pk}&rerank={reverse.pk}&rerank={late.pk}").content.decode()
-    assert "Planned together: 4 systems, declared by alice_admin on" in summary and "one exposure" in summary
+    assert "Planned together: 5 systems, declared by alice_admin on" in summary and "one exposure" in summary
     assert f"added after comparison #{declared.pk}" in summary and "2 looks" in summary
 
     report = admin_client_.get(f"/benchmarks/reports/rerank/{oracle.pk}/{QS}").content.decode()
@@ -81,7 +85,8 @@ def test_systems_planned_together_never_warn_and_a_system_added_later_does(runs,
 
 def test_without_a_declaration_the_same_reads_warn_for_every_model_after_the_first(runs, admin_client_):
     page = _board(admin_client_, runs, runs["rerank"], runs["oracle"], runs["reverse"]).content.decode()
-    assert page.count("heldout-warning") == 2 and "planned-badge" not in page
+    # The two later models, and the suite's other retrieval configuration in the known-target table.
+    assert page.count("heldout-warning") == 3 and "planned-badge" not in page
 
 
 def test_declaring_a_system_already_scored_is_refused_naming_it_and_writes_nothing(runs, admin_user_,
@@ -193,3 +198,16 @@ def test_the_command_declares_lists_and_refuses(runs, admin_user_):
     with pytest.raises(CommandError, match=r"--rerank-run: no rerank run\(s\) #999999"):
         call_command("declare_comparison", "--retrieval-run", str(run.pk), "--rerank-run", "999999",
                      "--by", admin_user_.username)
+
+
+def test_the_hybrid_of_a_declared_rerank_run_is_planned_with_it(runs, admin_user_, admin_client_):
+    rerank, oracle = runs["rerank"], runs["oracle"]
+    comparison_declare(systems=_systems(runs, "keyword", "rerank", "oracle"), user=admin_user_, via="command")
+    response = admin_client_.get(f"/benchmarks/reports/leaderboard/{runs['run'].pk}/leaderboard.json"
+                                 f"?replicates=1000&seed=7&rerank={rerank.pk}&rerank={oracle.pk}&hybrid={rerank.pk}")
+    systems = json.loads(response.content)["systems"]
+    hybrids = [s for s in systems if s["heldout_exposure"]["entry"]["configuration"]["rerank"]
+               and s["heldout_exposure"]["entry"]["configuration"]["rerank"].get("fusion")]
+    assert len(hybrids) == 1
+    for system in systems:
+        assert system["heldout_exposure"]["fresh"], system["heldout_exposure"]["warning"]
