@@ -45,8 +45,7 @@ from reviewapp.core.jobs import (
     job_fail,
     job_finish,
     job_held,
-    job_takeover,
-    not_stale_message,
+    job_resume,
 )
 from scoring.cuad.grading import Thresholds
 from scoring.cuad.matching import MATCHERS
@@ -266,19 +265,12 @@ def audit_budget_raise(*, audit: Audit, add_requests: int = 0, add_input_tokens:
                        user=None, actor: str = "") -> Audit:
     """Raise each judge's budget by the same amounts (recorded in each judge's ledger with who and why)."""
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.types import ProviderError
 
     ledgers = _ledgers(audit)
     if not ledgers:
         raise AuditError(f"audit {audit.pk} has no judge ledger yet (its candidates are not flagged)")
-    try:
-        with transaction.atomic():
-            for ledger in ledgers:
-                provider_services.ledger_budget_raise(ledger=ledger, add_requests=add_requests,
-                                                      add_input_tokens=add_input_tokens, reason=reason, user=user,
-                                                      actor=actor)
-    except ProviderError as exc:
-        raise AuditError(str(exc)) from None
+    provider_services.ledgers_budget_raise(ledgers=ledgers, raises=AuditError, add_requests=add_requests,
+                                           add_input_tokens=add_input_tokens, reason=reason, user=user, actor=actor)
     audit.refresh_from_db()
     return audit
 
@@ -290,8 +282,7 @@ def audit_finish_command(*, audit: Audit) -> str:
         return ""
     from reviewapp.providers import selectors as provider_selectors
 
-    command = f"python manage.py audit_cuad --resume {audit.pk}"
-    requests = tokens = reattempts = 0
+    shortfalls = []
     ledgers = {ledger.pk: ledger for ledger in _ledgers(audit)}
     for judge in audit.judges.all():
         ledger = ledgers.get(judge.ledger_id)
@@ -300,14 +291,8 @@ def audit_finish_command(*, audit: Audit) -> str:
         missing = audit.n_candidates - AuditVerdict.objects.filter(judge=judge).count()
         again = provider_selectors.ledger_shortfall(ledger=ledger).reattempts
         # Candidates without a verdict are either re-attempts of an answered-less request or never sent yet.
-        short = provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, missing - again))
-        requests, tokens = max(requests, short.extra_requests), max(tokens, short.extra_input_tokens)
-        reattempts += short.reattempts
-    if reattempts:
-        command += " --reattempt"
-    extra = (f" --add-requests {requests}" if requests else "") + (
-        f" --add-input-tokens {tokens}" if tokens else "")
-    return command + extra + (' --reason "why the budget is raised"' if extra else "")
+        shortfalls.append(provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, missing - again)))
+    return f"python manage.py audit_cuad --resume {audit.pk}" + provider_selectors.resume_options(shortfalls)
 
 
 def audit_resume(
@@ -324,23 +309,13 @@ def audit_resume(
     is gone: its heartbeat is older than ``reviewapp.core.jobs.stale_after(audit)``, or ``celery inspect`` shows
     its worker no longer runs it; otherwise AuditError says which worker holds it and since when.
     """
-    audit.refresh_from_db()
     resumable = [Audit.Status.FAILED] + ([Audit.Status.RUNNING] if worker_lost else [])
-    if audit.status not in resumable:
-        raise AuditError(f"audit {audit.pk} is {audit.status}; only a failed or stopped audit can be resumed")
-    params = {**audit.params, "reattempt": bool(reattempt), "waits": 0}
-    # The token is cleared in the same UPDATE: an execution that was only paused can write nothing more.
-    changed, liveness = job_takeover(Audit, job=audit, from_statuses=resumable, force=not only_if_stale,
-                                     params=params, stage="queued again (resume)", error="")
-    if not changed:
-        audit.refresh_from_db()
-        if audit.status == Audit.Status.RUNNING and not liveness.takeover_allowed:
-            raise AuditError(not_stale_message(f"audit {audit.pk}", audit, liveness))
-        raise AuditError(f"audit {audit.pk} changed meanwhile; reload")
-    audit.refresh_from_db()
-    if queue:
-        _queue(audit)
-    return audit
+    return job_resume(
+        audit, what=f"audit {audit.pk}", raises=AuditError, resumable=resumable, force=not only_if_stale,
+        refused="only a failed or stopped audit can be resumed", enqueue=_queue if queue else None,
+        changes=lambda audit: {"params": {**audit.params, "reattempt": bool(reattempt), "waits": 0},
+                               "stage": "queued again (resume)", "error": ""},
+    )
 
 
 def audit_execute(*, audit_id: int) -> Audit | None:

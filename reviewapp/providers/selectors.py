@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from django.db.models import Count
@@ -131,6 +131,19 @@ def ledger_shortfall(*, ledger: Ledger, unsent: int = 0) -> Shortfall:
         extra_requests=max(0, spend.requests + need_requests - ledger.max_requests),
         extra_input_tokens=max(0, spend.input_tokens + need_tokens - ledger.max_input_tokens),
     )
+
+
+def resume_options(shortfalls: Iterable[Shortfall]) -> str:
+    """The options of a job's resume command that finish its ledgers' work: ``--reattempt`` when any request
+    needs one, and the budget raise that covers the largest shortfall (a job raises each of its ledgers by the
+    same amounts)."""
+    shortfalls = list(shortfalls)
+    requests = max((s.extra_requests for s in shortfalls), default=0)
+    tokens = max((s.extra_input_tokens for s in shortfalls), default=0)
+    budget = (f" --add-requests {requests}" if requests else "") + (
+        f" --add-input-tokens {tokens}" if tokens else "")
+    return (" --reattempt" if any(s.reattempts for s in shortfalls) else "") + budget + (
+        ' --reason "why the budget is raised"' if budget else "")
 
 
 def ledger_budget_raises(*, ledger_ids: list[int]) -> list[BudgetRaise]:

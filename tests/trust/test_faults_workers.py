@@ -118,7 +118,7 @@ def _no_request_sent_twice(server: LoopbackServer, ledger_ids) -> None:
 
 
 def _job_finished(pk: int) -> ConsoleJob:
-    return wait_until(lambda: (j := ConsoleJob.objects.get(pk=pk)).finished and j, timeout=120)
+    return wait_until(lambda: (j := ConsoleJob.objects.get(pk=pk)).is_finished and j, timeout=120)
 
 
 def test_a_killed_extraction_run_resumes_without_resending_and_grades_like_an_uninterrupted_one(
