@@ -22,10 +22,6 @@ PACKAGES = ("reviewapp", "benchmarks", "grading", "scoring")
 KNOWN_CYCLES: tuple[frozenset[str], ...] = (
     # Pools and metrics read each other's helpers, and reports' selectors sit between them.
     frozenset({"benchmarks.labels.metrics", "benchmarks.labels.pools", "benchmarks.reports.selectors"}),
-    # The service queues the task, the task calls back into the service.
-    frozenset({"benchmarks.rerank.services", "benchmarks.rerank.tasks"}),
-    # The audit's resume/takeover goes through the runs' job lifecycle, whose task module runs audits.
-    frozenset({"grading.audits.services", "grading.runs.jobs", "grading.runs.tasks"}),
     # Assignment and the review services call each other.
     frozenset({"reviewapp.review.assign", "reviewapp.review.services"}),
 )

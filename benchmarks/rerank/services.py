@@ -174,9 +174,7 @@ def rerank_run_create(
 
 
 def _enqueue(run: RerankRun) -> None:
-    from benchmarks.rerank.tasks import rerank_run_execute
-
-    job_enqueue(rerank_run_execute, run)
+    job_enqueue(run)
 
 
 def rerank_run_cancel(*, run: RerankRun) -> RerankRun:

@@ -485,6 +485,4 @@ def _fail(audit: Audit, token: str, message: str) -> Audit:
 
 
 def _queue(audit: Audit, *, countdown: int | None = None) -> None:
-    from grading.runs import tasks
-
-    job_enqueue(tasks.audit_run, audit, countdown=countdown)
+    job_enqueue(audit, countdown=countdown)

@@ -443,11 +443,5 @@ def _fail(job: ConsoleJob, token: str, message: str) -> ConsoleJob:
     return job
 
 
-def _task_for(job: ConsoleJob):
-    from grading.runs import tasks
-
-    return tasks.extract_run if job.kind == ConsoleJob.Kind.EXTRACT else tasks.grade_run
-
-
 def _queue(job: ConsoleJob) -> None:
-    job_enqueue(_task_for(job), job)
+    job_enqueue(job)

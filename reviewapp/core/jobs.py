@@ -184,8 +184,27 @@ def job_queue(job: TrackedJob) -> str:
     return name or settings.CELERY_TASK_DEFAULT_QUEUE
 
 
-def job_enqueue(task: Any, job: TrackedJob, *, countdown: int | None = None) -> None:
-    """Send ``task(job.pk)`` to the job's queue once the current transaction commits."""
+def celery_app() -> Any:
+    """The Celery app the workers run, named by ``settings.JOB_CELERY_APP`` (the project package wires it; nothing
+    below imports it). Loading it makes it Celery's current app, so the ``@shared_task`` tasks send through it and
+    its broker; a process loads it only when it sends a task or asks the workers (Celery is ~0.1 s of a start)."""
+    from django.utils.module_loading import import_string
+
+    return import_string(settings.JOB_CELERY_APP)
+
+
+def job_task(job: TrackedJob) -> Any:
+    """The task that executes ``job``, as its kind registered it (a dotted name, imported on first use)."""
+    from django.utils.module_loading import import_string
+
+    name = _KINDS[job._meta.label].task
+    return import_string(name if isinstance(name, str) else name(job))
+
+
+def job_enqueue(job: TrackedJob, *, countdown: int | None = None) -> None:
+    """Send the job's task (``task(job.pk)``) to the job's queue once the current transaction commits."""
+    celery_app()
+    task = job_task(job)
     queue = job_queue(job)
     pk = job.pk
     transaction.on_commit(lambda: task.apply_async((pk,), queue=queue, countdown=countdown or None))
@@ -196,19 +215,24 @@ def job_enqueue(task: Any, job: TrackedJob, *, countdown: int | None = None) -> 
 
 @dataclass(frozen=True)
 class JobKind:
-    """What the sweeper needs of a job kind: its model, and its own resume (a conditional takeover of a stale
-    running job that queues it again; raises ValueError when the job changed meanwhile or still beats)."""
+    """What core needs of a job kind: its model, its own resume (for the sweeper: a conditional takeover of a
+    stale running job that queues it again; raises ValueError when the job changed meanwhile or still beats),
+    and the dotted name of the task that executes a job (or a function of the job giving it)."""
 
     model: type[TrackedJob]
     resume: Callable[[TrackedJob], Any]
+    task: str | Callable[[Any], str]
 
 
 _KINDS: dict[str, JobKind] = {}
 
 
-def job_kind_register(*, model: type[TrackedJob], resume: Callable[[TrackedJob], Any]) -> None:
-    """Called from each job app's ``ready()``: the sweeper then recovers that kind's jobs."""
-    _KINDS[model._meta.label] = JobKind(model=model, resume=resume)
+def job_kind_register(*, model: type[TrackedJob], resume: Callable[[TrackedJob], Any],
+                      task: str | Callable[[Any], str]) -> None:
+    """Called from each job app's ``ready()``: the sweeper then recovers that kind's jobs, and ``job_enqueue``
+    sends them to their task. The task is named, not imported: a service that queues a job need not import the
+    task module that calls it back (no import cycle), and a process that sends nothing never loads Celery."""
+    _KINDS[model._meta.label] = JobKind(model=model, resume=resume, task=task)
 
 
 def job_kinds() -> list[JobKind]:
@@ -331,11 +355,9 @@ def _celery_node(worker: str) -> tuple[str, int] | None:
 
 def celery_active(timeout: float | None = None) -> dict[str, list[dict]] | None:
     """``celery inspect active``: {node: [task, ...]} of the nodes that answered; None when none answered."""
-    from reviewapp.celery import app
-
     wait = float(getattr(settings, "JOB_INSPECT_TIMEOUT_SECONDS", 1.0) if timeout is None else timeout)
     try:
-        return app.control.inspect(timeout=wait).active() or None
+        return celery_app().control.inspect(timeout=wait).active() or None
     except Exception:  # an unreachable broker: nobody answered
         return None
 

@@ -27,26 +27,22 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
-from reviewapp.core.jobs import add_resume_arguments, job_resume_command
+from reviewapp.core.jobs import add_resume_arguments, celery_app, job_resume_command
 
 PING_TIMEOUT_SECONDS = 1.5
 
 
 def celery_workers_answering(timeout: float = PING_TIMEOUT_SECONDS) -> list[str]:
     """Names of the Celery workers that answer a ping within ``timeout`` seconds ([] when none, or no broker)."""
-    from reviewapp.celery import app
-
     try:
-        replies = app.control.ping(timeout=timeout) or []
+        replies = celery_app().control.ping(timeout=timeout) or []
     except Exception:  # an unreachable broker is "no worker" to the person at the command line
         return []
     return sorted(name for reply in replies for name in reply)
 
 
 def _runs_eagerly() -> bool:
-    from reviewapp.celery import app
-
-    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False) or app.conf.task_always_eager)
+    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False) or celery_app().conf.task_always_eager)
 
 
 class Command(BaseCommand):
