@@ -45,7 +45,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.labels.pools import QueryRanking, is_synthetic, run_pools, run_rankings
 from benchmarks.reports.figures import SPLITS
@@ -54,7 +54,6 @@ from benchmarks.rerank.models import RerankGrade, RerankRun
 from reviewapp.core.csv_export import SafeCsvWriter
 from reviewapp.review.agreement import GradeTypeAgreement, pool_agreement
 from reviewapp.review.kinds import UNKNOWN
-from reviewapp.review.models import ReviewPool
 from reviewapp.review.selectors import (
     LABEL_RULE,
     ResolvedLabel,
@@ -74,6 +73,9 @@ from scoring.stats.calibration import (
     distribution_confidence,
     p_useful,
 )
+
+if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
+    from reviewapp.review.models import ReviewPool
 
 SYSTEMS = ("keyword", "reranked")
 METRICS = ("P@5", "nDCG@5")

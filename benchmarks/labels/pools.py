@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -59,9 +59,8 @@ from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import NominatedTarget, QueryKind, Suite
 from reviewapp.core.hashing import sha256_json
 from reviewapp.review.assign import pool_assign_detail
-from reviewapp.review.models import LabelSource, ReviewPool
 from reviewapp.review.reuse import completed_judges
-from reviewapp.review.selectors import pool_find, reviewer_candidates
+from reviewapp.review.selectors import label_source_find, pool_find, reviewer_candidates
 from reviewapp.review.services import (
     ReviewError,
     label_source_import,
@@ -70,6 +69,9 @@ from reviewapp.review.services import (
     query_hash_of,
     source_hash_of,
 )
+
+if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
+    from reviewapp.review.models import LabelSource, ReviewPool
 
 DEFAULT_K = 5
 MAX_K = 30
@@ -552,7 +554,7 @@ def provisional_labels_import(*, suite: Suite, created_by: AbstractBaseUser | No
     and no metric here reads them.
     """
     name = provisional_source_name(suite)
-    source = LabelSource.objects.filter(name=name).first()
+    source = label_source_find(name=name)
     if source is not None:
         return source, False
     targets = (NominatedTarget.objects.filter(query__suite=suite).select_related("query", "provision")

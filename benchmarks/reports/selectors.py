@@ -33,8 +33,7 @@ from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, RetrievalRun, RunStatus
 from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
-from reviewapp.providers.models import Ledger
-from reviewapp.providers.selectors import ledger_spend
+from reviewapp.providers.selectors import ledger_spend, provider_label
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 
@@ -182,9 +181,8 @@ def rerank_scores_from_run(*, run: RerankRun) -> RerankScores:
             errors[qid] = f"{', '.join(parts)} of {total} candidates" + (
                 f"; first error: {first_error[qid]}" if qid in first_error else "")
     spend = ledger_spend(ledger=run.ledger)
-    provider_label = dict(Ledger.Provider.choices).get(run.provider, run.provider)
     meta = RerankMeta(
-        pk=run.pk, provider=run.provider, provider_label=provider_label, model_id=run.model_id,
+        pk=run.pk, provider=run.provider, provider_label=provider_label(run.provider), model_id=run.model_id,
         question_version=run.question_version, question_sha256=run.question_sha256, status=run.status,
         error=run.error or run.stop_reason, method=run.method_label,
         candidates_per_request=run.candidates_per_request,

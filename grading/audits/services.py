@@ -255,10 +255,10 @@ def audit_judge_preflight(*, slot: str, choice: JudgeChoice) -> None:
 
 
 def _ledgers(audit: Audit):
-    from reviewapp.providers.models import Ledger
+    from reviewapp.providers.selectors import ledgers_get
 
     ids = [j for j in audit.judges.order_by("slot").values_list("ledger_id", flat=True) if j]
-    return list(Ledger.objects.filter(pk__in=ids).order_by("id"))
+    return ledgers_get(ledger_ids=ids)
 
 
 def audit_budget_raise(*, audit: Audit, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
@@ -389,12 +389,6 @@ def _attach_run(audit: Audit, token: str) -> bool:
     return False
 
 
-def _receipt_bodies(ids: Sequence[int]) -> dict[int, str]:
-    from reviewapp.providers.models import Receipt
-
-    return dict(Receipt.objects.filter(pk__in=list(ids)).values_list("id", "response_body"))
-
-
 def _verdict_insert(*, candidate: AuditCandidate, judge: AuditJudge, ruling: Ruling, key: str, receipt_id) -> bool:
     try:
         with transaction.atomic():
@@ -416,14 +410,14 @@ def _judge(audit: Audit, judge: AuditJudge, token: str) -> str:
     """One judge rules on every candidate it has not ruled on yet. Returns a failure summary or ''."""
     from reviewapp.providers import clients
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.models import Ledger
+    from reviewapp.providers.selectors import ledger_get, receipt_bodies
 
     choice = _choices(audit)[judge.slot]
     judged = set(AuditVerdict.objects.filter(judge=judge).values_list("candidate_id", flat=True))
     todo = [c for c in audit.candidates.select_related("category").order_by("position") if c.pk not in judged]
     if not todo:
         return ""
-    ledger = Ledger.objects.get(pk=judge.ledger_id)
+    ledger = ledger_get(ledger_id=judge.ledger_id)
     client = clients.client_for_ledger(ledger)
     owners: list[AuditCandidate] = []
     requests = []
@@ -448,7 +442,8 @@ def _judge(audit: Audit, judge: AuditJudge, token: str) -> str:
         job_beat_or_stop(Audit, pk=audit.pk, token=token)
         if result.status == "answered" and result.parse is not None:
             try:
-                body = _receipt_bodies([result.receipt_id]).get(result.receipt_id, "") if judge.heuristic else ""
+                body = (receipt_bodies(receipt_ids=[result.receipt_id]).get(result.receipt_id, "")
+                        if judge.heuristic else "")
                 ruling = rule(choice, data=result.parse.data, response_body=body)
             except (KeyError, ValueError, TypeError) as exc:
                 state["bad"] += 1

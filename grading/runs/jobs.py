@@ -223,11 +223,11 @@ def job_budget_raise(*, job: ConsoleJob, add_requests: int = 0, add_input_tokens
                      user=None, actor: str = "") -> ConsoleJob:
     """Raise an extraction job's budget (recorded in its ledger with who and why); resume to use it."""
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.models import Ledger
+    from reviewapp.providers.selectors import ledger_get
 
     if not job.ledger_id:
         raise JobError(f"job {job.pk} sends no provider request (local heuristic); it has no budget to raise")
-    provider_services.ledgers_budget_raise(ledgers=[Ledger.objects.get(pk=job.ledger_id)], raises=JobError,
+    provider_services.ledgers_budget_raise(ledgers=[ledger_get(ledger_id=job.ledger_id)], raises=JobError,
                                            add_requests=add_requests, add_input_tokens=add_input_tokens,
                                            reason=reason, user=user, actor=actor)
     job.refresh_from_db()
@@ -242,9 +242,8 @@ def job_finish_command(*, job: ConsoleJob) -> str:
     if not job.ledger_id:
         return command
     from reviewapp.providers import selectors as provider_selectors
-    from reviewapp.providers.models import Ledger
 
-    ledger = Ledger.objects.get(pk=job.ledger_id)
+    ledger = provider_selectors.ledger_get(ledger_id=job.ledger_id)
     sent = provider_selectors.ledger_keys(ledger=ledger)
     shortfall = provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, job.total - sent))
     return command + provider_selectors.resume_options([shortfall])
@@ -349,10 +348,10 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
     """Send one structured request per contract through the job's ledger; returns a failure summary or ''."""
     from reviewapp.providers import clients
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.models import Ledger
+    from reviewapp.providers.selectors import ledger_get
     from reviewapp.providers.types import StructuredSpec
 
-    ledger = Ledger.objects.get(pk=job.ledger_id)
+    ledger = ledger_get(ledger_id=job.ledger_id)
     client = clients.client_for_ledger(ledger)
     cats = selectors.dataset_categories(dataset=job.dataset)
     names = [c.name for c in cats]
