@@ -52,6 +52,7 @@ from benchmarks.labels.pooling import (
     query_tiers,
     reachable,
 )
+from benchmarks.labels.selectors import JOB, POOL_KIND
 from benchmarks.reports.inputs import rerank_apply, reranked_order
 from benchmarks.reports.selectors import rerank_scores_from_run, retrieval_queries_load
 from benchmarks.rerank.models import RerankRun, RerankStatus
@@ -76,8 +77,6 @@ if TYPE_CHECKING:  # types only: reads of the review engine go through its selec
 DEFAULT_K = 5
 MAX_K = 30
 DEFAULT_REVIEWERS = 2
-POOL_KIND = "passage"
-JOB = "benchmarks"
 DECLARABLE = (RerankStatus.DONE, RerankStatus.STOPPED)
 RULE_UNION = "union-top-k"
 RULE_EXPLICIT = "explicit"
@@ -524,18 +523,6 @@ def review_pool_declare_runs(
     except ReviewError as error:
         raise ReviewPoolError(str(error)) from None
     return _assigned(pool, True, reviewers)
-
-
-def run_pools(*, rerank_run: RerankRun) -> list[ReviewPool]:
-    """Review pools declared from this rerank run, alone or with others, newest first."""
-    return [pool for pool in pool_find(external_ref={"job": JOB}, kind=POOL_KIND)
-            if pool.external_ref.get("rerank_run") == rerank_run.pk
-            or rerank_run.pk in (pool.external_ref.get("rerank_runs") or ())]
-
-
-def is_synthetic(pool: ReviewPool) -> bool:
-    """A demo pool whose judgments were generated, not made by people (marked in its declared parameters)."""
-    return bool((pool.declared_params or {}).get("synthetic"))
 
 
 # --------------------------------------------------------------------------- provisional section labels

@@ -16,6 +16,7 @@ from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from benchmarks.labels.selectors import is_synthetic, pool_info_load, run_pools
 from benchmarks.reports.figures import Report, report_compute
 from benchmarks.reports.inputs import (
     Candidate,
@@ -267,10 +268,6 @@ def _leaderboard_labels(runs: list[RerankRun]) -> LabelInputs | None:
 
     Two pools that label one item differently leave it unlabelled (counted), never pick a side.
     """
-    # benchmarks.labels reads this module (the report's adapter), so it is imported when called.
-    from benchmarks.labels.metrics import pool_info_load
-    from benchmarks.labels.pools import is_synthetic, run_pools
-
     pools = []
     for run in runs:
         real = [p for p in run_pools(rerank_run=run) if not is_synthetic(p)]
