@@ -16,7 +16,8 @@ class BenchmarksConfig(AppConfig):
         from benchmarks.rerank.models import RerankRun
         from reviewapp.core.jobs import job_kind_register
 
-        job_kind_register(model=RerankRun, resume=_rerank_resume_stale)
+        job_kind_register(model=RerankRun, resume=_rerank_resume_stale,
+                          task="benchmarks.rerank.tasks.rerank_run_execute")
 
     def demo_load(self, *, data_dir, stdout) -> None:
         from benchmarks.demo import load_demo

@@ -16,13 +16,17 @@ class GradingConfig(AppConfig):
         from grading.runs.models import ConsoleJob
         from reviewapp.core.jobs import job_kind_register
 
-        job_kind_register(model=ConsoleJob, resume=_job_resume_stale)
-        job_kind_register(model=Audit, resume=_audit_resume_stale)
+        job_kind_register(model=ConsoleJob, resume=_job_resume_stale, task=_job_task)
+        job_kind_register(model=Audit, resume=_audit_resume_stale, task="grading.audits.tasks.audit_run")
 
     def demo_load(self, *, data_dir, stdout) -> None:
         from grading.demo import load_demo
 
         load_demo(data_dir=data_dir, stdout=stdout)
+
+
+def _job_task(job) -> str:
+    return f"grading.runs.tasks.{'extract_run' if job.kind == 'extract' else 'grade_run'}"
 
 
 # The sweeper's takeovers of a job whose heartbeat is stale (never a re-attempt of paid requests).

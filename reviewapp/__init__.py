@@ -10,6 +10,7 @@ import os
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 # The Celery app (reviewapp/celery.py) is not imported here, as Django's Celery recipe does: importing Celery
-# is ~0.2 s of every process, and most (a management command, a test process) never send a task. Each tasks
-# module binds its tasks to the app itself, so importing a task, the one way to send one, loads it;
-# `celery -A reviewapp` finds it as reviewapp.celery.app.
+# is ~0.1-0.2 s of every process, and most (a management command, a test process) never send a task. Tasks are
+# @shared_task; reviewapp.core.jobs.celery_app loads the app (settings.JOB_CELERY_APP) before a job is sent or
+# the workers are asked, which makes it Celery's current app; `celery -A reviewapp` finds it as
+# reviewapp.celery.app.

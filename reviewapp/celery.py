@@ -1,4 +1,9 @@
-"""The Celery application: tasks are thin and take ids (see each feature's tasks.py)."""
+"""The Celery application: tasks are thin and take ids (see each feature's tasks.py).
+
+Tasks are ``@shared_task``: nothing below the project package imports this module (an import-linter contract).
+The worker (``celery -A reviewapp``) loads it and finds the tasks below; a process that sends a task loads it
+through ``settings.JOB_CELERY_APP`` (``reviewapp.core.jobs.celery_app``), which makes it Celery's current app.
+"""
 
 import os
 
@@ -15,4 +20,5 @@ app = Celery("reviewapp")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Tasks live with the feature that owns them, not at each app's root, so the packages are named here
 # (the project package wires everything; a worker must register every task before it takes one).
-app.autodiscover_tasks(["reviewapp.core", "reviewapp.notifications", "benchmarks.rerank", "grading.runs"])
+app.autodiscover_tasks(["reviewapp.core", "reviewapp.notifications", "benchmarks.rerank", "grading.runs",
+                        "grading.audits"])

@@ -334,6 +334,8 @@ JOB_SWEEP_SECONDS = env_int("JOB_SWEEP_SECONDS", 30)
 JOB_SWEEP_MAX_EXECUTIONS = env_int("JOB_SWEEP_MAX_EXECUTIONS", 5)
 # Worker pools per job kind (reviewapp.core.jobs.job_queue): jobs on the local model to one queue (a solo worker),
 # jobs that wait on a provider (and the sweeper) to another (a concurrent pool). Unset: the default queue.
+# The Celery app of the workers (the project package wires it); core loads it by this name before sending a task.
+JOB_CELERY_APP = "reviewapp.celery.app"
 JOB_QUEUE_LOCAL = env_str("CELERY_QUEUE_LOCAL")
 JOB_QUEUE_REMOTE = env_str("CELERY_QUEUE_REMOTE")
 # Email notices (reviewapp.notifications): sent by celery beat every NOTIFY_SECONDS; a reminder after items wait

@@ -108,22 +108,46 @@ TASK_APP_PROBE = (
     "import django\n"
     "django.setup()\n"
     "before = 'celery' in sys.modules\n"
-    "from grading.runs.tasks import extract_run\n"
-    "from benchmarks.rerank.tasks import rerank_run_execute\n"
-    "from reviewapp.core.tasks import worker_ping\n"
-    "from celery import current_app\n"
-    "apps = {t.app.main for t in (extract_run, rerank_run_execute, worker_ping)}\n"
-    "print(json.dumps([before, sorted(apps), current_app.main, extract_run.app.conf.broker_url.split(':')[0]]))\n"
+    "from reviewapp.celery import app\n"
+    "app.loader.import_default_modules()  # what `celery -A reviewapp worker` does before its first task\n"
+    "names = {'benchmarks.rerank_run_execute', 'grading.runs.tasks.extract_run', 'grading.runs.tasks.grade_run',\n"
+    "         'grading.runs.tasks.audit_run', 'reviewapp.worker_ping', 'reviewapp.jobs_sweep'}\n"
+    "registered = {n: bool(app.tasks[n].acks_late) for n in sorted(names) if n in app.tasks}\n"
+    "from grading.runs.models import ConsoleJob\n"
+    "from reviewapp.core.jobs import job_task\n"
+    "sent = job_task(ConsoleJob(kind='extract'))  # what a sender resolves: the worker's app, its broker\n"
+    "print(json.dumps([before, registered, sent.name, sent.app is app, app.conf.broker_url.split(':')[0]]))\n"
 )
 
 
-def test_importing_a_task_binds_it_to_the_projects_celery_app():
-    # Nothing loads Celery at start-up any more, so a task must bring the project's app (and its broker)
-    # with it: a task sent through Celery's default app would go to an AMQP broker nobody runs.
-    before, apps, current, scheme = _probe(TASK_APP_PROBE, unset=("DJANGO_SETTINGS_MODULE", "REDIS_URL"))
+def test_every_task_is_registered_on_the_app_the_worker_runs_under_its_old_name():
+    # Tasks are @shared_task: the worker's app (reviewapp.celery) finds them by autodiscovery, under the names
+    # (and so the routes) they had when each tasks module bound them to the app; a sender resolves the same task
+    # on the same app and broker (a task sent through Celery's default app would go to an AMQP broker nobody runs).
+    before, registered, sent, same_app, scheme = _probe(TASK_APP_PROBE, unset=("DJANGO_SETTINGS_MODULE", "REDIS_URL"))
     assert before is False
-    assert apps == ["reviewapp"] and current == "reviewapp"
+    assert registered == {"benchmarks.rerank_run_execute": True, "grading.runs.tasks.audit_run": True,
+                          "grading.runs.tasks.extract_run": True, "grading.runs.tasks.grade_run": True,
+                          "reviewapp.jobs_sweep": True, "reviewapp.worker_ping": True}  # acks late: settings
+    assert sent == "grading.runs.tasks.extract_run" and same_app is True
     assert scheme == "filesystem"
+
+
+SENDER_PROBE = (
+    "import json, os, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "import django\n"
+    "django.setup()\n"
+    "from reviewapp.core.jobs import celery_app\n"
+    "from grading.audits.tasks import audit_run\n"
+    "app = celery_app()  # what job_enqueue does before it sends\n"
+    "print(json.dumps([audit_run.app is app, app.main, audit_run.name]))\n"
+)
+
+
+def test_a_process_that_sends_a_job_sends_it_through_the_workers_app():
+    same, main, name = _probe(SENDER_PROBE, unset=("DJANGO_SETTINGS_MODULE", "REDIS_URL"))
+    assert same is True and main == "reviewapp" and name == "grading.runs.tasks.audit_run"
 
 
 WSGI_CELERY_PROBE = (

@@ -18,10 +18,9 @@ from benchmarks.labels.pools import (
     DEFAULT_REVIEWERS,
     MAX_K,
     ReviewPoolError,
-    is_synthetic,
     review_pool_plan_runs,
-    run_pools,
 )
+from benchmarks.labels.selectors import is_synthetic, run_pools
 from benchmarks.labels.views import calibration_build, human_metrics_build
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError

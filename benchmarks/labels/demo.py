@@ -29,8 +29,8 @@ from benchmarks.rerank.services import rerank_run_create, rerank_run_execute
 from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import NominatedTarget
 from reviewapp.core.access import ensure_role_groups
-from reviewapp.review.models import ReviewPool
 from reviewapp.review.pool_admin import assignment_unassign
+from reviewapp.review.selectors import reviewer_pools
 from reviewapp.review.services import judgment_submit
 
 DEMO_REVIEWERS = ("reviewer", "reviewer2")
@@ -72,7 +72,7 @@ def _synthetic_accounts() -> list:
             user.save()
         user.groups.add(Group.objects.get(name="synthetic"))
         user.groups.remove(*Group.objects.filter(name="reviewer"))
-        for pool in ReviewPool.objects.filter(assignments__reviewer=user).distinct():
+        for pool in reviewer_pools(reviewer=user):
             if not pool.synthetic:
                 assignment_unassign(pool=pool, reviewer=user)
         people.append(User.objects.get(pk=user.pk))  # fresh permission cache

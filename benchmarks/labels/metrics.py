@@ -42,25 +42,19 @@ from __future__ import annotations
 
 import io
 import math
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from benchmarks.labels.pools import QueryRanking, is_synthetic, run_pools, run_rankings
+from benchmarks.labels.pools import QueryRanking, run_rankings
+from benchmarks.labels.selectors import GRADE_TYPE, PoolInfo, is_synthetic, pool_info_load, run_pools
 from benchmarks.reports.figures import SPLITS
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from reviewapp.core.csv_export import SafeCsvWriter
 from reviewapp.review.agreement import GradeTypeAgreement, pool_agreement
-from reviewapp.review.kinds import UNKNOWN
-from reviewapp.review.models import ReviewPool
 from reviewapp.review.selectors import (
     LABEL_RULE,
-    ResolvedLabel,
-    pool_completed_judgments,
-    pool_labels,
-    pool_stale_judgments,
 )
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, family_bootstrap, paired_family_bootstrap
 from scoring.ir.ranking import judged_precision_at_5, pooled_ndcg_at_5
@@ -75,9 +69,11 @@ from scoring.stats.calibration import (
     p_useful,
 )
 
+if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
+    from reviewapp.review.models import ReviewPool
+
 SYSTEMS = ("keyword", "reranked")
 METRICS = ("P@5", "nDCG@5")
-GRADE_TYPE = "passage"
 HUMAN_SCHEMA = "human-label-metrics/1"
 CALIBRATION_SCHEMA = "calibration/1"
 UNIT = "query family"
@@ -121,31 +117,6 @@ SYNTHETIC_NOTE = (
 
 
 @dataclass(frozen=True)
-class PoolInfo:
-    public_id: str
-    name: str
-    declared_rule: str
-    declared_params: dict[str, Any]
-    reviewers_per_item: int
-    items: int
-    labelled: int
-    label_states: dict[str, int]  # labelled / unjudged / incomplete / disagree / unknown
-    stale_judgments: int
-    complete_judgments: int
-    synthetic: bool
-    created_at: str
-
-    @property
-    def complete(self) -> bool:
-        return self.items > 0 and self.labelled == self.items
-
-    @property
-    def selected(self) -> bool:
-        # Every rule a run can declare (top-k union, explicit list) selects items; none is a random sample.
-        return self.declared_params.get("rule") != "random-sample"
-
-
-@dataclass(frozen=True)
 class HumanInputs:
     run_pk: int
     run_label: str
@@ -155,36 +126,6 @@ class HumanInputs:
     labels: dict[tuple[str, str], int]  # (qid, docid) -> grade, labelled items only
     members: dict[str, frozenset[str]]  # qid -> docids in the declared pool
     distributions: dict[tuple[str, str], tuple[float, float, float, float]]  # graded candidates only
-
-
-def _label_state(label: ResolvedLabel) -> str:
-    if label.is_grade:
-        return "labelled"
-    if label.value == UNKNOWN or any(g == UNKNOWN for g in label.grades):
-        return "unknown"
-    if label.reason == "reviewers disagree":
-        return "disagree"
-    return "unjudged" if not label.grades else "incomplete"
-
-
-def pool_info_load(*, pool: ReviewPool) -> tuple[PoolInfo, dict[tuple[str, str], int], dict[str, frozenset[str]]]:
-    """The pool's description, its labels (grades only) and its members per query."""
-    resolved = pool_labels(pool=pool, grade_type=GRADE_TYPE)
-    labels = {(x.query_id, x.doc_id): int(x.value) for x in resolved if x.is_grade}
-    members: dict[str, set[str]] = {}
-    for x in resolved:
-        members.setdefault(x.query_id, set()).add(x.doc_id)
-    states = Counter(_label_state(x) for x in resolved)
-    info = PoolInfo(
-        public_id=pool.public_id, name=pool.name, declared_rule=pool.declared_rule,
-        declared_params=dict(pool.declared_params or {}), reviewers_per_item=pool.reviewers_per_item,
-        items=len(resolved), labelled=len(labels),
-        label_states={s: states.get(s, 0) for s in ("labelled", "unjudged", "incomplete", "disagree", "unknown")},
-        stale_judgments=len(pool_stale_judgments(pool=pool)),
-        complete_judgments=len(pool_completed_judgments(pool=pool)),
-        synthetic=is_synthetic(pool), created_at=pool.created_at.isoformat(),
-    )
-    return info, labels, {qid: frozenset(d) for qid, d in members.items()}
 
 
 def model_distributions(*, rerank_run: RerankRun) -> dict[tuple[str, int], tuple[float, float, float, float]]:

@@ -38,7 +38,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
@@ -52,6 +52,7 @@ from benchmarks.labels.pooling import (
     query_tiers,
     reachable,
 )
+from benchmarks.labels.selectors import JOB, POOL_KIND
 from benchmarks.reports.inputs import rerank_apply, reranked_order
 from benchmarks.reports.selectors import rerank_scores_from_run, retrieval_queries_load
 from benchmarks.rerank.models import RerankRun, RerankStatus
@@ -59,9 +60,8 @@ from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import NominatedTarget, QueryKind, Suite
 from reviewapp.core.hashing import sha256_json
 from reviewapp.review.assign import pool_assign_detail
-from reviewapp.review.models import LabelSource, ReviewPool
 from reviewapp.review.reuse import completed_judges
-from reviewapp.review.selectors import pool_find, reviewer_candidates
+from reviewapp.review.selectors import label_source_find, pool_find, reviewer_candidates
 from reviewapp.review.services import (
     ReviewError,
     label_source_import,
@@ -71,11 +71,12 @@ from reviewapp.review.services import (
     source_hash_of,
 )
 
+if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
+    from reviewapp.review.models import LabelSource, ReviewPool
+
 DEFAULT_K = 5
 MAX_K = 30
 DEFAULT_REVIEWERS = 2
-POOL_KIND = "passage"
-JOB = "benchmarks"
 DECLARABLE = (RerankStatus.DONE, RerankStatus.STOPPED)
 RULE_UNION = "union-top-k"
 RULE_EXPLICIT = "explicit"
@@ -524,18 +525,6 @@ def review_pool_declare_runs(
     return _assigned(pool, True, reviewers)
 
 
-def run_pools(*, rerank_run: RerankRun) -> list[ReviewPool]:
-    """Review pools declared from this rerank run, alone or with others, newest first."""
-    return [pool for pool in pool_find(external_ref={"job": JOB}, kind=POOL_KIND)
-            if pool.external_ref.get("rerank_run") == rerank_run.pk
-            or rerank_run.pk in (pool.external_ref.get("rerank_runs") or ())]
-
-
-def is_synthetic(pool: ReviewPool) -> bool:
-    """A demo pool whose judgments were generated, not made by people (marked in its declared parameters)."""
-    return bool((pool.declared_params or {}).get("synthetic"))
-
-
 # --------------------------------------------------------------------------- provisional section labels
 
 
@@ -552,7 +541,7 @@ def provisional_labels_import(*, suite: Suite, created_by: AbstractBaseUser | No
     and no metric here reads them.
     """
     name = provisional_source_name(suite)
-    source = LabelSource.objects.filter(name=name).first()
+    source = label_source_find(name=name)
     if source is not None:
         return source, False
     targets = (NominatedTarget.objects.filter(query__suite=suite).select_related("query", "provision")

@@ -40,14 +40,13 @@ from benchmarks.labels.pools import (
     DEFAULT_REVIEWERS,
     MAX_K,
     ReviewPoolError,
-    is_synthetic,
     provisional_labels_import,
     review_pool_declare,
     review_pool_declare_runs,
     review_pool_plan,
     review_pool_plan_runs,
-    run_pools,
 )
+from benchmarks.labels.selectors import is_synthetic, run_pools
 from benchmarks.labels.svg import reliability_svg
 from benchmarks.reports.exposure import exposure_record_runs
 from benchmarks.reports.models import HeldoutExposure

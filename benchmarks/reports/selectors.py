@@ -16,6 +16,7 @@ from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from benchmarks.labels.selectors import is_synthetic, pool_info_load, run_pools
 from benchmarks.reports.figures import Report, report_compute
 from benchmarks.reports.inputs import (
     Candidate,
@@ -43,8 +44,7 @@ from benchmarks.snapshots.selectors import suite_drift_caveats
 from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
 from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL
-from reviewapp.providers.models import Ledger
-from reviewapp.providers.selectors import ledger_simulated, ledger_spend
+from reviewapp.providers.selectors import ledger_simulated, ledger_spend, provider_label
 from reviewapp.providers.types import SIMULATED_LABEL
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
@@ -205,13 +205,13 @@ def rerank_scores_from_run(*, run: RerankRun) -> RerankScores:
             errors[qid] = f"{', '.join(parts)} of {total} candidates" + (
                 f"; first error: {first_error[qid]}" if qid in first_error else "")
     spend = ledger_spend(ledger=run.ledger)
-    provider_label = dict(Ledger.Provider.choices).get(run.provider, run.provider)
+    label = provider_label(run.provider)
     simulated = ledger_simulated(ledger=run.ledger)
     if simulated:
         # Answers of the loopback test server, not a model's: said wherever the run is named.
-        provider_label = f"{SIMULATED_LABEL} (loopback test server, not a model): {provider_label}"
+        label = f"{SIMULATED_LABEL} (loopback test server, not a model): {label}"
     meta = RerankMeta(
-        pk=run.pk, provider=run.provider, provider_label=provider_label, model_id=run.model_id, simulated=simulated,
+        pk=run.pk, provider=run.provider, provider_label=label, model_id=run.model_id, simulated=simulated,
         question_version=run.question_version, question_sha256=run.question_sha256, status=run.status,
         error=run.error or run.stop_reason, method=run.method_label,
         candidates_per_request=run.candidates_per_request,
@@ -296,10 +296,6 @@ def _leaderboard_labels(runs: list[RerankRun]) -> LabelInputs | None:
 
     Two pools that label one item differently leave it unlabelled (counted), never pick a side.
     """
-    # benchmarks.labels reads this module (the report's adapter), so it is imported when called.
-    from benchmarks.labels.metrics import pool_info_load
-    from benchmarks.labels.pools import is_synthetic, run_pools
-
     pools = []
     for run in runs:
         real = [p for p in run_pools(rerank_run=run) if not is_synthetic(p)]

@@ -92,7 +92,7 @@ def _exposure_lines(board: Leaderboard) -> tuple[str, ...]:
 
 def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     # The leaderboard reads labels from each chosen run's newest pool made by people; the same pools here.
-    from benchmarks.labels.pools import is_synthetic, run_pools
+    from benchmarks.labels.selectors import is_synthetic, run_pools
     from benchmarks.rerank.models import RerankRun
     from reviewapp.review.exports import pool_admin_held_complete
     from reviewapp.review.selectors import pool_completed_judgments, pool_labels

@@ -56,8 +56,8 @@ class RerankRun(TrackedJob):
     def __str__(self) -> str:
         return f"rerank #{self.pk} {self.provider}:{self.model_id} on retrieval #{self.retrieval_run_id}"
 
-    def waits_on_network(self) -> bool:
-        return self.provider != "local"
+    def providers_used(self) -> list[str]:
+        return [self.provider]
 
     @property
     def simulated(self) -> bool:

@@ -46,8 +46,7 @@ from reviewapp.core.jobs import (
     job_fail,
     job_finish,
     job_liveness,
-    job_takeover,
-    not_stale_message,
+    job_resume,
 )
 from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
@@ -175,9 +174,7 @@ def rerank_run_create(
 
 
 def _enqueue(run: RerankRun) -> None:
-    from benchmarks.rerank.tasks import rerank_run_execute
-
-    job_enqueue(rerank_run_execute, run)
+    job_enqueue(run)
 
 
 def rerank_run_cancel(*, run: RerankRun) -> RerankRun:
@@ -201,33 +198,19 @@ def rerank_run_resume(*, run: RerankRun, reattempt_failures: bool = False, worke
     configured.
     """
     rerank_preflight(provider=run.provider, model_id=run.model_id, base_url=run.ledger.base_url)
-    run.refresh_from_db()
-    with transaction.atomic():
-        changed, liveness = job_takeover(
-            RerankRun, job=run, from_statuses=[*FINISHED, RerankStatus.RUNNING], force=worker_lost,
-            ask_workers=ask_workers, cancel_requested=False, stop_reason="", error="",
-            reattempt_requested=reattempt_failures,
-        )
-        if not changed:
-            run.refresh_from_db()
-            if run.status == RerankStatus.RUNNING:
-                raise RerankError(not_stale_message(f"run #{run.pk}", run, liveness))
-            raise RerankError(f"run #{run.pk} is {run.status}; it changed meanwhile, nothing to resume")
-        if enqueue:
-            _enqueue(run)
-    run.refresh_from_db()
-    return run
+    return job_resume(
+        run, what=f"run #{run.pk}", raises=RerankError, resumable=[*FINISHED, RerankStatus.RUNNING],
+        force=worker_lost, ask_workers=ask_workers, enqueue=_enqueue if enqueue else None,
+        changes=lambda run: {"cancel_requested": False, "stop_reason": "", "error": "",
+                             "reattempt_requested": reattempt_failures},
+    )
 
 
 def rerank_run_budget_raise(*, run: RerankRun, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
                             user: Any = None, actor: str = "") -> RerankRun:
     """Raise the run's budget (recorded in its ledger with who and why); resume with re-attempt to use it."""
-    try:
-        provider_services.ledger_budget_raise(ledger=run.ledger, add_requests=add_requests,
-                                              add_input_tokens=add_input_tokens, reason=reason, user=user,
-                                              actor=actor)
-    except ProviderError as error:
-        raise RerankError(str(error)) from None
+    provider_services.ledgers_budget_raise(ledgers=[run.ledger], raises=RerankError, add_requests=add_requests,
+                                           add_input_tokens=add_input_tokens, reason=reason, user=user, actor=actor)
     run.refresh_from_db()
     return run
 
@@ -239,19 +222,7 @@ def rerank_finish_command(*, run: RerankRun) -> str:
                                                     unsent=max(0, run.requests_planned - answered_keys))
     if not shortfall.reattempts and not shortfall.unsent:
         return ""
-    command = f"python manage.py rerank --resume {run.pk}"
-    if shortfall.reattempts:
-        command += " --reattempt"
-    return command + budget_options(shortfall)
-
-
-def budget_options(shortfall: provider_selectors.Shortfall) -> str:
-    extra = ""
-    if shortfall.extra_requests:
-        extra += f" --add-requests {shortfall.extra_requests}"
-    if shortfall.extra_input_tokens:
-        extra += f" --add-input-tokens {shortfall.extra_input_tokens}"
-    return extra + (' --reason "why the budget is raised"' if extra else "")
+    return f"python manage.py rerank --resume {run.pk}" + provider_selectors.resume_options([shortfall])
 
 
 def _with_finish(run_id: int, message: str) -> str:

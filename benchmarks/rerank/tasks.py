@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from reviewapp.celery import app
+from celery import shared_task
 
 
-@app.task(name="benchmarks.rerank_run_execute", acks_late=True)
+@shared_task(name="benchmarks.rerank_run_execute", acks_late=True)
 def rerank_run_execute(run_id: int) -> str:
     from benchmarks.rerank.services import rerank_run_execute as execute
 

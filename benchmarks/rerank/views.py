@@ -18,6 +18,7 @@ from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.core.jobs import job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import receipts_jsonl
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED
@@ -165,35 +166,15 @@ def rerank_run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def rerank_run_resume(request: HttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(RerankRun.objects.select_related("ledger"), pk=pk)
-    try:
-        raise_by = budget_raise_input(request.POST)
-        if raise_by:
-            run = rerank.rerank_run_budget_raise(run=run, user=request.user, **raise_by)
-            messages.info(request, f"Budget of run #{run.pk} raised to {run.ledger.max_requests} requests and "
-                                   f"{run.ledger.max_input_tokens} input tokens (recorded in its ledger).")
-        rerank.rerank_run_resume(run=run, reattempt_failures=request.POST.get("reattempt") == "1")
-    except rerank.RerankError as error:
-        messages.error(request, str(error))
+    job_resume_post(
+        request, job=run, raises=rerank.RerankError,
+        budget_raise=lambda job, **raise_by: rerank.rerank_run_budget_raise(run=job, **raise_by),
+        resume=lambda run, form: rerank.rerank_run_resume(run=run, reattempt_failures=form.reattempt),
+        raised=lambda run: (f"Budget of run #{run.pk} raised to {run.ledger.max_requests} requests and "
+                            f"{run.ledger.max_input_tokens} input tokens (recorded in its ledger)."),
+        resumed="",
+    )
     return redirect("benchmarks:rerank-run", pk=pk)
-
-
-def budget_raise_input(data) -> dict:
-    """The optional budget raise of a resume form: {} when none was asked for; RerankError naming a bad field."""
-    amounts = {}
-    for field in ("add_requests", "add_input_tokens"):
-        raw = (data.get(field) or "").strip()
-        if not raw:
-            amounts[field] = 0
-            continue
-        try:
-            amounts[field] = int(raw)
-        except ValueError:
-            raise rerank.RerankError(f"{field}: {raw[:40]!r} is not a whole number") from None
-        if amounts[field] < 0 or amounts[field] > 2**31 - 1:
-            raise rerank.RerankError(f"{field}: must be between 0 and {2**31 - 1}")
-    if not any(amounts.values()):
-        return {}
-    return {**amounts, "reason": (data.get("reason") or "").strip()}
 
 
 @perm_required(VIEW_REPORTS)

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
@@ -38,7 +38,6 @@ from benchmarks.suites.models import (
 )
 from benchmarks.suites.services import _next_version, suite_import
 from reviewapp.core.hashing import canonical_json
-from reviewapp.review.models import ReviewPool
 from reviewapp.review.selectors import (
     pool_find,
     pool_judgments,
@@ -47,6 +46,9 @@ from reviewapp.review.selectors import (
     reviewer_candidates,
 )
 from reviewapp.review.services import ReviewError, pool_assign, pool_create
+
+if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
+    from reviewapp.review.models import ReviewPool
 
 JOB = "benchmarks"
 KIND = "target"

@@ -57,13 +57,8 @@ class Audit(TrackedJob):
     def __str__(self) -> str:
         return f"audit {self.pk} of run {self.run_id} ({self.status})"
 
-    @property
-    def finished(self) -> bool:
-        return self.is_finished
-
-    def waits_on_network(self) -> bool:
-        judges = (self.params or {}).get("judges", {}).values()
-        return any(judge.get("provider", "local") != "local" for judge in judges)
+    def providers_used(self) -> list[str]:
+        return [judge.get("provider", "local") for judge in (self.params or {}).get("judges", {}).values()]
 
 
 class AuditJudge(models.Model):

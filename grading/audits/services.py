@@ -45,8 +45,7 @@ from reviewapp.core.jobs import (
     job_fail,
     job_finish,
     job_held,
-    job_takeover,
-    not_stale_message,
+    job_resume,
 )
 from scoring.cuad.grading import Thresholds
 from scoring.cuad.matching import MATCHERS
@@ -256,29 +255,22 @@ def audit_judge_preflight(*, slot: str, choice: JudgeChoice) -> None:
 
 
 def _ledgers(audit: Audit):
-    from reviewapp.providers.models import Ledger
+    from reviewapp.providers.selectors import ledgers_get
 
     ids = [j for j in audit.judges.order_by("slot").values_list("ledger_id", flat=True) if j]
-    return list(Ledger.objects.filter(pk__in=ids).order_by("id"))
+    return ledgers_get(ledger_ids=ids)
 
 
 def audit_budget_raise(*, audit: Audit, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
                        user=None, actor: str = "") -> Audit:
     """Raise each judge's budget by the same amounts (recorded in each judge's ledger with who and why)."""
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.types import ProviderError
 
     ledgers = _ledgers(audit)
     if not ledgers:
         raise AuditError(f"audit {audit.pk} has no judge ledger yet (its candidates are not flagged)")
-    try:
-        with transaction.atomic():
-            for ledger in ledgers:
-                provider_services.ledger_budget_raise(ledger=ledger, add_requests=add_requests,
-                                                      add_input_tokens=add_input_tokens, reason=reason, user=user,
-                                                      actor=actor)
-    except ProviderError as exc:
-        raise AuditError(str(exc)) from None
+    provider_services.ledgers_budget_raise(ledgers=ledgers, raises=AuditError, add_requests=add_requests,
+                                           add_input_tokens=add_input_tokens, reason=reason, user=user, actor=actor)
     audit.refresh_from_db()
     return audit
 
@@ -290,8 +282,7 @@ def audit_finish_command(*, audit: Audit) -> str:
         return ""
     from reviewapp.providers import selectors as provider_selectors
 
-    command = f"python manage.py audit_cuad --resume {audit.pk}"
-    requests = tokens = reattempts = 0
+    shortfalls = []
     ledgers = {ledger.pk: ledger for ledger in _ledgers(audit)}
     for judge in audit.judges.all():
         ledger = ledgers.get(judge.ledger_id)
@@ -300,14 +291,8 @@ def audit_finish_command(*, audit: Audit) -> str:
         missing = audit.n_candidates - AuditVerdict.objects.filter(judge=judge).count()
         again = provider_selectors.ledger_shortfall(ledger=ledger).reattempts
         # Candidates without a verdict are either re-attempts of an answered-less request or never sent yet.
-        short = provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, missing - again))
-        requests, tokens = max(requests, short.extra_requests), max(tokens, short.extra_input_tokens)
-        reattempts += short.reattempts
-    if reattempts:
-        command += " --reattempt"
-    extra = (f" --add-requests {requests}" if requests else "") + (
-        f" --add-input-tokens {tokens}" if tokens else "")
-    return command + extra + (' --reason "why the budget is raised"' if extra else "")
+        shortfalls.append(provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, missing - again)))
+    return f"python manage.py audit_cuad --resume {audit.pk}" + provider_selectors.resume_options(shortfalls)
 
 
 def audit_resume(
@@ -324,23 +309,13 @@ def audit_resume(
     is gone: its heartbeat is older than ``reviewapp.core.jobs.stale_after(audit)``, or ``celery inspect`` shows
     its worker no longer runs it; otherwise AuditError says which worker holds it and since when.
     """
-    audit.refresh_from_db()
     resumable = [Audit.Status.FAILED] + ([Audit.Status.RUNNING] if worker_lost else [])
-    if audit.status not in resumable:
-        raise AuditError(f"audit {audit.pk} is {audit.status}; only a failed or stopped audit can be resumed")
-    params = {**audit.params, "reattempt": bool(reattempt), "waits": 0}
-    # The token is cleared in the same UPDATE: an execution that was only paused can write nothing more.
-    changed, liveness = job_takeover(Audit, job=audit, from_statuses=resumable, force=not only_if_stale,
-                                     params=params, stage="queued again (resume)", error="")
-    if not changed:
-        audit.refresh_from_db()
-        if audit.status == Audit.Status.RUNNING and not liveness.takeover_allowed:
-            raise AuditError(not_stale_message(f"audit {audit.pk}", audit, liveness))
-        raise AuditError(f"audit {audit.pk} changed meanwhile; reload")
-    audit.refresh_from_db()
-    if queue:
-        _queue(audit)
-    return audit
+    return job_resume(
+        audit, what=f"audit {audit.pk}", raises=AuditError, resumable=resumable, force=not only_if_stale,
+        refused="only a failed or stopped audit can be resumed", enqueue=_queue if queue else None,
+        changes=lambda audit: {"params": {**audit.params, "reattempt": bool(reattempt), "waits": 0},
+                               "stage": "queued again (resume)", "error": ""},
+    )
 
 
 def audit_execute(*, audit_id: int) -> Audit | None:
@@ -414,12 +389,6 @@ def _attach_run(audit: Audit, token: str) -> bool:
     return False
 
 
-def _receipt_bodies(ids: Sequence[int]) -> dict[int, str]:
-    from reviewapp.providers.models import Receipt
-
-    return dict(Receipt.objects.filter(pk__in=list(ids)).values_list("id", "response_body"))
-
-
 def _verdict_insert(*, candidate: AuditCandidate, judge: AuditJudge, ruling: Ruling, key: str, receipt_id) -> bool:
     try:
         with transaction.atomic():
@@ -441,14 +410,14 @@ def _judge(audit: Audit, judge: AuditJudge, token: str) -> str:
     """One judge rules on every candidate it has not ruled on yet. Returns a failure summary or ''."""
     from reviewapp.providers import clients
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.models import Ledger
+    from reviewapp.providers.selectors import ledger_get, receipt_bodies
 
     choice = _choices(audit)[judge.slot]
     judged = set(AuditVerdict.objects.filter(judge=judge).values_list("candidate_id", flat=True))
     todo = [c for c in audit.candidates.select_related("category").order_by("position") if c.pk not in judged]
     if not todo:
         return ""
-    ledger = Ledger.objects.get(pk=judge.ledger_id)
+    ledger = ledger_get(ledger_id=judge.ledger_id)
     client = clients.client_for_ledger(ledger)
     owners: list[AuditCandidate] = []
     requests = []
@@ -473,7 +442,8 @@ def _judge(audit: Audit, judge: AuditJudge, token: str) -> str:
         job_beat_or_stop(Audit, pk=audit.pk, token=token)
         if result.status == "answered" and result.parse is not None:
             try:
-                body = _receipt_bodies([result.receipt_id]).get(result.receipt_id, "") if judge.heuristic else ""
+                body = (receipt_bodies(receipt_ids=[result.receipt_id]).get(result.receipt_id, "")
+                        if judge.heuristic else "")
                 ruling = rule(choice, data=result.parse.data, response_body=body)
             except (KeyError, ValueError, TypeError) as exc:
                 state["bad"] += 1
@@ -510,6 +480,4 @@ def _fail(audit: Audit, token: str, message: str) -> Audit:
 
 
 def _queue(audit: Audit, *, countdown: int | None = None) -> None:
-    from grading.runs import tasks
-
-    job_enqueue(tasks.audit_run, audit, countdown=countdown)
+    job_enqueue(audit, countdown=countdown)

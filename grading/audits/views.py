@@ -23,7 +23,7 @@ from grading.audits.services import AuditError, audit_create
 from grading.responses import csv_response, export_format, json_response
 from grading.runs.models import ConsoleJob, ExtractionRun
 from reviewapp.core.access import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
-from reviewapp.core.jobs import is_stale, job_liveness, last_progress
+from reviewapp.core.jobs import job_progress_context, job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import ledger_budget_raises
 from scoring.cuad.grading import Thresholds
@@ -180,9 +180,7 @@ def audit_detail(request: HttpRequest, pk: int) -> HttpResponse:
             "percent": report.percent,
         },
         "job": ConsoleJob.objects.filter(run=audit.run_id).order_by("created_at").first() if audit.run_id else None,
-        "stale": is_stale(audit),
-        "last_progress": last_progress(audit),
-        "holder": job_liveness(audit) if audit.status == Audit.Status.RUNNING else None,
+        **job_progress_context(audit),
         "finish_command": services.audit_finish_command(audit=audit),
         "budget_raises": ledger_budget_raises(
             ledger_ids=[j for j in audit.judges.values_list("ledger_id", flat=True) if j]),
@@ -204,7 +202,7 @@ def audit_progress(request: HttpRequest, pk: int) -> HttpResponse:
         {
             "audit": audit,
             "polled": True,  # the fragment alone: a run finished since page load needs a reload for figures
-            "holder": job_liveness(audit) if audit.status == Audit.Status.RUNNING else None,
+            **job_progress_context(audit),
             "progress": {
                 "ruled": ruled,
                 "done": done,
@@ -213,7 +211,7 @@ def audit_progress(request: HttpRequest, pk: int) -> HttpResponse:
             },
         },
     )
-    if audit.finished:
+    if audit.is_finished:
         response.status_code = 286
     return response
 
@@ -222,41 +220,15 @@ def audit_progress(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def audit_resume(request: HttpRequest, pk: int) -> HttpResponse:
     audit = get_object_or_404(Audit, pk=pk)
-    # worker_lost=1 comes from the "take over" action: honoured only when the audit's worker is gone (stale
-    # heartbeat, or celery inspect shows its worker no longer runs it).
-    worker_lost = request.POST.get("worker_lost") == "1"
-    try:
-        raise_by = budget_raise_input(request.POST)
-        if raise_by:
-            audit = services.audit_budget_raise(audit=audit, user=request.user, **raise_by)
-            messages.info(request, f"Budget of each judge of audit {audit.pk} raised (recorded in their ledgers).")
-        services.audit_resume(
-            audit=audit,
-            reattempt=request.POST.get("reattempt") == "1",
-            worker_lost=worker_lost,
-            only_if_stale=worker_lost,
-        )
-    except AuditError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Audit {audit.pk} queued again; candidates already judged are skipped.")
+    job_resume_post(
+        request, job=audit, raises=AuditError,
+        budget_raise=lambda job, **raise_by: services.audit_budget_raise(audit=job, **raise_by),
+        resume=lambda audit, form: services.audit_resume(audit=audit, reattempt=form.reattempt,
+                                                         worker_lost=form.worker_lost, only_if_stale=form.worker_lost),
+        raised=lambda audit: f"Budget of each judge of audit {audit.pk} raised (recorded in their ledgers).",
+        resumed=f"Audit {audit.pk} queued again; candidates already judged are skipped.",
+    )
     return redirect("cuad:audit", pk=audit.pk)
-
-
-def budget_raise_input(data) -> dict:
-    """The optional budget raise of a resume form: {} when none was asked for; AuditError naming a bad field."""
-    amounts = {}
-    for field in ("add_requests", "add_input_tokens"):
-        raw = (data.get(field) or "").strip()
-        try:
-            amounts[field] = int(raw) if raw else 0
-        except ValueError:
-            raise AuditError(f"{field}: {raw[:40]!r} is not a whole number") from None
-        if not 0 <= amounts[field] <= 2**31 - 1:
-            raise AuditError(f"{field}: must be between 0 and {2**31 - 1}")
-    if not any(amounts.values()):
-        return {}
-    return {**amounts, "reason": (data.get("reason") or "").strip()}
 
 
 @perm_required(MANAGE_REVIEWS)

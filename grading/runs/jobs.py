@@ -40,9 +40,8 @@ from reviewapp.core.jobs import (
     job_enqueue,
     job_fail,
     job_finish,
-    job_takeover,
-    not_stale_message,
 )
+from reviewapp.core.jobs import job_resume as resume_tracked  # this module's own job_resume says what is a job's
 
 CLAIM_LOST = "claim lost: another execution holds this job"
 
@@ -224,17 +223,13 @@ def job_budget_raise(*, job: ConsoleJob, add_requests: int = 0, add_input_tokens
                      user=None, actor: str = "") -> ConsoleJob:
     """Raise an extraction job's budget (recorded in its ledger with who and why); resume to use it."""
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.models import Ledger
-    from reviewapp.providers.types import ProviderError
+    from reviewapp.providers.selectors import ledger_get
 
     if not job.ledger_id:
         raise JobError(f"job {job.pk} sends no provider request (local heuristic); it has no budget to raise")
-    try:
-        provider_services.ledger_budget_raise(ledger=Ledger.objects.get(pk=job.ledger_id), add_requests=add_requests,
-                                              add_input_tokens=add_input_tokens, reason=reason, user=user,
-                                              actor=actor)
-    except ProviderError as exc:
-        raise JobError(str(exc)) from None
+    provider_services.ledgers_budget_raise(ledgers=[ledger_get(ledger_id=job.ledger_id)], raises=JobError,
+                                           add_requests=add_requests, add_input_tokens=add_input_tokens,
+                                           reason=reason, user=user, actor=actor)
     job.refresh_from_db()
     return job
 
@@ -247,23 +242,11 @@ def job_finish_command(*, job: ConsoleJob) -> str:
     if not job.ledger_id:
         return command
     from reviewapp.providers import selectors as provider_selectors
-    from reviewapp.providers.models import Ledger
 
-    ledger = Ledger.objects.get(pk=job.ledger_id)
+    ledger = provider_selectors.ledger_get(ledger_id=job.ledger_id)
     sent = provider_selectors.ledger_keys(ledger=ledger)
     shortfall = provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, job.total - sent))
-    if shortfall.reattempts:
-        command += " --reattempt"
-    return command + budget_options(shortfall)
-
-
-def budget_options(shortfall) -> str:
-    extra = ""
-    if shortfall.extra_requests:
-        extra += f" --add-requests {shortfall.extra_requests}"
-    if shortfall.extra_input_tokens:
-        extra += f" --add-input-tokens {shortfall.extra_input_tokens}"
-    return extra + (' --reason "why the budget is raised"' if extra else "")
+    return command + provider_selectors.resume_options([shortfall])
 
 
 def job_resume(
@@ -281,23 +264,13 @@ def job_resume(
     gone: its heartbeat is older than ``stale_after(job)``, or ``celery inspect`` shows its worker no longer
     runs it; otherwise JobError says which worker holds it, since when, its last heartbeat and the timeout.
     """
-    job.refresh_from_db()
     resumable = [ConsoleJob.Status.FAILED] + ([ConsoleJob.Status.RUNNING] if worker_lost else [])
-    if job.status not in resumable:
-        raise JobError(f"job {job.pk} is {job.status}; only a failed or stopped job can be resumed")
-    params = {**job.params, "reattempt": bool(reattempt)}
-    # The token is cleared in the same UPDATE: an execution that was only paused can write nothing more.
-    changed, liveness = job_takeover(ConsoleJob, job=job, from_statuses=resumable, force=not only_if_stale,
-                                     params=params, stage="queued again (resume)", error="")
-    if not changed:
-        job.refresh_from_db()
-        if job.status == ConsoleJob.Status.RUNNING and not liveness.takeover_allowed:
-            raise JobError(not_stale_message(f"job {job.pk}", job, liveness))
-        raise JobError(f"job {job.pk} changed meanwhile; reload")
-    job.refresh_from_db()
-    if queue:
-        _queue(job)
-    return job
+    return resume_tracked(
+        job, what=f"job {job.pk}", raises=JobError, resumable=resumable, force=not only_if_stale,
+        refused="only a failed or stopped job can be resumed", enqueue=_queue if queue else None,
+        changes=lambda job: {"params": {**job.params, "reattempt": bool(reattempt)},
+                             "stage": "queued again (resume)", "error": ""},
+    )
 
 
 def job_extract_execute(*, job_id: int) -> ConsoleJob | None:
@@ -375,10 +348,10 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
     """Send one structured request per contract through the job's ledger; returns a failure summary or ''."""
     from reviewapp.providers import clients
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.models import Ledger
+    from reviewapp.providers.selectors import ledger_get
     from reviewapp.providers.types import StructuredSpec
 
-    ledger = Ledger.objects.get(pk=job.ledger_id)
+    ledger = ledger_get(ledger_id=job.ledger_id)
     client = clients.client_for_ledger(ledger)
     cats = selectors.dataset_categories(dataset=job.dataset)
     names = [c.name for c in cats]
@@ -474,11 +447,5 @@ def _fail(job: ConsoleJob, token: str, message: str) -> ConsoleJob:
     return job
 
 
-def _task_for(job: ConsoleJob):
-    from grading.runs import tasks
-
-    return tasks.extract_run if job.kind == ConsoleJob.Kind.EXTRACT else tasks.grade_run
-
-
 def _queue(job: ConsoleJob) -> None:
-    job_enqueue(_task_for(job), job)
+    job_enqueue(job)

@@ -109,12 +109,8 @@ class ConsoleJob(TrackedJob):
     def __str__(self) -> str:
         return f"job {self.pk} {self.kind} {self.status}"
 
-    @property
-    def finished(self) -> bool:
-        return self.is_finished
-
-    def waits_on_network(self) -> bool:
-        return self.kind == self.Kind.EXTRACT and self.provider not in ("", "local")
+    def providers_used(self) -> list[str]:
+        return [self.provider] if self.kind == self.Kind.EXTRACT else []
 
     @property
     def percent(self) -> int:

@@ -17,7 +17,7 @@ from grading.runs.run_format import RunFormatError
 from grading.runs.selectors import jobs_list, run_scope, run_scope_ids, runs_list
 from grading.scorecard.selectors import run_card
 from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
-from reviewapp.core.jobs import is_stale, job_liveness, last_progress
+from reviewapp.core.jobs import job_progress_context, job_resume_post
 from reviewapp.providers.selectors import ledger_budget_raises
 from scoring.cuad.grading import Thresholds
 
@@ -262,9 +262,7 @@ def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
         "job": job,
         "members": members,
         "params": job_params_rows(job.params),
-        "stale": is_stale(job),
-        "last_progress": last_progress(job),
-        "holder": job_liveness(job) if job.status == ConsoleJob.Status.RUNNING else None,
+        **job_progress_context(job),
         "finish_command": jobs.job_finish_command(job=job),
         "budget_raises": ledger_budget_raises(ledger_ids=[job.ledger_id]) if job.ledger_id else [],
         "tab": "runs",
@@ -284,22 +282,6 @@ def job_params_rows(params: dict | None) -> list[tuple[str, str]]:
             value = "yes" if value else "no"
         rows.append((key.replace("_", " "), "" if value is None else str(value)))
     return rows
-
-
-def budget_raise_input(data) -> dict:
-    """The optional budget raise of a resume form: {} when none was asked for; JobError naming a bad field."""
-    amounts = {}
-    for field in ("add_requests", "add_input_tokens"):
-        raw = (data.get(field) or "").strip()
-        try:
-            amounts[field] = int(raw) if raw else 0
-        except ValueError:
-            raise jobs.JobError(f"{field}: {raw[:40]!r} is not a whole number") from None
-        if not 0 <= amounts[field] <= 2**31 - 1:
-            raise jobs.JobError(f"{field}: must be between 0 and {2**31 - 1}")
-    if not any(amounts.values()):
-        return {}
-    return {**amounts, "reason": (data.get("reason") or "").strip()}
 
 
 def _job_json(job: ConsoleJob) -> dict:
@@ -328,9 +310,8 @@ def _job_json(job: ConsoleJob) -> dict:
 def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
     """The polled fragment; answers 286 once the job is finished so htmx stops polling."""
     job = get_object_or_404(ConsoleJob.objects.select_related("run"), pk=pk)
-    holder = job_liveness(job) if job.status == ConsoleJob.Status.RUNNING else None
-    response = render(request, "cuad/job.html#progress", {"job": job, "holder": holder})
-    if job.finished:
+    response = render(request, "cuad/job.html#progress", {"job": job, **job_progress_context(job)})
+    if job.is_finished:
         response.status_code = 286
     return response
 
@@ -338,20 +319,11 @@ def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
 @perm_required(LAUNCH_RUNS)
 @require_POST
 def job_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    job = get_object_or_404(ConsoleJob, pk=pk)
-    # worker_lost=1 comes from the "take over" action: honoured only when the job's worker is gone (stale
-    # heartbeat, or celery inspect shows its worker no longer runs it).
-    worker_lost = request.POST.get("worker_lost") == "1"
-    try:
-        raise_by = budget_raise_input(request.POST)
-        if raise_by:
-            job = jobs.job_budget_raise(job=job, user=request.user, **raise_by)
-            messages.info(request, f"Budget of job {job.pk} raised (recorded in its ledger).")
-        jobs.job_resume(
-            job=job, reattempt=request.POST.get("reattempt") == "1", worker_lost=worker_lost, only_if_stale=worker_lost
-        )
-    except jobs.JobError as exc:
-        messages.error(request, str(exc))
-    else:
-        messages.success(request, f"Job {job.pk} queued again; done contracts are skipped.")
+    job = job_resume_post(
+        request, job=get_object_or_404(ConsoleJob, pk=pk), raises=jobs.JobError, budget_raise=jobs.job_budget_raise,
+        resume=lambda job, form: jobs.job_resume(job=job, reattempt=form.reattempt, worker_lost=form.worker_lost,
+                                                 only_if_stale=form.worker_lost),
+        raised=lambda job: f"Budget of job {job.pk} raised (recorded in its ledger).",
+        resumed=f"Job {pk} queued again; done contracts are skipped.",
+    )
     return redirect("cuad:job", pk=job.pk)

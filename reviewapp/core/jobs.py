@@ -16,10 +16,10 @@ import logging
 import os
 import socket
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.db import models, transaction
@@ -53,10 +53,18 @@ class TrackedJob(models.Model):
     def is_finished(self) -> bool:
         return self.status in self.FINISHED
 
+    def providers_used(self) -> list[str]:
+        """The providers an execution sends requests to ("local" for the model on this machine). Kinds override
+        it; without it a job is taken to wait on a remote provider (the longer stale timeout, the safe side)."""
+        return ["remote"]
+
     def waits_on_network(self) -> bool:
         """True when an execution may sit in a provider request (up to PROVIDER_TIMEOUT_SECONDS) between two
-        heartbeats; a job that only computes on this machine beats every few seconds. Kinds override it."""
-        return True
+        heartbeats; a job that only computes on this machine beats every few seconds."""
+        return any(name not in ("", "local") for name in self.providers_used())
+
+
+J = TypeVar("J", bound=TrackedJob)
 
 
 class ClaimLost(RuntimeError):
@@ -176,8 +184,27 @@ def job_queue(job: TrackedJob) -> str:
     return name or settings.CELERY_TASK_DEFAULT_QUEUE
 
 
-def job_enqueue(task: Any, job: TrackedJob, *, countdown: int | None = None) -> None:
-    """Send ``task(job.pk)`` to the job's queue once the current transaction commits."""
+def celery_app() -> Any:
+    """The Celery app the workers run, named by ``settings.JOB_CELERY_APP`` (the project package wires it; nothing
+    below imports it). Loading it makes it Celery's current app, so the ``@shared_task`` tasks send through it and
+    its broker; a process loads it only when it sends a task or asks the workers (Celery is ~0.1 s of a start)."""
+    from django.utils.module_loading import import_string
+
+    return import_string(settings.JOB_CELERY_APP)
+
+
+def job_task(job: TrackedJob) -> Any:
+    """The task that executes ``job``, as its kind registered it (a dotted name, imported on first use)."""
+    from django.utils.module_loading import import_string
+
+    name = _KINDS[job._meta.label].task
+    return import_string(name if isinstance(name, str) else name(job))
+
+
+def job_enqueue(job: TrackedJob, *, countdown: int | None = None) -> None:
+    """Send the job's task (``task(job.pk)``) to the job's queue once the current transaction commits."""
+    celery_app()
+    task = job_task(job)
     queue = job_queue(job)
     pk = job.pk
     transaction.on_commit(lambda: task.apply_async((pk,), queue=queue, countdown=countdown or None))
@@ -188,19 +215,24 @@ def job_enqueue(task: Any, job: TrackedJob, *, countdown: int | None = None) -> 
 
 @dataclass(frozen=True)
 class JobKind:
-    """What the sweeper needs of a job kind: its model, and its own resume (a conditional takeover of a stale
-    running job that queues it again; raises ValueError when the job changed meanwhile or still beats)."""
+    """What core needs of a job kind: its model, its own resume (for the sweeper: a conditional takeover of a
+    stale running job that queues it again; raises ValueError when the job changed meanwhile or still beats),
+    and the dotted name of the task that executes a job (or a function of the job giving it)."""
 
     model: type[TrackedJob]
     resume: Callable[[TrackedJob], Any]
+    task: str | Callable[[Any], str]
 
 
 _KINDS: dict[str, JobKind] = {}
 
 
-def job_kind_register(*, model: type[TrackedJob], resume: Callable[[TrackedJob], Any]) -> None:
-    """Called from each job app's ``ready()``: the sweeper then recovers that kind's jobs."""
-    _KINDS[model._meta.label] = JobKind(model=model, resume=resume)
+def job_kind_register(*, model: type[TrackedJob], resume: Callable[[TrackedJob], Any],
+                      task: str | Callable[[Any], str]) -> None:
+    """Called from each job app's ``ready()``: the sweeper then recovers that kind's jobs, and ``job_enqueue``
+    sends them to their task. The task is named, not imported: a service that queues a job need not import the
+    task module that calls it back (no import cycle), and a process that sends nothing never loads Celery."""
+    _KINDS[model._meta.label] = JobKind(model=model, resume=resume, task=task)
 
 
 def job_kinds() -> list[JobKind]:
@@ -323,11 +355,9 @@ def _celery_node(worker: str) -> tuple[str, int] | None:
 
 def celery_active(timeout: float | None = None) -> dict[str, list[dict]] | None:
     """``celery inspect active``: {node: [task, ...]} of the nodes that answered; None when none answered."""
-    from reviewapp.celery import app
-
     wait = float(getattr(settings, "JOB_INSPECT_TIMEOUT_SECONDS", 1.0) if timeout is None else timeout)
     try:
-        return app.control.inspect(timeout=wait).active() or None
+        return celery_app().control.inspect(timeout=wait).active() or None
     except Exception:  # an unreachable broker: nobody answered
         return None
 
@@ -392,6 +422,142 @@ def not_stale_message(what: str, job: TrackedJob, liveness: Liveness | None = No
         f"{what} is still running and made progress at {since} (less than {liveness.stale_seconds} s ago): its "
         f"worker looks alive, so it was not taken over. {liveness.describe()}{retry}"
     )
+
+
+def job_resume(job: J, *, what: str, raises: type[Exception], resumable: Sequence[str], force: bool,
+               changes: Callable[[J], dict[str, Any]], ask_workers: bool = True, refused: str = "",
+               enqueue: Callable[[J], Any] | None = None) -> J:
+    """Queue a job again for a new execution: the one resume and takeover of every kind.
+
+    ``what`` names the job in messages ("audit 3"); ``raises`` is the kind's own error (a ValueError). Only a
+    job in ``resumable`` is touched; ``refused``, when given, is the reason a job in another status is refused
+    before anything is asked. A running job (``RUNNING`` in ``resumable``) is taken over only when ``force`` (the
+    person knows its worker died) or its execution is gone (``job_takeover``); otherwise the error says who holds
+    it, since when, its last heartbeat and the timeout. ``changes(job)`` (the job as just read) gives the kind's
+    fields written in the same conditional UPDATE (e.g. its "re-attempt" flag); ``enqueue`` sends its task.
+    """
+    job.refresh_from_db()
+    if refused and job.status not in resumable:
+        raise raises(f"{what} is {job.status}; {refused}")
+    model = type(job)
+    # The token is cleared in the same UPDATE: an execution that was only paused can write nothing more.
+    taken, liveness = job_takeover(model, job=job, from_statuses=list(resumable), force=force,
+                                   ask_workers=ask_workers, **changes(job))
+    job.refresh_from_db()
+    if not taken:
+        if job.status == model.RUNNING and not liveness.takeover_allowed:
+            raise raises(not_stale_message(what, job, liveness))
+        raise raises(f"{what} is {job.status}; it changed meanwhile, nothing to resume (reload)")
+    if enqueue is not None:
+        enqueue(job)
+    return job
+
+
+# --------------------------------------------------------------------------- the resume view
+
+
+BUDGET_FIELDS = ("add_requests", "add_input_tokens")
+MAX_BUDGET_RAISE = 2**31 - 1  # what the ledger's request column holds
+
+
+def budget_raise_input(data: Any, *, raises: type[Exception]) -> dict[str, Any]:
+    """The optional budget raise of a resume form: {} when none was asked for; ``raises`` naming a bad field."""
+    amounts = {}
+    for name in BUDGET_FIELDS:
+        raw = (data.get(name) or "").strip()
+        try:
+            amounts[name] = int(raw) if raw else 0
+        except ValueError:
+            raise raises(f"{name}: {raw[:40]!r} is not a whole number") from None
+        if not 0 <= amounts[name] <= MAX_BUDGET_RAISE:
+            raise raises(f"{name}: must be between 0 and {MAX_BUDGET_RAISE}")
+    if not any(amounts.values()):
+        return {}
+    return {**amounts, "reason": (data.get("reason") or "").strip()}
+
+
+@dataclass(frozen=True)
+class ResumeForm:
+    """What a kind's resume form (``templates/_job_lifecycle.html#forms``) posts, read once for every kind."""
+
+    reattempt: bool  # re-send failed and unknown requests (each counts against the budget)
+    worker_lost: bool  # the "take over" action: honoured only when the job's worker is gone
+    raise_by: dict[str, Any]  # {} or add_requests, add_input_tokens and reason
+
+
+def job_resume_post(request: Any, *, job: J, raises: type[Exception], budget_raise: Callable[..., J],
+                    resume: Callable[[J, ResumeForm], Any], raised: Callable[[J], str], resumed: str) -> J:
+    """The body of every resume view: read the form, raise the budget if asked, resume, say what happened.
+
+    ``budget_raise(job=..., user=..., **raise_by)`` and ``resume(job, form)`` are the kind's own services;
+    ``raised(job)`` and ``resumed`` the messages on success. The kind's error (``raises``) becomes an error
+    message.
+    """
+    from django.contrib import messages
+
+    try:
+        form = ResumeForm(reattempt=request.POST.get("reattempt") == "1",
+                          worker_lost=request.POST.get("worker_lost") == "1",
+                          raise_by=budget_raise_input(request.POST, raises=raises))
+        if form.raise_by:
+            job = budget_raise(job=job, user=request.user, **form.raise_by)
+            messages.info(request, raised(job))
+        resume(job, form)
+    except raises as exc:
+        messages.error(request, str(exc))
+    else:
+        if resumed:
+            messages.success(request, resumed)
+    return job
+
+
+def job_progress_context(job: TrackedJob) -> dict[str, Any]:
+    """What ``templates/_job_lifecycle.html`` shows of any job: who holds it, whether it looks stale, when it
+    last made progress."""
+    running = job.status == job.RUNNING
+    return {"holder": job_liveness(job) if running else None, "stale": is_stale(job),
+            "last_progress": last_progress(job)}
+
+
+# --------------------------------------------------------------------------- the resume command
+
+
+def add_resume_arguments(parser: Any, *, what: str, budget_of: str = "the") -> None:
+    """The resume options every job kind's management command takes (``job_resume_command`` reads them)."""
+    parser.add_argument("--resume", type=int, metavar=f"{what.upper()}_ID", help=f"resume a failed or stopped {what}")
+    parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed/unknown requests")
+    parser.add_argument("--worker-lost", action="store_true",
+                        help=f"with --resume: the worker is known to be dead; take a running {what} over now")
+    parser.add_argument("--add-requests", type=int, default=0,
+                        help=f"with --resume: raise {budget_of} request budget by this many")
+    parser.add_argument("--add-input-tokens", type=int, default=0,
+                        help=f"with --resume: raise {budget_of} input-token budget by this many")
+    parser.add_argument("--reason", default="", help="why the budget is raised (recorded in the ledger)")
+
+
+def job_resume_command(write: Callable[[str], Any], *, model: type[J], options: dict[str, Any], what: str,
+                       raises: type[Exception], budget_raise: Callable[..., J], raised: Callable[[J], str],
+                       resume: Callable[[J, bool], J]) -> J:
+    """The body of every resume command (``--resume <what's id>``): raise the budget if asked (recorded with who
+    ran the command), say who holds a running job, then the kind's ``resume(job, running)``. A missing job and
+    the kind's error (``raises``) become a CommandError: one line, a non-zero exit."""
+    from django.core.management.base import CommandError
+
+    job = model.objects.filter(pk=options["resume"]).first()
+    if job is None:
+        raise CommandError(f"no {what} {options['resume']}")
+    try:
+        if options["add_requests"] or options["add_input_tokens"]:
+            job = budget_raise(job=job, add_requests=options["add_requests"],
+                               add_input_tokens=options["add_input_tokens"], reason=options["reason"],
+                               actor=command_actor())
+            write(raised(job))
+        running = job.status == job.RUNNING
+        if running:
+            write(f"{what} {job.pk}: {job_liveness(job).describe()}")
+        return resume(job, running)
+    except raises as exc:
+        raise CommandError(str(exc)) from exc
 
 
 def command_actor() -> str:

@@ -1,16 +1,16 @@
 import socket
 
-from reviewapp.celery import app
+from celery import shared_task
 
 
-@app.task(name="reviewapp.worker_ping")
+@shared_task(name="reviewapp.worker_ping")
 def worker_ping(token: str) -> None:
     from reviewapp.core.models import WorkerHeartbeat
 
     WorkerHeartbeat.objects.get_or_create(token=token, defaults={"hostname": socket.gethostname()})
 
 
-@app.task(name="reviewapp.jobs_sweep", ignore_result=True)
+@shared_task(name="reviewapp.jobs_sweep", ignore_result=True)
 def jobs_sweep() -> dict:
     """Under celery beat: requeue jobs whose worker died (reviewapp.core.jobs.jobs_sweep)."""
     from reviewapp.core.jobs import jobs_sweep as sweep

@@ -163,6 +163,38 @@ def ledger_shortfall(*, ledger: Ledger, unsent: int = 0) -> Shortfall:
     )
 
 
+def resume_options(shortfalls: Iterable[Shortfall]) -> str:
+    """The options of a job's resume command that finish its ledgers' work: ``--reattempt`` when any request
+    needs one, and the budget raise that covers the largest shortfall (a job raises each of its ledgers by the
+    same amounts)."""
+    shortfalls = list(shortfalls)
+    requests = max((s.extra_requests for s in shortfalls), default=0)
+    tokens = max((s.extra_input_tokens for s in shortfalls), default=0)
+    budget = (f" --add-requests {requests}" if requests else "") + (
+        f" --add-input-tokens {tokens}" if tokens else "")
+    return (" --reattempt" if any(s.reattempts for s in shortfalls) else "") + budget + (
+        ' --reason "why the budget is raised"' if budget else "")
+
+
+def ledger_get(*, ledger_id: int) -> Ledger:
+    return Ledger.objects.get(pk=ledger_id)
+
+
+def ledgers_get(*, ledger_ids: Iterable[int]) -> list[Ledger]:
+    """The ledgers of these ids, in id order (a missing id is left out)."""
+    return list(Ledger.objects.filter(pk__in=list(ledger_ids)).order_by("id"))
+
+
+def receipt_bodies(*, receipt_ids: Iterable[int]) -> dict[int, str]:
+    """{receipt id: the response body it recorded}."""
+    return dict(Receipt.objects.filter(pk__in=list(receipt_ids)).values_list("id", "response_body"))
+
+
+def provider_label(provider: str) -> str:
+    """How pages name a provider ("OpenAI-compatible", ...); an unknown one by its own name."""
+    return str(dict(Ledger.Provider.choices).get(provider, provider))
+
+
 def ledger_budget_raises(*, ledger_ids: list[int]) -> list[BudgetRaise]:
     """Every recorded raise of these ledgers, oldest first."""
     return list(BudgetRaise.objects.filter(ledger_id__in=list(ledger_ids)).order_by("created_at", "id"))

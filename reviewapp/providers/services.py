@@ -136,6 +136,21 @@ def ledger_budget_raise(
     return entry
 
 
+def ledgers_budget_raise(
+    *, ledgers: Sequence[Ledger], raises: type[Exception], add_requests: int = 0, add_input_tokens: int = 0,
+    reason: str, user: Any = None, actor: str = "",
+) -> None:
+    """A job's budget raise: each of its ledgers by the same amounts, all or none; a refusal becomes the job
+    kind's own error (``raises``), so its pages and commands say it as they say every other refusal."""
+    try:
+        with transaction.atomic():
+            for ledger in ledgers:
+                ledger_budget_raise(ledger=ledger, add_requests=add_requests, add_input_tokens=add_input_tokens,
+                                    reason=reason, user=user, actor=actor)
+    except ProviderError as exc:
+        raise raises(str(exc)) from None
+
+
 def ledger_disclose_unknown(*, ledger: Ledger) -> int:
     """Receipts still ``sent`` (their executor died before recording an answer) become ``unknown``."""
     return Receipt.objects.filter(ledger=ledger, status=SENT).update(

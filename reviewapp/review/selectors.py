@@ -428,6 +428,16 @@ class SourceLabel:
     external_ref: dict[str, Any]
 
 
+def label_source_find(*, name: str) -> LabelSource | None:
+    """The label source of that name, or None."""
+    return LabelSource.objects.filter(name=name).first()
+
+
+def reviewer_pools(*, reviewer: AbstractBaseUser) -> list[ReviewPool]:
+    """Every pool with an assignment of ``reviewer``."""
+    return list(ReviewPool.objects.filter(assignments__reviewer=reviewer).distinct().order_by("id"))
+
+
 def label_source_labels(*, name: str) -> list[SourceLabel]:
     source = LabelSource.objects.get(name=name)
     return [

@@ -37,6 +37,7 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
 from benchmarks.rerank.tasks import rerank_run_execute
 from grading.audits import services as audit_svc
+from grading.audits import tasks as audit_tasks
 from grading.audits.judges import parse_choice
 from grading.audits.models import Audit, AuditVerdict
 from grading.runs import jobs as console
@@ -192,7 +193,7 @@ class AuditKind(Kind):
 KINDS = {
     "rerank": RerankKind("rerank", RerankRun, default_responder, rerank_run_execute),
     "extraction": ExtractionKind("extraction", ConsoleJob, _quotes, tasks.extract_run),
-    "audit": AuditKind("audit", Audit, _verdicts, tasks.audit_run),
+    "audit": AuditKind("audit", Audit, _verdicts, audit_tasks.audit_run),
 }
 
 

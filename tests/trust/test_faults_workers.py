@@ -24,6 +24,7 @@ import time
 import pytest
 
 from grading.audits import services as audit_svc
+from grading.audits import tasks as audit_tasks
 from grading.audits.judges import parse_choice
 from grading.audits.models import Audit, AuditVerdict
 from grading.runs import jobs as console
@@ -118,7 +119,7 @@ def _no_request_sent_twice(server: LoopbackServer, ledger_ids) -> None:
 
 
 def _job_finished(pk: int) -> ConsoleJob:
-    return wait_until(lambda: (j := ConsoleJob.objects.get(pk=pk)).finished and j, timeout=120)
+    return wait_until(lambda: (j := ConsoleJob.objects.get(pk=pk)).is_finished and j, timeout=120)
 
 
 def test_a_killed_extraction_run_resumes_without_resending_and_grades_like_an_uninterrupted_one(
@@ -197,7 +198,7 @@ def test_a_killed_audit_resumes_without_resending_and_rules_like_an_uninterrupte
         ledgers = list(audit.judges.values_list("ledger_id", flat=True))
         Ledger.objects.filter(pk__in=ledgers).update(concurrency=1)
         assert audit.n_candidates >= 4
-        _kill_mid_run(task=tasks.audit_run, pk=audit.pk, ledger_ids=ledgers, worker_info=celery_worker,
+        _kill_mid_run(task=audit_tasks.audit_run, pk=audit.pk, ledger_ids=ledgers, worker_info=celery_worker,
                       run_inline=lambda: audit_svc.audit_execute(audit_id=audit.pk), tmp_path=tmp_path, after=3)
         audit.refresh_from_db()
         assert audit.status == "running"

@@ -102,7 +102,8 @@ def rerank_run(admins):
 def test_the_same_pool_declared_twice_at_once_from_a_rerank_run_is_one_whole_pool(admins, rerank_run):
     """Two clicks on "Declare" (with a reviewer to assign) at once: one pool with every planned item, both answers
     lead to it, and the reviewer holds each item once."""
-    from benchmarks.labels.pools import review_pool_plan, run_pools
+    from benchmarks.labels.pools import review_pool_plan
+    from benchmarks.labels.selectors import run_pools
     from reviewapp.review.models import Assignment, JudgmentReuse
 
     server = admins["server"]

@@ -27,26 +27,22 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
-from reviewapp.core.jobs import command_actor, job_liveness
+from reviewapp.core.jobs import add_resume_arguments, celery_app, job_resume_command
 
 PING_TIMEOUT_SECONDS = 1.5
 
 
 def celery_workers_answering(timeout: float = PING_TIMEOUT_SECONDS) -> list[str]:
     """Names of the Celery workers that answer a ping within ``timeout`` seconds ([] when none, or no broker)."""
-    from reviewapp.celery import app
-
     try:
-        replies = app.control.ping(timeout=timeout) or []
+        replies = celery_app().control.ping(timeout=timeout) or []
     except Exception:  # an unreachable broker is "no worker" to the person at the command line
         return []
     return sorted(name for reply in replies for name in reply)
 
 
 def _runs_eagerly() -> bool:
-    from reviewapp.celery import app
-
-    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False) or app.conf.task_always_eager)
+    return bool(getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False) or celery_app().conf.task_always_eager)
 
 
 class Command(BaseCommand):
@@ -66,14 +62,7 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="",
                             help="the model server for this run, e.g. http://127.0.0.1:11434/v1 (Ollama); default "
                                  "OPENAI_COMPATIBLE_BASE_URL / ANTHROPIC_BASE_URL; no credentials in the URL")
-        parser.add_argument("--resume", type=int, metavar="RUN_ID")
-        parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed/unknown once")
-        parser.add_argument("--worker-lost", action="store_true",
-                            help="with --resume: the worker is known to be dead; take a running run over now")
-        parser.add_argument("--add-requests", type=int, default=0, help="with --resume: raise the request budget")
-        parser.add_argument("--add-input-tokens", type=int, default=0,
-                            help="with --resume: raise the input-token budget")
-        parser.add_argument("--reason", default="", help="why the budget is raised (recorded in the ledger)")
+        add_resume_arguments(parser, what="run")
         parser.add_argument("--cancel", type=int, metavar="RUN_ID")
         parser.add_argument("--sync", action="store_true", help="execute in this process instead of queueing")
 
@@ -96,18 +85,16 @@ class Command(BaseCommand):
                     "Start one (`celery -A reviewapp worker -l info`) or run it in this process: repeat the "
                     "command with --sync.")
             if o["resume"]:
-                run = self._run(o["resume"])
-                if o["add_requests"] or o["add_input_tokens"]:
-                    run = rerank.rerank_run_budget_raise(
-                        run=run, add_requests=o["add_requests"], add_input_tokens=o["add_input_tokens"],
-                        reason=o["reason"], actor=command_actor())
-                    self.stdout.write(f"run #{run.pk}: budget raised to {run.ledger.max_requests} requests, "
-                                      f"{run.ledger.max_input_tokens} input tokens (recorded in ledger "
-                                      f"{run.ledger_id})")
-                if run.status == RerankStatus.RUNNING:
-                    self.stdout.write(f"run #{run.pk}: {job_liveness(run).describe()}")
-                run = rerank.rerank_run_resume(run=run, reattempt_failures=o["reattempt"],
-                                               worker_lost=o["worker_lost"], enqueue=not o["sync"])
+                run = job_resume_command(
+                    self.stdout.write, model=RerankRun, options=o, what="rerank run", raises=rerank.RerankError,
+                    budget_raise=lambda job, **amounts: rerank.rerank_run_budget_raise(run=job, **amounts),
+                    raised=lambda run: (f"run #{run.pk}: budget raised to {run.ledger.max_requests} requests, "
+                                        f"{run.ledger.max_input_tokens} input tokens (recorded in ledger "
+                                        f"{run.ledger_id})"),
+                    resume=lambda run, running: rerank.rerank_run_resume(
+                        run=run, reattempt_failures=o["reattempt"], worker_lost=o["worker_lost"],
+                        enqueue=not o["sync"]),
+                )
             else:
                 run = rerank.rerank_run_create(
                     retrieval_run=self._retrieval_run(o), provider=o["provider"], model_id=o["model"],

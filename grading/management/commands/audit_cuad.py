@@ -21,7 +21,7 @@ from grading.audits.services import (
 )
 from grading.dataset.models import Sample
 from grading.runs.models import ExtractionRun
-from reviewapp.core.jobs import command_actor, job_liveness
+from reviewapp.core.jobs import add_resume_arguments, job_resume_command
 from scoring.cuad.grading import Thresholds
 
 
@@ -34,15 +34,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--run", type=int, help="extraction run id")
-        parser.add_argument("--resume", type=int, metavar="AUDIT", help="resume a failed or stopped audit")
-        parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed requests")
-        parser.add_argument("--worker-lost", action="store_true",
-                            help="with --resume: the worker is known to be dead; take a running audit over now")
-        parser.add_argument("--add-requests", type=int, default=0,
-                            help="with --resume: raise each judge's request budget by this many")
-        parser.add_argument("--add-input-tokens", type=int, default=0,
-                            help="with --resume: raise each judge's input-token budget by this many")
-        parser.add_argument("--reason", default="", help="why the budget is raised (recorded in the ledgers)")
+        add_resume_arguments(parser, what="audit", budget_of="each judge's")
         parser.add_argument("--sample", type=int, default=None, help="sample id (default: the latest sample)")
         parser.add_argument("--judge-a", default=DESCRIPTION)
         parser.add_argument("--judge-b", default=EXEMPLARS_METHOD)
@@ -60,23 +52,15 @@ class Command(BaseCommand):
 
     def handle(self, *args, **o):
         if o["resume"]:
-            audit = Audit.objects.filter(pk=o["resume"]).first()
-            if audit is None:
-                raise CommandError(f"no audit {o['resume']}")
-            try:
-                if o["add_requests"] or o["add_input_tokens"]:
-                    audit = audit_budget_raise(audit=audit, add_requests=o["add_requests"],
-                                               add_input_tokens=o["add_input_tokens"], reason=o["reason"],
-                                               actor=command_actor())
-                    self.stdout.write(f"audit {audit.pk}: each judge's budget raised (recorded in its ledger)")
-                running = audit.status == Audit.Status.RUNNING
-                if running:
-                    self.stdout.write(f"audit {audit.pk}: {job_liveness(audit).describe()}")
-                # A running audit is taken over only when its worker is gone (or --worker-lost says so).
-                audit = audit_resume(audit=audit, reattempt=o["reattempt"], queue=not o["inline"],
-                                     worker_lost=running, only_if_stale=not o["worker_lost"])
-            except AuditError as exc:
-                raise CommandError(str(exc)) from exc
+            # A running audit is taken over only when its worker is gone (or --worker-lost says so).
+            audit = job_resume_command(
+                self.stdout.write, model=Audit, options=o, what="audit", raises=AuditError,
+                budget_raise=lambda job, **amounts: audit_budget_raise(audit=job, **amounts),
+                raised=lambda audit: f"audit {audit.pk}: each judge's budget raised (recorded in its ledger)",
+                resume=lambda audit, running: audit_resume(
+                    audit=audit, reattempt=o["reattempt"], queue=not o["inline"], worker_lost=running,
+                    only_if_stale=not o["worker_lost"]),
+            )
         else:
             if not o["run"]:
                 raise CommandError("give --run ID (or --resume AUDIT)")
@@ -113,7 +97,7 @@ class Command(BaseCommand):
         if o["inline"]:
             audit_execute(audit_id=audit.pk)
         elif o["wait"]:
-            while not Audit.objects.get(pk=audit.pk).finished:
+            while not Audit.objects.get(pk=audit.pk).is_finished:
                 time.sleep(1)
         elif audit.status in (Audit.Status.QUEUED, Audit.Status.RUNNING, Audit.Status.WAITING):
             self.stdout.write(f"queued on the worker; progress at /cuad/audits/{audit.pk}/")

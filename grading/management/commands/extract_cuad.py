@@ -18,7 +18,7 @@ from grading.runs.jobs import (
     job_resume,
 )
 from grading.runs.models import ConsoleJob
-from reviewapp.core.jobs import command_actor, job_liveness
+from reviewapp.core.jobs import add_resume_arguments, job_resume_command
 
 
 class Command(BaseCommand):
@@ -35,36 +35,20 @@ class Command(BaseCommand):
         parser.add_argument("--max-requests", type=int, default=None, help="budget: attempted requests")
         parser.add_argument("--max-input-tokens", type=int, default=None, help="budget: reported input tokens")
         parser.add_argument("--base-url", default="", help="endpoint base (default from settings; no credentials)")
-        parser.add_argument("--resume", type=int, default=None, metavar="JOB", help="resume a failed job")
-        parser.add_argument("--reattempt", action="store_true", help="with --resume: re-send failed requests")
-        parser.add_argument("--worker-lost", action="store_true",
-                            help="with --resume: the worker is known to be dead; take a running job over now")
-        parser.add_argument("--add-requests", type=int, default=0, help="with --resume: raise the request budget")
-        parser.add_argument("--add-input-tokens", type=int, default=0,
-                            help="with --resume: raise the input-token budget")
-        parser.add_argument("--reason", default="", help="why the budget is raised (recorded in the ledger)")
+        add_resume_arguments(parser, what="job")
         parser.add_argument("--inline", action="store_true", help="run in this process instead of on a worker")
         parser.add_argument("--wait", action="store_true", help="wait for the worker and print the outcome")
 
     def handle(self, *args, **o):
         if o["resume"]:
-            job = ConsoleJob.objects.filter(pk=o["resume"]).first()
-            if job is None:
-                raise CommandError(f"no job {o['resume']}")
-            try:
-                if o["add_requests"] or o["add_input_tokens"]:
-                    job = job_budget_raise(job=job, add_requests=o["add_requests"],
-                                           add_input_tokens=o["add_input_tokens"], reason=o["reason"],
-                                           actor=command_actor())
-                    self.stdout.write(f"job {job.pk}: budget raised (recorded in ledger {job.ledger_id})")
-                if job.status == ConsoleJob.Status.RUNNING:
-                    self.stdout.write(f"job {job.pk}: {job_liveness(job).describe()}")
-                # A running job is taken over only when its worker is gone (or --worker-lost says so).
-                job = job_resume(job=job, reattempt=o["reattempt"], queue=not o["inline"],
-                                 worker_lost=job.status == ConsoleJob.Status.RUNNING,
-                                 only_if_stale=not o["worker_lost"])
-            except JobError as exc:
-                raise CommandError(str(exc)) from exc
+            # A running job is taken over only when its worker is gone (or --worker-lost says so).
+            job = job_resume_command(
+                self.stdout.write, model=ConsoleJob, options=o, what="job", raises=JobError,
+                budget_raise=job_budget_raise,
+                raised=lambda job: f"job {job.pk}: budget raised (recorded in ledger {job.ledger_id})",
+                resume=lambda job, running: job_resume(job=job, reattempt=o["reattempt"], queue=not o["inline"],
+                                                       worker_lost=running, only_if_stale=not o["worker_lost"]),
+            )
         else:
             sample = (
                 Sample.objects.filter(pk=o["sample"]).first()
@@ -92,7 +76,7 @@ class Command(BaseCommand):
         if o["inline"]:
             job_extract_execute(job_id=job.pk)
         elif o["wait"]:
-            while not ConsoleJob.objects.get(pk=job.pk).finished:
+            while not ConsoleJob.objects.get(pk=job.pk).is_finished:
                 time.sleep(1)
         else:
             self.stdout.write(f"queued on the worker; progress at /cuad/jobs/{job.pk}/")

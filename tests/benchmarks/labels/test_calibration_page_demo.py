@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from benchmarks.labels.demo import SYNTHETIC_ACCOUNTS, load_demo_review
-from benchmarks.labels.pools import is_synthetic, run_pools
+from benchmarks.labels.selectors import is_synthetic, run_pools
 from reviewapp.review.models import Judgment
 from tests.benchmarks.labels.fixtures import rerank_world
 

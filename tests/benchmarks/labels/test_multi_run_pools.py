@@ -16,10 +16,10 @@ from benchmarks.labels.pools import (
     review_pool_declare,
     review_pool_declare_runs,
     review_pool_plan_runs,
-    run_pools,
     run_rankings,
     system_key,
 )
+from benchmarks.labels.selectors import run_pools
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from reviewapp.review.models import Assignment, ReviewPool
 from reviewapp.review.selectors import pool_completed_judgments, pool_labels

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import call_command
 
-from benchmarks.labels.pools import ReviewPoolError, provisional_labels_import, review_pool_declare, run_pools
+from benchmarks.labels.pools import ReviewPoolError, provisional_labels_import, review_pool_declare
+from benchmarks.labels.selectors import run_pools
 from benchmarks.rerank.models import RerankGrade
 from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import QueryKind

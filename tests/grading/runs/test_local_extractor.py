@@ -59,7 +59,7 @@ def test_a_local_extraction_job_runs_the_real_model_and_grades_the_run(
     from tests.helpers import wait_until
 
     job = extraction_job_create(sample=loaded.sample, provider="local")
-    wait_until(lambda: ConsoleJob.objects.get(pk=job.pk).finished, timeout=120)
+    wait_until(lambda: ConsoleJob.objects.get(pk=job.pk).is_finished, timeout=120)
     job.refresh_from_db()
     assert job.status == "done", job.error
     assert job.done == job.total == 4 and "heuristic" in job.run.model

@@ -69,7 +69,7 @@ def test_a_large_pasted_run_is_graded_by_a_task_with_progress_that_stops_polling
     response = admin_client_.post("/cuad/runs/", {"run_text": json.dumps(run)})
     assert response.status_code == 302 and "/cuad/jobs/" in response["Location"]
     job = ConsoleJob.objects.get(kind="grade")
-    wait_until(lambda: ConsoleJob.objects.get(pk=job.pk).finished, timeout=60)
+    wait_until(lambda: ConsoleJob.objects.get(pk=job.pk).is_finished, timeout=60)
     job.refresh_from_db()
     assert job.status == "done" and job.run.model == "big" and job.raw_run == ""
     progress = admin_client_.get(f"/cuad/jobs/{job.pk}/progress/", HTTP_HX_REQUEST="true")

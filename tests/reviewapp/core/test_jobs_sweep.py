@@ -122,9 +122,9 @@ def test_jobs_go_to_the_queue_of_their_worker_pool(retrieval, settings, monkeypa
     local, remote = _run(retrieval), _run(retrieval, provider="anthropic")
     with django_capture_on_commit_callbacks(execute=True):
         for run in (local, remote):
-            jobs.job_enqueue(rerank_run_execute, run)
+            jobs.job_enqueue(run)
         settings.JOB_QUEUE_LOCAL, settings.JOB_QUEUE_REMOTE = "local", "remote"
         for run in (local, remote):
-            jobs.job_enqueue(rerank_run_execute, run)
+            jobs.job_enqueue(run)
     default = settings.CELERY_TASK_DEFAULT_QUEUE
     assert queues == [default, default, "local", "remote"]
