@@ -19,6 +19,7 @@ from reviewapp.config import (
     env_str,
     redis_url,
 )
+from reviewapp.sso.config import oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -55,6 +56,7 @@ INSTALLED_APPS = [
     "reviewapp.core",
     "reviewapp.review",
     "reviewapp.providers",
+    "reviewapp.sso",
     "benchmarks",
     "grading",
 ]
@@ -91,6 +93,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "reviewapp.core.access.role_context",
+                "reviewapp.sso.views.sso_context",
             ],
         },
     },
@@ -126,6 +129,17 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # Django's model backend with the own and role permissions read in one query (core/access.py).
 AUTHENTICATION_BACKENDS = ["reviewapp.core.access.RolePermissionBackend"]
+# Single sign-on through the organisation's identity provider (OpenID Connect; reviewapp/sso), on when
+# OIDC_ISSUER is set: OIDC_CLIENT_ID, OIDC_CLIENT_SECRET (or OIDC_CLIENT_SECRET_FILE), OIDC_ROLE_GROUPS
+# ("reviewer=Lawyers;stakeholder=Partners;admin=Review admins"), OIDC_GROUPS_CLAIM (groups), OIDC_SCOPES,
+# OIDC_DEFAULT_ROLES, OIDC_HOSTED_DOMAIN, OIDC_PROVIDER_NAME, OIDC_*_ENDPOINT (else discovery). Local passwords
+# stay. The redirect URI to register at the IdP is <site>/accounts/oidc/callback/.
+_oidc = oidc_settings(env_str, env_int)
+globals().update(_oidc.as_django_settings())
+OIDC_STORE_ID_TOKEN = True  # the sign-out's id_token_hint, so the IdP ends its session too
+OIDC_CLOCK_SKEW_SECONDS = env_int("OIDC_CLOCK_SKEW_SECONDS", 60)
+if _oidc.enabled:
+    AUTHENTICATION_BACKENDS.append("reviewapp.sso.backend.OidcBackend")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"

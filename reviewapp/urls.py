@@ -1,5 +1,4 @@
 from django.contrib import admin
-from django.contrib.auth import views as auth_views
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
@@ -7,6 +6,7 @@ from reviewapp.core import api, views
 from reviewapp.core import schema as _token_scheme  # noqa: F401  (registers the token scheme with drf-spectacular)
 from reviewapp.core.auth import RateLimitedLoginView
 from reviewapp.core.glossary import glossary_view
+from reviewapp.sso.views import SignOutView
 
 api_patterns = [
     path("me/", api.MeApi.as_view(), name="api-me"),
@@ -27,7 +27,8 @@ urlpatterns = [
     path("glossary/", glossary_view, name="glossary"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", SignOutView.as_view(), name="logout"),
+    path("accounts/oidc/", include("reviewapp.sso.urls")),
     path("accounts/password/", views.OwnPasswordChange.as_view(), name="password-change"),
     path("accounts/tokens/", views.tokens, name="tokens"),
     path("accounts/keyboard/", views.keyboard, name="keyboard"),

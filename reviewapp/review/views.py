@@ -277,6 +277,7 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
         "progress": agreement.pool_progress(pool=pool),
         "agreement": agreement.pool_agreement(pool=pool),
         "admin_held": exports.pool_admin_held_complete(pool=pool),
+        "through_idp": exports.pool_idp_complete(pool=pool),
         "disagreements": agreement.pool_disagreements(pool=pool),
         "documents": agreement.pool_document_citations(pool=pool),
         "stale": selectors.pool_stale_judgments(pool=pool),
