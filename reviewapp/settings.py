@@ -208,6 +208,14 @@ CONTENT_SECURITY_POLICY = env_str(
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# How long a sign-in lasts (default 14 days, Django's); with SESSION_SAVE_EVERY_REQUEST=1 it is an idle timeout
+# instead (each request pushes the expiry on). SESSION_EXPIRE_AT_BROWSER_CLOSE=1 ends it with the browser.
+# Admins see and end a reviewer's sessions on /review/admin/reviewers/<id>/ (reviewapp/sso/sessions.py).
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
+if not 60 <= SESSION_COOKIE_AGE <= 366 * 24 * 3600:
+    raise ConfigError(f"SESSION_COOKIE_AGE={SESSION_COOKIE_AGE} must be between 60 seconds and a year")
+SESSION_SAVE_EVERY_REQUEST = env_bool("SESSION_SAVE_EVERY_REQUEST", False)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env_bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", False)
 if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

@@ -28,6 +28,7 @@ from reviewapp.core.models import AccountAudit, ApiToken
 from reviewapp.review import disagreements, guidelines, known_answers, pool_admin, selectors, services, workload
 from reviewapp.review.kinds import kind_get
 from reviewapp.review.models import ReviewItem, ReviewPool
+from reviewapp.sso.sessions import user_session_end, user_sessions_active, user_sign_out_everywhere
 
 
 def _pool_or_404(pool_id: str) -> ReviewPool:
@@ -114,6 +115,7 @@ def _reviewer_page(request: HttpRequest, user: Any, *, invitation_url: str = "",
         "accuracy": [row for row in known_answers.reviewer_accuracy() if row.reviewer_id == user.pk],
         "invitation_url": invitation_url,
         "live_invitations": accounts.reviewer_invitations_live(user=user),
+        "sessions": user_sessions_active(user=user),
     }
     response = render(request, "review/admin/reviewer.html", context, status=status)
     if invitation_url:
@@ -162,6 +164,27 @@ def admin_reviewer_invitation_revoke(request: HttpRequest, user_id: int) -> Http
     user = _plain_reviewer_or_404(user_id)
     ended = accounts.reviewer_invitation_revoke(user=user, by=request.user)
     messages.success(request, f"{ended} invitation link(s) revoked." if ended else "No open invitation link.")
+    return redirect("review:admin-reviewer", user_id=user.pk)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_reviewer_session_end(request: HttpRequest, user_id: int, session_id: int) -> HttpResponse:
+    user = _plain_reviewer_or_404(user_id)
+    if user_session_end(user=user, session_id=session_id, by=request.user):
+        messages.success(request, f"Session ended; {user.get_username()} must sign in again on that browser.")
+    else:
+        messages.error(request, "session: no such session of this reviewer (already ended?)")
+    return redirect("review:admin-reviewer", user_id=user.pk)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_reviewer_sign_out_everywhere(request: HttpRequest, user_id: int) -> HttpResponse:
+    user = _plain_reviewer_or_404(user_id)
+    done = user_sign_out_everywhere(user=user, by=request.user)
+    messages.success(request, f"{user.get_username()} signed out everywhere: {done.sessions} session(s) ended, "
+                              f"{done.tokens} API token(s) revoked.")
     return redirect("review:admin-reviewer", user_id=user.pk)
 
 

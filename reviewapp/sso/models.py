@@ -26,3 +26,26 @@ class OidcIdentity(models.Model):
 
     def __str__(self) -> str:
         return f"{self.subject} at {self.issuer}"
+
+
+class UserSession(models.Model):
+    """One signed-in browser session of an account, recorded at sign-in so an admin can list and end it.
+
+    Django's session table does not say whose a session is without decoding every row; this side table does.
+    The session itself stays Django's (``SESSION_ENGINE``): a row whose session has expired or ended is not
+    listed, and is removed when the account signs out or is signed out everywhere.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="browser_sessions")
+    session_key = models.CharField(max_length=64, unique=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    signin_method = models.CharField(max_length=16, blank=True)
+    signin_issuer = models.CharField(max_length=255, blank=True)
+    address = models.CharField(max_length=64, blank=True)
+    user_agent = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-started_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"session {self.pk} of user {self.user_id}"
