@@ -192,6 +192,11 @@ JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)
 JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 # The API's list pages: ?limit above this is refused (400) rather than passed to the database.
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
+# A reviewer's time spent (their day on /review/, the admins' time report): the time between two of their saves
+# counts for the later one, but never more than this (a break counts as at most this much work).
+REVIEW_IDLE_CAP_SECONDS = env_int("REVIEW_IDLE_CAP_SECONDS", 600)
+if not 30 <= REVIEW_IDLE_CAP_SECONDS <= 4 * 3600:
+    raise ConfigError(f"REVIEW_IDLE_CAP_SECONDS={REVIEW_IDLE_CAP_SECONDS} must be between 30 and 14400")
 # How long a reviewer's set-password invitation link works (single use; a later one, a deactivation or the
 # admin's "Revoke" ends it sooner).
 INVITATION_TTL_SECONDS = env_int("INVITATION_TTL_SECONDS", 3 * 24 * 3600)
