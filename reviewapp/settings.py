@@ -19,7 +19,7 @@ from reviewapp.config import (
     env_str,
     redis_url,
 )
-from reviewapp.sso.config import oidc_settings
+from reviewapp.sso.config import csp_allowing_idp, oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -209,6 +209,7 @@ CONTENT_SECURITY_POLICY = env_str(
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-ancestors 'none'",
 )
+CONTENT_SECURITY_POLICY = csp_allowing_idp(CONTENT_SECURITY_POLICY, _oidc)  # sign-out redirects to the IdP
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"

@@ -109,3 +109,27 @@ def oidc_settings(env: Callable[[str], str], env_int: Callable[[str, int], int])
         default_roles=default_roles, hosted_domain=env("OIDC_HOSTED_DOMAIN").strip(),
         provider_name=env("OIDC_PROVIDER_NAME").strip(), sign_algo=algo, endpoints=endpoints,
         timeout_seconds=timeout)
+
+
+def _origin(url: str) -> str:
+    parsed = urlparse(url)
+    return f"{parsed.scheme}://{parsed.netloc}"
+
+
+def csp_allowing_idp(policy: str, oidc: OidcSettings) -> str:
+    """The content security policy with the IdP's origins added to ``form-action``.
+
+    Signing out is a form POST answered by a redirect to the IdP's end-session endpoint, and browsers hold such
+    redirects to ``form-action`` too: with ``'self'`` alone, Chrome would block the sign-out at the IdP.
+    """
+    if not oidc.enabled or "form-action" not in policy:
+        return policy
+    origins = sorted({_origin(oidc.issuer)} | {_origin(url) for url in oidc.endpoints.values()})
+    parts = []
+    for directive in policy.split(";"):
+        name = directive.strip().split(" ", 1)[0]
+        if name == "form-action":
+            present = directive.split()
+            directive = " ".join([*present, *(o for o in origins if o not in present)])
+        parts.append(directive.strip())
+    return "; ".join(part for part in parts if part)

@@ -107,3 +107,13 @@ def test_the_oidc_backend_never_answers_a_password_sign_in(db, client, settings)
     request = RequestFactory().post("/accounts/login/?code=stolen&state=s")
     request.session = {}
     assert authenticate(request, username="nobody", password="x") is None
+
+
+def test_the_sign_out_redirect_to_the_idp_is_allowed_by_the_content_security_policy():
+    from reviewapp.sso.config import csp_allowing_idp
+
+    policy = "default-src 'self'; form-action 'self'; frame-ancestors 'none'"
+    assert csp_allowing_idp(policy, _settings()) == policy  # single sign-on off: unchanged
+    on = _settings(**{**GOOD, "OIDC_END_SESSION_ENDPOINT": "https://logout.firm.test/end"})
+    assert csp_allowing_idp(policy, on) == ("default-src 'self'; form-action 'self' https://login.microsoftonline.com "
+                                            "https://logout.firm.test; frame-ancestors 'none'")

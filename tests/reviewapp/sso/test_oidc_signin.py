@@ -21,7 +21,7 @@ from reviewapp.sso.backend import OidcBackend
 from reviewapp.sso.models import OidcIdentity
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
-from tests.reviewapp.sso.conftest import CLIENT_ID, sign_in
+from tests.reviewapp.sso.idp import CLIENT_ID, sign_in
 
 pytestmark = [pytest.mark.slow, pytest.mark.django_db(transaction=True)]
 
