@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm
@@ -24,6 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from reviewapp.core import accounts
 from reviewapp.core.access import MANAGE_REVIEWS, perm_required
+from reviewapp.core.csv_export import SafeCsvDictWriter
 from reviewapp.core.models import AccountAudit, ApiToken
 from reviewapp.review import disagreements, guidelines, known_answers, pool_admin, selectors, services, workload
 from reviewapp.review.kinds import kind_get
@@ -65,8 +67,23 @@ def admin_workload(request: HttpRequest) -> HttpResponse:
         "accuracy": accuracy,
         "candidates": selectors.reviewer_candidates(),
         "break_minutes": int(workload.BREAK.total_seconds() // 60),
+        "idle_cap_minutes": round(settings.REVIEW_IDLE_CAP_SECONDS / 60),
     }
     return render(request, "review/admin/workload.html", context)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_GET
+def admin_workload_time_csv(request: HttpRequest) -> HttpResponse:
+    """Time spent per reviewer and pool as CSV (billing): the workload page's figures, one row per pair."""
+    pool = _pool_or_404(request.GET["pool"]) if request.GET.get("pool") else None
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="review-time.csv"'
+    writer = SafeCsvDictWriter(response, fieldnames=workload.TIME_CSV_FIELDS)
+    writer.writeheader()
+    for row in workload.workload_time_rows(pool=pool):
+        writer.writerow(row)
+    return response
 
 
 @perm_required(MANAGE_REVIEWS)

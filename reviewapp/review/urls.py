@@ -29,6 +29,7 @@ urlpatterns = [
     path("admin/pools/<str:pool_id>/judgments.jsonl", views.admin_jsonl, name="admin-jsonl"),
     # People and reliability (admin_views)
     path("admin/workload/", admin_views.admin_workload, name="admin-workload"),
+    path("admin/workload/time.csv", admin_views.admin_workload_time_csv, name="admin-workload-time-csv"),
     path("admin/workload/reassign/", admin_views.admin_workload_reassign, name="admin-workload-reassign"),
     path("admin/reviewers/<int:user_id>/", admin_views.admin_reviewer, name="admin-reviewer"),
     path("admin/reviewers/<int:user_id>/invite/", admin_views.admin_reviewer_invite, name="admin-reviewer-invite"),

@@ -8,6 +8,9 @@ class SsoConfig(AppConfig):
     name = "reviewapp.sso"
     label = "sso"
     verbose_name = "Single sign-on and sessions"
+    # Backed up: an account's link to its IdP subject must survive a restore, or the person would come back as
+    # a new account without their judgments. (The session record is left out: reviewapp/core/backup.py.)
+    product_data = True
 
     def ready(self) -> None:
         from django.contrib.auth.signals import user_logged_in, user_logged_out

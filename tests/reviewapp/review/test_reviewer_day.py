@@ -94,3 +94,28 @@ def test_the_queue_shows_each_pools_day_and_ends_only_when_every_pool_is_done(re
         _complete(item, reviewer_user, START + timedelta(minutes=140 + index))
     done = client.get("/review/?end=1").content.decode()
     assert 'data-testid="end"' in done and 'data-testid="end-of-set"' not in done
+
+
+def test_admins_see_time_per_reviewer_and_pool_and_export_it_as_csv(admin_user_, reviewer_user, reviewer2_user):
+    import csv
+    import io
+
+    first = make_pool(reviewers=[reviewer_user, reviewer2_user], items=make_items(n_queries=1, per_query=3),
+                      name="first pool")
+    # Three completions, 4 then 6 minutes apart: 10 minutes spent.
+    for minutes, item in zip((0, 4, 10), first.items.order_by("id"), strict=True):
+        _complete(item, reviewer_user, START + timedelta(minutes=minutes))
+    admin = client_for(admin_user_)
+    page = admin.get("/review/admin/workload/").content.decode()
+    mark = f'data-reviewer="{reviewer_user.username}"'
+    row = next(r for r in page.split('data-testid="workload-row"')[1:] if mark in r)
+    assert ">10 min<" in row and ">done<" in row  # 4 + 6 minutes; nothing left
+    response = admin.get(f"/review/admin/workload/time.csv?pool={first.public_id}")
+    assert response["Content-Type"].startswith("text/csv")
+    rows = list(csv.DictReader(io.StringIO(response.content.decode())))
+    mine = next(r for r in rows if r["reviewer"] == reviewer_user.username)
+    assert (mine["pool"], mine["complete"], mine["open"], mine["seconds_spent"], mine["hours_spent"]) == (
+        first.public_id, "3", "0", "600", "0.17")
+    other = next(r for r in rows if r["reviewer"] == reviewer2_user.username)
+    assert (other["seconds_spent"], other["estimated_seconds_left"], other["pace_from"]) == ("0", "", "")
+    assert client_for(reviewer_user).get("/review/admin/workload/time.csv").status_code == 403

@@ -95,3 +95,16 @@ def test_session_expiry_comes_from_the_environment():
     bad = subprocess.run([sys.executable, "-c", "import django; django.setup()"], capture_output=True, text=True,
                          env={**os.environ, **env, "SESSION_COOKIE_AGE": "5"}, timeout=60)
     assert "SESSION_COOKIE_AGE=5 must be between 60 seconds and a year" in bad.stderr
+
+
+def test_identity_links_are_backed_up_but_never_administered_by_the_admin_role(db):
+    from django.contrib.auth.models import Group
+
+    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.backup import backup_models
+
+    labels = {model._meta.label for model in backup_models()}
+    assert "sso.OidcIdentity" in labels and "sso.UserSession" not in labels
+    ensure_role_groups()
+    for group in Group.objects.all():
+        assert not group.permissions.filter(content_type__app_label="sso").exists(), group.name
