@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 from urllib.parse import urlencode
 
@@ -14,6 +15,8 @@ from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthen
 
 from reviewapp.sso.backend import REFUSAL_ATTRIBUTE
 from reviewapp.sso.discovery import DiscoveryError, endpoint
+
+_ERROR_CODE = re.compile(r"[a-z_]{1,40}")
 
 
 def _require_enabled() -> None:
@@ -47,8 +50,11 @@ class OidcCallbackView(OIDCAuthenticationCallbackView):
         return super().get(request)
 
     def login_failure(self) -> HttpResponse:
-        reason = getattr(self.request, REFUSAL_ATTRIBUTE, "") or self.request.GET.get("error_description", "") \
-            or self.request.GET.get("error", "") or "the sign-in did not complete"
+        # The IdP's error code only (OAuth 2.0 codes are short words): its free-text description arrives in a URL
+        # anyone can craft, and would let them write a message of their choosing onto the sign-in page.
+        error = self.request.GET.get("error", "")
+        code = f"the identity provider answered {error!r}" if _ERROR_CODE.fullmatch(error) else ""
+        reason = getattr(self.request, REFUSAL_ATTRIBUTE, "") or code or "the sign-in did not complete"
         messages.error(self.request, f"Single sign-on refused: {reason}")
         return HttpResponseRedirect(resolve_url(settings.LOGIN_URL))
 

@@ -117,3 +117,14 @@ def test_the_sign_out_redirect_to_the_idp_is_allowed_by_the_content_security_pol
     on = _settings(**{**GOOD, "OIDC_END_SESSION_ENDPOINT": "https://logout.firm.test/end"})
     assert csp_allowing_idp(policy, on) == ("default-src 'self'; form-action 'self' https://login.microsoftonline.com "
                                             "https://logout.firm.test; frame-ancestors 'none'")
+
+
+def test_a_crafted_callback_error_shows_the_error_code_only(db, client, settings):
+    settings.OIDC_ENABLED = True
+    response = client.get("/accounts/oidc/callback/?error=access_denied&error_description=Call+0800+to+unlock",
+                          follow=True)
+    page = response.content.decode()
+    assert "Single sign-on refused: the identity provider answered &#x27;access_denied&#x27;" in page
+    assert "0800" not in page
+    crafted = client.get("/accounts/oidc/callback/?error=Call+0800+now", follow=True).content.decode()
+    assert "0800" not in crafted and "the sign-in did not complete" in crafted
