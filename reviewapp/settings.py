@@ -19,6 +19,7 @@ from reviewapp.config import (
     env_str,
     redis_url,
 )
+from reviewapp.sso.config import csp_allowing_idp, oidc_settings
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = Path(env_str("VAR_DIR", str(BASE_DIR / "var")))
@@ -57,6 +58,7 @@ INSTALLED_APPS = [
     "reviewapp.review",
     "reviewapp.providers",
     "reviewapp.notifications",
+    "reviewapp.sso",
     "benchmarks",
     "grading",
 ]
@@ -93,6 +95,7 @@ TEMPLATES = [
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "reviewapp.core.access.role_context",
+                "reviewapp.sso.views.sso_context",
             ],
         },
     },
@@ -128,6 +131,17 @@ AUTH_PASSWORD_VALIDATORS = [
 ]
 # Django's model backend with the own and role permissions read in one query (core/access.py).
 AUTHENTICATION_BACKENDS = ["reviewapp.core.access.RolePermissionBackend"]
+# Single sign-on through the organisation's identity provider (OpenID Connect; reviewapp/sso), on when
+# OIDC_ISSUER is set: OIDC_CLIENT_ID, OIDC_CLIENT_SECRET (or OIDC_CLIENT_SECRET_FILE), OIDC_ROLE_GROUPS
+# ("reviewer=Lawyers;stakeholder=Partners;admin=Review admins"), OIDC_GROUPS_CLAIM (groups), OIDC_SCOPES,
+# OIDC_DEFAULT_ROLES, OIDC_HOSTED_DOMAIN, OIDC_PROVIDER_NAME, OIDC_*_ENDPOINT (else discovery). Local passwords
+# stay. The redirect URI to register at the IdP is <site>/accounts/oidc/callback/.
+_oidc = oidc_settings(env_str, env_int)
+globals().update(_oidc.as_django_settings())
+OIDC_STORE_ID_TOKEN = True  # the sign-out's id_token_hint, so the IdP ends its session too
+OIDC_CLOCK_SKEW_SECONDS = env_int("OIDC_CLOCK_SKEW_SECONDS", 60)
+if _oidc.enabled:
+    AUTHENTICATION_BACKENDS.append("reviewapp.sso.backend.OidcBackend")
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
@@ -184,6 +198,11 @@ JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)
 JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 # The API's list pages: ?limit above this is refused (400) rather than passed to the database.
 API_MAX_PAGE_SIZE = env_int("API_MAX_PAGE_SIZE", 1000)
+# A reviewer's time spent (their day on /review/, the admins' time report): the time between two of their saves
+# counts for the later one, but never more than this (a break counts as at most this much work).
+REVIEW_IDLE_CAP_SECONDS = env_int("REVIEW_IDLE_CAP_SECONDS", 600)
+if not 30 <= REVIEW_IDLE_CAP_SECONDS <= 4 * 3600:
+    raise ConfigError(f"REVIEW_IDLE_CAP_SECONDS={REVIEW_IDLE_CAP_SECONDS} must be between 30 and 14400")
 # How long a reviewer's set-password invitation link works (single use; a later one, a deactivation or the
 # admin's "Revoke" ends it sooner).
 INVITATION_TTL_SECONDS = env_int("INVITATION_TTL_SECONDS", 3 * 24 * 3600)
@@ -196,10 +215,19 @@ CONTENT_SECURITY_POLICY = env_str(
     "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; form-action 'self'; "
     "frame-ancestors 'none'",
 )
+CONTENT_SECURITY_POLICY = csp_allowing_idp(CONTENT_SECURITY_POLICY, _oidc)  # sign-out redirects to the IdP
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 SESSION_COOKIE_HTTPONLY = True
+# How long a sign-in lasts (default 14 days, Django's); with SESSION_SAVE_EVERY_REQUEST=1 it is an idle timeout
+# instead (each request pushes the expiry on). SESSION_EXPIRE_AT_BROWSER_CLOSE=1 ends it with the browser.
+# Admins see and end a reviewer's sessions on /review/admin/reviewers/<id>/ (reviewapp/sso/sessions.py).
+SESSION_COOKIE_AGE = env_int("SESSION_COOKIE_AGE", 14 * 24 * 3600)
+if not 60 <= SESSION_COOKIE_AGE <= 366 * 24 * 3600:
+    raise ConfigError(f"SESSION_COOKIE_AGE={SESSION_COOKIE_AGE} must be between 60 seconds and a year")
+SESSION_SAVE_EVERY_REQUEST = env_bool("SESSION_SAVE_EVERY_REQUEST", False)
+SESSION_EXPIRE_AT_BROWSER_CLOSE = env_bool("SESSION_EXPIRE_AT_BROWSER_CLOSE", False)
 if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

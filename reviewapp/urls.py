@@ -3,7 +3,6 @@ from django.urls import include, path
 
 from reviewapp.core.lazy_views import lazy_module
 
-auth_views = lazy_module("django.contrib.auth.views")
 SpectacularAPIView = lazy_module("drf_spectacular.views").SpectacularAPIView
 SpectacularSwaggerSplitView = lazy_module("drf_spectacular.views").SpectacularSwaggerSplitView
 api = lazy_module("reviewapp.core.api")
@@ -11,6 +10,7 @@ views = lazy_module("reviewapp.core.views")
 RateLimitedLoginView = lazy_module("reviewapp.core.auth").RateLimitedLoginView
 glossary_view = lazy_module("reviewapp.core.glossary").glossary_view
 notification_views = lazy_module("reviewapp.notifications.views")
+SignOutView = lazy_module("reviewapp.sso.views").SignOutView
 
 api_patterns = [
     path("me/", api.MeApi.as_view(), name="api-me"),
@@ -31,7 +31,8 @@ urlpatterns = [
     path("glossary/", glossary_view, name="glossary"),
     path("favicon.ico", views.favicon, name="favicon"),
     path("accounts/login/", RateLimitedLoginView.as_view(), name="login"),
-    path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("accounts/logout/", SignOutView.as_view(), name="logout"),
+    path("accounts/oidc/", include("reviewapp.sso.urls")),
     path("accounts/password/", views.OwnPasswordChange.as_view(), name="password-change"),
     path("accounts/tokens/", views.tokens, name="tokens"),
     path("accounts/keyboard/", views.keyboard, name="keyboard"),

@@ -30,6 +30,7 @@ class LabelSource:
     unresolved: int
     admin_held: int  # complete judgments saved after signing in with credentials an admin once held
     complete: int
+    through_idp: int = 0  # complete judgments saved after signing in through the organisation's identity provider
 
 
 @dataclass(frozen=True)
@@ -94,7 +95,7 @@ def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     # The leaderboard reads labels from each chosen run's newest pool made by people; the same pools here.
     from benchmarks.labels.selectors import is_synthetic, run_pools
     from benchmarks.rerank.models import RerankRun
-    from reviewapp.review.exports import pool_admin_held_complete
+    from reviewapp.review.exports import pool_admin_held_complete, pool_idp_complete
     from reviewapp.review.selectors import pool_completed_judgments, pool_labels
 
     pools: dict[int, object] = {}
@@ -112,7 +113,8 @@ def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
             items=len(labels), agreed=sum(x.state == "agreed" for x in labels),
             adjudicated=sum(x.state == "adjudicated" for x in labels),
             unresolved=sum(x.state == "unresolved" for x in labels),
-            admin_held=pool_admin_held_complete(pool=pool), complete=len(judgments)))
+            admin_held=pool_admin_held_complete(pool=pool), complete=len(judgments),
+            through_idp=sum(pool_idp_complete(pool=pool).values())))
     return tuple(sources)
 
 

@@ -41,8 +41,9 @@ ROLE_DESCRIPTIONS = {
     "admin": "launches runs, declares review pools, manages reviewers, adjudicates",
     "synthetic": "demo account that generates synthetic labels (not a person; never assignable to real review)",
 }
-# Django's own apps whose admin pages change who may do what: superusers only, never a role group.
-ACCOUNT_APP_LABELS = ("auth", "authtoken")
+# The apps whose tables say who may do what or who someone is (Django's users and groups, tokens, the links from
+# an identity provider's subjects to accounts and the sessions): superusers only, never a role group.
+ACCOUNT_APP_LABELS = ("auth", "authtoken", "sso")
 
 
 def sees_model_output(user: Any) -> bool:
@@ -198,7 +199,8 @@ def grant_admin_model_permissions(sender: Any = None, **kwargs: Any) -> None:
 
     # The apps that declare ``product_data`` (as ``core.apps.product_data_apps`` reads them): read here from the
     # registry, since core.apps imports this module to run it after migrate.
-    labels = [config.label for config in apps.get_app_configs() if getattr(config, "product_data", False)]
+    labels = [config.label for config in apps.get_app_configs()
+              if getattr(config, "product_data", False) and config.label not in ACCOUNT_APP_LABELS]
     perms = Permission.objects.filter(content_type__app_label__in=labels).exclude(
         codename__in=["grade_passages", "generate_synthetic_labels"]
     )

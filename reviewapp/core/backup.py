@@ -36,7 +36,9 @@ from reviewapp.core.apps import after_restore_all, product_data_apps
 
 FORMAT = "legal-eval-backup"
 VERSION = 1
-SKIPPED = {"reviewapp.WorkerHeartbeat"}  # liveness probes, not work
+# Liveness probes, not work; and the record of browser sessions, which a backup does not carry (a restored
+# server signs everyone out).
+SKIPPED = {"reviewapp.WorkerHeartbeat", "sso.UserSession"}
 BATCH = 2000
 
 

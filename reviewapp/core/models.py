@@ -133,6 +133,7 @@ class SigninMethod(models.TextChoices):
     ADMIN_PASSWORD = "admin_password", "password set by an admin"
     TOKEN = "token", "API token"
     SSO = "sso", "single sign-on"
+    OIDC = "oidc", "the organisation's identity provider (OpenID Connect)"
 
 
 ADMIN_HELD = (SigninMethod.INVITATION, SigninMethod.ADMIN_PASSWORD)

@@ -3,7 +3,8 @@
 Stored on the session at sign-in (``user_logged_in``) from the origin of the account's password
 (``PasswordOrigin``), or ``token`` for an API token request. The middleware exposes it for the duration of the
 request; ``JudgmentRevision`` reads it when a revision is inserted. Outside a request (commands, the demo, a
-shell) it is "" (not through a sign-in). A single sign-on backend sets ``sso`` the same way.
+shell) it is "" (not through a sign-in). A single sign-on backend marks the user it signs in with
+``signin_method_override`` (``oidc``) and ``signin_issuer`` (the IdP's issuer URL), kept on the session too.
 """
 
 from __future__ import annotations
@@ -15,19 +16,30 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 
 SESSION_KEY = "signin_method"
+ISSUER_SESSION_KEY = "signin_issuer"
 
-# Either the method itself, or a reader of the request's session (read only when a revision is saved).
-_current: contextvars.ContextVar[str | Callable[[], str]] = contextvars.ContextVar("signin_method", default="")
+# Either (method, issuer) itself, or a reader of the request's session (read only when a revision is saved).
+_current: contextvars.ContextVar[tuple[str, str] | Callable[[], tuple[str, str]]] = contextvars.ContextVar(
+    "signin_method", default=("", ""))
 
 
-def signin_method_current() -> str:
+def _signin_current() -> tuple[str, str]:
     value = _current.get()
     return value() if callable(value) else value
 
 
-def signin_method_set(method: str) -> None:
+def signin_method_current() -> str:
+    return _signin_current()[0]
+
+
+def signin_issuer_current() -> str:
+    """The identity provider that vouched for the current sign-in ("" for passwords, tokens, commands)."""
+    return _signin_current()[1]
+
+
+def signin_method_set(method: str, issuer: str = "") -> None:
     """For authentication classes that sign a request in without a session (API tokens)."""
-    _current.set(method)
+    _current.set((method, issuer))
 
 
 def signin_method_of(user: Any) -> str:
@@ -41,7 +53,8 @@ def signin_method_of(user: Any) -> str:
 def record_signin(sender: Any, request: HttpRequest | None, user: Any, **kwargs: Any) -> None:
     """``user_logged_in`` receiver."""
     if request is not None and hasattr(request, "session"):
-        request.session[SESSION_KEY] = signin_method_of(user)
+        request.session[SESSION_KEY] = getattr(user, "signin_method_override", "") or signin_method_of(user)
+        request.session[ISSUER_SESSION_KEY] = getattr(user, "signin_issuer", "")
 
 
 class SigninMethodMiddleware:
@@ -52,7 +65,9 @@ class SigninMethodMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
         session = getattr(request, "session", None)
-        token = _current.set((lambda: session.get(SESSION_KEY, "")) if session is not None else "")
+        token = _current.set(
+            (lambda: (session.get(SESSION_KEY, ""), session.get(ISSUER_SESSION_KEY, ""))) if session is not None
+            else ("", ""))
         try:
             return self.get_response(request)
         finally:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm
@@ -24,10 +25,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from reviewapp.core import accounts
 from reviewapp.core.access import MANAGE_REVIEWS, perm_required
+from reviewapp.core.csv_export import SafeCsvDictWriter
 from reviewapp.core.models import AccountAudit, ApiToken
 from reviewapp.review import disagreements, guidelines, known_answers, pool_admin, selectors, services, workload
 from reviewapp.review.kinds import kind_get
 from reviewapp.review.models import ReviewItem, ReviewPool
+from reviewapp.sso.sessions import user_session_end, user_sessions_active, user_sign_out_everywhere
 
 
 def _pool_or_404(pool_id: str) -> ReviewPool:
@@ -64,8 +67,23 @@ def admin_workload(request: HttpRequest) -> HttpResponse:
         "accuracy": accuracy,
         "candidates": selectors.reviewer_candidates(),
         "break_minutes": int(workload.BREAK.total_seconds() // 60),
+        "idle_cap_minutes": round(settings.REVIEW_IDLE_CAP_SECONDS / 60),
     }
     return render(request, "review/admin/workload.html", context)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_GET
+def admin_workload_time_csv(request: HttpRequest) -> HttpResponse:
+    """Time spent per reviewer and pool as CSV (billing): the workload page's figures, one row per pair."""
+    pool = _pool_or_404(request.GET["pool"]) if request.GET.get("pool") else None
+    response = HttpResponse(content_type="text/csv; charset=utf-8")
+    response["Content-Disposition"] = 'attachment; filename="review-time.csv"'
+    writer = SafeCsvDictWriter(response, fieldnames=workload.TIME_CSV_FIELDS)
+    writer.writeheader()
+    for row in workload.workload_time_rows(pool=pool):
+        writer.writerow(row)
+    return response
 
 
 @perm_required(MANAGE_REVIEWS)
@@ -114,6 +132,7 @@ def _reviewer_page(request: HttpRequest, user: Any, *, invitation_url: str = "",
         "accuracy": [row for row in known_answers.reviewer_accuracy() if row.reviewer_id == user.pk],
         "invitation_url": invitation_url,
         "live_invitations": accounts.reviewer_invitations_live(user=user),
+        "sessions": user_sessions_active(user=user),
     }
     response = render(request, "review/admin/reviewer.html", context, status=status)
     if invitation_url:
@@ -162,6 +181,27 @@ def admin_reviewer_invitation_revoke(request: HttpRequest, user_id: int) -> Http
     user = _plain_reviewer_or_404(user_id)
     ended = accounts.reviewer_invitation_revoke(user=user, by=request.user)
     messages.success(request, f"{ended} invitation link(s) revoked." if ended else "No open invitation link.")
+    return redirect("review:admin-reviewer", user_id=user.pk)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_reviewer_session_end(request: HttpRequest, user_id: int, session_id: int) -> HttpResponse:
+    user = _plain_reviewer_or_404(user_id)
+    if user_session_end(user=user, session_id=session_id, by=request.user):
+        messages.success(request, f"Session ended; {user.get_username()} must sign in again on that browser.")
+    else:
+        messages.error(request, "session: no such session of this reviewer (already ended?)")
+    return redirect("review:admin-reviewer", user_id=user.pk)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_reviewer_sign_out_everywhere(request: HttpRequest, user_id: int) -> HttpResponse:
+    user = _plain_reviewer_or_404(user_id)
+    done = user_sign_out_everywhere(user=user, by=request.user)
+    messages.success(request, f"{user.get_username()} signed out everywhere: {done.sessions} session(s) ended, "
+                              f"{done.tokens} API token(s) revoked.")
     return redirect("review:admin-reviewer", user_id=user.pk)
 
 

@@ -61,6 +61,18 @@ def pool_admin_held_complete(*, pool: ReviewPool) -> int:
                if r.status == JudgmentRevision.COMPLETE and (r.item_id, r.reviewer_id) in held)
 
 
+def pool_idp_complete(*, pool: ReviewPool) -> dict[str, int]:
+    """Complete judgments of the pool whose current revision was saved after a sign-in through an identity
+    provider (OpenID Connect), per issuer: the labels whose authors the organisation itself vouched for."""
+    from reviewapp.core.models import SigninMethod
+
+    counts: dict[str, int] = {}
+    for record in pool_judgments(pool):
+        if record.status == JudgmentRevision.COMPLETE and record.signin_method == SigninMethod.OIDC:
+            counts[record.signin_issuer] = counts.get(record.signin_issuer, 0) + 1
+    return dict(sorted(counts.items()))
+
+
 def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: bool = False) -> Iterator[str]:
     """One JSON line per reviewer judgment (current revision), with hashes and stale flag.
 
@@ -96,6 +108,9 @@ def pool_jsonl(*, pool: ReviewPool, pseudonymise: bool = False, include_drafts: 
                 "known_answer": record.item_id in known,
                 # Saved after signing in with a password an admin chose or could have chosen (disclosed).
                 "credentials_admin_held": (record.item_id, record.reviewer_id) in held,
+                # How the author signed in when saving this revision; the IdP's issuer for "oidc".
+                "signin_method": record.signin_method,
+                "signin_issuer": record.signin_issuer,
             },
             sort_keys=True,
             ensure_ascii=False,

@@ -296,6 +296,8 @@ class JudgmentRevision(models.Model):
     # How the author signed in for the session that saved it (reviewapp.core.models.SigninMethod); "" when
     # not saved through a sign-in (commands, demo data, revisions from before this was recorded).
     signin_method = models.CharField(max_length=16, blank=True, default="")
+    # The identity provider's issuer URL when signed in through it (``oidc``); "" otherwise.
+    signin_issuer = models.CharField(max_length=255, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = AppendOnlyQuerySet.as_manager()
@@ -314,9 +316,10 @@ class JudgmentRevision(models.Model):
         if not self._state.adding:
             raise AppendOnlyError("judgment revisions are append-only: save a new revision instead")
         if not self.signin_method:
-            from reviewapp.core.signin import signin_method_current
+            from reviewapp.core.signin import signin_issuer_current, signin_method_current
 
             self.signin_method = signin_method_current()
+            self.signin_issuer = self.signin_issuer or signin_issuer_current()
         super().save(*args, **kwargs)
 
     def delete(self, *args: Any, **kwargs: Any) -> NoReturn:

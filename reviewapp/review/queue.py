@@ -160,6 +160,7 @@ class QueuePage:
     next_open: QueueEntry | None
     page: int
     pages: int
+    pool_pk: int = 0  # the pool's primary key, for server-side joins only (never shown: the public id is)
 
     @property
     def percent(self) -> int:
@@ -278,6 +279,7 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
             completed=complete, counts=dict(zip(QUEUE_STATES, (todo, draft, complete, skipped), strict=True)),
             shown_total=shown_total, filtered=bool(state or words), entries=shown.get(pool_pk, []),
             next_open=next_open.get(pool_pk), page=offsets[pool_pk][0], pages=offsets[pool_pk][1],
+            pool_pk=pool_pk,
         )
         for pool_pk, public_id, title, instructions, kind, total, todo, draft, complete, skipped, shown_total in pools
     ]

@@ -250,6 +250,10 @@ class JudgmentRecord:
     # Judge once: set when this is the reviewer's judgment of the same texts in another pool, read through a
     # link ({"pool", "item", "judgment", "revision", "linked_at"}); None for a judgment made in this pool.
     reused_from: dict[str, Any] | None = None
+    # How the author signed in when this revision was saved (core.models.SigninMethod) and, through an identity
+    # provider, its issuer URL.
+    signin_method: str = ""
+    signin_issuer: str = ""
 
 
 def pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
@@ -275,6 +279,7 @@ def pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
                 grades=dict(revision.grades), revision=revision.number, saved_at=revision.created_at,
                 query_hash=revision.query_hash, source_hash=revision.source_hash,
                 passage_hash=revision.passage_hash, stale=not hashes_match(revision, item),
+                signin_method=revision.signin_method, signin_issuer=revision.signin_issuer,
             )
         )
     return _with_reused(pool, records)
@@ -296,7 +301,8 @@ def _with_reused(pool: ReviewPool, records: list[JudgmentRecord]) -> list[Judgme
             status=revision.status, grades=dict(revision.grades), revision=revision.number,
             saved_at=revision.created_at, query_hash=revision.query_hash, source_hash=revision.source_hash,
             passage_hash=revision.passage_hash, stale=not hashes_match(revision, item),
-            reused_from=reused.provenance,
+            reused_from=reused.provenance, signin_method=revision.signin_method,
+            signin_issuer=revision.signin_issuer,
         ))
     records.sort(key=lambda r: (r.query_id, r.doc_id, r.reviewer_id))
     return records

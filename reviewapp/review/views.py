@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist, ValidationError
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
@@ -33,6 +34,7 @@ from reviewapp.review import (
 )
 from reviewapp.review.admin_views import invitation_url, user_or_404
 from reviewapp.review.assign import pool_assign_detail
+from reviewapp.review.day.selectors import reviewer_day
 from reviewapp.review.exchange import selectors as exchange_selectors
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
@@ -58,10 +60,16 @@ def queue(request: HttpRequest) -> HttpResponse:
         page = 1
     queues = selectors.reviewer_queue_pages(reviewer=request.user, state=state, search=search, page=page,
                                             page_pool=request.GET.get("pool", ""))
+    # One pool only (?only=<pool id>): the same figures, the other pools left off the page.
+    only = request.GET.get("only", "")
+    shown = [q for q in queues if q.pool_id == only] if any(q.pool_id == only for q in queues) else queues
+    # ``j`` past the last item of a pool lands here (?end=1); the queue is over only when every pool is.
+    open_items = sum(q.total - q.completed for q in queues)
     return render(request, "review/queue.html", {
-        "queues": queues, "state": state, "search": search, "filters": QUEUE_FILTERS,
-        # ``j`` past the last item lands here when nothing else is open.
-        "reached_end": request.GET.get("end") == "1",
+        "queues": shown, "only": shown[0] if len(shown) < len(queues) else None, "state": state,
+        "search": search, "filters": QUEUE_FILTERS, "day": reviewer_day(reviewer=request.user, queues=queues),
+        "reached_end": request.GET.get("end") == "1", "all_done": bool(queues) and open_items == 0,
+        "open_items": open_items, "idle_cap_minutes": round(settings.REVIEW_IDLE_CAP_SECONDS / 60),
     })
 
 
@@ -278,6 +286,7 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
         "progress": agreement.pool_progress(pool=pool),
         "agreement": agreement.pool_agreement(pool=pool),
         "admin_held": exports.pool_admin_held_complete(pool=pool),
+        "through_idp": exports.pool_idp_complete(pool=pool),
         "disagreements": agreement.pool_disagreements(pool=pool),
         "documents": agreement.pool_document_citations(pool=pool),
         "stale": selectors.pool_stale_judgments(pool=pool),

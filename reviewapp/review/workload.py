@@ -10,8 +10,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 
+from reviewapp.review.day.timing import Estimate, duration_words, estimate_left, seconds_spent
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewPool
 from reviewapp.review.selectors import hashes_match
 
@@ -30,10 +32,25 @@ class PoolWorkload:
     skipped: int  # open assignments the reviewer set aside for later
     stale: int  # saved on texts that changed since (to grade again)
     last_activity: datetime | None
+    # Time spent on the pool from the reviewer's saves (idle capped, reviewapp/review/day/timing.py), and the
+    # time to finish its open items at the reviewer's pace (None until 3 items are complete).
+    spent_seconds: float = 0.0
+    estimate: Estimate | None = None
 
     @property
     def open(self) -> int:
         return self.assigned - self.complete
+
+    @property
+    def spent_words(self) -> str:
+        return duration_words(self.spent_seconds) if self.spent_seconds else "none yet"
+
+    @property
+    def left_words(self) -> str:
+        if not self.open:
+            return "done"
+        seconds = self.estimate.seconds_left if self.estimate else None
+        return f"about {duration_words(seconds)}" if seconds is not None else "not yet known"
 
 
 @dataclass(frozen=True)
@@ -57,6 +74,33 @@ class ReviewerWorkload:
     def last_activity(self) -> datetime | None:
         times = [p.last_activity for p in self.pools if p.last_activity is not None]
         return max(times) if times else None
+
+    @property
+    def spent_words(self) -> str:
+        seconds = sum(p.spent_seconds for p in self.pools)
+        return duration_words(seconds) if seconds else "none yet"
+
+
+TIME_CSV_FIELDS = ("reviewer", "pool", "pool_name", "assigned", "complete", "open", "seconds_spent", "hours_spent",
+                   "estimated_seconds_left", "pace_from", "items_timed", "idle_cap_seconds")
+
+
+def workload_time_rows(*, pool: ReviewPool | None = None) -> list[dict[str, object]]:
+    """Time spent per reviewer and pool, one row each, for billing (the CSV export of the workload page)."""
+    rows = []
+    for reviewer in reviewer_workload(pool=pool):
+        for p in reviewer.pools:
+            estimate = p.estimate
+            left = estimate.seconds_left if estimate and p.open else (0.0 if not p.open else None)
+            rows.append({
+                "reviewer": reviewer.username, "pool": p.pool_id, "pool_name": p.pool_name, "assigned": p.assigned,
+                "complete": p.complete, "open": p.open, "seconds_spent": round(p.spent_seconds),
+                "hours_spent": f"{p.spent_seconds / 3600:.2f}",
+                "estimated_seconds_left": "" if left is None else round(left),
+                "pace_from": estimate.pace_from if estimate else "", "items_timed": estimate.items_timed if estimate
+                else 0, "idle_cap_seconds": settings.REVIEW_IDLE_CAP_SECONDS,
+            })
+    return rows
 
 
 def _skipped_pks() -> set[int]:
@@ -111,24 +155,34 @@ def reviewer_workload(*, pool: ReviewPool | None = None) -> list[ReviewerWorkloa
                  .values_list("judgment__reviewer_id", "judgment__item__pool_id", "status", "created_at"))
     last: dict[tuple[int, int], datetime] = {}
     saves: dict[int, list[datetime]] = defaultdict(list)
+    saves_in: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
     completions: dict[int, list[datetime]] = defaultdict(list)
     for reviewer_id, pool_pk, status, created_at in revisions:
         key = (reviewer_id, pool_pk)
         if key in counts and (key not in last or created_at > last[key]):
             last[key] = created_at
         saves[reviewer_id].append(created_at)
+        saves_in[reviewer_id].append((created_at, pool_pk))
         if status == JudgmentRevision.COMPLETE:
             completions[reviewer_id].append(created_at)
     User = get_user_model()
     users = {u.pk: u for u in User.objects.filter(pk__in=reviewer_ids)}
     out = []
     for reviewer_id in sorted(reviewer_ids, key=lambda pk: users[pk].get_username()):
+        # Gaps are read over all of the reviewer's saves (a save in another pool ends a gap too); the pace over
+        # the pools listed here.
+        every = seconds_spent(saves_in[reviewer_id], idle_cap_seconds=settings.REVIEW_IDLE_CAP_SECONDS)
+        mine = {pool_pk: row for (rid, pool_pk), row in counts.items() if rid == reviewer_id}
+        spent = {pool_pk: every.get(pool_pk, 0.0) for pool_pk in mine}
+        completed = {pool_pk: row["complete"] for pool_pk, row in mine.items()}
         pools = [
             PoolWorkload(pool_id=names[pool_pk][0], pool_name=names[pool_pk][1], assigned=row["assigned"],
                          not_started=row["not_started"], draft=row["draft"], complete=row["complete"],
-                         skipped=row["skipped"], stale=row["stale"], last_activity=last.get((reviewer_id, pool_pk)))
-            for (rid, pool_pk), row in sorted(counts.items(), key=lambda kv: names[kv[0][1]][1])
-            if rid == reviewer_id
+                         skipped=row["skipped"], stale=row["stale"], last_activity=last.get((reviewer_id, pool_pk)),
+                         spent_seconds=spent[pool_pk],
+                         estimate=estimate_left(pool=pool_pk, left=row["assigned"] - row["complete"], spent=spent,
+                                                completed=completed))
+            for pool_pk, row in sorted(mine.items(), key=lambda kv: names[kv[0]][1])
         ]
         median, timed = _median_seconds(saves[reviewer_id], completions[reviewer_id])
         user = users[reviewer_id]

@@ -102,6 +102,10 @@ MATRIX: dict[str, Entry] = {
     "accounts/tokens/<int:token_id>/revoke/": Entry(
         "/accounts/tokens/999999/revoke/", dict.fromkeys(("reviewer", "stakeholder", "admin"), 405) | {
             "anonymous": LOGIN}, note="POST only; only the owner's own tokens"),
+    "accounts/oidc/authenticate/": Entry("/accounts/oidc/authenticate/", dict.fromkeys(
+        ("anonymous", "reviewer", "stakeholder", "admin"), 404), note="single sign-on is off in this world"),
+    "accounts/oidc/callback/": Entry("/accounts/oidc/callback/", dict.fromkeys(
+        ("anonymous", "reviewer", "stakeholder", "admin"), 404), note="single sign-on is off in this world"),
     # --- API (project)
     "api/v1/me/": Entry("/api/v1/me/", {"anonymous": API_ANON, "reviewer": 200, "stakeholder": 200, "admin": 200}),
     # The schema names admin and stakeholder fields: readers of reports only, never reviewers.
@@ -329,6 +333,11 @@ MATRIX: dict[str, Entry] = {
         MANAGE_REVIEWS, "/review/admin/reviewers/999999/invitation/revoke/"),
     "review/admin/reviewers/<int:user_id>/tokens/<int:token_id>/revoke/": post_only(
         MANAGE_REVIEWS, "/review/admin/reviewers/999999/tokens/999999/revoke/"),
+    "review/admin/reviewers/<int:user_id>/sessions/<int:session_id>/end/": post_only(
+        MANAGE_REVIEWS, "/review/admin/reviewers/999999/sessions/999999/end/"),
+    "review/admin/reviewers/<int:user_id>/sign-out-everywhere/": post_only(
+        MANAGE_REVIEWS, "/review/admin/reviewers/999999/sign-out-everywhere/"),
+    "review/admin/workload/time.csv": page(MANAGE_REVIEWS, "/review/admin/workload/time.csv"),
     "review/admin/pools/<str:pool_id>/disagreements/next/": page(
         MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/disagreements/next/", ok=302),
     "review/admin/pools/<str:pool_id>/guidelines/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,

@@ -17,7 +17,7 @@ from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_has
 from reviewapp.review.queue import QUEUE_PAGE_SIZE, REVIEWER_ORDER
 from tests.factories import client_for
 
-QUEUE_PAGE_QUERIES = 5  # session, user, permissions; the whole-queue aggregate; the page's rows
+QUEUE_PAGE_QUERIES = 6  # session, user, permissions; the whole-queue aggregate; the page's rows; the day (saves)
 ITEM_PAGE_QUERIES_GET = 10
 
 
