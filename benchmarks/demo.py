@@ -54,6 +54,34 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
 
         load_demo_review(retrieval_run=run, stdout=stdout)
     load_demo_first_stages(suite=run.suite, stdout=stdout)
+    if run.status == RunStatus.DONE:
+        load_demo_comparison(retrieval_run=run, stdout=stdout)
+
+
+def load_demo_comparison(*, retrieval_run: RetrievalRun, stdout) -> None:
+    """Declare the demo's systems one comparison before anyone reads a held-out figure (issue #32): keyword order,
+    the MiniLM rerank (its hybrid comes with it) and the other first-stage configurations of the suite. Idempotent:
+    nothing is declared once any of them was declared or scored."""
+    from django.contrib.auth import get_user_model
+
+    from benchmarks.comparisons.services import ComparisonError, comparison_declare
+    from benchmarks.rerank.models import RerankRun, RerankStatus
+
+    admin = get_user_model().objects.filter(username="admin").first()
+    rerank = (RerankRun.objects.filter(retrieval_run=retrieval_run, provider="local", status=RerankStatus.DONE)
+              .order_by("id").first())
+    if admin is None or rerank is None:
+        return
+    stages = [RetrievalRun.objects.filter(suite=retrieval_run.suite, configuration=c, status=RunStatus.DONE)
+              .order_by("id").first() for c in DEMO_FIRST_STAGES]
+    systems = [(retrieval_run, None), (retrieval_run, rerank),
+               *((stage, None) for stage in stages if stage is not None and stage.pk != retrieval_run.pk)]
+    try:
+        declared = comparison_declare(systems=systems, user=admin, via="command")
+    except ComparisonError as error:
+        stdout.write(f"benchmarks: demo comparison not declared ({error})\n")
+        return
+    stdout.write(f"benchmarks: comparison #{declared.pk} declared: {len(systems)} systems planned together\n")
 
 
 # The leaderboard's table of configurations on known targets: the engine-independent systems first.

@@ -46,6 +46,7 @@ BENCHES = (
     Bench("relevance_metrics", "perf/bench_relevance_metrics.py"),
     Bench("cuad_process", "perf/bench_cuad_process.py"),
     Bench("bm25", "perf/bench_bm25.py"),
+    Bench("startup", "perf/bench_startup.py"),
     Bench("pages", "perf/bench_pages.py"),
     Bench("queue", "perf/bench_queue.py"),
     Bench("queue_growth", "perf/bench_queue_growth.py"),

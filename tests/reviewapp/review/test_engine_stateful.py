@@ -324,7 +324,7 @@ class EngineMachine(RuleBasedStateMachine):
     def _signin(self, user) -> Any:
         from reviewapp.core.signin import _current, signin_method_of
 
-        return _current.set(signin_method_of(user))
+        return _current.set((signin_method_of(user), ""))
 
     @precondition(lambda self: self._any_assignment())
     @rule(i=st.integers(0, 10**6), a=st.integers(0, 4), b=st.integers(0, 4), complete=st.booleans())
