@@ -89,12 +89,14 @@ def test_the_command_imports_a_label_studio_export_and_refuses_naming_the_file_a
     path = tmp_path / "project-1-at-2026.json"
     path.write_text(json.dumps(tasks))
     out = io.StringIO()
-    call_command("import_labels", str(path), pool=judged_pool.public_id, tool="label-studio", by="ops", stdout=out)
+    # "--pool=<id>" as one argument: a random public id may begin with "-", which argparse would read as an option.
+    pool = f"--pool={judged_pool.public_id}"
+    call_command("import_labels", str(path), pool, tool="label-studio", by="ops", stdout=out)
     assert "not blind" in out.getvalue() and LabelImport.objects.get().imported_by == "ops"
     tasks[0]["data"]["item"] = "forged"
     path.write_text(json.dumps(tasks))
     with pytest.raises(CommandError, match=r"project-1-at-2026\.json: tasks\[0\]"):
-        call_command("import_labels", str(path), pool=judged_pool.public_id, tool="label-studio")
+        call_command("import_labels", str(path), pool, tool="label-studio")
     with pytest.raises(CommandError, match="--pool"):
         call_command("import_labels", str(path), pool="nope", tool="label-studio")
 
