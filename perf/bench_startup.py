@@ -41,6 +41,7 @@ urlpatterns = [path("healthz", healthz)]
 
 
 def _bare_project(root: Path) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "django", "startproject", "bareproj", str(root)], check=True)
     (root / "bareproj" / "urls.py").write_text(HEALTHZ_VIEW)
     subprocess.run([sys.executable, "manage.py", "migrate", "-v", "0"], cwd=root, check=True)
