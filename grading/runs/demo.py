@@ -20,7 +20,7 @@ import numpy as np
 from grading.dataset.models import Contract, Sample, Span
 from grading.dataset.selectors import dataset_current, sample_contract_ids
 from grading.runs.jobs import extraction_job_create
-from grading.runs.models import ConsoleJob
+from grading.runs.models import ConsoleJob, ExtractionRun
 from grading.runs.services import extraction_run_import
 
 SYNTHETIC_MODEL = "synthetic: CUAD gold with injected errors"
@@ -69,6 +69,7 @@ def load_console_demo(*, data_dir: pathlib.Path, stdout, queue_local: bool = Tru
     run, created = extraction_run_import(
         dataset=dataset, raw=json.dumps(synthetic_run(sample=sample)), source_name="demo synthetic run"
     )
+    ExtractionRun.objects.filter(pk=run.pk).update(synthetic=True)
     stdout.write(
         f"grading console: synthetic run #{run.pk} {'imported' if created else 'present'} "
         f"({run.n_extractions} extractions)\n"

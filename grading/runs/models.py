@@ -26,6 +26,9 @@ class ExtractionRun(models.Model):
     source_name = models.CharField(max_length=255, blank=True)
     source_format = models.CharField(max_length=8)  # "json", "jsonl" or "csv"
     n_extractions = models.PositiveIntegerField()
+    # Made by the demo from CUAD's own gold with injected errors, not by a model: shown when asked for, never in a
+    # leaderboard's default selection (its verdict would name it best).
+    synthetic = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
     # The contracts the run attempted (a launched job's contracts, or the run file's "contracts"); empty = the
     # run declared none and is scoped to the whole sample it is graded on. Written with the run, never after.

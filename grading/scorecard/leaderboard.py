@@ -320,11 +320,21 @@ def runs_complete(*, sample: Sample, limit: int = MAX_RUNS) -> list[ExtractionRu
     """The newest complete runs of the whole sample (at most ``limit``): the leaderboard's default.
 
     Complete as ``run_default`` means it: a declared scope covering the sample, or
-    no declared scope and an extraction for every contract of the sample.
+    no declared scope and an extraction for every contract of the sample. The demo's synthetic run (CUAD's gold
+    with injected errors) is left out while any other complete run exists: it is a check of the grader, not a
+    system, and a default verdict would name it best.
     """
+    found = _runs_complete(sample=sample, limit=limit, synthetic=False)
+    return found or _runs_complete(sample=sample, limit=limit, synthetic=True)
+
+
+def _runs_complete(*, sample: Sample, limit: int, synthetic: bool) -> list[ExtractionRun]:
     ids = sample_scope(sample=sample)
     out = []
-    for run in ExtractionRun.objects.filter(dataset=sample.dataset_id).order_by("-created_at", "-id"):
+    runs = ExtractionRun.objects.filter(dataset=sample.dataset_id)
+    if not synthetic:
+        runs = runs.filter(synthetic=False)
+    for run in runs.order_by("-created_at", "-id"):
         scope = run_scope(run=run, sample=sample)
         if not scope.full:
             continue
