@@ -1,4 +1,4 @@
-"""How the queue page and the item page grow with what a reviewer holds: 100 / 1k / 10k items per reviewer.
+"""How the queue page and the item page grow with what a reviewer holds: 100 / 1k / 10k / 100k items per reviewer.
 
 Issue #38's goal: at 10k items the median within 1.2x of the 100-item figure, the page under 100 KiB, the same
 number of SQL queries. One reviewer per size (their only pool), in-process (Django's test client, warm, median of
@@ -22,7 +22,7 @@ from perf.scratch_db import scratch_postgres  # noqa: E402
 
 BENCH = Path(__file__).stem
 SERVER_URL = os.environ.get("BENCH_QUEUE_DATABASE_URL", "postgres://postgres@127.0.0.1:5432/postgres")
-SIZES = tuple(int(n) for n in os.environ.get("BENCH_GROWTH_SIZES", "100,1000,10000").split(","))
+SIZES = tuple(int(n) for n in os.environ.get("BENCH_GROWTH_SIZES", "100,1000,10000,100000").split(","))
 ROUNDS = int(os.environ.get("BENCH_GROWTH_ROUNDS", "15"))
 
 
