@@ -14,7 +14,7 @@ from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
 from grading.contracts.models import ClauseTaxonomy, ContractText
-from reviewapp.core.append_only import append_only_bypassed, triggers_present
+from reviewapp.core.append_only import append_only_bypassed, append_only_models, triggers_present
 from reviewapp.core.models import AccountAudit, AppendOnlyError
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
 from reviewapp.review import disagreements, services
@@ -130,9 +130,14 @@ def test_a_receipt_is_completed_once_while_sent_and_its_request_never_changes(ev
     assert Receipt.objects.get(pk=receipt.pk).response_body == "{}"
 
 
+def test_every_append_only_model_is_tried_here():
+    # A new append-only model (an AppendOnlyQuerySet manager) must join the raw-SQL and ORM tests above.
+    assert set(append_only_models()) == set(APPEND_ONLY)
+
+
 @pytest.mark.django_db
 def test_every_append_only_table_carries_both_triggers_after_migrate():
-    for model in APPEND_ONLY:
+    for model in append_only_models():
         assert len(triggers_present(connection, model._meta.db_table)) == 2, model.__name__
 
 
