@@ -43,7 +43,7 @@ from benchmarks.reports.leaderboard import (  # noqa: E402
     leaderboard_trec_qrels,
     leaderboard_trec_run,
 )
-from benchmarks.reports.svg import leaderboard_forest_svg  # noqa: E402
+from benchmarks.reports.reading.svg import leaderboard_forest_svg  # noqa: E402
 from perf.figures import report  # noqa: E402
 
 BENCH = Path(__file__).stem

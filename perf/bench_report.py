@@ -32,8 +32,8 @@ import numpy as np  # noqa: E402
 from benchmarks.reports.exports import report_as_json, report_csv, report_trec_qrels, report_trec_run  # noqa: E402
 from benchmarks.reports.figures import Report, report_compute, report_systems  # noqa: E402
 from benchmarks.reports.inputs import Candidate, QueryInput, ReportInputs, RerankMeta, RetrievalMeta, SuiteMeta  # noqa: E402
+from benchmarks.reports.reading.svg import forest_plot_svg  # noqa: E402
 from benchmarks.reports.selectors import report_build, rerank_scores_load, secondary_run_default  # noqa: E402
-from benchmarks.reports.svg import forest_plot_svg  # noqa: E402
 from perf.figures import report  # noqa: E402
 
 BENCH = Path(__file__).stem

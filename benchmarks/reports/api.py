@@ -28,7 +28,7 @@ from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 
 class ConclusionOut(serializers.Serializer):
-    """The report's headline (``benchmarks.reports.conclusion.Conclusion.as_json``)."""
+    """The report's headline (``benchmarks.reports.reading.conclusion.Conclusion.as_json``)."""
 
     kind = serializers.CharField()
     sentence = serializers.CharField()

@@ -33,10 +33,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from benchmarks.reports.conclusion import Conclusion, conclusion_sentence
-from benchmarks.reports.coverage import RunCoverage, run_coverage
 from benchmarks.reports.inputs import Candidate, QueryInput, ReportInputs, SuiteMeta, reranked_order
 from benchmarks.reports.params import report_parameters
+from benchmarks.reports.reading.conclusion import Conclusion, conclusion_sentence
+from benchmarks.reports.reading.coverage import RunCoverage, run_coverage
 from reviewapp.core.hashing import sha256_json
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, family_bootstrap, paired_family_bootstrap
 from scoring.ir.ranking import query_ranking_metrics

@@ -32,9 +32,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.reports.coverage import RunCoverage, run_coverage
 from benchmarks.reports.figures import METRICS, PRIMARY_METRIC, PRIMARY_SPLIT, SPLITS
 from benchmarks.reports.inputs import QueryInput, ReportInputs, RerankMeta, RetrievalMeta, SuiteMeta, reranked_order
+from benchmarks.reports.reading.coverage import RunCoverage, run_coverage
 from reviewapp.core.csv_export import SafeCsvWriter
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, PairedFamilyBootstrap, family_bootstraps
 from scoring.ir.fusion import CITATION as RRF_CITATION

@@ -41,6 +41,12 @@ from benchmarks.reports.leaderboard import (
 )
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
+from benchmarks.reports.reading.svg import (
+    forest_plot_compact_svg,
+    forest_plot_svg,
+    leaderboard_forest_compact_svg,
+    leaderboard_forest_svg,
+)
 from benchmarks.reports.selectors import (
     LeaderboardRequest,
     ReportRequest,
@@ -51,12 +57,6 @@ from benchmarks.reports.selectors import (
     rerank_run_list,
 )
 from benchmarks.reports.summary import Summary, summary_build, summary_primary_first
-from benchmarks.reports.svg import (
-    forest_plot_compact_svg,
-    forest_plot_svg,
-    leaderboard_forest_compact_svg,
-    leaderboard_forest_svg,
-)
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from reviewapp.core.access import VIEW_REPORTS, perm_required
 from reviewapp.core.pdf import pdf_from_html

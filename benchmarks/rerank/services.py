@@ -52,8 +52,8 @@ from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.clients import client_for_ledger
 from reviewapp.providers.distributions import concentration
-from reviewapp.providers.preflight import ProviderSetup, provider_preflight
 from reviewapp.providers.services import ExecutionReport, RequestResult
+from reviewapp.providers.spend.preflight import ProviderSetup, provider_preflight
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED, GradeSpec, ProviderError
 from scoring.stats.calibration import p_useful
 

@@ -190,7 +190,7 @@ def _flag(audit: Audit) -> None:
     """Copy the candidates and open one ledger per judge, budgeted from the exact requests it will send."""
     from reviewapp.providers import clients
     from reviewapp.providers import services as provider_services
-    from reviewapp.providers.budget import estimate_input_tokens
+    from reviewapp.providers.spend.budget import estimate_input_tokens
     from reviewapp.providers.types import ProviderError
 
     contract_ids = sample_contract_ids(sample=audit.sample)
@@ -245,7 +245,7 @@ def _flag(audit: Audit) -> None:
 def audit_judge_preflight(*, slot: str, choice: JudgeChoice) -> None:
     """Is the judge's provider configured on this server? AuditError naming what is missing (the key's
     environment variable, a malformed base URL) before anything is created, queued or spent."""
-    from reviewapp.providers.preflight import provider_preflight
+    from reviewapp.providers.spend.preflight import provider_preflight
     from reviewapp.providers.types import ProviderError
 
     try:

@@ -208,7 +208,7 @@ def extraction_preflight(*, provider: str, model_id: str = "", base_url: str = "
         raise JobError(f"provider {provider!r} is not one of {', '.join(PROVIDERS)}")
     if provider == "local":
         return  # the heuristic extractor runs on this machine and sends nothing
-    from reviewapp.providers.preflight import provider_preflight
+    from reviewapp.providers.spend.preflight import provider_preflight
     from reviewapp.providers.types import ProviderError
 
     if not model_id.strip():

@@ -38,9 +38,9 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from reviewapp.providers.budget import ESTIMATE_RULE, Spend, estimate_input_tokens
 from reviewapp.providers.clients.base import Client, check_base_url, fatal_reason, provider_message, redact
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
+from reviewapp.providers.spend.budget import ESTIMATE_RULE, Spend, estimate_input_tokens
 from reviewapp.providers.types import Parse, PreparedRequest, ProviderError, SendOutcome, ValidationFailed
 
 logger = logging.getLogger(__name__)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.reports import conclusion as c
-from benchmarks.reports.conclusion import conclusion_sentence
-from benchmarks.reports.coverage import RunCoverage, UncoveredQuery
+from benchmarks.reports.reading import conclusion as c
+from benchmarks.reports.reading.conclusion import conclusion_sentence
+from benchmarks.reports.reading.coverage import RunCoverage, UncoveredQuery
 from scoring.stats.bootstrap import Interval
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from benchmarks.labels.svg import reliability_svg
-from benchmarks.reports.svg import _wrap, leaderboard_forest_compact_svg, leaderboard_forest_svg
+from benchmarks.reports.reading.svg import _wrap, leaderboard_forest_compact_svg, leaderboard_forest_svg
 from scoring.stats.bootstrap import Interval
 from scoring.stats.calibration import ReliabilityBin
 

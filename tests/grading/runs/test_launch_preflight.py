@@ -1,6 +1,6 @@
 """A CUAD extraction job or audit launched with a provider this server cannot use is refused before anything is
 created: the message names the missing environment variable, nothing is queued, no ledger exists, and the
-commands exit non-zero. Same preflight as the rerank runs (reviewapp/providers/preflight.py)."""
+commands exit non-zero. Same preflight as the rerank runs (reviewapp/providers/spend/preflight.py)."""
 
 from __future__ import annotations
 

@@ -7,10 +7,10 @@ import json
 import pytest
 
 from reviewapp.providers import selectors, services
-from reviewapp.providers.budget import estimate_input_tokens
 from reviewapp.providers.clients import client_for_ledger
 from reviewapp.providers.loopback import LoopbackServer, Reply, default_responder
 from reviewapp.providers.models import Receipt
+from reviewapp.providers.spend.budget import estimate_input_tokens
 from reviewapp.providers.types import GradeSpec
 
 pytestmark = pytest.mark.django_db

@@ -166,7 +166,7 @@ def test_the_key_goes_only_to_its_configured_origins(settings):
 
 
 def test_the_anthropic_key_never_goes_to_a_base_url_on_another_host(settings):
-    from reviewapp.providers.preflight import provider_preflight
+    from reviewapp.providers.spend.preflight import provider_preflight
 
     settings.PROVIDER_KEYS = {**settings.PROVIDER_KEYS, "anthropic": "sk-ant-loopback-test-0000"}
     settings.ANTHROPIC_BASE_URL, settings.ANTHROPIC_KEY_ORIGINS = "https://api.anthropic.com", []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.providers.preflight import provider_preflight
+from reviewapp.providers.spend.preflight import provider_preflight
 from reviewapp.providers.types import ProviderError
 
 NO_KEYS = {"openrouter": "", "openai_compatible": "", "anthropic": ""}

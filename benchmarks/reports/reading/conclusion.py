@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.reports.coverage import RunCoverage
+from benchmarks.reports.reading.coverage import RunCoverage
 from scoring.stats.bootstrap import Interval
 from scoring.stats.units import unit_support
 

@@ -1,0 +1,1 @@
+"""What a run may spend: the budget arithmetic and the preflight check before each request."""
