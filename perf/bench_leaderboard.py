@@ -33,11 +33,9 @@ from benchmarks.reports.inputs import (  # noqa: E402
     SuiteMeta,
     rerank_apply,
 )
-from benchmarks.reports.leaderboard import (  # noqa: E402
-    LeaderboardInputs,
-    RerankEntry,
+from benchmarks.reports.leaderboard import LeaderboardInputs, RerankEntry, leaderboard_compute  # noqa: E402
+from benchmarks.reports.leaderboard_exports import (  # noqa: E402
     leaderboard_as_json,
-    leaderboard_compute,
     leaderboard_csv,
     leaderboard_per_query,
     leaderboard_trec_qrels,

@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 from benchmarks.reports.exports import report_as_json, report_text_export
 from benchmarks.reports.exposure import exposure_record, known_targets_exposure_record, leaderboard_exposure_record
 from benchmarks.reports.figures import Report
-from benchmarks.reports.leaderboard import leaderboard_as_json
+from benchmarks.reports.leaderboard_exports import leaderboard_as_json
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.reports.selectors import (
@@ -188,7 +188,7 @@ class RetrievalReportTrecApi(_ReportTrecApi):
 
 
 class StatuteLeaderboardOut(serializers.Serializer):
-    """The statute leaderboard; each section's structure is documented in benchmarks/reports/leaderboard.py."""
+    """The statute leaderboard; each section's structure is documented in benchmarks/reports/leaderboard_exports.py."""
 
     schema = serializers.CharField()
     verdict = serializers.JSONField(help_text="the one sentence to quote across the systems (kind, sentence, best)")

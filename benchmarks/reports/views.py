@@ -30,8 +30,8 @@ from benchmarks.reports.figures import (
     Report,
     report_systems,
 )
-from benchmarks.reports.leaderboard import (
-    Leaderboard,
+from benchmarks.reports.leaderboard import Leaderboard
+from benchmarks.reports.leaderboard_exports import (
     leaderboard_as_json,
     leaderboard_csv,
     leaderboard_families,
