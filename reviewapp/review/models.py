@@ -289,6 +289,9 @@ class JudgmentRevision(models.Model):
     status = models.CharField(max_length=16, choices=STATUS_CHOICES)
     # {grade_type: 0..3 | "unknown"}; a grade type absent from the dict is not answered yet.
     grades = models.JSONField(default=dict)
+    # Span answers of a kind that labels spans (contract clauses): [[start, end], ...], half-open character
+    # offsets into the item's ``source_text``, sorted, trimmed of whitespace; [] for every other kind.
+    spans = models.JSONField(default=list, blank=True)
     note = models.TextField(blank=True)
     query_hash = models.CharField(max_length=64)
     source_hash = models.CharField(max_length=64)
@@ -333,6 +336,8 @@ class Adjudication(models.Model):
     grade_type = models.CharField(max_length=32)
     # 0..3 (or the kind's values) or "unknown"
     value = models.JSONField()
+    # The ruled span set on a kind that labels spans (same shape as ``JudgmentRevision.spans``); [] otherwise.
+    spans = models.JSONField(default=list, blank=True)
     note = models.TextField(blank=True)
     adjudicator = models.ForeignKey("auth.User", on_delete=models.PROTECT, related_name="+")
     query_hash = models.CharField(max_length=64)
