@@ -16,6 +16,11 @@ class Command(BaseCommand):
 
     requires_system_checks: list[str] = []
 
+    def create_parser(self, prog_name, subcommand, **kwargs):
+        # `--version N` names the gold set version (the interface the issue fixes); Django's own --version (its
+        # release) is replaced rather than refused as a conflict.
+        return super().create_parser(prog_name, subcommand, conflict_handler="resolve", **kwargs)
+
     def add_arguments(self, parser):
         parser.add_argument("--set", required=True, dest="set_name", help="the contract set's name")
         parser.add_argument("--version", type=int, default=None, help="the gold set version (default: the latest)")
