@@ -9,6 +9,7 @@ of the ``presence`` grade with its spans, bound to the item's hashes (``disagree
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -59,8 +60,8 @@ def _segments(text: str, sets: list[tuple[str, list[list[int]]]]) -> list[Segmen
         for start, end in spans:
             cuts.update((start, end))
     bounds = sorted(cuts)
-    out = []
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    out: list[Segment] = []
+    for start, end in itertools.pairwise(bounds):
         marks = "".join(letter for letter, spans in sets if any(s <= start and end <= e for s, e in spans))
         if out and out[-1].marks == marks:
             out[-1] = Segment(out[-1].text + text[start:end], marks)

@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 from grading.contracts.gold.adjudication import RulingError, clause_adjudication, clause_ruling_record, ruling_spans
 from grading.contracts.gold.exports import GoldExportError, gold_csv, gold_cuad_json
 from grading.contracts.gold.freeze import GoldSetError, gold_set_freeze
+from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_sets, labelling_state
 from grading.contracts.models import ContractSet
 from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
@@ -50,7 +51,7 @@ def gold_freeze(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("cuad:contract-gold-set", pk=pk, version=gold.version)
 
 
-def _gold_or_404(contract_set: ContractSet, version: int):  # type: ignore[no-untyped-def]
+def _gold_or_404(contract_set: ContractSet, version: int) -> GoldSet:
     try:
         return gold_set_get(contract_set=contract_set, version=version)
     except GoldSetMissing as error:

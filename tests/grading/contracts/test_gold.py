@@ -145,9 +145,8 @@ def test_nothing_resolved_freezes_nothing_and_a_gold_set_is_append_only_in_the_d
     with pytest.raises(Exception, match="append-only"):
         gold.save()
     for sql in ("UPDATE grading_goldset SET version = 9", "DELETE FROM grading_goldset"):
-        with pytest.raises(Exception, match="append-only"), transaction.atomic():
-            with connection.cursor() as cursor:
-                cursor.execute(sql)
+        with pytest.raises(Exception, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql)
     assert GoldSet.objects.get(pk=gold.pk).version == 1
     with pytest.raises(IntegrityError), transaction.atomic():
         GoldSet.objects.create(contract_set=contract_set, version=2, sha256=gold.sha256, taxonomy_version=1,

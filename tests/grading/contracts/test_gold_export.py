@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -85,4 +86,4 @@ def test_export_gold_names_what_is_missing(gold, tmp_path):
         call_command("export_gold", "--set", "Empty", "--out", out)
     stdout = StringIO()
     call_command("export_gold", "--set", "Firm gold", "--format", "csv", "--out", out, stdout=stdout)
-    assert "gold v1" in stdout.getvalue() and open(out, encoding="utf-8").readline().startswith("contract_set,")
+    assert "gold v1" in stdout.getvalue() and Path(out).read_text(encoding="utf-8").startswith("contract_set,")
