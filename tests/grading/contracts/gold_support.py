@@ -22,12 +22,15 @@ def admin(name: str = "adjudicator") -> User:
     return User.objects.get(pk=user.pk)
 
 
-def label(item: ReviewItem, user: User, presence: int | str, spans: list[list[int]] | None = None) -> None:
-    """A completed judgment of ``item`` by ``user``: presence and spans (normalised as the engine stores them)."""
+def label(item: ReviewItem, user: User, presence: int | str, spans: list[list[int]] | None = None, *,
+          complete: bool = True) -> None:
+    """A judgment of ``item`` by ``user`` (complete, or a draft): presence and spans (normalised as the engine
+    stores them)."""
     judgment, _ = Judgment.objects.get_or_create(item=item, reviewer=user)
     judgment.refresh_from_db()
     revision = JudgmentRevision.objects.create(
-        judgment=judgment, number=judgment.revision_count + 1, status=JudgmentRevision.COMPLETE,
+        judgment=judgment, number=judgment.revision_count + 1,
+        status=JudgmentRevision.COMPLETE if complete else JudgmentRevision.DRAFT,
         grades={"presence": presence}, spans=spans_clean(text=item.source_text, spans=spans or []),
         query_hash=item.query_hash, source_hash=item.source_hash, passage_hash=item.passage_hash,
     )
