@@ -169,6 +169,7 @@ def test_the_index_of_a_set_depends_on_that_set_only():
     assert a_scores.keys() == ab_scores.keys() and a_scores != ab_scores
 
 
+@pytest.mark.slow  # starts two Python processes
 def test_scores_are_the_same_bits_in_processes_with_different_hash_seeds(tmp_path):
     # bm25s numbers its vocabulary through Python sets; a hash-seed dependence would show here.
     script = tmp_path / "run.py"
