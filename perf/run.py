@@ -45,6 +45,7 @@ BENCHES = (
     Bench("trec", "perf/bench_trec.py"),
     Bench("relevance_metrics", "perf/bench_relevance_metrics.py"),
     Bench("cuad_process", "perf/bench_cuad_process.py"),
+    Bench("growth", "perf/bench_growth.py"),
     Bench("bm25", "perf/bench_bm25.py"),
     Bench("startup", "perf/bench_startup.py"),
     Bench("pages", "perf/bench_pages.py"),
@@ -62,6 +63,11 @@ BENCHES = (
     Bench("load", "perf/bench_load.py"),
     Bench("scaleout", "perf/bench_scaleout.py"),
 )
+
+
+# Their figures make the growth table: each size beside the size below it (or the smallest), so a change that makes
+# cost grow faster than the work shows up there.
+GROWTH_BENCHES = ("growth", "queue_growth")
 
 
 def _cell(text: str) -> str:
@@ -92,8 +98,13 @@ def summary(figures: list[Figure], *, started: datetime.datetime, loads: list[fl
         f"{', '.join(ran)}. {len(goals) - len(missed)} of {len(goals)} goals met"
         + (f"; not met: {'; '.join(f.what for f in missed)}." if missed else "."),
         "",
-        *table(figures),
+        *table([f for f in figures if f.bench not in GROWTH_BENCHES]),
     ]
+    growth = [f for f in figures if f.bench in GROWTH_BENCHES]
+    if growth:
+        lines += ["", "Growth with the work (items per reviewer: queue and item page medians against 100 items; "
+                      "contracts and queries: one whole process each, CPU time and peak memory per 10x of work "
+                      "against the size below, 10x = linear):", "", *table(growth)]
     if failed:
         lines += ["", f"Benches that failed in this run (no figures from them): {', '.join(failed)}."]
     return lines
