@@ -50,7 +50,7 @@ def cuad_load(*, path: Path | str) -> LoadResult:
     if existing is not None:
         return LoadResult(existing, False, time.perf_counter() - started)
     parsed = read_cuad(path, source=(raw, name))
-    dataset = _dataset_store(parsed, origin=CuadDataset.Origin.CUAD)
+    dataset = _dataset_store(parsed, gold=False)
     return LoadResult(dataset, True, time.perf_counter() - started)
 
 
@@ -79,26 +79,26 @@ def dataset_load_gold(
     if not parsed.contracts:
         raise CuadLoadError(["the gold set has no contract"], source_name)
     with transaction.atomic():
-        dataset = _dataset_store(parsed, origin=CuadDataset.Origin.GOLD, label=name[:200],
+        dataset = _dataset_store(parsed, gold=True, label=name[:200],
                                  contract_set_id=contract_set_id, gold_set_version=gold_set_version)
         sample_create(dataset=dataset, n=dataset.n_contracts, min_per_type=0, seed=0)
     return dataset
 
 
-def _dataset_store(parsed: CuadFile, *, origin: str, label: str = "", contract_set_id: int | None = None,
+def _dataset_store(parsed: CuadFile, *, gold: bool, label: str = "", contract_set_id: int | None = None,
                    gold_set_version: int | None = None) -> CuadDataset:
     """Store a checked file's contracts and spans as one dataset, in one transaction."""
     if parsed.mismatches:
         raise CuadLoadError(parsed.mismatches, parsed.source_name)
     with transaction.atomic():
-        categories = _categories_upsert(parsed.categories, update=origin == CuadDataset.Origin.CUAD)
+        categories = _categories_upsert(parsed.categories, update=not gold)
         dataset = CuadDataset.objects.create(
             sha256=parsed.sha256,
             source_name=parsed.source_name,
             version=parsed.version,
             n_contracts=len(parsed.contracts),
             n_spans=parsed.n_spans,
-            origin=origin,
+            origin=CuadDataset.Origin.GOLD if gold else CuadDataset.Origin.CUAD,
             label=label,
             contract_set_id=contract_set_id,
             gold_set_version=gold_set_version,

@@ -109,6 +109,7 @@ def test_a_run_pasted_on_the_gold_set_is_graded_on_it_and_shown_on_every_page(go
     board = stakeholder_client.get(f"/cuad/leaderboard/?dataset={gold.pk}&format=json")
     assert board.status_code == 200
     assert "firm-m" in board.content.decode() and "gold-model" not in board.content.decode()
+    assert "of Acme gold set v2 (firm gold set) that every run attempted" in board.content.decode()
     assert stakeholder_client.get(f"/cuad/?dataset={gold.pk}&format=json").json()["runs"][0]["id"] == run.pk
     assert stakeholder_client.get("/cuad/leaderboard/?dataset=999999").status_code == 404
 
