@@ -78,10 +78,11 @@ def _verdict(figure: Figure) -> str:
     return {True: "met", False: "**not met**", None: "-"}[figure.met]
 
 
-def table(figures: list[Figure]) -> list[str]:
-    """Markdown rows: figures with a peer or limit first, then those against an absolute target."""
+def table(figures: list[Figure], *, peers_first: bool = True) -> list[str]:
+    """Markdown rows: figures with a peer or limit first, then those against an absolute target (``peers_first``;
+    else in the order measured, as the growth table wants each size under the one below it)."""
     lines = ["| what | ours | peer or limit, same run | ratio | goal | | load |", "|---|---|---|---|---|---|---:|"]
-    for figure in sorted(figures, key=lambda f: not f.peer):
+    for figure in sorted(figures, key=lambda f: not f.peer) if peers_first else figures:
         lines.append(f"| {_cell(figure.what)} | {_cell(figure.ours)} | {_cell(figure.peer or '-')} | "
                      f"{_cell(figure.ratio_text or '-')} | {_cell(figure.goal or '-')} | {_verdict(figure)} | "
                      f"{figure.load:.2f} |")
@@ -104,7 +105,7 @@ def summary(figures: list[Figure], *, started: datetime.datetime, loads: list[fl
     if growth:
         lines += ["", "Growth with the work (items per reviewer: queue and item page medians against 100 items; "
                       "contracts and queries: one whole process each, CPU time and peak memory per 10x of work "
-                      "against the size below, 10x = linear):", "", *table(growth)]
+                      "against the size below, 10x = linear):", "", *table(growth, peers_first=False)]
     if failed:
         lines += ["", f"Benches that failed in this run (no figures from them): {', '.join(failed)}."]
     return lines
