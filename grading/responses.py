@@ -10,7 +10,17 @@ from django.shortcuts import render
 from rest_framework import status
 from rest_framework.response import Response
 
+from grading.dataset.models import CuadDataset
+from grading.dataset.selectors import ScopeError, dataset_chosen
 from reviewapp.core.csv_export import SafeCsvDictWriter
+
+
+def dataset_or_404(params) -> CuadDataset | None:
+    """The dataset a page is asked for (``?dataset=``, a ``?run=``'s, else CUAD's default); 404 for an unknown id."""
+    try:
+        return dataset_chosen(params)
+    except ScopeError as exc:
+        raise Http404(str(exc)) from exc
 
 
 def csv_response(name: str, fields: Sequence[str], rows: Iterable[dict]) -> HttpResponse:

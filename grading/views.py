@@ -6,14 +6,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from grading.dataset.selectors import sample_default
-from grading.responses import csv_response, export_format, json_response
+from grading.responses import csv_response, dataset_or_404, export_format, json_response
 from grading.runs.selectors import jobs_list, runs_list
 from reviewapp.core.access import VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)
 def home(request: HttpRequest) -> HttpResponse:
-    sample = sample_default()
+    dataset = dataset_or_404(request.GET)
+    sample = sample_default(dataset=dataset) if dataset else None
     summaries = runs_list(sample=sample)
     data = {
         "sample": None if sample is None else {"id": sample.pk, "n": sample.n, "seed": sample.seed},

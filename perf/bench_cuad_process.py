@@ -10,9 +10,11 @@ Ours, on a fresh database each time, through manage.py, two ways:
   time is from the first start to the last exit, CPU time (user + system) is summed over the three, peak RSS
   is the largest of them. Each process pays Django's start-up, so this figure is reported without a goal.
 
-The database is fresh each time: a copy of a migrated SQLite file in a temporary folder
-(migrating is not timed), or with BENCH_DATABASE_URL (or DATABASE_URL) = postgres://... a scratch database
-of this run's own on that server (perf/scratch_db.py), migrated untimed and dropped after the round.
+Both engines, one after the other, each with its own figures: SQLite, then PostgreSQL (the server of
+BENCH_DATABASE_URL, or DATABASE_URL when it is postgres://..., or postgres://postgres@127.0.0.1:5432; skipped
+with a note when none answers). The database is fresh each time: a copy of a migrated SQLite file in a
+temporary folder (migrating is not timed), or a scratch PostgreSQL database of this run's own
+(perf/scratch_db.py), migrated untimed and dropped after the round.
 
 Peer: ``perf/plain_cuad_grader.py`` (standard library + scipy's linear_sum_assignment) reading CUAD_v1.json,
 taking the manifest's 100 contracts and grading the same run by the same rules; its per clause type F1 is
@@ -63,12 +65,28 @@ def _cuad_path() -> Path:
     return path
 
 
+DEFAULT_POSTGRES = "postgres://postgres@127.0.0.1:5432/postgres"
+
+
 def _postgres_url() -> str:
     for name in ("BENCH_DATABASE_URL", "DATABASE_URL"):
         url = os.environ.get(name, "")
         if url.startswith("postgres"):
             return url
     return ""
+
+
+def _postgres_reachable() -> str:
+    """The PostgreSQL server to measure on (see the module docstring), or "" when none answers."""
+    url = _postgres_url() or DEFAULT_POSTGRES
+    try:
+        import psycopg
+
+        psycopg.connect(url, connect_timeout=3).close()
+    except Exception as exc:  # a benchmark, not a test: say why and go on with SQLite alone
+        print(f"bench_cuad_process: PostgreSQL not reachable at {url.split('@')[-1]} ({exc}); SQLite only")
+        return ""
+    return url
 
 
 class Process:
@@ -162,7 +180,14 @@ def agreement(ours_json: str, peer_json: str) -> tuple[float, int, int]:
 
 def main() -> None:
     cuad = _cuad_path()
-    pg = _postgres_url()
+    engine_bench(cuad, "")
+    pg = _postgres_reachable()
+    if pg:
+        engine_bench(cuad, pg)
+
+
+def engine_bench(cuad: Path, pg: str) -> None:
+    """Every figure on one engine: PostgreSQL at ``pg`` when given, else SQLite."""
     engine = "PostgreSQL" if pg else "SQLite"
     # Without bytecode caching (as in the Docker image) every process compiles the project modules it imports.
     bytecode = "off" if os.environ.get("PYTHONDONTWRITEBYTECODE") else "on"

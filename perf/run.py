@@ -45,6 +45,7 @@ BENCHES = (
     Bench("trec", "perf/bench_trec.py"),
     Bench("relevance_metrics", "perf/bench_relevance_metrics.py"),
     Bench("cuad_process", "perf/bench_cuad_process.py"),
+    Bench("growth", "perf/bench_growth.py"),
     Bench("bm25", "perf/bench_bm25.py"),
     Bench("startup", "perf/bench_startup.py"),
     Bench("pages", "perf/bench_pages.py"),
@@ -64,6 +65,11 @@ BENCHES = (
 )
 
 
+# Their figures make the growth table: each size beside the size below it (or the smallest), so a change that makes
+# cost grow faster than the work shows up there.
+GROWTH_BENCHES = ("growth", "queue_growth")
+
+
 def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -72,10 +78,11 @@ def _verdict(figure: Figure) -> str:
     return {True: "met", False: "**not met**", None: "-"}[figure.met]
 
 
-def table(figures: list[Figure]) -> list[str]:
-    """Markdown rows: figures with a peer or limit first, then those against an absolute target."""
+def table(figures: list[Figure], *, peers_first: bool = True) -> list[str]:
+    """Markdown rows: figures with a peer or limit first, then those against an absolute target (``peers_first``;
+    else in the order measured, as the growth table wants each size under the one below it)."""
     lines = ["| what | ours | peer or limit, same run | ratio | goal | | load |", "|---|---|---|---|---|---|---:|"]
-    for figure in sorted(figures, key=lambda f: not f.peer):
+    for figure in sorted(figures, key=lambda f: not f.peer) if peers_first else figures:
         lines.append(f"| {_cell(figure.what)} | {_cell(figure.ours)} | {_cell(figure.peer or '-')} | "
                      f"{_cell(figure.ratio_text or '-')} | {_cell(figure.goal or '-')} | {_verdict(figure)} | "
                      f"{figure.load:.2f} |")
@@ -92,8 +99,13 @@ def summary(figures: list[Figure], *, started: datetime.datetime, loads: list[fl
         f"{', '.join(ran)}. {len(goals) - len(missed)} of {len(goals)} goals met"
         + (f"; not met: {'; '.join(f.what for f in missed)}." if missed else "."),
         "",
-        *table(figures),
+        *table([f for f in figures if f.bench not in GROWTH_BENCHES]),
     ]
+    growth = [f for f in figures if f.bench in GROWTH_BENCHES]
+    if growth:
+        lines += ["", "Growth with the work (items per reviewer: queue and item page medians against 100 items; "
+                      "contracts and queries: one whole process each, CPU time and peak memory per 10x of work "
+                      "against the size below, 10x = linear):", "", *table(growth, peers_first=False)]
     if failed:
         lines += ["", f"Benches that failed in this run (no figures from them): {', '.join(failed)}."]
     return lines

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_overview, sample_default
-from grading.responses import refused
+from grading.responses import dataset_or_404, refused
 from reviewapp.core.access import CanViewReports
 from reviewapp.core.api import error_responses
 from reviewapp.core.api_filters import query_int
@@ -44,11 +44,16 @@ class DatasetApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
     @extend_schema(
-        parameters=[OpenApiParameter("sample", int, description="sample id (default: the newest sample)")],
-        responses={200: DatasetSerializer, **error_responses(400, 403)})
+        parameters=[OpenApiParameter("sample", int, description="sample id (default: the newest sample)"),
+                    OpenApiParameter("dataset", int, description="dataset id (default: the newest CUAD public one)")],
+        responses={200: DatasetSerializer, **error_responses(400, 403, 404)})
     def get(self, request: Request) -> Response:
         sample_id = query_int(request.query_params, "sample", minimum=1)
-        sample = sample_default() if sample_id is None else Sample.objects.filter(pk=sample_id).first()
+        if sample_id is None:
+            dataset = dataset_or_404({"dataset": request.query_params.get("dataset", "")})
+            sample = sample_default(dataset=dataset) if dataset else None
+        else:
+            sample = Sample.objects.filter(pk=sample_id).first()
         if sample is None:
             return refused(["sample: no CUAD sample exists"])
         return Response(DatasetSerializer(dataset_overview(sample=sample)).data)

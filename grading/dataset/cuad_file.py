@@ -100,10 +100,12 @@ def _question_details(question: str) -> str:
     return question.split(marker, 1)[1].strip() if marker in question else ""
 
 
-def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None) -> CuadFile:
+def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None, category_csv: bool = True) -> CuadFile:
     """Parse and check a CUAD file; every span is compared with its contract text at its offset.
 
     ``source`` is the file's bytes and name when the caller has already read them (see ``read_source``).
+    ``category_csv`` False: take descriptions from the questions only, never from a category_descriptions.csv
+    beside ``path`` (bytes that are not a file on disk have no folder).
     """
     path = Path(path)
     raw, source_name = source or read_source(path)
@@ -119,7 +121,7 @@ def read_cuad(path: Path | str, *, source: tuple[bytes, str] | None = None) -> C
     may_hold_nul = b"\\u0000" in raw or b"\x00" in raw
     descriptions: dict[str, CategoryInfo] = {}
     csv_path = path.parent / "category_descriptions.csv"
-    if csv_path.is_file():
+    if category_csv and csv_path.is_file():
         descriptions = read_category_csv(csv_path)
 
     contracts: list[ContractRecord] = []

@@ -7,7 +7,16 @@ from django.db import models
 
 
 class CuadDataset(models.Model):
-    """One loaded CUAD file, identified by the sha256 of its JSON bytes (the same whether read from the zip or not)."""
+    """One loaded CUAD-format file, identified by the sha256 of its JSON bytes (the same whether read from the zip
+    or not): CUAD's own public release, or a firm's frozen gold set exported in CUAD's layout.
+
+    Only CUAD's own is ever a default (``dataset_current``); a gold set is graded against when it is chosen: by a
+    run made on it, or ``?dataset=`` / ``--dataset``.
+    """
+
+    class Origin(models.TextChoices):
+        CUAD = "cuad", "CUAD public dataset"
+        GOLD = "gold", "firm gold set"
 
     sha256 = models.CharField(max_length=64, unique=True)
     source_name = models.CharField(max_length=255)
@@ -16,11 +25,34 @@ class CuadDataset(models.Model):
     n_spans = models.PositiveIntegerField()
     categories = models.ManyToManyField("Category", related_name="datasets")
     loaded_at = models.DateTimeField(auto_now_add=True)
+    origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.CUAD)
+    # What a reader calls it ("Acme gold set v3"); empty for CUAD's own.
+    label = models.CharField(max_length=200, blank=True)
+    # The firm's contract set and frozen gold-set version it was exported from (ids of the labelling side, kept as
+    # plain numbers: a loaded dataset is self-contained and outlives what it was frozen from).
+    contract_set_id = models.PositiveIntegerField(null=True, blank=True)
+    gold_set_version = models.PositiveIntegerField(null=True, blank=True)
 
     class Meta:
         ordering = ["-loaded_at", "-id"]
+        constraints = [
+            models.CheckConstraint(condition=models.Q(origin="gold") | models.Q(contract_set_id__isnull=True,
+                                                                                gold_set_version__isnull=True),
+                                   name="grading_dataset_gold_fields_gold_only"),
+        ]
 
     def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_gold(self) -> bool:
+        return self.origin == self.Origin.GOLD
+
+    @property
+    def name(self) -> str:
+        """How pages name the population: CUAD's version, or the gold set's label."""
+        if self.is_gold:
+            return f"{self.label or self.source_name} (firm gold set)"
         return f"CUAD {self.version} ({self.sha256[:12]})"
 
 
@@ -59,8 +91,14 @@ class Contract(models.Model):
 class Span(models.Model):
     """A CUAD answer span: ``contract.text[start:end] == text`` (checked at load)."""
 
-    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="spans")
-    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="spans")
+    # Both written only by the load, from the contract rows it has just inserted and the categories it has just
+    # read, in the same transaction; spans are never edited, and deletes go through Django's collector (CASCADE /
+    # PROTECT hold). So the database does not check them: PostgreSQL ran two deferred foreign-key triggers a span
+    # at commit (27,646 lookups for CUAD). The unique (contract, category, answer_index) serves as the index on
+    # ``contract``.
+    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="spans", db_constraint=False,
+                                 db_index=False)
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="spans", db_constraint=False)
     qa_id = models.CharField(max_length=400)
     answer_index = models.PositiveSmallIntegerField()
     start = models.PositiveIntegerField()

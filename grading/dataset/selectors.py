@@ -19,8 +19,50 @@ class ScopeError(ValueError):
 
 
 def dataset_current() -> CuadDataset | None:
-    """The most recently loaded CUAD dataset."""
-    return CuadDataset.objects.order_by("-loaded_at", "-id").first()
+    """The default dataset: the most recently loaded CUAD public release.
+
+    A firm's gold set is never a default (loading one must not move every CUAD page onto it); it is graded
+    against when chosen: ``dataset_get``, ``dataset_chosen``, or the dataset of a run made on it.
+    """
+    return CuadDataset.objects.filter(origin=CuadDataset.Origin.CUAD).order_by("-loaded_at", "-id").first()
+
+
+def dataset_get(*, dataset_id: int | str | None) -> CuadDataset | None:
+    """The dataset of that id (a number, or its text from a query string / command line); None for none or junk.
+
+    ``dataset_id`` None is the default, ``dataset_current()``.
+    """
+    if dataset_id is None or dataset_id == "":
+        return dataset_current()
+    raw = str(dataset_id)
+    if not raw.isdecimal() or len(raw) > 18:  # a number no column holds is an unknown dataset, not a crash
+        return None
+    return CuadDataset.objects.filter(pk=int(raw)).first()
+
+
+def dataset_chosen(params) -> CuadDataset | None:
+    """The dataset a page is asked for: ``?dataset=``, else the dataset of the first ``?run=``, else the default.
+
+    ScopeError when ``dataset`` names no loaded dataset (never a silent fall back to CUAD).
+    """
+    raw = params.get("dataset")
+    if raw not in (None, ""):
+        dataset = dataset_get(dataset_id=raw)
+        if dataset is None:
+            raise ScopeError(f"dataset: no loaded dataset {raw!r}")
+        return dataset
+    run_ids = params.getlist("run") if hasattr(params, "getlist") else [params.get("run")]
+    for run_id in run_ids:
+        if run_id and str(run_id).isdecimal() and len(str(run_id)) <= 18:
+            found = CuadDataset.objects.filter(runs__pk=int(run_id)).first()
+            if found is not None:
+                return found
+    return dataset_current()
+
+
+def datasets_list() -> list[CuadDataset]:
+    """Every loaded dataset: CUAD's own first, then the firm gold sets, newest first within each."""
+    return sorted(CuadDataset.objects.all(), key=lambda d: (d.is_gold, -d.loaded_at.timestamp(), -d.pk))
 
 
 def dataset_categories(*, dataset: CuadDataset) -> list[Category]:
@@ -77,7 +119,10 @@ def manifest_scope(*, manifest: dict | str | bytes) -> tuple[CuadDataset, list[i
 
 
 def sample_default(*, dataset: CuadDataset | None = None) -> Sample | None:
-    """The newest sample of ``dataset`` (by default the current dataset), or None."""
+    """The newest sample of ``dataset`` (by default the current dataset), or None.
+
+    A firm's gold set has one sample, made when it is loaded: all its contracts.
+    """
     dataset = dataset or dataset_current()
     if dataset is None:
         return None

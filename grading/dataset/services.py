@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -11,7 +12,7 @@ from pathlib import Path
 
 from django.db import connection, models, transaction
 
-from grading.dataset.cuad_file import CategoryInfo, read_cuad, read_source
+from grading.dataset.cuad_file import CategoryInfo, CuadFile, read_cuad, read_source
 from grading.dataset.models import Category, Contract, CuadDataset, Sample, SampleContract, Span
 from grading.dataset.selectors import dataset_categories, sample_candidates
 from reviewapp.core.hashing import sha256_hex
@@ -49,17 +50,58 @@ def cuad_load(*, path: Path | str) -> LoadResult:
     if existing is not None:
         return LoadResult(existing, False, time.perf_counter() - started)
     parsed = read_cuad(path, source=(raw, name))
+    dataset = _dataset_store(parsed, gold=False)
+    return LoadResult(dataset, True, time.perf_counter() - started)
+
+
+def dataset_load_gold(
+    *,
+    cuad_json: dict | bytes,
+    name: str,
+    contract_set_id: int | None = None,
+    gold_set_version: int | None = None,
+) -> CuadDataset:
+    """Load a firm's frozen gold set, exported in CUAD's own layout, as a dataset of its own (origin "gold").
+
+    Parsed and checked span by span by the same reader as CUAD_v1.json (CuadFileError / CuadLoadError, nothing
+    written on error). ``name`` is what pages call it. Idempotent on the exported bytes: the same export again
+    returns the stored dataset. Its sample is all its contracts, made here. It never becomes the default dataset,
+    and categories it shares with CUAD (same name) keep CUAD's description and order.
+    """
+    raw = cuad_json if isinstance(cuad_json, bytes) else json.dumps(cuad_json, ensure_ascii=False).encode("utf-8")
+    existing = CuadDataset.objects.filter(sha256=hashlib.sha256(raw).hexdigest()).first()
+    if existing is not None:
+        if not existing.is_gold:
+            raise CuadLoadError([f"these bytes are already loaded as {existing.name}, not as a gold set"], name)
+        return existing
+    source_name = f"{name[:200]}.json"
+    parsed = read_cuad(source_name, source=(raw, source_name), category_csv=False)
+    if not parsed.contracts:
+        raise CuadLoadError(["the gold set has no contract"], source_name)
+    with transaction.atomic():
+        dataset = _dataset_store(parsed, gold=True, label=name[:200],
+                                 contract_set_id=contract_set_id, gold_set_version=gold_set_version)
+        sample_create(dataset=dataset, n=dataset.n_contracts, min_per_type=0, seed=0)
+    return dataset
+
+
+def _dataset_store(parsed: CuadFile, *, gold: bool, label: str = "", contract_set_id: int | None = None,
+                   gold_set_version: int | None = None) -> CuadDataset:
+    """Store a checked file's contracts and spans as one dataset, in one transaction."""
     if parsed.mismatches:
         raise CuadLoadError(parsed.mismatches, parsed.source_name)
-
     with transaction.atomic():
-        categories = _categories_upsert(parsed.categories)
+        categories = _categories_upsert(parsed.categories, update=not gold)
         dataset = CuadDataset.objects.create(
             sha256=parsed.sha256,
             source_name=parsed.source_name,
             version=parsed.version,
             n_contracts=len(parsed.contracts),
             n_spans=parsed.n_spans,
+            origin=CuadDataset.Origin.GOLD if gold else CuadDataset.Origin.CUAD,
+            label=label,
+            contract_set_id=contract_set_id,
+            gold_set_version=gold_set_version,
         )
         dataset.categories.set(categories.values())
         rows_insert(
@@ -78,24 +120,28 @@ def cuad_load(*, path: Path | str) -> LoadResult:
                 for s in record.spans
             ),
         )
-    return LoadResult(dataset, True, time.perf_counter() - started)
+    return dataset
 
 
-def _categories_upsert(infos: list[CategoryInfo]) -> dict[str, Category]:
+def _categories_upsert(infos: list[CategoryInfo], *, update: bool = True) -> dict[str, Category]:
     """The file's categories by name, in its order: new ones created, stored ones updated where they differ.
 
-    Two queries for a fresh database where one ``update_or_create`` per category took 82. The caller holds the
-    transaction.
+    With ``update`` False (a firm's gold set) stored categories are left as they are, and new ones are ordered
+    after every stored one: a gold set never rewrites CUAD's descriptions or order. Two queries for a fresh
+    database where one ``update_or_create`` per category took 82. The caller holds the transaction.
     """
     found = {c.name: c for c in Category.objects.filter(name__in=[info.name for info in infos])}
+    offset = 0
+    if not update:
+        offset = (Category.objects.aggregate(top=models.Max("position"))["top"] or 0) + 1
     new: list[Category] = []
     for position, info in enumerate(infos):
-        values = {"position": position, "description": info.description, "answer_format": info.answer_format,
-                  "group": info.group}
+        values = {"position": offset + position, "description": info.description,
+                  "answer_format": info.answer_format, "group": info.group}
         category = found.get(info.name)
         if category is None:
             new.append(Category(name=info.name, **values))
-        elif any(getattr(category, name) != value for name, value in values.items()):
+        elif update and any(getattr(category, name) != value for name, value in values.items()):
             for name, value in values.items():
                 setattr(category, name, value)
             category.save(update_fields=list(values))

@@ -7,7 +7,7 @@ from django.shortcuts import render
 
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_overview, histogram_svg_bars, sample_default
-from grading.responses import csv_response, error_response, export_format, json_response
+from grading.responses import csv_response, dataset_or_404, error_response, export_format, json_response
 from reviewapp.core.access import VIEW_REPORTS, perm_required
 
 
@@ -20,7 +20,8 @@ def dataset(request: HttpRequest) -> HttpResponse:
         except (ValueError, Sample.DoesNotExist):
             return error_response(request, "cuad/dataset.html", [f"sample: no sample {request.GET['sample']!r}"])
     else:
-        sample = sample_default()
+        dataset = dataset_or_404(request.GET)
+        sample = sample_default(dataset=dataset) if dataset else None
     if sample is None:
         return error_response(
             request, "cuad/dataset.html", ["no CUAD sample exists yet (load_cuad then sample_cuad, or make demo)"]

@@ -11,8 +11,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.dataset.models import Sample
-from grading.dataset.selectors import dataset_current, sample_default
-from grading.responses import refused
+from grading.dataset.selectors import sample_default
+from grading.responses import dataset_or_404, refused
 from grading.runs import jobs
 from grading.runs.models import ConsoleJob, ExtractionRun
 from grading.runs.run_format import RunFormatError
@@ -101,7 +101,9 @@ class RunsApi(APIView):
 
     @extend_schema(operation_id="cuad_runs_list", responses={200: RunListSerializer, **error_responses(403)})
     def get(self, request: Request) -> Response:
-        return Response({"runs": RunSerializer(runs_list(sample=sample_default()), many=True).data})
+        dataset = dataset_or_404(request.query_params)
+        sample = sample_default(dataset=dataset) if dataset else None
+        return Response({"runs": RunSerializer(runs_list(sample=sample), many=True).data})
 
     @extend_schema(request=PasteInput,
                    responses={201: RunSerializer, 202: JobSerializer, **error_responses(*WRITE_ERRORS)})
@@ -109,7 +111,7 @@ class RunsApi(APIView):
         """Paste a run (validated, nothing stored when invalid); 201 when graded now, 202 when queued."""
         data = PasteInput(data=request.data)
         data.is_valid(raise_exception=True)
-        dataset = dataset_current()
+        dataset = dataset_or_404({"dataset": request.query_params.get("dataset", "")})
         if dataset is None:
             return refused(["no CUAD dataset is loaded"])
         raw = data.validated_data["run"]
@@ -148,7 +150,9 @@ class JobsApi(APIView):
         data = LaunchInput(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
-        sample = Sample.objects.filter(pk=v["sample"]).first() if "sample" in v else sample_default()
+        dataset = dataset_or_404({"dataset": request.query_params.get("dataset", "")})
+        sample = (Sample.objects.filter(pk=v["sample"]).first() if "sample" in v
+                  else sample_default(dataset=dataset) if dataset else None)
         if sample is None:
             return refused(["sample: no sample to run on"])
         try:

@@ -47,17 +47,28 @@ class ExtractionRun(models.Model):
 class Extraction(models.Model):
     """One extracted clause with its stored pair scores (computed at import, never recomputed)."""
 
-    run = models.ForeignKey(ExtractionRun, on_delete=models.CASCADE, related_name="extractions")
+    # The run's own foreign keys are checked by the database; the single-column index on ``run`` is left out, as
+    # the unique (run, position) and the (run, contract, category) index both lead with it.
+    run = models.ForeignKey(ExtractionRun, on_delete=models.CASCADE, related_name="extractions", db_index=False)
     position = models.PositiveIntegerField()  # index in the run as submitted
-    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="+")
-    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="+")
+    # Contract, category and the assigned gold spans are derived, not entered: the import maps the run's titles and
+    # category names to the rows of the run's own dataset it has just read, and computes the spans from that
+    # dataset's spans; a dataset's contracts, spans and categories are never edited, and deleting them goes through
+    # Django's collector (CASCADE / PROTECT below still hold). So the database checks none of them: PostgreSQL ran
+    # five deferred foreign-key triggers a row at commit, ~50,000 lookups for a 10,000-extraction run. Nothing
+    # looks extractions up by span, so those have no index either.
+    contract = models.ForeignKey(Contract, on_delete=models.CASCADE, related_name="+", db_constraint=False)
+    category = models.ForeignKey(Category, on_delete=models.PROTECT, related_name="+", db_constraint=False)
     text = models.TextField()
     grounding = models.FloatField()
     best_f1 = models.FloatField()
-    best_span = models.ForeignKey(Span, null=True, on_delete=models.SET_NULL, related_name="+")
-    hungarian_span = models.ForeignKey(Span, null=True, on_delete=models.SET_NULL, related_name="+")
+    best_span = models.ForeignKey(Span, null=True, on_delete=models.DO_NOTHING, related_name="+",
+                                  db_constraint=False, db_index=False)
+    hungarian_span = models.ForeignKey(Span, null=True, on_delete=models.DO_NOTHING, related_name="+",
+                                       db_constraint=False, db_index=False)
     hungarian_f1 = models.FloatField()
-    greedy_span = models.ForeignKey(Span, null=True, on_delete=models.SET_NULL, related_name="+")
+    greedy_span = models.ForeignKey(Span, null=True, on_delete=models.DO_NOTHING, related_name="+",
+                                    db_constraint=False, db_index=False)
     greedy_f1 = models.FloatField()
     # The model's probability that the extraction is right, as the run gave it (all of a run's, or none):
     # what CUAD's own AUPR sweeps a threshold over.

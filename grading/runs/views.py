@@ -9,8 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from grading.dataset.models import Contract, Sample
-from grading.dataset.selectors import dataset_current, sample_default
-from grading.responses import csv_response, export_format, json_response
+from grading.dataset.selectors import datasets_list, sample_default
+from grading.responses import csv_response, dataset_or_404, export_format, json_response
 from grading.runs import jobs
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
 from grading.runs.run_format import RunFormatError
@@ -25,8 +25,11 @@ MAX_UPLOAD_BYTES = 20 * 1024 * 1024
 
 
 def _runs_context(request: HttpRequest, **extra) -> dict:
-    sample = sample_default()
+    dataset = dataset_or_404(request.GET)
+    sample = sample_default(dataset=dataset) if dataset else None
     return {
+        "dataset": dataset,
+        "datasets": datasets_list(),
         "sample": sample,
         "summaries": runs_list(sample=sample),
         "jobs": jobs_list(),
@@ -43,7 +46,8 @@ def runs(request: HttpRequest) -> HttpResponse:
         return _paste(request)
     fmt = export_format(request)
     if fmt:
-        sample = sample_default()
+        dataset = dataset_or_404(request.GET)
+        sample = sample_default(dataset=dataset) if dataset else None
         rows = [
             {
                 "id": s.run.pk,
@@ -89,7 +93,8 @@ def runs(request: HttpRequest) -> HttpResponse:
 def _paste(request: HttpRequest) -> HttpResponse:
     if not request.user.has_perm(LAUNCH_RUNS):  # the page is open to readers; pasting a run is not
         raise PermissionDenied
-    dataset = dataset_current()
+    # The dataset the run is graded against: the form's (a firm's gold set, chosen on the page), else CUAD's.
+    dataset = dataset_or_404({"dataset": request.POST.get("dataset") or request.GET.get("dataset", "")})
     raw: str | bytes = request.POST.get("run_text", "")
     source_name = "pasted"
     upload = request.FILES.get("run_file")
@@ -127,7 +132,8 @@ def _paste(request: HttpRequest) -> HttpResponse:
 @perm_required(LAUNCH_RUNS)
 @require_POST
 def launch(request: HttpRequest) -> HttpResponse:
-    sample = sample_default()
+    dataset = dataset_or_404({"dataset": request.POST.get("dataset", "")})
+    sample = sample_default(dataset=dataset) if dataset else None
     if request.POST.get("sample"):
         raw_sample = request.POST["sample"]
         # A non-number (or a number no database column holds) is an unknown sample, not a crash.

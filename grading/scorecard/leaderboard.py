@@ -294,6 +294,9 @@ class Leaderboard:
     @property
     def population(self) -> str:
         plural = "s" if self.common != 1 else ""
+        if self.sample.dataset.is_gold:  # a firm's set: its labels, all its contracts, never CUAD's
+            return (f"{self.common} contract{plural} of {self.sample.dataset.name} that every run attempted; "
+                    "intervals resample contracts")
         return (f"{self.common} contract{plural} of the seed-{self.sample.seed} sample that every run attempted; "
                 "intervals resample contracts")
 

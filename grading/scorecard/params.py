@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 
 from grading.dataset.models import Category, Sample
-from grading.dataset.selectors import sample_default
+from grading.dataset.selectors import ScopeError, dataset_chosen, sample_default
 from grading.runs.models import ExtractionRun
 from grading.runs.selectors import run_default
 from scoring.cuad.grading import Thresholds
@@ -123,9 +123,14 @@ def parse_view(params, *, need_run: bool = True) -> View:
         except (ValueError, Sample.DoesNotExist):
             errors.append(f"sample: no sample {params.get('sample')!r}")
     else:
-        sample = sample_default()
-        if sample is None:
-            errors.append("sample: no CUAD sample exists yet (run load_cuad and sample_cuad, or make demo)")
+        try:
+            dataset = dataset_chosen(params)
+        except ScopeError as exc:
+            errors.append(str(exc))
+        else:
+            sample = sample_default(dataset=dataset) if dataset is not None else None
+            if sample is None:
+                errors.append("sample: no CUAD sample exists yet (run load_cuad and sample_cuad, or make demo)")
     run_ids = params.getlist("run") if hasattr(params, "getlist") else params.get("run", [])
     if isinstance(run_ids, str | int):
         run_ids = [run_ids]
@@ -139,7 +144,8 @@ def parse_view(params, *, need_run: bool = True) -> View:
             errors.append(f"run: no run {raw!r}")
             continue
         if sample is not None and run.dataset_id != sample.dataset_id:
-            errors.append(f"run {run.pk}: graded against another CUAD file than the sample")
+            # One population a page: a board or card never mixes CUAD with a firm's gold set, or two gold sets.
+            errors.append(f"run {run.pk}: graded against another dataset than the sample")
             continue
         if run.pk not in [r.pk for r in runs]:
             runs.append(run)

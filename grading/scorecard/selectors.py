@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from grading.dataset.models import Sample
+from grading.dataset.selectors import dataset_current, sample_default
 from grading.runs.models import ExtractionRun
 from grading.runs.selectors import (
     RunScope,
@@ -457,3 +458,60 @@ def conclusion(*, card: RunCard, comparison: Comparison | None = None) -> str:
                 f"{_pp(d.f1.low)} to {_pp(d.f1.high)}), which includes zero: this sample cannot tell them apart."
             )
     return sentence
+
+
+# ---------------------------------------------------------------------------
+# A firm gold set's card beside the same system's card on CUAD, for the clause types both have
+
+
+@dataclass(frozen=True)
+class BesideRow:
+    category: str
+    firm: Figures  # the run's figures over the firm set's contracts
+    cuad: Figures  # the CUAD run's figures over CUAD's sample
+
+
+@dataclass(frozen=True)
+class BesideCuad:
+    """Two populations, never pooled: the firm set's contracts and CUAD's sample; each figure says which."""
+
+    cuad_run: ExtractionRun
+    firm_population: str
+    cuad_population: str
+    rows: list[BesideRow]
+
+
+def beside_cuad(*, card: RunCard, thresholds: Thresholds, matcher: str,
+                replicates: int = DEFAULT_REPLICATES) -> BesideCuad | None:
+    """The same system (same model name) graded on CUAD, for the clause types the firm set shares with CUAD.
+
+    Only for a run on a firm's gold set, and only where CUAD's default dataset holds a complete run of that model
+    on its default sample (the newest); None otherwise. Same thresholds and matcher as the firm card.
+    """
+    run = card.run
+    if not run.dataset.is_gold:
+        return None
+    cuad = dataset_current()
+    sample = sample_default(dataset=cuad) if cuad is not None else None
+    if cuad is None or sample is None:
+        return None
+    cuad_run = None
+    for candidate in ExtractionRun.objects.filter(dataset=cuad, model=run.model).order_by("-created_at", "-id"):
+        if run_scope(run=candidate, sample=sample).full:
+            cuad_run = candidate
+            break
+    if cuad_run is None:
+        return None
+    theirs = run_card(run=cuad_run, sample=sample, thresholds=thresholds, matcher=matcher, replicates=replicates)
+    by_name = {row.category: row.figures for row in theirs.card.rows}
+    rows = [BesideRow(row.category, row.figures, by_name[row.category])
+            for row in card.card.rows if row.category in by_name]
+    if not rows:
+        return None
+    return BesideCuad(
+        cuad_run=cuad_run,
+        firm_population=f"{card.card.n_contracts} contracts of {run.dataset.name}, run #{run.pk}",
+        cuad_population=(f"{theirs.card.n_contracts} contracts of the seed-{sample.seed} sample of {cuad.name}, "
+                         f"run #{cuad_run.pk}"),
+        rows=rows,
+    )

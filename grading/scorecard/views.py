@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 from grading.dataset.models import Sample
 from grading.dataset.selectors import sample_default
-from grading.responses import csv_response, error_response, export_format, json_response
+from grading.responses import csv_response, dataset_or_404, error_response, export_format, json_response
 from grading.runs.models import ExtractionRun
 from grading.runs.selectors import run_scope
 from grading.scorecard.explorer import explorer_json, explorer_view
@@ -29,7 +29,14 @@ from grading.scorecard.exports import (
 from grading.scorecard.leaderboard import LeaderboardError, leaderboard_runs, leaderboard_view
 from grading.scorecard.params import NO_FULL_RUN, NO_RUN_YET, SORT_KEYS, ParameterError, View, parse_view
 from grading.scorecard.playground import playground_check, playground_grounding, playground_overlap
-from grading.scorecard.selectors import ComparisonError, conclusion, population, scorecard_view, sorted_rows
+from grading.scorecard.selectors import (
+    ComparisonError,
+    beside_cuad,
+    conclusion,
+    population,
+    scorecard_view,
+    sorted_rows,
+)
 from grading.scorecard.summary import CuadSummary, cuad_summary_build
 from reviewapp.core.access import VIEW_REPORTS, perm_required
 from reviewapp.core.pdf import pdf_from_html
@@ -66,6 +73,18 @@ def scorecard(request: HttpRequest) -> HttpResponse:
     server_ms = (time.perf_counter() - started) * 1000
     if fmt == "json":
         data = {"conclusion": conclusion(card=card, comparison=comparison), **scorecard_json(card, view.sample)}
+        data["dataset"] = {"id": view.sample.dataset_id, "name": view.sample.dataset.name,
+                           "origin": view.sample.dataset.origin}
+        beside = beside_cuad(card=card, thresholds=view.thresholds, matcher=view.matcher)
+        if beside is not None:
+            data["beside_cuad"] = {
+                "cuad_run": beside.cuad_run.pk,
+                "firm_population": beside.firm_population,
+                "cuad_population": beside.cuad_population,
+                "rows": [{"category": r.category, "firm_f1": r.firm.f1.estimate, "cuad_f1": r.cuad.f1.estimate,
+                          "firm_spans": r.firm.counts["spans"], "cuad_spans": r.cuad.counts["spans"]}
+                         for r in beside.rows],
+            }
         if comparison:
             data["comparison"] = comparison_json(comparison, view.sample)
         return json_response(data)
@@ -76,6 +95,7 @@ def scorecard(request: HttpRequest) -> HttpResponse:
     context = {
         "view": view,
         "card": card,
+        "beside": beside_cuad(card=card, thresholds=view.thresholds, matcher=view.matcher),
         "rows": rows,
         "comparison": comparison,
         "conclusion": conclusion(card=card, comparison=comparison),
@@ -123,7 +143,11 @@ def run_choices(sample: Sample | None) -> list[RunChoice]:
 
 
 def _controls_context(request: HttpRequest, view: View | None = None) -> dict:
-    sample = view.sample if view else sample_default()
+    if view:
+        sample = view.sample
+    else:
+        dataset = dataset_or_404(request.GET)
+        sample = sample_default(dataset=dataset) if dataset else None
     g = request.GET
     return {
         "run_choices": run_choices(sample),

@@ -84,3 +84,29 @@ def test_the_real_readme_carries_the_markers_and_every_listed_bench_exists():
     assert text.index(run.START_MARK) < text.index(run.END_MARK)
     missing = [bench.script for bench in run.BENCHES if not (run.REPO / bench.script).is_file()]
     assert missing == []
+
+
+def test_growth_figures_make_a_table_of_their_own_and_their_goals_still_count():
+    from perf.figures import Figure
+
+    figures = [Figure("cuad_process", "one process", "7 s", "peer 9 s", 0.8, "0.80x", "<= 1", True, 1.0),
+               Figure("growth", "grading, 100 contracts", "3 s", "10 contracts: 2 s", 11.0, "11.00x CPU", "<= 10x",
+                      False, 1.0),
+               Figure("queue_growth", "queue page, 10,000 items", "50 ms", "100 items", 1.1, "1.10x", "<= 1.2x",
+                      True, 1.0)]
+    lines = run.summary(figures, started=datetime.datetime(2026, 1, 1), loads=[1.0], seconds=60, failed=[],
+                        ran=["cuad_process", "growth", "queue_growth"])
+    heading = next(i for i, line in enumerate(lines) if line.startswith("Growth with the work"))
+    assert any("one process" in line for line in lines[:heading])
+    assert not any("contracts" in line or "10,000 items" in line for line in lines[2:heading])
+    assert [line.split(" | ")[0] for line in lines[heading:] if line.startswith("| grading") or
+            line.startswith("| queue")] == ["| grading, 100 contracts", "| queue page, 10,000 items"]
+    assert "2 of 3 goals met; not met: grading, 100 contracts." in lines[0]
+
+
+def test_growth_per_tenfold_of_work_is_ten_when_cost_is_linear():
+    from perf.bench_growth import per_tenfold
+
+    assert per_tenfold(10.0, 1.0, 1000, 100) == pytest.approx(10.0)
+    assert per_tenfold(5.0, 1.0, 510, 100) == pytest.approx(5.0 ** (1 / 0.7075701760979364))
+    assert per_tenfold(1.0, 1.0, 50_000, 10_000) == 1.0

@@ -7,7 +7,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.dataset.models import Sample
-from grading.dataset.selectors import dataset_current
+from grading.dataset.selectors import dataset_get, sample_default
 from grading.runs.jobs import (
     PROVIDERS,
     JobError,
@@ -38,6 +38,8 @@ class Command(BaseCommand):
         add_resume_arguments(parser, what="job")
         parser.add_argument("--inline", action="store_true", help="run in this process instead of on a worker")
         parser.add_argument("--wait", action="store_true", help="wait for the worker and print the outcome")
+        parser.add_argument("--dataset", default=None, metavar="ID",
+                            help="extract on this loaded dataset's sample (e.g. a firm's gold set: all its contracts)")
 
     def handle(self, *args, **o):
         if o["resume"]:
@@ -53,7 +55,8 @@ class Command(BaseCommand):
             sample = (
                 Sample.objects.filter(pk=o["sample"]).first()
                 if o["sample"]
-                else Sample.objects.filter(dataset=dataset_current()).order_by("-created_at").first()
+                else sample_default(dataset=dataset_get(dataset_id=o["dataset"])) if o["dataset"]
+                else sample_default()
             )
             if sample is None:
                 raise CommandError("no sample; run load_cuad and sample_cuad (or make demo) first")

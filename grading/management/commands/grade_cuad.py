@@ -6,12 +6,14 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.dataset.cuad_file import CuadFileError
+from grading.dataset.models import CuadDataset
 from grading.dataset.selectors import (
     ScopeError,
     dataset_contract_ids,
-    dataset_current,
+    dataset_get,
     manifest_scope,
     sample_contract_ids,
+    sample_default,
 )
 from grading.dataset.services import CuadLoadError, cuad_load, sample_create
 from grading.runs.run_format import RunFormatError
@@ -40,6 +42,8 @@ class Command(BaseCommand):
                            help="a split file: contract titles, one per line (e.g. CUAD's test split); gold = those")
         scope.add_argument("--cuad", default=None, metavar="PATH",
                            help="CUAD_v1.json (or the zip): load it if new, draw the seeded sample, grade on it")
+        parser.add_argument("--dataset", default=None, metavar="ID",
+                            help="a loaded dataset's id (a firm's gold set; default: the newest CUAD public one)")
         parser.add_argument("--n", type=int, default=100, help="with --cuad: contracts in the sample")
         parser.add_argument("--min-per-type", type=int, default=30, help="with --cuad: the sampler's target")
         parser.add_argument("--sample-seed", type=int, default=42, help="with --cuad: the sampler's seed")
@@ -54,6 +58,9 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
     def handle(self, *args, **o):
+        self._options = o
+        if o["dataset"] and (o["cuad"] or o["manifest"]):
+            raise CommandError("--dataset goes without --cuad and --manifest (they name their own dataset)")
         try:
             thresholds = Thresholds(correct=o["correct"], partial=o["partial"], grounding=o["grounding"])
         except ValueError as exc:
@@ -76,9 +83,10 @@ class Command(BaseCommand):
             except (OSError, ScopeError) as exc:
                 raise CommandError(str(exc)) from exc
         else:
-            dataset = dataset_current()
-            if dataset is None:
-                raise CommandError("no CUAD loaded; run load_cuad PATH first")
+            dataset = self._dataset(o)
+            sample = sample_default(dataset=dataset) if dataset.is_gold else None
+            if sample is not None:  # a gold set's sample is all its contracts
+                contract_ids = sample_contract_ids(sample=sample)
         try:
             run, _ = extraction_run_import(
                 dataset=dataset, raw=raw, source_name=run_path.name, default_model=run_path.stem
@@ -103,11 +111,16 @@ class Command(BaseCommand):
             return
         self._table(card)
 
+    def _dataset(self, o: dict) -> CuadDataset:
+        dataset = dataset_get(dataset_id=o.get("dataset"))
+        if dataset is None:
+            raise CommandError(f"no dataset {o['dataset']}" if o.get("dataset")
+                               else "no CUAD loaded; run load_cuad PATH first")
+        return dataset
+
     def _split(self, path: Path) -> tuple:
         """The loaded dataset and the ids of the contracts a split file lists (one title a line)."""
-        dataset = dataset_current()
-        if dataset is None:
-            raise CommandError("no CUAD loaded; run load_cuad PATH first")
+        dataset = self._dataset(self._options)
         try:
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:

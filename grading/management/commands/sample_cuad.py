@@ -5,7 +5,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from grading.dataset.selectors import dataset_current
+from grading.dataset.selectors import dataset_get
 from grading.dataset.services import sample_create
 
 
@@ -21,11 +21,14 @@ class Command(BaseCommand):
         parser.add_argument("--min-per-type", type=int, default=30)
         parser.add_argument("--seed", type=int, default=42)
         parser.add_argument("--out", default=None, help="manifest path (default: print it)")
+        parser.add_argument("--dataset", default=None, metavar="ID",
+                            help="a loaded dataset's id (a firm's gold set; default: the newest CUAD public one)")
 
     def handle(self, *args, n: int, min_per_type: int, seed: int, out: str | None, **options):
-        dataset = dataset_current()
+        dataset = dataset_get(dataset_id=options.get("dataset"))
         if dataset is None:
-            raise CommandError("no CUAD loaded; run load_cuad PATH first")
+            raise CommandError(f"no dataset {options['dataset']}" if options.get("dataset")
+                               else "no CUAD loaded; run load_cuad PATH first")
         try:
             sample, _ = sample_create(dataset=dataset, n=n, min_per_type=min_per_type, seed=seed)
         except ValueError as exc:

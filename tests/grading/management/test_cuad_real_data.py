@@ -184,3 +184,26 @@ def test_grade_cuad_with_confidences_gives_evaluate_pys_aupr_and_precision_at_re
         assert ours["precision_at_80_recall"]["estimate"] == pytest.approx(theirs["prec_at_80_recall"], abs=1e-6)
         assert ours["precision_at_90_recall"]["estimate"] == pytest.approx(theirs["prec_at_90_recall"], abs=1e-6)
         assert ours["aupr"]["low"] <= ours["aupr"]["high"]
+
+
+@pytest.mark.django_db
+def test_the_self_test_runs_on_a_firm_gold_set_made_of_real_cuad_contracts(real_cuad, data_dir):
+    """Twenty-five real contracts re-titled as a firm's, loaded as a gold set: the self-test passes on it with
+    --dataset, and without it still runs on CUAD's own."""
+    from grading.dataset.selectors import dataset_current
+    from grading.dataset.services import dataset_load_gold
+
+    cuad = json.loads((data_dir / "cuad" / "CUAD_v1.json").read_bytes())
+    entries = []
+    for entry in cuad["data"][:25]:
+        title = f"FIRM {entry['title']}"
+        paragraph = entry["paragraphs"][0]
+        qas = [{**qa, "id": f"{title}__{qa['id'].rsplit('__', 1)[1]}"} for qa in paragraph["qas"]]
+        entries.append({"title": title, "paragraphs": [{"context": paragraph["context"], "qas": qas}]})
+    gold = dataset_load_gold(cuad_json={"version": "firm-1", "data": entries}, name="Firm gold v1",
+                             gold_set_version=1)
+    assert dataset_current() == real_cuad[0]
+    cuad_runs = real_cuad[0].runs.count()
+    output = run("cuad_selftest", "--dataset", str(gold.pk), "--contracts", "10", "--per-kind", "1")
+    assert "SELF-TEST PASSED" in output
+    assert real_cuad[0].runs.count() == cuad_runs  # nothing of it landed on CUAD's own
