@@ -277,3 +277,9 @@ def histogram_svg_bars(h: Histogram, *, width: int = 520, height: int = 150) -> 
 
 def _short(n: int) -> str:
     return f"{n / 1000:.0f}k" if n >= 1000 else str(n)
+
+
+def dataset_of_gold_set(*, contract_set_id: int, version: int) -> CuadDataset | None:
+    """The dataset a frozen gold set was loaded as (freezing loads it), or None."""
+    return CuadDataset.objects.filter(origin=CuadDataset.Origin.GOLD, contract_set_id=contract_set_id,
+                                      gold_set_version=version).order_by("-id").first()

@@ -19,11 +19,15 @@ from typing import Any
 from django.db import transaction
 
 from grading.contracts.gold.agreement import clause_agreement
+from grading.contracts.gold.exports import gold_cuad_json
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.resolution import ADJUDICATED, ClauseResolution, PoolResolutions, clause_pool_resolutions
 from grading.contracts.kinds import CONTRACT_CLAUSE_KIND_KEY, PRESENT
 from grading.contracts.models import ContractSet
 from grading.contracts.services import taxonomy_current
+from grading.dataset.cuad_file import CuadFileError
+from grading.dataset.models import CuadDataset
+from grading.dataset.services import CuadLoadError, dataset_load_gold
 from reviewapp.core.hashing import sha256_json
 from reviewapp.review.selectors import pool_find
 
@@ -36,6 +40,21 @@ class GoldSetError(ValueError):
 class FreezeResult:
     gold_set: GoldSet
     created: bool  # False: this content was already frozen (the existing version is returned)
+    dataset: CuadDataset  # the gold set as a dataset of its own: what runs are graded against
+
+
+def gold_set_dataset(gold_set: GoldSet) -> CuadDataset:
+    """The gold set loaded as a CUAD-layout dataset of its own, from its own export (idempotent on the bytes).
+
+    Loading from the exported bytes, not from the rows, is the point: what is graded is exactly what
+    ``export_gold`` writes, so a file handed to someone else grades to the same figures here.
+    """
+    try:
+        return dataset_load_gold(cuad_json=gold_cuad_json(gold_set),
+                                 name=f"{gold_set.contract_set.name} gold v{gold_set.version}",
+                                 contract_set_id=gold_set.contract_set_id, gold_set_version=gold_set.version)
+    except (CuadFileError, CuadLoadError) as error:
+        raise GoldSetError(f"gold set v{gold_set.version} could not be loaded for grading: {error}") from None
 
 
 def clause_pools(*, contract_set: ContractSet, taxonomy_version: int | None = None) -> list[Any]:
@@ -136,7 +155,7 @@ def gold_set_freeze(*, contract_set: ContractSet | None = None, pool: Any = None
     sha256 = sha256_json(content)
     existing = GoldSet.objects.filter(contract_set=contract_set, sha256=sha256).first()
     if existing is not None:
-        return FreezeResult(gold_set=existing, created=False)
+        return FreezeResult(gold_set=existing, created=False, dataset=gold_set_dataset(existing))
     cells = [pair[0] for pair in chosen.values()]
     included = {c["title"] for c in contracts}
     kept = [row for row in cells if row.title in included]
@@ -159,4 +178,5 @@ def gold_set_freeze(*, contract_set: ContractSet | None = None, pool: Any = None
         left_out=left_out, counts=counts, agreement=[row.as_dict() for row in agreement],
         pools=[p.public_id for p in pools], created_by=_user_name(user),
     )
-    return FreezeResult(gold_set=gold_set, created=True)
+    # In the freeze's transaction: a gold set that cannot be graded against is not frozen either.
+    return FreezeResult(gold_set=gold_set, created=True, dataset=gold_set_dataset(gold_set))

@@ -18,6 +18,7 @@ from grading.contracts.gold.freeze import GoldSetError, gold_set_freeze
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_sets, labelling_state
 from grading.contracts.models import ContractSet
+from grading.dataset.selectors import dataset_of_gold_set
 from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.review.selectors import pool_get
 
@@ -71,8 +72,10 @@ def gold_set_page(request: HttpRequest, pk: int, version: int) -> HttpResponse:
          "spans": sum(len(a["spans"]) for a in c["answers"].values())}
         for c in gold.content["contracts"]
     ]
-    return render(request, TEMPLATE_GOLD_SET, {"tab": "contracts", "contract_set": contract_set, "gold": gold,
-                                               "contracts": contracts})
+    return render(request, TEMPLATE_GOLD_SET, {
+        "tab": "contracts", "contract_set": contract_set, "gold": gold, "contracts": contracts,
+        "dataset": dataset_of_gold_set(contract_set_id=contract_set.pk, version=gold.version),
+    })
 
 
 @perm_required(VIEW_REPORTS)

@@ -151,3 +151,27 @@ def test_nothing_resolved_freezes_nothing_and_a_gold_set_is_append_only_in_the_d
         GoldSet.objects.create(contract_set=contract_set, version=2, sha256=gold.sha256, taxonomy_version=1,
                                taxonomy_sha256="", content={}, provenance={}, left_out=[], counts={}, agreement=[],
                                pools=[], created_by="")
+
+
+def test_freezing_loads_the_gold_set_as_its_own_dataset_from_its_export_and_never_as_the_default():
+    import hashlib
+
+    from grading.contracts.gold.exports import gold_cuad_json
+    from grading.dataset.models import Span
+    from grading.dataset.selectors import dataset_current, dataset_of_gold_set
+
+    contract_set, pool = cuad_fixture_set()
+    default_before = dataset_current()
+    label_all_as_cuad(pool, lawyer("ann"), lawyer("ben"))
+    judge = admin()
+    result = gold_set_freeze(contract_set=contract_set, user=judge)
+    gold, dataset = result.gold_set, result.dataset
+    assert dataset.is_gold and (dataset.contract_set_id, dataset.gold_set_version) == (contract_set.pk, gold.version)
+    assert dataset_of_gold_set(contract_set_id=contract_set.pk, version=gold.version) == dataset
+    assert dataset_current() == default_before  # grading a firm set is chosen, never the default
+    assert dataset.sha256 == hashlib.sha256(gold_cuad_json(gold)).hexdigest()  # loaded from exactly the export
+    stored = sorted((s.contract.title, s.category.name, s.text) for s in Span.objects.filter(contract__dataset=dataset))
+    frozen = sorted((c["title"], name, span["text"]) for c in gold.content["contracts"]
+                    for name, answer in c["answers"].items() for span in answer["spans"])
+    assert stored == frozen and stored
+    assert gold_set_freeze(contract_set=contract_set, user=judge).dataset == dataset  # same content, same dataset

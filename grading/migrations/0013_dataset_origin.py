@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('grading', '0011_derived_refs_unchecked'),
+        ('grading', '0012_derived_refs_unchecked'),
     ]
 
     operations = [

@@ -7,7 +7,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('grading', '0010_extraction_run_synthetic'),
+        ('grading', '0011_gold_sets'),
     ]
 
     operations = [
