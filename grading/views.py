@@ -12,7 +12,7 @@ from reviewapp.core.access import VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HttpRequest, fmt: str = "") -> HttpResponse:
     sample = sample_default()
     summaries = runs_list(sample=sample)
     data = {
@@ -28,7 +28,7 @@ def home(request: HttpRequest) -> HttpResponse:
             for s in summaries
         ],
     }
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     if fmt == "json":
         return json_response(data)
     if fmt == "csv":
