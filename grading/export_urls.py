@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed, HttpResponsePermanentRedirect
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 
 EXPORT_FORMATS = ("json", "csv")
@@ -20,7 +20,7 @@ EXPORT_SUFFIX = "-export"
 def _redirecting_old_format(view: Callable[..., HttpResponse], name: str) -> Callable[..., HttpResponse]:
     def page(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         fmt = request.GET.get("format")
-        if fmt is None:
+        if fmt is None or request.method not in ("GET", "HEAD"):
             return view(request, *args, **kwargs)
         if fmt not in EXPORT_FORMATS:
             raise Http404(f"unknown export format {fmt!r}")
@@ -31,10 +31,24 @@ def _redirecting_old_format(view: Callable[..., HttpResponse], name: str) -> Cal
                       kwargs={**kwargs, "fmt": fmt})
         return HttpResponsePermanentRedirect(f"{url}?{query.urlencode()}" if query else url)
 
-    # The pattern names the page's own view (URL checks, lazy views and the schema read these).
-    page.__module__ = view.__module__
-    page.__qualname__ = page.__name__ = view.__qualname__
-    return page
+    return _named_as(page, view)
+
+
+def _read_only(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def export(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        # A file is read, never posted to (the page's own POST, a paste or a launch, stays on the page).
+        if request.method not in ("GET", "HEAD"):
+            return HttpResponseNotAllowed(["GET", "HEAD"])
+        return view(request, *args, **kwargs)
+
+    return _named_as(export, view)
+
+
+def _named_as(wrapper: Callable[..., HttpResponse], view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    # The pattern names the page's own view (URL checks and lazy views read these; the view is not imported).
+    wrapper.__module__ = view.__module__
+    wrapper.__qualname__ = wrapper.__name__ = view.__qualname__
+    return wrapper
 
 
 def page_with_exports(route: str, view: Callable[..., HttpResponse], *, name: str,
@@ -44,7 +58,7 @@ def page_with_exports(route: str, view: Callable[..., HttpResponse], *, name: st
     The file is named after the page (``stem``, by default the URL name): ``audits/3/audit.csv``.
     """
     return [path(route, _redirecting_old_format(view, name), name=name),
-            path(f"{route}{stem or name}.<str:fmt>", view, name=f"{name}{EXPORT_SUFFIX}")]
+            path(f"{route}{stem or name}.<str:fmt>", _read_only(view), name=f"{name}{EXPORT_SUFFIX}")]
 
 
 def export_url(request: HttpRequest, fmt: str) -> str:

@@ -83,6 +83,12 @@ def test_an_old_format_query_redirects_permanently_to_the_export_path_keeping_th
     assert stakeholder_client.get("/cuad/runs/runs.xml").status_code == 404
 
 
+def test_an_export_is_read_never_posted_to(loaded, admin_client_):
+    before = ExtractionRun.objects.count()
+    assert admin_client_.post("/cuad/runs/runs.json", {"run": "{}"}).status_code == 405
+    assert ExtractionRun.objects.count() == before
+
+
 def test_a_page_without_exports_links_none(loaded, stakeholder_client):
     from grading.contracts.models import ContractSet
 
