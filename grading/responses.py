@@ -38,17 +38,17 @@ def json_response(data, *, status: int = 200) -> JsonResponse:
     return JsonResponse(data, status=status, json_dumps_params={"ensure_ascii": False, "indent": 1})
 
 
-def export_format(request: HttpRequest) -> str:
-    """The ``format`` asked for: "" (the page), "json" or "csv"; anything else is a 404."""
-    fmt = request.GET.get("format", "")
+def export_format(fmt: str) -> str:
+    """The export a page's URL names (``scorecard/scorecard.csv``, grading.export_urls): "" (the page), "json" or
+    "csv"; anything else is a 404."""
     if fmt not in ("", "json", "csv"):
         raise Http404(f"unknown export format {fmt!r}")
     return fmt
 
 
-def error_response(request: HttpRequest, template: str, errors: list[str], context: dict | None = None):
-    """A refused request: JSON for an export, the page (or its htmx fragment) with the messages otherwise."""
-    fmt = request.GET.get("format", "")
+def error_response(request: HttpRequest, template: str, errors: list[str], context: dict | None = None, *,
+                   fmt: str = ""):
+    """A refused request: JSON for an export (``fmt``), the page (or its htmx fragment) with the messages otherwise."""
     if fmt in ("json", "csv"):
         return json_response({"errors": errors}, status=400)
     ctx = {"errors": errors, **(context or {})}

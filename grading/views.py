@@ -12,7 +12,7 @@ from reviewapp.core.access import VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: HttpRequest, fmt: str = "") -> HttpResponse:
     dataset = dataset_or_404(request.GET)
     sample = sample_default(dataset=dataset) if dataset else None
     summaries = runs_list(sample=sample)
@@ -29,7 +29,7 @@ def home(request: HttpRequest) -> HttpResponse:
             for s in summaries
         ],
     }
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     if fmt == "json":
         return json_response(data)
     if fmt == "csv":

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
-
 from django.conf import settings
 from django.db import models
 
-from benchmarks.corpus.models import AppendOnly
 from benchmarks.suites.models import Suite
-from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
+from reviewapp.core.models import AppendOnlyModel
 
 
-class DeclaredComparison(AppendOnly):
+class DeclaredComparison(AppendOnlyModel):
     """A set of system configurations to be compared on one held-out split, fixed before any was scored there.
 
     The held-out ledger (``benchmarks.reports.exposure``) counts the declared systems as one look at the split:
@@ -38,7 +35,8 @@ class DeclaredComparison(AppendOnly):
     declared_via = models.CharField(max_length=10, choices=Via.choices)
     declared_at = models.DateTimeField()
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "declared comparisons are append-only: rows are never updated"
+    append_only_deleted = "declared comparisons are append-only: rows are never deleted"
 
     class Meta:
         ordering = ["suite_id", "split", "declared_at", "id"]
@@ -46,6 +44,3 @@ class DeclaredComparison(AppendOnly):
 
     def __str__(self) -> str:
         return f"{self.suite} {self.split}: {len(self.systems)} systems declared {self.declared_at:%Y-%m-%d %H:%M}"
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("declared comparisons are append-only: rows are never deleted")

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from django.db import models
 
+from reviewapp.core.models import AppendOnlyError
+
 
 class Corpus(models.TextChoices):
     NRS = "nrs", "Nevada Revised Statutes"
@@ -26,8 +28,8 @@ def corpus_label(code: str) -> str:
     return found or code
 
 
-class ImmutableRowError(RuntimeError):
-    pass
+class ImmutableRowError(AppendOnlyError):
+    """A stored corpus or suite row saved again (these may be deleted with what owns them, never edited)."""
 
 
 class AppendOnly(models.Model):

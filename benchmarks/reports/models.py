@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
-
 from django.conf import settings
 from django.db import models
 
-from benchmarks.corpus.models import AppendOnly
 from benchmarks.suites.models import Suite
-from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
+from reviewapp.core.models import AppendOnlyModel
 
 
-class HeldoutExposure(AppendOnly):
+class HeldoutExposure(AppendOnlyModel):
     """One computation of a suite's held-out figures for a page, an export, the API or a command.
 
     The seed's rule is that a held-out split is scored once per configuration: a retrieval or model
@@ -40,7 +37,8 @@ class HeldoutExposure(AppendOnly):
                                   related_name="+")
     scored_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "the held-out exposure ledger is append-only: rows are never updated"
+    append_only_deleted = "the held-out exposure ledger is append-only: rows are never deleted"
 
     class Meta:
         ordering = ["suite_id", "split", "id"]
@@ -48,6 +46,3 @@ class HeldoutExposure(AppendOnly):
 
     def __str__(self) -> str:
         return f"{self.suite} {self.split} scored for {self.purpose} at {self.scored_at:%Y-%m-%d %H:%M}"
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("the held-out exposure ledger is append-only: rows are never deleted")

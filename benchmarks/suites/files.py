@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
@@ -179,6 +179,24 @@ def _confirmed_by(value: Any) -> dict[str, Any] | str:
     return {"lawyers": lawyers, "agreement": agreement}
 
 
+@dataclass
+class _Reading:
+    """One reading of a suite file: what its checks need to know, and every problem found so far."""
+
+    known: set[str] | None
+    code: CodePattern | None
+    trust_confirmations: bool
+    corpus: Any = None
+    nominator: str = DEFAULT_NOMINATOR
+    problems: list[SuiteProblem] = field(default_factory=list)
+
+    def bad(self, where: str, at: str, message: str) -> None:
+        self.problems.append(SuiteProblem(where, at, message))
+
+    def canonical(self, citation: str) -> str:
+        return _canonical(citation, corpus=self.corpus, known=self.known, code=self.code)
+
+
 def suite_normalise(
     data: dict[str, Any], *, known_citations: set[str] | None, trust_confirmations: bool = False,
     corpora: Collection[str] = CORPORA, code: CodePattern | None = None,
@@ -199,186 +217,218 @@ def suite_normalise(
     reports it as an unresolved (failed) control with the reason. A target or expected
     citation that cannot be read, or is not in the snapshots, refuses the file.
     """
-    problems: list[SuiteProblem] = []
+    reading = _Reading(known=known_citations, code=code, trust_confirmations=trust_confirmations)
+    header = _suite_header(data, corpora, reading)
+    families = _suite_families(data, reading)
+    queries = _suite_queries(data, families, reading)
+    if reading.problems:
+        raise SuiteInvalid(reading.problems)
+    normalised = {
+        **header,
+        "description": _text(data.get("description")),
+        "nominated_by": reading.nominator,
+        "families": list(families.values()),
+        "queries": queries,
+    }
+    # Only a file that declares the flag carries it, so every suite frozen before the flag existed
+    # keeps its canonical definition and its sha256.
+    if data.get("synthetic") is not None:
+        normalised["synthetic"] = data["synthetic"]
+    return normalised
 
-    def bad(where: str, field: str, message: str) -> None:
-        problems.append(SuiteProblem(where, field, message))
 
+def _suite_header(data: dict[str, Any], corpora: Collection[str], reading: _Reading) -> dict[str, Any]:
+    """The suite's name, version and corpus (and, on ``reading``, its corpus and default nominator)."""
     name = _text(data.get("name"))
     if not name:
-        bad("suite", "name", "required (a non-empty string)")
+        reading.bad("suite", "name", "required (a non-empty string)")
     elif len(name) > 100:
-        bad("suite", "name", "at most 100 characters")
+        reading.bad("suite", "name", "at most 100 characters")
     version = data.get("version")
     if not isinstance(version, int) or isinstance(version, bool) or not 1 <= version <= MAX_VERSION:
-        bad("suite", "version", f"required (a positive integer up to {MAX_VERSION})")
+        reading.bad("suite", "version", f"required (a positive integer up to {MAX_VERSION})")
     corpus = data.get("corpus")
     if not isinstance(corpus, str) or corpus not in corpora:
-        bad("suite", "corpus", f"must be one of {', '.join(corpora)}, got {corpus!r}")
-    default_nominator = _text(data.get("nominated_by")) or DEFAULT_NOMINATOR
+        reading.bad("suite", "corpus", f"must be one of {', '.join(corpora)}, got {corpus!r}")
+    reading.corpus = corpus
+    reading.nominator = _text(data.get("nominated_by")) or DEFAULT_NOMINATOR
     synthetic = data.get("synthetic")
     if synthetic is not None and not isinstance(synthetic, bool):
-        bad("suite", "synthetic", f"must be true or false when given, got {synthetic!r}")
-    if len(default_nominator) > 150:
-        bad("suite", "nominated_by", "at most 150 characters")
+        reading.bad("suite", "synthetic", f"must be true or false when given, got {synthetic!r}")
+    if len(reading.nominator) > 150:
+        reading.bad("suite", "nominated_by", "at most 150 characters")
+    return {"name": name, "version": version, "corpus": corpus}
 
+
+def _suite_families(data: dict[str, Any], reading: _Reading) -> dict[str, dict[str, Any]]:
+    """The declared topic families by id, in file order."""
     families: dict[str, dict[str, Any]] = {}
     raw_families = data.get("families", [])
     if not isinstance(raw_families, list):
-        bad("suite", "families", "must be a list")
+        reading.bad("suite", "families", "must be a list")
         raw_families = []
     for index, fam in enumerate(raw_families):
         fid = _text(fam.get("id")) if isinstance(fam, dict) else ""
         where = fid or f"families[{index}]"
         if not fid:
-            bad(where, "id", "required")
+            reading.bad(where, "id", "required")
             continue
         if fid in families:
-            bad(where, "id", "duplicate family id")
+            reading.bad(where, "id", "duplicate family id")
             continue
         if len(fid) > 100:
-            bad(where, "id", "at most 100 characters")
+            reading.bad(where, "id", "at most 100 characters")
         split = fam.get("split", "")
         if split and split not in SPLITS:
-            bad(where, "split", f"must be one of {', '.join(SPLITS)}, got {split!r}")
+            reading.bad(where, "split", f"must be one of {', '.join(SPLITS)}, got {split!r}")
         families[fid] = {"id": fid, "split": split or "", "description": _text(fam.get("description"))}
+    return families
 
+
+def _suite_queries(data: dict[str, Any], families: dict[str, dict[str, Any]],
+                   reading: _Reading) -> list[dict[str, Any]]:
+    """Every query, checked alone and against the others (unique ids, one split per family)."""
     queries: list[dict[str, Any]] = []
     seen_ids: set[str] = set()
     family_split: dict[str, tuple[str, str]] = {}  # family -> (split, first query id)
     raw_queries = data.get("queries")
     if not isinstance(raw_queries, list) or not raw_queries:
-        bad("suite", "queries", "required (a non-empty list)")
+        reading.bad("suite", "queries", "required (a non-empty list)")
         raw_queries = []
     for index, q in enumerate(raw_queries):
         if not isinstance(q, dict):
-            bad(f"queries[{index}]", "query", "must be an object")
+            reading.bad(f"queries[{index}]", "query", "must be an object")
             continue
         qid = _text(q.get("id"))
         where = qid or f"queries[{index}]"
         if not qid:
-            bad(where, "id", "required")
+            reading.bad(where, "id", "required")
         elif qid in seen_ids:
-            bad(where, "id", "duplicate query id")
+            reading.bad(where, "id", "duplicate query id")
         elif len(qid) > 60:
-            bad(where, "id", "at most 60 characters")
+            reading.bad(where, "id", "at most 60 characters")
         seen_ids.add(qid)
         text = _text(q.get("text"))
         if not text:
-            bad(where, "text", "required")
+            reading.bad(where, "text", "required")
         kind = q.get("kind")
         if kind not in KINDS:
-            bad(where, "kind", f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+            reading.bad(where, "kind", f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
         split = q.get("split") or ""
         if split and split not in SPLITS:
-            bad(where, "split", f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
+            reading.bad(where, "split", f"unknown split {split!r}; expected one of {', '.join(SPLITS)}")
         if kind == "ranking" and not split:
-            bad(where, "split", "required for a ranking query")
+            reading.bad(where, "split", "required for a ranking query")
         family = _text(q.get("family"))
-        if family:
-            if family not in families:
-                bad(where, "family", f"unknown family {family!r} (declare it under 'families')")
-            else:
-                declared = families[family]["split"]
-                if declared and split and declared != split:
-                    bad(where, "family", f"family {family!r} is declared {declared} but this query is {split}")
-                if split:
-                    first = family_split.setdefault(family, (split, qid))
-                    if first[0] != split:
-                        bad(where, "family",
-                            f"family {family!r} used in both {first[0]} ({first[1]}) and {split}; "
-                            "topic families must not cross splits")
-        elif kind == "ranking":
-            bad(where, "family", "required for a ranking query")
-
-        targets: list[dict[str, Any]] = []
-        raw_targets = q.get("targets", [])
-        if not isinstance(raw_targets, list):
-            bad(where, "targets", "must be a list")
-            raw_targets = []
-        if kind == "ranking" and not raw_targets:
-            bad(where, "targets", "a ranking query needs at least one nominated target")
-        if kind != "ranking" and raw_targets:
-            bad(where, "targets", f"only ranking queries carry nominated targets (kind is {kind!r})")
-        seen_targets: set[str] = set()
-        for t_index, target in enumerate(raw_targets):
-            if isinstance(target, str):
-                target = {"citation": target}
-            citation = _text(target.get("citation")) if isinstance(target, dict) else ""
-            field = f"targets[{t_index}].citation"
-            if not citation:
-                bad(where, field, "required")
-                continue
-            citation = _canonical(citation, corpus=corpus, known=known_citations, code=code)
-            if citation in seen_targets:
-                bad(where, field, f"{citation} nominated twice")
-                continue
-            seen_targets.add(citation)
-            if known_citations is not None and citation not in known_citations:
-                bad(where, field, f"{citation} is not in the {corpus} corpus snapshot")
-            provisional = target.get("provisional", True)
-            if not isinstance(provisional, bool):
-                bad(where, f"targets[{t_index}].provisional", "must be true or false")
-            if len(_text(target.get("nominated_by"))) > 150:
-                bad(where, f"targets[{t_index}].nominated_by", "at most 150 characters")
-            normalised_target = {
-                "citation": citation,
-                "provisional": provisional is not False,
-                "nominated_by": _text(target.get("nominated_by")) or default_nominator,
-                "note": _text(target.get("note")),
-            }
-            # Only a confirmed target carries the key, so every suite frozen before confirmation existed keeps
-            # its canonical definition and its sha256. A file's word that lawyers confirmed a target is a claim:
-            # only confirmations made in this install (``trust_confirmations``) make it confirmed; otherwise it
-            # is kept, shown and exported as ``claimed_confirmed_by`` and the target stays provisional.
-            for key in ("confirmed_by", "claimed_confirmed_by"):
-                if key not in target:
-                    continue
-                confirmed = _confirmed_by(target[key])
-                if isinstance(confirmed, str):
-                    bad(where, f"targets[{t_index}].{key}", confirmed)
-                elif key == "confirmed_by" and trust_confirmations:
-                    if provisional is not False:
-                        bad(where, f"targets[{t_index}].provisional",
-                            "a confirmed target is not provisional (false)")
-                    normalised_target["confirmed_by"] = confirmed
-                else:
-                    if "confirmed_by" not in normalised_target:
-                        normalised_target["provisional"] = True
-                    normalised_target["claimed_confirmed_by"] = confirmed
-            targets.append(normalised_target)
-
-        expected = _text(q.get("expected_citation"))
-        if kind == "exact_citation":
-            if not expected:
-                bad(where, "expected_citation", "required for an exact-citation control")
-            else:
-                expected = _canonical(expected, corpus=corpus, known=known_citations, code=code)
-                if known_citations is not None and expected not in known_citations:
-                    bad(where, "expected_citation", f"{expected} is not in the {corpus} corpus snapshot")
-            # A text the parser cannot read is not refused: the control is what measures the
-            # parser, so its failure is reported by the retrieval run (status unresolved).
-        elif expected:
-            bad(where, "expected_citation", f"only exact-citation controls carry one (kind is {kind!r})")
-
+        _query_family(family, where=where, qid=qid, kind=kind, split=split, families=families,
+                      family_split=family_split, reading=reading)
+        targets = _query_targets(q, where=where, kind=kind, reading=reading)
+        expected = _query_expected(q, where=where, kind=kind, reading=reading)
         queries.append({
             "id": qid, "text": text, "kind": kind, "split": split, "family": family,
             "targets": targets, "expected_citation": expected,
         })
+    return queries
 
-    if problems:
-        raise SuiteInvalid(problems)
+
+def _query_family(family: str, *, where: str, qid: str, kind: Any, split: str, families: dict[str, dict[str, Any]],
+                  family_split: dict[str, tuple[str, str]], reading: _Reading) -> None:
+    """A query's family is declared, agrees with the query's split, and no family crosses splits."""
+    if not family:
+        if kind == "ranking":
+            reading.bad(where, "family", "required for a ranking query")
+        return
+    if family not in families:
+        reading.bad(where, "family", f"unknown family {family!r} (declare it under 'families')")
+        return
+    declared = families[family]["split"]
+    if declared and split and declared != split:
+        reading.bad(where, "family", f"family {family!r} is declared {declared} but this query is {split}")
+    if split:
+        first = family_split.setdefault(family, (split, qid))
+        if first[0] != split:
+            reading.bad(where, "family",
+                        f"family {family!r} used in both {first[0]} ({first[1]}) and {split}; "
+                        "topic families must not cross splits")
+
+
+def _query_targets(q: dict[str, Any], *, where: str, kind: Any, reading: _Reading) -> list[dict[str, Any]]:
+    """A ranking query's nominated targets, each once, each in the corpus snapshot."""
+    targets: list[dict[str, Any]] = []
+    raw_targets = q.get("targets", [])
+    if not isinstance(raw_targets, list):
+        reading.bad(where, "targets", "must be a list")
+        raw_targets = []
+    if kind == "ranking" and not raw_targets:
+        reading.bad(where, "targets", "a ranking query needs at least one nominated target")
+    if kind != "ranking" and raw_targets:
+        reading.bad(where, "targets", f"only ranking queries carry nominated targets (kind is {kind!r})")
+    seen_targets: set[str] = set()
+    for t_index, target in enumerate(raw_targets):
+        if isinstance(target, str):
+            target = {"citation": target}
+        citation = _text(target.get("citation")) if isinstance(target, dict) else ""
+        at = f"targets[{t_index}].citation"
+        if not citation:
+            reading.bad(where, at, "required")
+            continue
+        citation = reading.canonical(citation)
+        if citation in seen_targets:
+            reading.bad(where, at, f"{citation} nominated twice")
+            continue
+        seen_targets.add(citation)
+        if reading.known is not None and citation not in reading.known:
+            reading.bad(where, at, f"{citation} is not in the {reading.corpus} corpus snapshot")
+        targets.append(_target(target, citation, where=where, at=f"targets[{t_index}]", reading=reading))
+    return targets
+
+
+def _target(target: dict[str, Any], citation: str, *, where: str, at: str, reading: _Reading) -> dict[str, Any]:
+    """One nominated target in canonical form: who nominated it, and whether lawyers confirmed it here."""
+    provisional = target.get("provisional", True)
+    if not isinstance(provisional, bool):
+        reading.bad(where, f"{at}.provisional", "must be true or false")
+    if len(_text(target.get("nominated_by"))) > 150:
+        reading.bad(where, f"{at}.nominated_by", "at most 150 characters")
     normalised = {
-        "name": name,
-        "version": version,
-        "corpus": corpus,
-        "description": _text(data.get("description")),
-        "nominated_by": default_nominator,
-        "families": [families[f] for f in families],
-        "queries": queries,
+        "citation": citation,
+        "provisional": provisional is not False,
+        "nominated_by": _text(target.get("nominated_by")) or reading.nominator,
+        "note": _text(target.get("note")),
     }
-    # Only a file that declares the flag carries it, so every suite frozen before the flag existed
-    # keeps its canonical definition and its sha256.
-    if synthetic is not None:
-        normalised["synthetic"] = synthetic
+    # Only a confirmed target carries the key, so every suite frozen before confirmation existed keeps
+    # its canonical definition and its sha256. A file's word that lawyers confirmed a target is a claim:
+    # only confirmations made in this install (``trust_confirmations``) make it confirmed; otherwise it
+    # is kept, shown and exported as ``claimed_confirmed_by`` and the target stays provisional.
+    for key in ("confirmed_by", "claimed_confirmed_by"):
+        if key not in target:
+            continue
+        confirmed = _confirmed_by(target[key])
+        if isinstance(confirmed, str):
+            reading.bad(where, f"{at}.{key}", confirmed)
+        elif key == "confirmed_by" and reading.trust_confirmations:
+            if provisional is not False:
+                reading.bad(where, f"{at}.provisional", "a confirmed target is not provisional (false)")
+            normalised["confirmed_by"] = confirmed
+        else:
+            if "confirmed_by" not in normalised:
+                normalised["provisional"] = True
+            normalised["claimed_confirmed_by"] = confirmed
     return normalised
+
+
+def _query_expected(q: dict[str, Any], *, where: str, kind: Any, reading: _Reading) -> str:
+    """An exact-citation control's expected citation (canonical when the parser reads it)."""
+    expected = _text(q.get("expected_citation"))
+    if kind == "exact_citation":
+        if not expected:
+            reading.bad(where, "expected_citation", "required for an exact-citation control")
+        else:
+            expected = reading.canonical(expected)
+            if reading.known is not None and expected not in reading.known:
+                reading.bad(where, "expected_citation", f"{expected} is not in the {reading.corpus} corpus snapshot")
+        # A text the parser cannot read is not refused: the control is what measures the
+        # parser, so its failure is reported by the retrieval run (status unresolved).
+    elif expected:
+        reading.bad(where, "expected_citation", f"only exact-citation controls carry one (kind is {kind!r})")
+    return expected

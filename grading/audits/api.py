@@ -25,7 +25,7 @@ from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, UnitIntervalOut, error
 from scoring.cuad.grading import Thresholds
 
 
-class AuditSummarySerializer(serializers.Serializer):
+class AuditSummaryOut(serializers.Serializer):
     id = serializers.IntegerField()
     run = serializers.IntegerField(allow_null=True)
     model = serializers.CharField(allow_null=True)
@@ -41,7 +41,7 @@ class AuditSummarySerializer(serializers.Serializer):
     finished_at = serializers.CharField(allow_null=True)
 
 
-class JudgeSerializer(serializers.Serializer):
+class JudgeOut(serializers.Serializer):
     slot = serializers.CharField()
     provider = serializers.CharField()
     model_id = serializers.CharField()
@@ -54,7 +54,7 @@ class JudgeSerializer(serializers.Serializer):
     simulated = serializers.BooleanField(help_text="answered by a simulated provider (the loopback test server)")
 
 
-class AgreementSerializer(serializers.Serializer):
+class AuditAgreementOut(serializers.Serializer):
     n = serializers.IntegerField()
     excluded = serializers.IntegerField()
     kappa = serializers.FloatField(allow_null=True)
@@ -71,7 +71,7 @@ class AgreementSerializer(serializers.Serializer):
     table = serializers.DictField()
 
 
-class ImpactRowSerializer(serializers.Serializer):
+class ImpactRowOut(serializers.Serializer):
     key = serializers.CharField()
     label = serializers.CharField()
     credited = serializers.IntegerField()
@@ -82,28 +82,28 @@ class ImpactRowSerializer(serializers.Serializer):
     counts = serializers.DictField(child=serializers.IntegerField())
 
 
-class ImpactSerializer(serializers.Serializer):
+class ImpactOut(serializers.Serializer):
     thresholds = serializers.DictField(child=serializers.FloatField())
     bootstrap = serializers.DictField(child=serializers.IntegerField())
-    rows = ImpactRowSerializer(many=True)
+    rows = ImpactRowOut(many=True)
     per_category = serializers.ListField(child=serializers.DictField())
 
 
-class VerdictSerializer(serializers.Serializer):
+class VerdictOut(serializers.Serializer):
     verdict = serializers.CharField()
     reason = serializers.CharField()
     score = serializers.FloatField(allow_null=True)
     receipt = serializers.IntegerField(allow_null=True)
 
 
-class HumanSerializer(serializers.Serializer):
+class HumanOut(serializers.Serializer):
     state = serializers.CharField()
     value = serializers.CharField(allow_null=True)
     reason = serializers.CharField()
     completed = serializers.IntegerField()
 
 
-class CandidateSerializer(serializers.Serializer):
+class CandidateOut(serializers.Serializer):
     id = serializers.IntegerField()
     position = serializers.IntegerField()
     extraction = serializers.IntegerField()
@@ -111,22 +111,22 @@ class CandidateSerializer(serializers.Serializer):
     category = serializers.CharField()
     text = serializers.CharField()
     grounding = serializers.FloatField()
-    judges = serializers.DictField(child=VerdictSerializer(allow_null=True))
+    judges = serializers.DictField(child=VerdictOut(allow_null=True))
     both_yes = serializers.BooleanField()
-    human = HumanSerializer(allow_null=True)
+    human = HumanOut(allow_null=True)
 
 
-class AuditReportSerializer(serializers.Serializer):
-    audit = AuditSummarySerializer()
-    judges = JudgeSerializer(many=True)
+class AuditReportOut(serializers.Serializer):
+    audit = AuditSummaryOut()
+    judges = JudgeOut(many=True)
     progress = serializers.DictField()
-    agreement = AgreementSerializer(allow_null=True)
-    impact = ImpactSerializer(allow_null=True)
+    agreement = AuditAgreementOut(allow_null=True)
+    impact = ImpactOut(allow_null=True)
     review_pool = serializers.CharField(allow_null=True)
-    candidates = CandidateSerializer(many=True)
+    candidates = CandidateOut(many=True)
 
 
-class AuditLaunchInput(serializers.Serializer):
+class AuditLaunchIn(serializers.Serializer):
     run = serializers.IntegerField(help_text="the extraction run to audit")
     judge_a = serializers.CharField(max_length=300, help_text="local-description | local-exemplars | "
                                     "openai_compatible:<model> | anthropic:<model>")
@@ -138,7 +138,7 @@ class AuditLaunchInput(serializers.Serializer):
     grounding = serializers.FloatField(required=False, min_value=0, max_value=1)
 
 
-class AuditLaunchedSerializer(serializers.Serializer):
+class AuditLaunchedOut(serializers.Serializer):
     id = serializers.IntegerField()
     status = serializers.CharField()
     created = serializers.BooleanField(help_text="false when the same audit existed already (nothing new asked)")
@@ -149,17 +149,17 @@ class AuditsApi(APIView):
     """Every label audit, newest first; POST launches one."""
 
     permission_classes = [IsAuthenticated, CanViewReports]
-    serializer_class = AuditSummarySerializer
+    serializer_class = AuditSummaryOut
 
     def get_permissions(self):
         if self.request.method == "POST":
             return [IsAuthenticated(), CanLaunchRuns()]
         return super().get_permissions()
 
-    @extend_schema(operation_id="cuad_audits_launch", request=AuditLaunchInput,
-                   responses={202: AuditLaunchedSerializer, **error_responses(*WRITE_ERRORS)})
+    @extend_schema(operation_id="cuad_audits_launch", request=AuditLaunchIn,
+                   responses={202: AuditLaunchedOut, **error_responses(*WRITE_ERRORS)})
     def post(self, request: Request) -> Response:
-        data = AuditLaunchInput(data=request.data)
+        data = AuditLaunchIn(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         errors: list[str] = []
@@ -181,22 +181,22 @@ class AuditsApi(APIView):
         except AuditError as exc:
             return refused([str(exc)])
         out = {"id": audit.pk, "status": audit.status, "created": created, "candidates": audit.n_candidates}
-        return Response(AuditLaunchedSerializer(out).data, status=status.HTTP_202_ACCEPTED)
+        return Response(AuditLaunchedOut(out).data, status=status.HTTP_202_ACCEPTED)
 
     @extend_schema(operation_id="cuad_audits_list",
-                   responses={200: AuditSummarySerializer(many=True), **error_responses(403)})
+                   responses={200: AuditSummaryOut(many=True), **error_responses(403)})
     def get(self, request: Request) -> Response:
         data = [audit_summary_json(a) for a in audit_list()]
-        return Response(AuditSummarySerializer(data, many=True).data)
+        return Response(AuditSummaryOut(data, many=True).data)
 
 
 class AuditApi(APIView):
     """One audit: judges, progress, agreement (kappa, band, 2x2, raw), impact before/after, candidates."""
 
     permission_classes = [IsAuthenticated, CanViewReports]
-    serializer_class = AuditReportSerializer
+    serializer_class = AuditReportOut
 
-    @extend_schema(responses={200: AuditReportSerializer, **error_responses(*READ_ERRORS)})
+    @extend_schema(responses={200: AuditReportOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pk: int) -> Response:
         audit = get_object_or_404(Audit.objects.select_related("run", "sample"), pk=pk)
-        return Response(AuditReportSerializer(audit_json(audit_report(audit=audit))).data)
+        return Response(AuditReportOut(audit_json(audit_report(audit=audit))).data)

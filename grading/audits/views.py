@@ -88,10 +88,10 @@ def _launch_context(request: HttpRequest, **extra) -> dict:
 
 @perm_required(VIEW_REPORTS)
 @require_http_methods(["GET", "POST"])
-def audits(request: HttpRequest) -> HttpResponse:
+def audits(request: HttpRequest, fmt: str = "") -> HttpResponse:
     if request.method == "POST":
         return _launch(request)
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     if fmt:
         rows = _list_rows(audit_list())
         if fmt == "json":
@@ -153,9 +153,9 @@ def _filtered(rows: list[CandidateRow], name: str) -> list[CandidateRow]:
 
 
 @perm_required(VIEW_REPORTS)
-def audit_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def audit_detail(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
     audit = get_object_or_404(Audit.objects.select_related("run", "sample", "job"), pk=pk)
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     report = audit_report(audit=audit, with_impact=fmt != "csv")
     if fmt == "json":
         return json_response(audit_json(report))

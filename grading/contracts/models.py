@@ -8,12 +8,10 @@ them would make every label a claim about something else.
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.db import models
 
-from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
+from reviewapp.core.models import AppendOnlyModel
 
 
 class ContractSet(models.Model):
@@ -32,7 +30,7 @@ class ContractSet(models.Model):
         return self.name
 
 
-class ContractText(models.Model):
+class ContractText(AppendOnlyModel):
     """One extracted contract text, with the map from offsets back to the original's pages or paragraphs."""
 
     sha256 = models.CharField(max_length=64, unique=True)  # of text.encode("utf-8"), computed here, never given
@@ -43,21 +41,14 @@ class ContractText(models.Model):
     locations = models.JSONField()  # [[offset, unit number], ...] in ascending offset
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "contract texts are append-only: a text is never updated"
+    append_only_deleted = "contract texts are append-only: a text is never deleted"
 
     class Meta:
         ordering = ["id"]
 
     def __str__(self) -> str:
         return f"text {self.sha256[:12]} ({self.length} characters)"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if self.pk is not None and not self._state.adding:
-            raise AppendOnlyError("contract texts are append-only: a text is never updated")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
-        raise AppendOnlyError("contract texts are append-only: a text is never deleted")
 
 
 class SetContract(models.Model):
@@ -83,7 +74,7 @@ class SetContract(models.Model):
         return self.title
 
 
-class ClauseTaxonomy(models.Model):
+class ClauseTaxonomy(AppendOnlyModel):
     """One version of a set's clause categories: CUAD's by default, a subset, renamed, or extended.
 
     ``categories`` is a list of {"name", "description", "origin"}; ``origin`` is "cuad" (CUAD's category and
@@ -100,7 +91,8 @@ class ClauseTaxonomy(models.Model):
     created_by = models.CharField(max_length=150)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "clause taxonomies are append-only: a version is never updated; publish a new one"
+    append_only_deleted = "clause taxonomies are append-only: a version is never deleted; publish a new one"
 
     class Meta:
         ordering = ["contract_set_id", "-version"]
@@ -111,11 +103,3 @@ class ClauseTaxonomy(models.Model):
 
     def __str__(self) -> str:
         return f"{self.contract_set} taxonomy v{self.version}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if self.pk is not None and not self._state.adding:
-            raise AppendOnlyError("clause taxonomies are append-only: a version is never updated; publish a new one")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> Any:
-        raise AppendOnlyError("clause taxonomies are append-only: a version is never deleted; publish a new one")

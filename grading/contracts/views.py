@@ -47,7 +47,7 @@ def contract_row(member: SetContract) -> dict:
 
 
 @perm_required(VIEW_REPORTS)
-def sets_page(request: HttpRequest) -> HttpResponse:
+def sets_page(request: HttpRequest, fmt: str = "") -> HttpResponse:
     errors: list[str] = []
     if request.method == "POST":
         _require(request, MANAGE_REVIEWS)
@@ -58,7 +58,7 @@ def sets_page(request: HttpRequest) -> HttpResponse:
         except ValueError as exc:
             errors.append(str(exc))
     sets = list(contract_sets())
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     rows = [{"id": s.pk, "name": s.name, "contracts": s.n_contracts, "created_at": s.created_at.isoformat()}
             for s in sets]
     if fmt == "json":
@@ -71,7 +71,7 @@ def sets_page(request: HttpRequest) -> HttpResponse:
 
 
 @perm_required(VIEW_REPORTS)
-def set_page(request: HttpRequest, pk: int) -> HttpResponse:
+def set_page(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
     contract_set = get_object_or_404(ContractSet, pk=pk)
     outcomes: list[ImportOutcome] = []
     status = 200
@@ -87,7 +87,7 @@ def set_page(request: HttpRequest, pk: int) -> HttpResponse:
     members = list(set_contracts(contract_set=contract_set))
     rows = [contract_row(m) for m in members]
     taxonomy = taxonomy_current(contract_set)
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     if fmt == "json":
         return json_response({
             "contract_set": {"id": contract_set.pk, "name": contract_set.name},
@@ -146,7 +146,7 @@ def taxonomy_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @perm_required(VIEW_REPORTS)
-def contract_page(request: HttpRequest, pk: int, contract_pk: int) -> HttpResponse:
+def contract_page(request: HttpRequest, pk: int, contract_pk: int, fmt: str = "") -> HttpResponse:
     member = get_object_or_404(SetContract.objects.select_related("text", "contract_set"), pk=contract_pk,
                                contract_set_id=pk)
     query = request.GET.get("q", "")[:200]
@@ -156,7 +156,7 @@ def contract_page(request: HttpRequest, pk: int, contract_pk: int) -> HttpRespon
         start = 1
     window = contract_window(member=member, start=start)
     hits, total = contract_search(member=member, query=query) if query.strip() else ([], 0)
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     if fmt == "json":
         return json_response({**contract_row(member), "window": {
             "unit": window.unit_name, "first": window.first, "last": window.last,

@@ -17,7 +17,7 @@ from reviewapp.core.api import error_responses
 from reviewapp.core.api_filters import query_int
 
 
-class TypeCountSerializer(serializers.Serializer):
+class TypeCountOut(serializers.Serializer):
     name = serializers.CharField()
     sampled = serializers.IntegerField()
     available = serializers.IntegerField()
@@ -25,7 +25,7 @@ class TypeCountSerializer(serializers.Serializer):
     met = serializers.BooleanField()
 
 
-class DatasetSerializer(serializers.Serializer):
+class DatasetOut(serializers.Serializer):
     source_name = serializers.CharField(source="dataset.source_name")
     sha256 = serializers.CharField(source="dataset.sha256")
     version = serializers.CharField(source="dataset.version")
@@ -34,7 +34,7 @@ class DatasetSerializer(serializers.Serializer):
     manifest_sha256 = serializers.CharField(source="sample.manifest_sha256")
     parameters = serializers.DictField(source="manifest.parameters")
     contracts = serializers.ListField(child=serializers.DictField(), source="manifest.contracts")
-    types = TypeCountSerializer(many=True)
+    types = TypeCountOut(many=True)
     phases = serializers.DictField(child=serializers.IntegerField())
     length_stats = serializers.DictField(child=serializers.IntegerField())
     n_spans = serializers.IntegerField()
@@ -46,7 +46,7 @@ class DatasetApi(APIView):
     @extend_schema(
         parameters=[OpenApiParameter("sample", int, description="sample id (default: the newest sample)"),
                     OpenApiParameter("dataset", int, description="dataset id (default: the newest CUAD public one)")],
-        responses={200: DatasetSerializer, **error_responses(400, 403, 404)})
+        responses={200: DatasetOut, **error_responses(400, 403, 404)})
     def get(self, request: Request) -> Response:
         sample_id = query_int(request.query_params, "sample", minimum=1)
         if sample_id is None:
@@ -56,4 +56,4 @@ class DatasetApi(APIView):
             sample = Sample.objects.filter(pk=sample_id).first()
         if sample is None:
             return refused(["sample: no CUAD sample exists"])
-        return Response(DatasetSerializer(dataset_overview(sample=sample)).data)
+        return Response(DatasetOut(dataset_overview(sample=sample)).data)

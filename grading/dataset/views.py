@@ -12,19 +12,21 @@ from reviewapp.core.access import VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)
-def dataset(request: HttpRequest) -> HttpResponse:
-    fmt = export_format(request)
+def dataset(request: HttpRequest, fmt: str = "") -> HttpResponse:
+    fmt = export_format(fmt)
     if request.GET.get("sample"):
         try:
             sample = Sample.objects.select_related("dataset").get(pk=int(request.GET["sample"]))
         except (ValueError, Sample.DoesNotExist):
-            return error_response(request, "cuad/dataset.html", [f"sample: no sample {request.GET['sample']!r}"])
+            return error_response(request, "cuad/dataset.html", [f"sample: no sample {request.GET['sample']!r}"],
+                                  fmt=fmt)
     else:
         dataset = dataset_or_404(request.GET)
         sample = sample_default(dataset=dataset) if dataset else None
     if sample is None:
         return error_response(
-            request, "cuad/dataset.html", ["no CUAD sample exists yet (load_cuad then sample_cuad, or make demo)"]
+            request, "cuad/dataset.html", ["no CUAD sample exists yet (load_cuad then sample_cuad, or make demo)"],
+            fmt=fmt,
         )
     overview = dataset_overview(sample=sample)
     if fmt == "json":

@@ -17,12 +17,12 @@ from grading.runs import jobs
 from grading.runs.models import ConsoleJob, ExtractionRun
 from grading.runs.run_format import RunFormatError
 from grading.runs.selectors import runs_list
-from grading.scorecard.api import ScopeSerializer
+from grading.scorecard.api import ScopeOut
 from reviewapp.core.access import CanLaunchRuns, CanViewReports
 from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
 
 
-class RunSerializer(serializers.Serializer):
+class ExtractionRunOut(serializers.Serializer):
     id = serializers.IntegerField(source="run.pk")
     model = serializers.CharField(source="run.model")
     source_name = serializers.CharField(source="run.source_name")
@@ -35,12 +35,12 @@ class RunSerializer(serializers.Serializer):
     headline = serializers.DictField(child=serializers.FloatField(allow_null=True), allow_null=True)
     scope = serializers.SerializerMethodField(help_text="the contracts of the sample the run attempted")
 
-    @extend_schema_field(ScopeSerializer)
+    @extend_schema_field(ScopeOut)
     def get_scope(self, summary) -> dict:
         return summary.scope.as_dict()
 
 
-class JobSerializer(serializers.Serializer):
+class ExtractionJobOut(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
     status = serializers.CharField()
@@ -63,8 +63,8 @@ class JobSerializer(serializers.Serializer):
         return job.provider_setup.get("base_url", "")
 
 
-class RunListSerializer(serializers.Serializer):
-    runs = RunSerializer(many=True)
+class ExtractionRunListOut(serializers.Serializer):
+    runs = ExtractionRunOut(many=True)
 
 
 @extend_schema_serializer(examples=[OpenApiExample(
@@ -72,12 +72,12 @@ class RunListSerializer(serializers.Serializer):
     value={"run": {"model": "my-model", "extractions": [
         {"contract": "<CUAD title>", "category": "Governing Law", "text": "This Agreement is governed by..."}]},
         "source_name": "api"})])
-class PasteInput(serializers.Serializer):
+class RunPasteIn(serializers.Serializer):
     run = serializers.JSONField(help_text="the run: a JSON object, or its text (JSON or JSON Lines)")
     source_name = serializers.CharField(required=False, default="api", max_length=255)
 
 
-class LaunchInput(serializers.Serializer):
+class RunLaunchIn(serializers.Serializer):
     provider = serializers.ChoiceField(choices=jobs.PROVIDERS, default="local")
     model_id = serializers.CharField(required=False, default="", allow_blank=True)
     base_url = serializers.CharField(
@@ -99,17 +99,17 @@ class RunsApi(APIView):
             return [IsAuthenticated(), CanLaunchRuns()]
         return super().get_permissions()
 
-    @extend_schema(operation_id="cuad_runs_list", responses={200: RunListSerializer, **error_responses(403)})
+    @extend_schema(operation_id="cuad_runs_list", responses={200: ExtractionRunListOut, **error_responses(403)})
     def get(self, request: Request) -> Response:
         dataset = dataset_or_404(request.query_params)
         sample = sample_default(dataset=dataset) if dataset else None
-        return Response({"runs": RunSerializer(runs_list(sample=sample), many=True).data})
+        return Response({"runs": ExtractionRunOut(runs_list(sample=sample), many=True).data})
 
-    @extend_schema(request=PasteInput,
-                   responses={201: RunSerializer, 202: JobSerializer, **error_responses(*WRITE_ERRORS)})
+    @extend_schema(request=RunPasteIn,
+                   responses={201: ExtractionRunOut, 202: ExtractionJobOut, **error_responses(*WRITE_ERRORS)})
     def post(self, request: Request) -> Response:
         """Paste a run (validated, nothing stored when invalid); 201 when graded now, 202 when queued."""
-        data = PasteInput(data=request.data)
+        data = RunPasteIn(data=request.data)
         data.is_valid(raise_exception=True)
         dataset = dataset_or_404({"dataset": request.query_params.get("dataset", "")})
         if dataset is None:
@@ -126,28 +126,28 @@ class RunsApi(APIView):
         except RunFormatError as exc:
             return refused(exc.errors)
         if result.job is not None:
-            return Response(JobSerializer(result.job).data, status=status.HTTP_202_ACCEPTED)
+            return Response(ExtractionJobOut(result.job).data, status=status.HTTP_202_ACCEPTED)
         sample = sample_default(dataset=dataset)
         summary = next((s for s in runs_list(sample=sample) if s.run.pk == result.run.pk), None)
-        return Response(RunSerializer(summary).data, status=status.HTTP_201_CREATED)
+        return Response(ExtractionRunOut(summary).data, status=status.HTTP_201_CREATED)
 
 
 class RunApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    @extend_schema(responses={200: RunSerializer, **error_responses(*READ_ERRORS)})
+    @extend_schema(responses={200: ExtractionRunOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pk: int) -> Response:
         run = get_object_or_404(ExtractionRun, pk=pk)
         summary = next(s for s in runs_list(sample=sample_default(dataset=run.dataset)) if s.run.pk == pk)
-        return Response(RunSerializer(summary).data)
+        return Response(ExtractionRunOut(summary).data)
 
 
 class JobsApi(APIView):
     permission_classes = [IsAuthenticated, CanLaunchRuns]
 
-    @extend_schema(request=LaunchInput, responses={202: JobSerializer, **error_responses(*WRITE_ERRORS)})
+    @extend_schema(request=RunLaunchIn, responses={202: ExtractionJobOut, **error_responses(*WRITE_ERRORS)})
     def post(self, request: Request) -> Response:
-        data = LaunchInput(data=request.data)
+        data = RunLaunchIn(data=request.data)
         data.is_valid(raise_exception=True)
         v = data.validated_data
         dataset = dataset_or_404({"dataset": request.query_params.get("dataset", "")})
@@ -168,12 +168,12 @@ class JobsApi(APIView):
             )
         except jobs.JobError as exc:
             return refused([str(exc)])
-        return Response(JobSerializer(job).data, status=status.HTTP_202_ACCEPTED)
+        return Response(ExtractionJobOut(job).data, status=status.HTTP_202_ACCEPTED)
 
 
 class JobApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    @extend_schema(responses={200: JobSerializer, **error_responses(*READ_ERRORS)})
+    @extend_schema(responses={200: ExtractionJobOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, pk: int) -> Response:
-        return Response(JobSerializer(get_object_or_404(ConsoleJob, pk=pk)).data)
+        return Response(ExtractionJobOut(get_object_or_404(ConsoleJob, pk=pk)).data)

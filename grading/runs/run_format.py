@@ -224,68 +224,106 @@ def parse_run(
     if header is not None:
         model, source_format = _parse_csv(raw, header, contracts, categories, default_model, items, wheres, errors)
     elif is_json and not one_line:
-        if not isinstance(doc, dict):
-            got = _type_name(doc)
-            raise RunFormatError([f"top level: expected an object with 'model' and 'extractions', got {got}"])
-        if "model" in doc:
-            model = _check_model(doc["model"], "top level", errors)
-        elif default_model:
-            model = default_model
-        else:
-            model = None
-            errors.append("top level, field 'model': missing")
-        if "contracts" in doc:
-            scope = _check_scope(doc["contracts"], "top level", contracts, errors)
-        extractions = doc.get("extractions")
-        if not isinstance(extractions, list):
-            errors.append(f"top level, field 'extractions': expected an array, got {_type_name(extractions)}")
-            raise RunFormatError(errors)
-        for index, item in enumerate(extractions):
-            parsed = _check_item(item, f"extractions[{index}]", contracts, categories, errors)
-            if parsed:
-                items.append(parsed)
-                wheres.append(f"extractions[{index}]")
+        model, scope = _parse_json(doc, contracts, categories, default_model, items, wheres, errors)
         source_format = "json"
     else:
-        model = None
-        first = True
-        for line_no, line in enumerate(raw.splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"line {line_no}"
-            is_first, first = first, False
-            try:
-                obj = json_loads(line)
-            except JsonSyntaxError as exc:
-                errors.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
-                continue
-            except JsonInputError as exc:
-                errors.append(f"{where}: {exc}")
-                continue
-            if isinstance(obj, dict) and "contracts" in obj:
-                if not is_first:
-                    errors.append(f"{where}, field 'contracts': the scope may only be declared on the first line")
-                elif set(obj) - {"contracts", "model"}:
-                    errors.append(f"{where}: the scope line holds only 'contracts' (and optionally 'model')")
-                else:
-                    scope = _check_scope(obj["contracts"], where, contracts, errors)
-                obj = {k: v for k, v in obj.items() if k != "contracts"}
-                if not obj:
-                    continue
-            if isinstance(obj, dict) and "model" in obj:
-                model = _agreeing_model(obj["model"], where, model, errors)
-                if set(obj) == {"model"}:
-                    continue
-            parsed = _check_item(obj, where, contracts, categories, errors)
-            if parsed:
-                items.append(parsed)
-                wheres.append(where)
-        if model is None:
-            model = default_model
-            if model is None:
-                errors.append("field 'model': missing (no line carries it)")
+        model, scope = _parse_jsonl(raw, contracts, categories, default_model, items, wheres, errors)
         source_format = "jsonl"
+    _check_whole_run(items, wheres, scope, errors)
+    if errors:
+        raise RunFormatError(errors)
+    return ParsedRun(model=str(model), extractions=tuple(items), source_format=source_format, contracts=scope)
 
+
+def _parse_json(
+    doc: object,
+    contracts: Collection[str],
+    categories: Collection[str],
+    default_model: str | None,
+    items: list[RunExtraction],
+    wheres: list[str],
+    errors: list[str],
+) -> tuple[str | None, tuple[str, ...] | None]:
+    """A JSON run ``{"model", "extractions", "contracts"?}``: its model and scope; items and errors appended."""
+    if not isinstance(doc, dict):
+        got = _type_name(doc)
+        raise RunFormatError([f"top level: expected an object with 'model' and 'extractions', got {got}"])
+    scope = None
+    if "model" in doc:
+        model = _check_model(doc["model"], "top level", errors)
+    elif default_model:
+        model = default_model
+    else:
+        model = None
+        errors.append("top level, field 'model': missing")
+    if "contracts" in doc:
+        scope = _check_scope(doc["contracts"], "top level", contracts, errors)
+    extractions = doc.get("extractions")
+    if not isinstance(extractions, list):
+        errors.append(f"top level, field 'extractions': expected an array, got {_type_name(extractions)}")
+        raise RunFormatError(errors)
+    for index, item in enumerate(extractions):
+        parsed = _check_item(item, f"extractions[{index}]", contracts, categories, errors)
+        if parsed:
+            items.append(parsed)
+            wheres.append(f"extractions[{index}]")
+    return model, scope
+
+
+def _parse_jsonl(
+    raw: str,
+    contracts: Collection[str],
+    categories: Collection[str],
+    default_model: str | None,
+    items: list[RunExtraction],
+    wheres: list[str],
+    errors: list[str],
+) -> tuple[str | None, tuple[str, ...] | None]:
+    """A JSON Lines run (one extraction a line; the scope on the first): its model and scope."""
+    model = None
+    scope = None
+    first = True
+    for line_no, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        where = f"line {line_no}"
+        is_first, first = first, False
+        try:
+            obj = json_loads(line)
+        except JsonSyntaxError as exc:
+            errors.append(f"{where}: not valid JSON ({exc.msg} at column {exc.colno})")
+            continue
+        except JsonInputError as exc:
+            errors.append(f"{where}: {exc}")
+            continue
+        if isinstance(obj, dict) and "contracts" in obj:
+            if not is_first:
+                errors.append(f"{where}, field 'contracts': the scope may only be declared on the first line")
+            elif set(obj) - {"contracts", "model"}:
+                errors.append(f"{where}: the scope line holds only 'contracts' (and optionally 'model')")
+            else:
+                scope = _check_scope(obj["contracts"], where, contracts, errors)
+            obj = {k: v for k, v in obj.items() if k != "contracts"}
+            if not obj:
+                continue
+        if isinstance(obj, dict) and "model" in obj:
+            model = _agreeing_model(obj["model"], where, model, errors)
+            if set(obj) == {"model"}:
+                continue
+        parsed = _check_item(obj, where, contracts, categories, errors)
+        if parsed:
+            items.append(parsed)
+            wheres.append(where)
+    if model is None:
+        model = default_model
+        if model is None:
+            errors.append("field 'model': missing (no line carries it)")
+    return model, scope
+
+
+def _check_whole_run(items: list[RunExtraction], wheres: list[str], scope: tuple[str, ...] | None,
+                     errors: list[str]) -> None:
+    """What no single extraction shows: each is in the declared scope, there is one, confidence on all or none."""
     if scope is not None:
         declared = set(scope)
         for where, item in zip(wheres, items, strict=True):
@@ -302,9 +340,6 @@ def parse_run(
             f"field 'confidence': given on {with_confidence} of {len(items)} extractions (first without: {first}); "
             "give it on every extraction or on none"
         )
-    if errors:
-        raise RunFormatError(errors)
-    return ParsedRun(model=str(model), extractions=tuple(items), source_format=source_format, contracts=scope)
 
 
 def _csv_header(raw: str) -> list[str] | None:

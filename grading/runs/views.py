@@ -41,10 +41,10 @@ def _runs_context(request: HttpRequest, **extra) -> dict:
 
 @perm_required(VIEW_REPORTS)
 @require_http_methods(["GET", "POST"])
-def runs(request: HttpRequest) -> HttpResponse:
+def runs(request: HttpRequest, fmt: str = "") -> HttpResponse:
     if request.method == "POST":
         return _paste(request)
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     if fmt:
         dataset = dataset_or_404(request.GET)
         sample = sample_default(dataset=dataset) if dataset else None
@@ -167,9 +167,9 @@ def launch(request: HttpRequest) -> HttpResponse:
 
 
 @perm_required(VIEW_REPORTS)
-def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def run_detail(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
     run = get_object_or_404(ExtractionRun, pk=pk)
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     if fmt == "json":
         # The run in the grader's own format: pasting it back reproduces the same run (same content hash).
         extractions = [
@@ -240,9 +240,9 @@ def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @perm_required(VIEW_REPORTS)
-def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def job_detail(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
     job = get_object_or_404(ConsoleJob.objects.select_related("run", "sample"), pk=pk)
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     members = list(job.contracts.select_related("contract").order_by("position")) if job.kind == "extract" else []
     if fmt == "json":
         return json_response(_job_json(job))

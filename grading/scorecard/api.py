@@ -42,7 +42,7 @@ CUAD_EVALUATE_HELP = (
 )
 
 
-class FiguresSerializer(serializers.Serializer):
+class FiguresOut(serializers.Serializer):
     precision = serializers.FloatField(allow_null=True)
     recall = serializers.FloatField(allow_null=True)
     f1 = serializers.FloatField(allow_null=True)
@@ -50,14 +50,14 @@ class FiguresSerializer(serializers.Serializer):
     counts = serializers.DictField(child=serializers.IntegerField())
 
 
-class IntervalSerializer(serializers.Serializer):
+class IntervalOut(serializers.Serializer):
     estimate = serializers.FloatField(allow_null=True)
     ci = serializers.ListField(child=serializers.FloatField(allow_null=True))
     note = serializers.CharField(allow_blank=True, required=False,
                                  help_text="why there is no interval (too few contracts), or few units")
 
 
-class ScopeSerializer(serializers.Serializer):
+class ScopeOut(serializers.Serializer):
     declared = serializers.BooleanField()
     contracts = serializers.IntegerField()
     sample_contracts = serializers.IntegerField()
@@ -67,44 +67,44 @@ class ScopeSerializer(serializers.Serializer):
     caption = serializers.CharField()
 
 
-class ScorecardSerializer(FiguresSerializer):
+class ScorecardOut(FiguresOut):
     run = serializers.DictField()
     matcher = serializers.CharField()
     thresholds = serializers.DictField(child=serializers.FloatField())
     population = serializers.CharField()
-    scope = ScopeSerializer()
-    grounded = IntervalSerializer()
+    scope = ScopeOut()
+    grounded = IntervalOut()
     bootstrap = serializers.DictField()
     other_matcher = serializers.DictField()
     extractions_outside_sample = serializers.IntegerField()
-    per_category = serializers.DictField(child=FiguresSerializer())
+    per_category = serializers.DictField(child=FiguresOut())
     cuad_evaluate = serializers.DictField(help_text=CUAD_EVALUATE_HELP)
 
 
-class DifferenceSerializer(serializers.Serializer):
+class DifferenceOut(serializers.Serializer):
     first = serializers.IntegerField()
     other = serializers.IntegerField()
-    f1_difference = IntervalSerializer()
+    f1_difference = IntervalOut()
 
 
-class ComparisonSerializer(serializers.Serializer):
+class ScorecardComparisonOut(serializers.Serializer):
     common_contracts = serializers.IntegerField()
     notice = serializers.CharField(allow_blank=True)
-    runs = ScorecardSerializer(many=True)
-    differences = DifferenceSerializer(many=True)
+    runs = ScorecardOut(many=True)
+    differences = DifferenceOut(many=True)
 
 
-class ScorecardApiSerializer(ScorecardSerializer):
+class ScorecardApiOut(ScorecardOut):
     """The scorecard of the first run; ``comparison`` only when more than one run was asked for."""
 
     conclusion = serializers.CharField(help_text="one plain, quotable sentence from the figures and intervals")
-    comparison = ComparisonSerializer(required=False)
+    comparison = ScorecardComparisonOut(required=False)
 
 
 class ScorecardApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: ScorecardApiSerializer, **VIEW_ERRORS})
+    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: ScorecardApiOut, **VIEW_ERRORS})
     def get(self, request: Request) -> Response:
         try:
             view = parse_view(request.query_params)
@@ -114,20 +114,20 @@ class ScorecardApi(APIView):
         except ComparisonError as exc:
             return refused([str(exc)])
         out = {"conclusion": conclusion(card=card, comparison=comparison)}
-        out.update(ScorecardSerializer(scorecard_json(card, view.sample)).data)
+        out.update(ScorecardOut(scorecard_json(card, view.sample)).data)
         if comparison:
-            out["comparison"] = ComparisonSerializer(comparison_json(comparison, view.sample)).data
+            out["comparison"] = ScorecardComparisonOut(comparison_json(comparison, view.sample)).data
         return Response(out)
 
 
-class LeaderboardCellSerializer(serializers.Serializer):
+class LeaderboardCellOut(serializers.Serializer):
     f1 = serializers.FloatField(allow_null=True)
     ci = serializers.ListField(child=serializers.FloatField(allow_null=True))
     spans = serializers.IntegerField()
     extractions = serializers.IntegerField()
 
 
-class OfflineSystemSerializer(serializers.Serializer):
+class OfflineSystemOut(serializers.Serializer):
     key = serializers.CharField()
     name = serializers.CharField()
     model = serializers.CharField()
@@ -138,19 +138,19 @@ class OfflineSystemSerializer(serializers.Serializer):
     badge = serializers.CharField()
 
 
-class LeaderboardRunSerializer(FiguresSerializer):
+class LeaderboardRunOut(FiguresOut):
     rank = serializers.IntegerField()
     id = serializers.IntegerField()
     model = serializers.CharField()
-    system = OfflineSystemSerializer(allow_null=True, help_text="an offline system of this install, else null")
-    scope = ScopeSerializer()
-    hallucination_rate = IntervalSerializer()
+    system = OfflineSystemOut(allow_null=True, help_text="an offline system of this install, else null")
+    scope = ScopeOut()
+    hallucination_rate = IntervalOut()
     interval_note = serializers.CharField(allow_blank=True, help_text="too few contracts for an interval, or few")
-    per_category = serializers.DictField(child=LeaderboardCellSerializer())
+    per_category = serializers.DictField(child=LeaderboardCellOut())
     cuad_evaluate = serializers.DictField(help_text=CUAD_EVALUATE_HELP)
 
 
-class LeaderboardPairSerializer(serializers.Serializer):
+class LeaderboardPairOut(serializers.Serializer):
     a = serializers.IntegerField(help_text="run ranked higher")
     b = serializers.IntegerField()
     a_model = serializers.CharField()
@@ -162,14 +162,14 @@ class LeaderboardPairSerializer(serializers.Serializer):
     p_adjusted = serializers.FloatField(allow_null=True, help_text="Holm over every pair")
 
 
-class LeaderboardVerdictSerializer(serializers.Serializer):
+class LeaderboardVerdictOut(serializers.Serializer):
     kind = serializers.CharField()
     sentence = serializers.CharField(help_text="the one sentence to quote across the runs")
     best = serializers.ListField(child=serializers.CharField())
 
 
-class LeaderboardSerializer(serializers.Serializer):
-    verdict = LeaderboardVerdictSerializer()
+class LeaderboardOut(serializers.Serializer):
+    verdict = LeaderboardVerdictOut()
     sample = serializers.DictField(child=serializers.IntegerField())
     population = serializers.CharField()
     common_contracts = serializers.IntegerField()
@@ -180,8 +180,8 @@ class LeaderboardSerializer(serializers.Serializer):
     thresholds = serializers.DictField(child=serializers.FloatField())
     bootstrap = serializers.DictField()
     method = serializers.CharField()
-    runs = LeaderboardRunSerializer(many=True)
-    pairs = LeaderboardPairSerializer(many=True)
+    runs = LeaderboardRunOut(many=True)
+    pairs = LeaderboardPairOut(many=True)
 
 
 class LeaderboardApi(APIView):
@@ -189,7 +189,7 @@ class LeaderboardApi(APIView):
 
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: LeaderboardSerializer, **VIEW_ERRORS})
+    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: LeaderboardOut, **VIEW_ERRORS})
     def get(self, request: Request) -> Response:
         asked = any(str(v).strip() for v in request.query_params.getlist("run"))
         try:
@@ -199,10 +199,10 @@ class LeaderboardApi(APIView):
             return refused(exc.errors)
         except LeaderboardError as exc:
             return refused([str(exc)])
-        return Response(LeaderboardSerializer(leaderboard_json(lb)).data)
+        return Response(LeaderboardOut(leaderboard_json(lb)).data)
 
 
-class ExplorerItemSerializer(serializers.Serializer):
+class ExplorerItemOut(serializers.Serializer):
     id = serializers.IntegerField()
     category = serializers.CharField()
     text = serializers.CharField()
@@ -212,40 +212,40 @@ class ExplorerItemSerializer(serializers.Serializer):
 
 # An extraction and a gold span carry different partners: one serializer each, so neither shows the other's key
 # (a shared one answered "matched_span": null on every span, which the page's JSON export never had).
-class ExplorerExtractionSerializer(ExplorerItemSerializer):
+class ExplorerExtractionOut(ExplorerItemOut):
     f1 = serializers.FloatField(allow_null=True)
     grounding = serializers.FloatField(allow_null=True)
     matched_span = serializers.IntegerField(allow_null=True, help_text="the gold span it was matched to")
 
 
-class ExplorerSpanSerializer(ExplorerItemSerializer):
+class ExplorerSpanOut(ExplorerItemOut):
     matched_extraction = serializers.IntegerField(allow_null=True, help_text="the extraction matched to it")
 
 
-class ExplorerSerializer(serializers.Serializer):
+class ExplorerOut(serializers.Serializer):
     run = serializers.DictField()
     thresholds = serializers.DictField(child=serializers.FloatField())
     matcher = serializers.CharField()
     type = serializers.CharField(allow_null=True)
     contract = serializers.DictField(allow_null=True)
-    extractions = ExplorerExtractionSerializer(many=True)
-    spans = ExplorerSpanSerializer(many=True)
+    extractions = ExplorerExtractionOut(many=True)
+    spans = ExplorerSpanOut(many=True)
     contracts = serializers.ListField(child=serializers.DictField())
 
 
 class ExplorerApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
-    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: ExplorerSerializer, **VIEW_ERRORS})
+    @extend_schema(parameters=VIEW_PARAMETERS, responses={200: ExplorerOut, **VIEW_ERRORS})
     def get(self, request: Request) -> Response:
         try:
             view = parse_view(request.query_params)
         except ParameterError as exc:
             return refused(exc.errors)
-        return Response(ExplorerSerializer(explorer_json(explorer_view(view=view))).data)
+        return Response(ExplorerOut(explorer_json(explorer_view(view=view))).data)
 
 
-class PlaygroundSerializer(serializers.Serializer):
+class PlaygroundOut(serializers.Serializer):
     f1 = serializers.FloatField(allow_null=True, help_text="null when neither text has a token")
     precision = serializers.FloatField(allow_null=True, help_text="null when a has no token (0/0)")
     recall = serializers.FloatField(allow_null=True, help_text="null when b has no token (0/0)")
@@ -259,7 +259,7 @@ class PlaygroundSerializer(serializers.Serializer):
     verbatim = serializers.BooleanField()
 
 
-class PlaygroundInput(serializers.Serializer):
+class PlaygroundIn(serializers.Serializer):
     a = serializers.CharField(required=False, allow_blank=True, help_text="a text (token F1 of a against b)")
     b = serializers.CharField(required=False, allow_blank=True)
     claim = serializers.CharField(required=False, allow_blank=True, help_text="a claim (its grounding in source)")
@@ -267,7 +267,7 @@ class PlaygroundInput(serializers.Serializer):
 
 
 PLAYGROUND_PARAMETERS = [OpenApiParameter(name, str, description=field.help_text or "")
-                         for name, field in PlaygroundInput().fields.items()]
+                         for name, field in PlaygroundIn().fields.items()]
 
 
 class PlaygroundApi(APIView):
@@ -283,7 +283,7 @@ class PlaygroundApi(APIView):
         overlap = playground_overlap(a=values["a"], b=values["b"])
         ground = playground_grounding(claim=values["claim"], source=values["source"])
         return Response(
-            PlaygroundSerializer(
+            PlaygroundOut(
                 {
                     "f1": overlap.f1,
                     "precision": overlap.precision,
@@ -300,11 +300,11 @@ class PlaygroundApi(APIView):
             ).data
         )
 
-    @extend_schema(parameters=PLAYGROUND_PARAMETERS, responses={200: PlaygroundSerializer, **VIEW_ERRORS})
+    @extend_schema(parameters=PLAYGROUND_PARAMETERS, responses={200: PlaygroundOut, **VIEW_ERRORS})
     def get(self, request: Request) -> Response:
         return self._answer(request.query_params)
 
-    @extend_schema(request=PlaygroundInput,
-                   responses={200: PlaygroundSerializer, **error_responses(400, 403, 413)})
+    @extend_schema(request=PlaygroundIn,
+                   responses={200: PlaygroundOut, **error_responses(400, 403, 413)})
     def post(self, request: Request) -> Response:
         return self._answer(request.data)

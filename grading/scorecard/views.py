@@ -57,18 +57,18 @@ PLAYGROUND_EXAMPLE = {
 
 
 @perm_required(VIEW_REPORTS)
-def scorecard(request: HttpRequest) -> HttpResponse:
-    fmt = export_format(request)
+def scorecard(request: HttpRequest, fmt: str = "") -> HttpResponse:
+    fmt = export_format(fmt)
     started = time.perf_counter()
     try:
         view = parse_view(request.GET)
         card, comparison = scorecard_view(view=view)
     except (ParameterError, ComparisonError) as exc:
         errors = exc.errors if isinstance(exc, ParameterError) else [str(exc)]
-        if errors in ([NO_RUN_YET], [NO_FULL_RUN]) and not request.GET.get("format"):
+        if errors in ([NO_RUN_YET], [NO_FULL_RUN]) and not fmt:
             # Not a bad request: there is nothing to show by default; the controls let the person choose.
             return render(request, "cuad/scorecard.html", {"errors": errors, **_controls_context(request)})
-        return error_response(request, "cuad/scorecard.html", errors, _controls_context(request))
+        return error_response(request, "cuad/scorecard.html", errors, _controls_context(request), fmt=fmt)
     rows = sorted_rows(card.card.rows, key=view.sort, descending=view.descending)
     server_ms = (time.perf_counter() - started) * 1000
     if fmt == "json":
@@ -176,8 +176,8 @@ def _runs_asked(request: HttpRequest) -> bool:
 
 
 @perm_required(VIEW_REPORTS)
-def leaderboard(request: HttpRequest) -> HttpResponse:
-    fmt = export_format(request)
+def leaderboard(request: HttpRequest, fmt: str = "") -> HttpResponse:
+    fmt = export_format(fmt)
     started = time.perf_counter()
     try:
         view, by_default = leaderboard_runs(view=parse_view(request.GET, need_run=False),
@@ -189,7 +189,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         if not _runs_asked(request) and isinstance(exc, LeaderboardError) and not fmt:
             # Not a bad request: nothing to rank by default; the controls let the person choose.
             return render(request, "cuad/leaderboard.html", {"errors": errors, **controls})
-        return error_response(request, "cuad/leaderboard.html", errors, controls)
+        return error_response(request, "cuad/leaderboard.html", errors, controls, fmt=fmt)
     server_ms = (time.perf_counter() - started) * 1000
     if fmt == "json":
         return json_response(leaderboard_json(lb))
@@ -216,12 +216,12 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 
 
 @perm_required(VIEW_REPORTS)
-def explorer(request: HttpRequest) -> HttpResponse:
-    fmt = export_format(request)
+def explorer(request: HttpRequest, fmt: str = "") -> HttpResponse:
+    fmt = export_format(fmt)
     try:
         view = parse_view(request.GET)
     except ParameterError as exc:
-        return error_response(request, "cuad/explorer.html", exc.errors, {"tab": "explorer"})
+        return error_response(request, "cuad/explorer.html", exc.errors, {"tab": "explorer"}, fmt=fmt)
     ex = explorer_view(view=view)
     if fmt == "json":
         return json_response(explorer_json(ex))
@@ -281,11 +281,11 @@ def _fixed(value: float | None) -> str:
 
 @perm_required(VIEW_REPORTS)
 @require_http_methods(["GET", "POST"])
-def playground(request: HttpRequest) -> HttpResponse:
+def playground(request: HttpRequest, fmt: str = "") -> HttpResponse:
     """The texts come by POST (a contract is far longer than a URL may be); GET serves the page and exports."""
     source = request.POST if request.method == "POST" else request.GET
     values = {k: source.get(k, v) for k, v in PLAYGROUND_EXAMPLE.items()}
-    fmt = export_format(request)
+    fmt = export_format(fmt)
     part = request.GET.get("part")
     errors = playground_check(values)
     if errors:

@@ -6,6 +6,7 @@ import math
 
 from django import template
 
+from grading.export_urls import export_url as url_of
 from scoring.stats.units import p_value_text
 
 register = template.Library()
@@ -69,3 +70,10 @@ def offline_system(model: str):
     from grading.baselines.systems import offline_system as lookup
 
     return lookup(model)
+
+
+@register.simple_tag(takes_context=True)
+def export_url(context, fmt: str) -> str:
+    """This page's export in ``fmt`` (``scorecard/scorecard.csv?<the page's query>``), or "" if it has none."""
+    request = context.get("request")
+    return url_of(request, fmt) if request is not None else ""

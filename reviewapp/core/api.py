@@ -111,11 +111,11 @@ WRITE_ERRORS = (400, 403, 413)
 
 class MeApi(APIView):
     @extend_schema_serializer(component_name="MeOut")
-    class OutputSerializer(serializers.Serializer):
+    class Output(serializers.Serializer):
         username = serializers.CharField()
         roles = serializers.ListField(child=serializers.CharField())
 
-    @extend_schema(responses={200: OutputSerializer, **error_responses(403)})
+    @extend_schema(responses={200: Output, **error_responses(403)})
     def get(self, request: Request) -> Response:
         data = {"username": request.user.get_username(), "roles": roles_of(request.user)}
-        return Response(self.OutputSerializer(data).data)
+        return Response(self.Output(data).data)

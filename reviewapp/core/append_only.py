@@ -185,9 +185,10 @@ WITH_ALLOWED_UPDATE = ("providers.Receipt",)
 
 
 def append_only_models() -> list[Any]:
-    """Every model whose rows are append-only: those whose manager is ``AppendOnlyQuerySet`` (the ORM refuses
-    updates and deletes) and those of ``WITH_ALLOWED_UPDATE``. The one list the tests of the promise read (the
-    database triggers, the stateful engine test), so that a new append-only table joins them by being one."""
+    """Every model whose rows are append-only: those whose manager is ``AppendOnlyQuerySet`` (every
+    ``AppendOnlyModel``: the ORM refuses updates and deletes) and those of ``WITH_ALLOWED_UPDATE``. The one list
+    the tests of the promise read (the database triggers, the stateful engine test), so that a new append-only
+    table joins them by being one."""
     from django.apps import apps
 
     from reviewapp.core.models import AppendOnlyQuerySet

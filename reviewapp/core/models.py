@@ -7,7 +7,7 @@ role permissions hang on) from before the project package was split into core an
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any, ClassVar, NoReturn
 
 from django.conf import settings
 from django.db import models
@@ -58,7 +58,33 @@ class AppendOnlyQuerySet(models.QuerySet):
         raise AppendOnlyError(f"{self.model.__name__} rows are append-only: they are never deleted")
 
 
-class AccountAudit(models.Model):
+class AppendOnlyModel(models.Model):
+    """A table whose rows are inserted once and never updated or deleted.
+
+    The ORM refuses: ``save`` of a stored row, ``delete``, and the manager's ``update`` and ``delete``. The
+    database refuses too, through the triggers each table's migration creates (reviewapp.core.append_only), and
+    ``append_only_models()`` finds a table by its manager. A model says in its own words what to do instead
+    (``append_only_updated``, ``append_only_deleted``: the messages of the two refusals).
+    """
+
+    append_only_updated: ClassVar[str] = "rows are append-only: they are never updated"
+    append_only_deleted: ClassVar[str] = "rows are append-only: they are never deleted"
+
+    objects = AppendOnlyQuerySet.as_manager()
+
+    class Meta:
+        abstract = True
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self._state.adding:
+            raise AppendOnlyError(self.append_only_updated)
+        super().save(*args, **kwargs)
+
+    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise AppendOnlyError(self.append_only_deleted)
+
+
+class AccountAudit(AppendOnlyModel):
     """One change to who may do what: a user, group, permission or API token created, changed or deleted.
 
     Append-only: the ORM can insert rows, never update or delete them (``save`` of an existing row, ``delete``,
@@ -76,7 +102,8 @@ class AccountAudit(models.Model):
     # Field names with before/after values; a password is recorded as changed, never as a value.
     detail = models.JSONField(default=dict, blank=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "AccountAudit rows are append-only: they are never updated"
+    append_only_deleted = "AccountAudit rows are append-only: they are never deleted"
 
     class Meta:
         app_label = "reviewapp"
@@ -86,14 +113,6 @@ class AccountAudit(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.actor}: {self.action} {self.target}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise AppendOnlyError("AccountAudit rows are append-only: they are never updated")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("AccountAudit rows are append-only: they are never deleted")
 
 
 class ApiToken(models.Model):

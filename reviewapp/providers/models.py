@@ -19,7 +19,7 @@ from typing import Any, NoReturn
 from django.conf import settings
 from django.db import models
 
-from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
+from reviewapp.core.models import AppendOnlyError, AppendOnlyModel
 
 
 class ReceiptQuerySet(models.QuerySet):
@@ -127,7 +127,7 @@ class Receipt(models.Model):
         return self.reported_input_tokens if self.reported_input_tokens is not None else self.estimated_input_tokens
 
 
-class BudgetRaise(models.Model):
+class BudgetRaise(AppendOnlyModel):
     """An explicit raise of a ledger's limits by a person: who, when, why, the limits before and after.
 
     Append-only, like receipts: a later raise is a new row. The ledger's own limits hold the current values;
@@ -146,7 +146,8 @@ class BudgetRaise(models.Model):
     new_max_input_tokens = models.PositiveBigIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "budget raises are append-only: they are never updated"
+    append_only_deleted = "budget raises are append-only: they are never deleted"
 
     class Meta:
         ordering = ["ledger_id", "id"]
@@ -154,11 +155,3 @@ class BudgetRaise(models.Model):
     def __str__(self) -> str:
         return (f"ledger {self.ledger_id} raised by {self.actor}: requests {self.old_max_requests} -> "
                 f"{self.new_max_requests}, input tokens {self.old_max_input_tokens} -> {self.new_max_input_tokens}")
-
-    def save(self, *args, **kwargs) -> None:
-        if self.pk is not None and not kwargs.get("force_insert"):
-            raise RuntimeError("budget raises are append-only")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("budget raises are append-only: they are never deleted")

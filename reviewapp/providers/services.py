@@ -271,56 +271,121 @@ def ledger_execute(
     """
     if ledger.provider != client.name or ledger.model_id != client.model_id:
         raise ProviderError(f"client {client.name}:{client.model_id} does not match {ledger}")
-    reattempt = set(reattempt_keys)
     report = ExecutionReport(
         results=[RequestResult(index=i, key=r.key, status=NOT_SENT) for i, r in enumerate(requests)]
     )
     report.unknown_disclosed = ledger_disclose_unknown(ledger=ledger)
     Ledger.objects.filter(pk=ledger.pk).update(stop_reason="")
+    execution = _Execution(ledger=ledger, client=client, requests=requests, report=report,
+                           should_stop=should_stop, on_result=on_result)
+    execution.send(execution.plan(set(reattempt_keys)))
+    stop_reason = execution.stop_reason
+    if stop_reason and not stop_reason.startswith("claim lost"):  # an execution that lost its claim writes nothing
+        Ledger.objects.filter(pk=ledger.pk).update(stop_reason=stop_reason)
+        ledger.stop_reason = stop_reason
+    report.stop_reason = stop_reason
+    for result in report.results:
+        status = str(result.status)  # plain strings, whether from a receipt or not
+        report.counts[status] = report.counts.get(status, 0) + 1
+    return report
 
-    indices_by_key: dict[str, list[int]] = {}
-    for i, prepared in enumerate(requests):
-        indices_by_key.setdefault(prepared.key, []).append(i)
-    latest = _latest_receipts(ledger, indices_by_key)
 
-    def deliver(result: RequestResult) -> None:
-        for i in indices_by_key[result.key]:
+class _Execution:
+    """One ``ledger_execute``: its requests by key, the spend so far, the receipts in flight, why it stopped."""
+
+    def __init__(self, *, ledger: Ledger, client: Client, requests: Sequence[PreparedRequest],
+                 report: ExecutionReport, should_stop: Callable[[], str] | None,
+                 on_result: Callable[[RequestResult], None] | None) -> None:
+        self.ledger, self.client, self.requests, self.report = ledger, client, requests, report
+        self.should_stop, self.on_result = should_stop, on_result
+        self.indices_by_key: dict[str, list[int]] = {}
+        for i, prepared in enumerate(requests):
+            self.indices_by_key.setdefault(prepared.key, []).append(i)
+        self.spend = Spend()
+        self.next_seq = 0
+        self.stop_reason = ""
+        self.recorded = 0
+        self.inflight: dict[Future, tuple[PreparedRequest, Receipt]] = {}
+
+    def deliver(self, result: RequestResult) -> None:
+        for i in self.indices_by_key[result.key]:
             item = RequestResult(**{**result.__dict__, "index": i})
-            report.results[i] = item
-            if on_result is not None:
-                on_result(item)
+            self.report.results[i] = item
+            if self.on_result is not None:
+                self.on_result(item)
 
-    # The no-retry rule protects a paid budget: a request of the local model left without an answer by a dead
-    # executor costs nothing to compute again, so it is recomputed (a new attempt, not charged to the budget).
-    recompute = ledger.provider == LOCAL_PROVIDER
-    recomputed: list[Receipt] = []
-    to_send: list[tuple[PreparedRequest, int]] = []
-    for key, idx in indices_by_key.items():
-        receipt = latest.get(key)
-        if receipt is None:
-            to_send.append((requests[idx[0]], 1))
-        elif receipt.status == ANSWERED:
-            deliver(_result_from_receipt(idx[0], receipt))
-        elif key in reattempt or receipt.status == NOT_SENT or (recompute and receipt.status == UNKNOWN):
-            to_send.append((requests[idx[0]], receipt.attempt + 1))
-            if recompute and receipt.status == UNKNOWN and key not in reattempt:
-                recomputed.append(receipt)
-        else:
-            deliver(_result_from_receipt(idx[0], receipt))
+    def plan(self, reattempt: set[str]) -> list[tuple[PreparedRequest, int]]:
+        """Deliver what earlier receipts settle; the requests to send (with their attempt numbers), and the spend."""
+        latest = _latest_receipts(self.ledger, self.indices_by_key)
+        # The no-retry rule protects a paid budget: a request of the local model left without an answer by a dead
+        # executor costs nothing to compute again, so it is recomputed (a new attempt, not charged to the budget).
+        recompute = self.ledger.provider == LOCAL_PROVIDER
+        recomputed: list[Receipt] = []
+        to_send: list[tuple[PreparedRequest, int]] = []
+        for key, idx in self.indices_by_key.items():
+            receipt = latest.get(key)
+            if receipt is None:
+                to_send.append((self.requests[idx[0]], 1))
+            elif receipt.status == ANSWERED:
+                self.deliver(_result_from_receipt(idx[0], receipt))
+            elif key in reattempt or receipt.status == NOT_SENT or (recompute and receipt.status == UNKNOWN):
+                to_send.append((self.requests[idx[0]], receipt.attempt + 1))
+                if recompute and receipt.status == UNKNOWN and key not in reattempt:
+                    recomputed.append(receipt)
+            else:
+                self.deliver(_result_from_receipt(idx[0], receipt))
+        self.spend = _spend_of(self.ledger)
+        for receipt in recomputed:
+            self.spend.requests -= 1
+            self.spend.input_tokens -= receipt.reported_input_tokens or receipt.estimated_input_tokens
+        self.next_seq = (Receipt.objects.filter(ledger=self.ledger).aggregate(m=Max("seq"))["m"] or 0) + 1
+        return to_send
 
-    spend = _spend_of(ledger)
-    for receipt in recomputed:
-        spend.requests -= 1
-        spend.input_tokens -= receipt.reported_input_tokens or receipt.estimated_input_tokens
-    next_seq = (Receipt.objects.filter(ledger=ledger).aggregate(m=Max("seq"))["m"] or 0) + 1
-    stop_reason = ""
-    recorded = 0
-    inflight: dict[Future, tuple[PreparedRequest, Receipt]] = {}
-    pending = list(reversed(to_send))
+    def send(self, to_send: list[tuple[PreparedRequest, int]]) -> None:
+        pending = list(reversed(to_send))
+        with ThreadPoolExecutor(max_workers=max(1, self.ledger.concurrency), thread_name_prefix="provider") as pool:
+            while pending or self.inflight:
+                self._submit(pool, pending)
+                if self.stop_reason and pending:
+                    for prepared, _attempt_no in pending:
+                        self.deliver(RequestResult(index=self.indices_by_key[prepared.key][0], key=prepared.key,
+                                                   status=NOT_SENT, error=self.stop_reason))
+                    pending = []
+                if self.inflight:
+                    done, _ = wait(list(self.inflight), return_when=FIRST_COMPLETED)
+                    # Record in submission order among those done, so receipts complete deterministically.
+                    for future in sorted(done, key=lambda f: self.inflight[f][1].seq):
+                        self._record(future)
 
-    def record(future: Future) -> None:
-        nonlocal stop_reason, recorded
-        prepared, receipt = inflight.pop(future)
+    def _submit(self, pool: ThreadPoolExecutor, pending: list[tuple[PreparedRequest, int]]) -> None:
+        """Open a receipt and submit the next pending requests, while nothing says stop and there is room."""
+        # The first request goes alone: if it shows that none can succeed, nothing else was sent.
+        limit = max(1, self.ledger.concurrency) if self.recorded else 1
+        while pending and not self.stop_reason and len(self.inflight) < limit:
+            prepared, attempt = pending[-1]
+            estimate = estimate_input_tokens(len(prepared.body_bytes))
+            # The caller's claim check and the receipt commit together: a job's heartbeat UPDATE in
+            # ``should_stop`` locks its row until the receipt is in, so a takeover either comes first (the
+            # check fails, nothing is opened) or waits and then sees this receipt (disclosed, never re-sent).
+            with transaction.atomic():
+                self.stop_reason = self.should_stop() if self.should_stop is not None else ""
+                if not self.stop_reason:
+                    self.stop_reason = self.spend.refusal(max_requests=self.ledger.max_requests,
+                                                          max_input_tokens=self.ledger.max_input_tokens,
+                                                          estimate=estimate)
+                if self.stop_reason:
+                    break
+                receipt = _receipt_open(ledger=self.ledger, seq=self.next_seq, prepared=prepared, attempt=attempt,
+                                        estimate=estimate)
+            pending.pop()
+            self.next_seq += 1
+            self.spend.requests += 1
+            self.spend.input_tokens += estimate
+            self.report.sent += 1
+            self.inflight[pool.submit(_attempt, self.client, prepared)] = (prepared, receipt)
+
+    def _record(self, future: Future) -> None:
+        prepared, receipt = self.inflight.pop(future)
         try:
             outcome, parse, error, usage, reported = future.result()
         except Exception as exc:  # a client bug: record it, the receipt must not stay open
@@ -331,64 +396,20 @@ def ledger_execute(
             parse, error, usage, reported = None, outcome.error, None, None
         status = receipt_complete(receipt_id=receipt.pk, outcome=outcome, parse=parse, error=error, usage=usage,
                                   reported=reported)
-        recorded += 1
+        self.recorded += 1
         if not status:
             # Its answer belongs to nobody now: the execution holding the work disclosed it; stop sending.
-            stop_reason = stop_reason or CLAIM_LOST
+            self.stop_reason = self.stop_reason or CLAIM_LOST
             return
         if status == NOT_SENT:
-            spend.requests -= 1
-            spend.input_tokens -= receipt.estimated_input_tokens
-            report.sent -= 1
+            self.spend.requests -= 1
+            self.spend.input_tokens -= receipt.estimated_input_tokens
+            self.report.sent -= 1
         elif reported is not None:
-            spend.input_tokens += reported - receipt.estimated_input_tokens
+            self.spend.input_tokens += reported - receipt.estimated_input_tokens
         fatal = fatal_reason(outcome) if parse is None else ""
-        if fatal and not report.fatal:
-            report.fatal = fatal
-            stop_reason = f"stopped at the first request that cannot succeed: {fatal}"
-        deliver(RequestResult(index=indices_by_key[prepared.key][0], key=prepared.key, status=status, parse=parse,
-                              error=error, attempt=receipt.attempt, receipt_id=receipt.pk))
-
-    with ThreadPoolExecutor(max_workers=max(1, ledger.concurrency), thread_name_prefix="provider") as pool:
-        while pending or inflight:
-            # The first request goes alone: if it shows that none can succeed, nothing else was sent.
-            limit = max(1, ledger.concurrency) if recorded else 1
-            while pending and not stop_reason and len(inflight) < limit:
-                prepared, attempt = pending[-1]
-                estimate = estimate_input_tokens(len(prepared.body_bytes))
-                # The caller's claim check and the receipt commit together: a job's heartbeat UPDATE in
-                # ``should_stop`` locks its row until the receipt is in, so a takeover either comes first (the
-                # check fails, nothing is opened) or waits and then sees this receipt (disclosed, never re-sent).
-                with transaction.atomic():
-                    stop_reason = should_stop() if should_stop is not None else ""
-                    if not stop_reason:
-                        stop_reason = spend.refusal(max_requests=ledger.max_requests,
-                                                    max_input_tokens=ledger.max_input_tokens, estimate=estimate)
-                    if stop_reason:
-                        break
-                    receipt = _receipt_open(ledger=ledger, seq=next_seq, prepared=prepared, attempt=attempt,
-                                            estimate=estimate)
-                pending.pop()
-                next_seq += 1
-                spend.requests += 1
-                spend.input_tokens += estimate
-                report.sent += 1
-                inflight[pool.submit(_attempt, client, prepared)] = (prepared, receipt)
-            if stop_reason and pending:
-                for prepared, _attempt_no in pending:
-                    deliver(RequestResult(index=indices_by_key[prepared.key][0], key=prepared.key, status=NOT_SENT,
-                                          error=stop_reason))
-                pending = []
-            if inflight:
-                done, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
-                # Record in submission order among those done, so receipts complete deterministically.
-                for future in sorted(done, key=lambda f: inflight[f][1].seq):
-                    record(future)
-    if stop_reason and not stop_reason.startswith("claim lost"):  # an execution that lost its claim writes nothing
-        Ledger.objects.filter(pk=ledger.pk).update(stop_reason=stop_reason)
-        ledger.stop_reason = stop_reason
-    report.stop_reason = stop_reason
-    for result in report.results:
-        status = str(result.status)  # plain strings, whether from a receipt or not
-        report.counts[status] = report.counts.get(status, 0) + 1
-    return report
+        if fatal and not self.report.fatal:
+            self.report.fatal = fatal
+            self.stop_reason = f"stopped at the first request that cannot succeed: {fatal}"
+        self.deliver(RequestResult(index=self.indices_by_key[prepared.key][0], key=prepared.key, status=status,
+                                   parse=parse, error=error, attempt=receipt.attempt, receipt_id=receipt.pk))

@@ -6,13 +6,13 @@ review models (pools, items, assignments, judgments) live here too.
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
 
 from reviewapp.core.hashing import sha256_hex, sha256_json
-from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
+from reviewapp.core.models import AppendOnlyModel
 
 # ---------------------------------------------------------------------------
 # Blinded review: pools, items, assignments, judgments (append-only revisions),
@@ -277,7 +277,7 @@ class Judgment(models.Model):
         return f"judgment {self.pk}"
 
 
-class JudgmentRevision(models.Model):
+class JudgmentRevision(AppendOnlyModel):
     """One saved state of a judgment. Append-only: rows are inserted, never updated."""
 
     DRAFT = "draft"
@@ -303,7 +303,8 @@ class JudgmentRevision(models.Model):
     signin_issuer = models.CharField(max_length=255, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "judgment revisions are append-only: save a new revision instead"
+    append_only_deleted = "judgment revisions are append-only: they are never deleted"
 
     class Meta:
         constraints = [
@@ -315,21 +316,17 @@ class JudgmentRevision(models.Model):
         return f"revision {self.number} of judgment {self.judgment_id}"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        # A label is evidence: a later state is a new revision, never an edit of one a reviewer made.
-        if not self._state.adding:
-            raise AppendOnlyError("judgment revisions are append-only: save a new revision instead")
-        if not self.signin_method:
+        # A label is evidence: a later state is a new revision, never an edit of one a reviewer made (the base
+        # refuses a stored row).
+        if self._state.adding and not self.signin_method:
             from reviewapp.core.signin import signin_issuer_current, signin_method_current
 
             self.signin_method = signin_method_current()
             self.signin_issuer = self.signin_issuer or signin_issuer_current()
         super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("judgment revisions are append-only: they are never deleted")
 
-
-class Adjudication(models.Model):
+class Adjudication(AppendOnlyModel):
     """An admin's ruling on one grade type of one item. Append-only; the latest ruling counts."""
 
     item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="adjudications")
@@ -345,21 +342,14 @@ class Adjudication(models.Model):
     passage_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "rulings are append-only: record a new ruling instead"
+    append_only_deleted = "rulings are append-only: they are never deleted"
 
     class Meta:
         ordering = ["item_id", "grade_type", "id"]
 
     def __str__(self) -> str:
         return f"adjudication {self.pk}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise AppendOnlyError("rulings are append-only: record a new ruling instead")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("rulings are append-only: they are never deleted")
 
 
 class LabelSource(models.Model):
@@ -400,7 +390,7 @@ class ImportedLabel(models.Model):
         return f"{self.source_id}:{self.query_id}:{self.doc_id}"
 
 
-class PoolGuidelines(models.Model):
+class PoolGuidelines(AppendOnlyModel):
     """One published version of a pool's guidelines for reviewers. Append-only: a change is a new version.
 
     Plain text written by an admin (rendered escaped, paragraphs kept). ``text_hash`` names exactly which text a
@@ -414,7 +404,8 @@ class PoolGuidelines(models.Model):
     created_by = models.ForeignKey("auth.User", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "guidelines versions are append-only: publish a new version instead"
+    append_only_deleted = "guidelines versions are append-only: they are never deleted"
 
     class Meta:
         constraints = [
@@ -425,16 +416,8 @@ class PoolGuidelines(models.Model):
     def __str__(self) -> str:
         return f"guidelines v{self.version} of pool {self.pool_id}"
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise ValidationError("guidelines versions are append-only: publish a new version instead")
-        super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("guidelines versions are append-only: they are never deleted")
-
-
-class KnownAnswer(models.Model):
+class KnownAnswer(AppendOnlyModel):
     """An admin's expected grade for one grade type of an item, making it a known-answer (reliability) item.
 
     Append-only: the latest row per (item, grade type) counts; ``expected`` null withdraws it. Bound to the
@@ -452,21 +435,14 @@ class KnownAnswer(models.Model):
     passage_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "known answers are append-only: record a new one instead"
+    append_only_deleted = "known answers are append-only: they are never deleted"
 
     class Meta:
         ordering = ["item_id", "grade_type", "id"]
 
     def __str__(self) -> str:
         return f"known answer {self.pk}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise ValidationError("known answers are append-only: record a new one instead")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("known answers are append-only: they are never deleted")
 
 
 class AssignmentSkip(models.Model):
@@ -517,7 +493,7 @@ class JudgmentReuse(models.Model):
 # ---------------------------------------------------------------------------
 
 
-class LabelImport(models.Model):
+class LabelImport(AppendOnlyModel):
     """One imported file of annotations for one pool: its provenance. Append-only."""
 
     LABEL_STUDIO = "label-studio"
@@ -536,7 +512,8 @@ class LabelImport(models.Model):
     imported_by = models.CharField(max_length=150, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "label imports are append-only: import a new file instead"
+    append_only_deleted = "label imports are append-only: they are never deleted"
 
     class Meta:
         constraints = [
@@ -548,16 +525,8 @@ class LabelImport(models.Model):
     def __str__(self) -> str:
         return f"{self.tool} import {self.pk} into pool {self.pool_id}"
 
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise AppendOnlyError("label imports are append-only: import a new file instead")
-        super().save(*args, **kwargs)
 
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("label imports are append-only: they are never deleted")
-
-
-class ImportedAnnotation(models.Model):
+class ImportedAnnotation(AppendOnlyModel):
     """One grade of one item by one outside annotator, from a ``LabelImport``. Append-only; never a judgment.
 
     The hashes are the item's, computed by the server from the texts the file carried (equal to the item's at
@@ -577,18 +546,11 @@ class ImportedAnnotation(models.Model):
     passage_hash = models.CharField(max_length=64)
     created_at = models.DateTimeField(auto_now_add=True)
 
-    objects = AppendOnlyQuerySet.as_manager()
+    append_only_updated = "imported annotations are append-only: import a new file instead"
+    append_only_deleted = "imported annotations are append-only: they are never deleted"
 
     class Meta:
         ordering = ["label_import_id", "id"]
 
     def __str__(self) -> str:
         return f"imported annotation {self.pk}"
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        if not self._state.adding:
-            raise AppendOnlyError("imported annotations are append-only: import a new file instead")
-        super().save(*args, **kwargs)
-
-    def delete(self, *args: Any, **kwargs: Any) -> NoReturn:
-        raise AppendOnlyError("imported annotations are append-only: they are never deleted")

@@ -221,54 +221,79 @@ def family_bootstraps(
         _check_lengths(families, values)
     for values_a, values_b in pairs.values():
         _check_lengths(families, values_a, values_b)
-    nan = float("nan")
-    empty = Interval(nan, nan, nan, level)
-    missing_of: dict[int, np.ndarray] = {}
-    groups: dict[bytes, _Group] = {}
+    planner = _Planner()
+    single_plan = planner.plan_singles(singles)
+    pair_plan = planner.plan_pairs(pairs, len(families))
+    _replicate_means(list(planner.groups.values()), families, replicates=replicates, seed=seed)
+    return (_single_results(single_plan, replicates=replicates, seed=seed, level=level),
+            _pair_results(pair_plan, replicates=replicates, seed=seed, level=level, keep_replicates=keep_replicates))
 
-    def missing(values: Sequence[float | None]) -> np.ndarray:
-        if id(values) not in missing_of:
-            missing_of[id(values)] = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
-        return missing_of[id(values)]
 
-    def group_of(keep_mask: np.ndarray) -> _Group:
+# Where a metric's replicate means will be: its group of retained families (None: no value kept), its column
+# there, its point estimate(s), and the number of queries it was asked over.
+_SinglePlan = tuple[_Group | None, int, float, int]
+_PairPlan = tuple[_Group | None, int, np.ndarray, int]
+
+
+class _Planner:
+    """Puts every metric in the group of the families its defined values retain (one group per retained set)."""
+
+    def __init__(self) -> None:
+        self.missing_of: dict[int, np.ndarray] = {}
+        self.groups: dict[bytes, _Group] = {}
+
+    def missing(self, values: Sequence[float | None]) -> np.ndarray:
+        if id(values) not in self.missing_of:
+            self.missing_of[id(values)] = np.fromiter(map(_is_missing, values), dtype=bool, count=len(values))
+        return self.missing_of[id(values)]
+
+    def group_of(self, keep_mask: np.ndarray) -> _Group:
         key = np.packbits(keep_mask).tobytes()
-        if key not in groups:
-            groups[key] = _Group(keep=np.flatnonzero(keep_mask).tolist())
-        return groups[key]
+        if key not in self.groups:
+            self.groups[key] = _Group(keep=np.flatnonzero(keep_mask).tolist())
+        return self.groups[key]
 
-    group: _Group | None
-    single_plan: dict[S, tuple[_Group | None, int, float, int]] = {}
-    for name, values in singles.items():
-        keep_mask = ~missing(values)
-        if not keep_mask.any():
-            single_plan[name] = (None, 0, nan, len(values))
-            continue
-        group = group_of(keep_mask)
-        # The kept values are defined: ``missing`` left out every None.
-        column = np.array([[float(cast(float, values[i]))] for i in group.keep])
-        group.singles.append(column)
-        single_plan[name] = (group, len(group.singles) - 1, float(column.mean(axis=0)[0]), len(values))
-    pair_plan: dict[P, tuple[_Group | None, int, np.ndarray, int]] = {}
-    for pair_name, (values_a, values_b) in pairs.items():
-        keep_mask = ~(missing(values_a) | missing(values_b))
-        if not keep_mask.any():
-            pair_plan[pair_name] = (None, 0, np.full(2, nan), len(families))
-            continue
-        group = group_of(keep_mask)
-        columns = np.array([[float(cast(float, values_a[i])), float(cast(float, values_b[i]))] for i in group.keep])
-        group.pairs.append(columns)
-        pair_plan[pair_name] = (group, len(group.pairs) - 1, columns.mean(axis=0), len(families))
-    _replicate_means(list(groups.values()), families, replicates=replicates, seed=seed)
+    def plan_singles(self, singles: Mapping[S, Sequence[float | None]]) -> dict[S, _SinglePlan]:
+        plan: dict[S, _SinglePlan] = {}
+        for name, values in singles.items():
+            keep_mask = ~self.missing(values)
+            if not keep_mask.any():
+                plan[name] = (None, 0, float("nan"), len(values))
+                continue
+            group = self.group_of(keep_mask)
+            # The kept values are defined: ``missing`` left out every None.
+            column = np.array([[float(cast(float, values[i]))] for i in group.keep])
+            group.singles.append(column)
+            plan[name] = (group, len(group.singles) - 1, float(column.mean(axis=0)[0]), len(values))
+        return plan
 
-    single_results: dict[S, FamilyBootstrap] = {}
-    for name, (group, k, point, total) in single_plan.items():
+    def plan_pairs(self, pairs: Mapping[P, tuple[Sequence[float | None], Sequence[float | None]]],
+                   n_queries: int) -> dict[P, _PairPlan]:
+        plan: dict[P, _PairPlan] = {}
+        for pair_name, (values_a, values_b) in pairs.items():
+            keep_mask = ~(self.missing(values_a) | self.missing(values_b))
+            if not keep_mask.any():
+                plan[pair_name] = (None, 0, np.full(2, float("nan")), n_queries)
+                continue
+            group = self.group_of(keep_mask)
+            columns = np.array([[float(cast(float, values_a[i])), float(cast(float, values_b[i]))]
+                                for i in group.keep])
+            group.pairs.append(columns)
+            plan[pair_name] = (group, len(group.pairs) - 1, columns.mean(axis=0), n_queries)
+        return plan
+
+
+def _single_results(plan: dict[S, _SinglePlan], *, replicates: int, seed: int,
+                    level: float) -> dict[S, FamilyBootstrap]:
+    nan = float("nan")
+    results: dict[S, FamilyBootstrap] = {}
+    for name, (group, k, point, total) in plan.items():
         if group is None:
-            single_results[name] = FamilyBootstrap(empty, 0, total, 0, replicates, seed)
+            results[name] = FamilyBootstrap(Interval(nan, nan, nan, level), 0, total, 0, replicates, seed)
             continue
         (interval,) = _intervals([point], group.single_reps[:, k : k + 1], level)
         interval = supported_interval(interval, unit_support(group.n_families, unit=UNIT))
-        single_results[name] = FamilyBootstrap(
+        results[name] = FamilyBootstrap(
             interval=interval,
             included=len(group.keep),
             excluded=total - len(group.keep),
@@ -276,10 +301,17 @@ def family_bootstraps(
             replicates=replicates,
             seed=seed,
         )
-    pair_results: dict[P, PairedFamilyBootstrap] = {}
-    for pair_name, (group, k, points, total) in pair_plan.items():
+    return results
+
+
+def _pair_results(plan: dict[P, _PairPlan], *, replicates: int, seed: int, level: float,
+                  keep_replicates: bool) -> dict[P, PairedFamilyBootstrap]:
+    nan = float("nan")
+    empty = Interval(nan, nan, nan, level)
+    results: dict[P, PairedFamilyBootstrap] = {}
+    for pair_name, (group, k, points, total) in plan.items():
         if group is None:
-            pair_results[pair_name] = PairedFamilyBootstrap(empty, empty, empty, 0, total, 0, replicates, seed)
+            results[pair_name] = PairedFamilyBootstrap(empty, empty, empty, 0, total, 0, replicates, seed)
             continue
         # Replicates along contiguous rows (a, b, a - b): the percentile routine partitions them in place.
         rows = np.empty((3, replicates))
@@ -292,7 +324,7 @@ def family_bootstraps(
             supported_interval(Interval(float(point), float(low), float(high), level), support)
             for point, low, high in zip([points[0], points[1], points[0] - points[1]], lows, highs, strict=True)
         )
-        pair_results[pair_name] = PairedFamilyBootstrap(
+        results[pair_name] = PairedFamilyBootstrap(
             a=a,
             b=b,
             difference=difference,
@@ -303,7 +335,7 @@ def family_bootstraps(
             seed=seed,
             replicate_differences=replicate_differences,
         )
-    return single_results, pair_results
+    return results
 
 
 def family_bootstrap(

@@ -92,7 +92,7 @@ def test_a_refused_launch_names_the_field_and_a_body_over_the_limit_is_a_413(api
     assert "max_requests" in negative.parsed.additional_properties
 
     settings.REQUEST_BODY_MAX_BYTES = 2000
-    too_big = api.call("admin", "cuad.cuad_runs_create", body=models.PasteInput(run="x" * 5000))
+    too_big = api.call("admin", "cuad.cuad_runs_create", body=models.RunPasteIn(run="x" * 5000))
     assert too_big.status_code == HTTPStatus.REQUEST_ENTITY_TOO_LARGE
     assert isinstance(too_big.parsed, str) and "limit is 2000 bytes" in too_big.parsed
 
@@ -123,7 +123,7 @@ def test_an_admin_pastes_a_cuad_run_and_reads_its_scorecard(api, tmp_path):
     run = gold_run("pasted-through-client")
 
     pasted = api.call("admin", "cuad.cuad_runs_create",
-                      body=models.PasteInput(run=run, source_name="generated client"))
+                      body=models.RunPasteIn(run=run, source_name="generated client"))
     assert pasted.status_code in (HTTPStatus.CREATED, HTTPStatus.ACCEPTED), pasted.content
     if pasted.status_code == HTTPStatus.ACCEPTED:
         job = wait_until(lambda: (lambda j: j if j.status in ("done", "failed") else None)(
@@ -140,7 +140,7 @@ def test_an_admin_pastes_a_cuad_run_and_reads_its_scorecard(api, tmp_path):
 
     card = api.call("stakeholder", "cuad.cuad_scorecard_retrieve", run=[run_id], sample=loaded.sample.pk)
     assert card.status_code == HTTPStatus.OK, card.content
-    assert isinstance(card.parsed, models.ScorecardApi)
+    assert isinstance(card.parsed, models.ScorecardApiOut)
     # The gold answers pasted back are every span, exactly: perfect precision and recall.
     assert card.parsed.precision == card.parsed.recall == card.parsed.f1 == 1.0
     assert card.parsed.conclusion.startswith(f"Run #{run_id}")
@@ -197,7 +197,7 @@ def test_a_stakeholder_is_refused_a_launch(api):
                       body=models.RerankRunLaunchIn(retrieval_run=retrieval.pk, provider=models.ProviderEnum.LOCAL))
     assert answer.status_code == HTTPStatus.FORBIDDEN
     assert isinstance(answer.parsed, models.DetailOut) and answer.parsed.detail
-    job = api.call("stakeholder", "cuad.cuad_jobs_create", body=models.LaunchInput())
+    job = api.call("stakeholder", "cuad.cuad_jobs_create", body=models.RunLaunchIn())
     assert job.status_code == HTTPStatus.FORBIDDEN
     from benchmarks.rerank.models import RerankRun
 
@@ -242,15 +242,15 @@ def test_every_read_endpoint_answers_in_the_shape_the_schema_declares(api, tmp_p
         ("stakeholder", "benchmarks.benchmarks_rerank_runs_calibration_retrieve", {"id": run.pk, **bootstrap},
          models.CalibrationOut),
         ("stakeholder", "providers.providers_ledgers_retrieve", {"id": run.ledger_id}, models.LedgerOut),
-        ("stakeholder", "cuad.cuad_dataset_retrieve", {"sample": sample}, models.Dataset),
-        ("stakeholder", "cuad.cuad_runs_retrieve", {"id": loaded.gold.pk}, models.Run),
-        ("stakeholder", "cuad.cuad_scorecard_retrieve", {"sample": sample, "run": both}, models.ScorecardApi),
-        ("stakeholder", "cuad.cuad_leaderboard_retrieve", {"sample": sample}, models.Leaderboard),
+        ("stakeholder", "cuad.cuad_dataset_retrieve", {"sample": sample}, models.DatasetOut),
+        ("stakeholder", "cuad.cuad_runs_retrieve", {"id": loaded.gold.pk}, models.ExtractionRunOut),
+        ("stakeholder", "cuad.cuad_scorecard_retrieve", {"sample": sample, "run": both}, models.ScorecardApiOut),
+        ("stakeholder", "cuad.cuad_leaderboard_retrieve", {"sample": sample}, models.LeaderboardOut),
         ("stakeholder", "cuad.cuad_explorer_retrieve", {"sample": sample, "run": [loaded.noisy.pk]},
-         models.Explorer),
+         models.ExplorerOut),
         ("stakeholder", "cuad.cuad_playground_retrieve", {"a": "the laws of Nevada", "b": "laws of Nevada"},
-         models.Playground),
-        ("stakeholder", "cuad.cuad_audits_retrieve", {"id": audit.pk}, models.AuditReport),
+         models.PlaygroundOut),
+        ("stakeholder", "cuad.cuad_audits_retrieve", {"id": audit.pk}, models.AuditReportOut),
         ("admin", "review.review_pools_progress_retrieve", {"pool_id": pool.public_id}, models.ProgressOut),
         ("admin", "review.review_pools_agreement_retrieve", {"pool_id": pool.public_id}, models.PoolAgreementOut),
         ("reviewer", "review.review_items_history_list", {"item_id": item}, list),
@@ -272,7 +272,7 @@ def test_every_read_endpoint_answers_in_the_shape_the_schema_declares(api, tmp_p
     qrels = api.call("admin", "review.review_pools_qrels_retrieve", pool_id=pool.public_id).parsed
     assert qrels and all(len(line.split()) == 4 for line in qrels.splitlines())
     assert isinstance(api.call("admin", "review.review_label_sources_list").parsed, list)
-    posted = api.call("stakeholder", "cuad.cuad_playground_create", body=models.PlaygroundInput(a="x y", b="x"))
+    posted = api.call("stakeholder", "cuad.cuad_playground_create", body=models.PlaygroundIn(a="x y", b="x"))
     assert posted.status_code == HTTPStatus.OK and posted.parsed.recall == 1.0
     suite_file = api.call("stakeholder", "benchmarks.benchmarks_suites_export_retrieve", id=run.suite_id, fmt="json")
     assert suite_file.status_code == HTTPStatus.OK and json.loads(suite_file.content)

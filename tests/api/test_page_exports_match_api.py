@@ -1,6 +1,6 @@
 """Every page's JSON export and its API endpoint give the same figures, for the same query.
 
-The page exports (``report.json``, ``?format=json``...) and the API are two doors to one computation; a
+The page exports (``report.json``, ``scorecard.json``...) and the API are two doors to one computation; a
 serializer that drops, renames or rounds a figure would make a dashboard disagree with the page it cites.
 """
 
@@ -101,7 +101,7 @@ def test_the_cuad_scorecard_comparison_leaderboard_and_explorer_exports_and_thei
                                                                                               stakeholder_client):
     query = f"sample={cuad.sample.pk}&run={cuad.gold.pk}&run={cuad.noisy.pk}&correct=0.6&partial=0.3"
     for name in ("scorecard", "leaderboard", "explorer"):
-        page = _json(stakeholder_client, f"/cuad/{name}/?{query}&format=json")
+        page = _json(stakeholder_client, f"/cuad/{name}/{name}.json?{query}")
         api = _json(stakeholder_client, f"/api/v1/cuad/{name}/?{query}")
         assert not _differences(api, page), name
     card = _json(stakeholder_client, f"/api/v1/cuad/scorecard/?{query}")
@@ -109,14 +109,14 @@ def test_the_cuad_scorecard_comparison_leaderboard_and_explorer_exports_and_thei
 
 
 def test_the_cuad_dataset_runs_job_and_playground_exports_and_their_apis_agree(cuad, stakeholder_client):
-    page = _json(stakeholder_client, f"/cuad/dataset/?sample={cuad.sample.pk}&format=json")
+    page = _json(stakeholder_client, f"/cuad/dataset/dataset.json?sample={cuad.sample.pk}")
     api = _json(stakeholder_client, f"/api/v1/cuad/dataset/?sample={cuad.sample.pk}")
     assert (api["sha256"], api["n_contracts"], api["manifest_sha256"], api["n_spans"]) == (
         page["dataset"]["sha256"], page["dataset"]["contracts"], page["sample"]["manifest_sha256"],
         page["sample"]["spans"])
     assert api["contracts"] == page["manifest"]["contracts"]
 
-    page_runs = {row["id"]: row for row in _json(stakeholder_client, "/cuad/runs/?format=json")["runs"]}
+    page_runs = {row["id"]: row for row in _json(stakeholder_client, "/cuad/runs/runs.json")["runs"]}
     api_runs = {row["id"]: row for row in _json(stakeholder_client, "/api/v1/cuad/runs/")["runs"]}
     assert page_runs.keys() == api_runs.keys() == {cuad.gold.pk, cuad.noisy.pk}
     for pk, row in api_runs.items():
@@ -128,7 +128,7 @@ def test_the_cuad_dataset_runs_job_and_playground_exports_and_their_apis_agree(c
     texts = {"a": "governed by the laws of Nevada", "b": "This Agreement is governed by the laws of Nevada",
              "claim": "the laws of Nevada", "source": "This Agreement is governed by the laws of Nevada."}
     query = "&".join(f"{k}={v.replace(' ', '+')}" for k, v in texts.items())
-    page = _json(stakeholder_client, f"/cuad/playground/?{query}&format=json")
+    page = _json(stakeholder_client, f"/cuad/playground/playground.json?{query}")
     api = _json(stakeholder_client, f"/api/v1/cuad/playground/?{query}")
     overlap, ground = page["overlap"], page["grounding"]
     assert (api["f1"], api["precision"], api["recall"], api["shared_tokens"]) == (
@@ -143,7 +143,7 @@ def test_the_cuad_audit_export_and_its_api_agree(db, tmp_path, stakeholder_clien
 
     _, run = audited_run(tmp_path)
     audit = local_audit(run)
-    page = _json(stakeholder_client, f"/cuad/audits/{audit.pk}/?format=json")
+    page = _json(stakeholder_client, f"/cuad/audits/{audit.pk}/audit.json")
     api = _json(stakeholder_client, f"/api/v1/cuad/audits/{audit.pk}/")
     assert not _differences(api, page)
     assert api["candidates"] and api["audit"]["run"] == run.pk

@@ -40,9 +40,9 @@ def _world(tmp_path, reviewers, settings):
         f"/benchmarks/rerank/{run.pk}/receipts.jsonl",
         f"/benchmarks/rerank/{judged.pk}/calibration/calibration.json",
         f"/benchmarks/rerank/{judged.pk}/human-metrics/human-metrics.json?replicates=1000",
-        f"/cuad/scorecard/?run={cuad.noisy.pk}&format=json",
-        f"/cuad/scorecard/?run={cuad.gold.pk}&format=json",
-        f"/cuad/runs/{cuad.noisy.pk}/?format=json",
+        f"/cuad/scorecard/scorecard.json?run={cuad.noisy.pk}",
+        f"/cuad/scorecard/scorecard.json?run={cuad.gold.pk}",
+        f"/cuad/runs/{cuad.noisy.pk}/run.json",
         f"/review/admin/pools/{pool.public_id}/judgments.jsonl",
         f"/review/admin/pools/{pool.public_id}/qrels.txt",
     ]

@@ -36,7 +36,7 @@ def planted_run(world):
 
 def test_the_runs_csv_quotes_a_formula_model_name(planted_run):
     admin, pk = planted_run
-    rows = _csv(admin.get("/cuad/runs/?format=csv"))
+    rows = _csv(admin.get("/cuad/runs/runs.csv"))
     row = next(r for r in rows if r["id"] == str(pk))
     assert row["model"] == "'" + MODEL
     # numbers are untouched: every figure of every run still parses as a number
@@ -49,7 +49,7 @@ def test_the_runs_csv_quotes_a_formula_model_name(planted_run):
 def test_the_explorer_csv_quotes_formula_texts(planted_run):
     admin, pk = planted_run
     contract = Contract.objects.get(dataset=ExtractionRun.objects.get(pk=pk).dataset_id, title=CONTRACT)
-    rows = _csv(admin.get(f"/cuad/explorer/?run={pk}&contract={contract.pk}&format=csv"))
+    rows = _csv(admin.get(f"/cuad/explorer/explorer.csv?run={pk}&contract={contract.pk}"))
     texts = [r["text"] for r in rows if r["kind"] == "extraction"]
     assert texts, rows[:3]
     for text in texts:

@@ -48,7 +48,7 @@ def test_keyless_judges_chosen_on_the_page_rule_and_are_labelled_simulated(audit
 
     page = admin_client_.get(f"/cuad/audits/{audit.pk}/").content.decode()
     assert page.count('data-testid="simulated"') == 2
-    exported = admin_client_.get(f"/cuad/audits/{audit.pk}/?format=json").json()
+    exported = admin_client_.get(f"/cuad/audits/{audit.pk}/audit.json").json()
     assert [j["simulated"] for j in exported["judges"]] == [True, True]
     assert all("simulated provider" in j["label"] for j in exported["judges"])
 

@@ -42,7 +42,7 @@ def test_reviewers_get_403_on_every_audit_page_and_api(judged, reviewer_client):
     for url in (
         "/cuad/audits/",
         f"/cuad/audits/{judged.pk}/",
-        f"/cuad/audits/{judged.pk}/?format=json",
+        f"/cuad/audits/{judged.pk}/audit.json",
         f"/cuad/audits/{judged.pk}/progress/",
         "/api/v1/cuad/audits/",
         f"/api/v1/cuad/audits/{judged.pk}/",
@@ -104,14 +104,14 @@ def test_the_page_shows_kappa_band_table_and_the_scorecard_before_and_after(judg
 
 
 def test_exports_and_the_api_carry_the_same_figures(judged, stakeholder_client):
-    data = stakeholder_client.get(f"/cuad/audits/{judged.pk}/?format=json").json()
+    data = stakeholder_client.get(f"/cuad/audits/{judged.pk}/audit.json").json()
     api = stakeholder_client.get(f"/api/v1/cuad/audits/{judged.pk}/").json()
     assert api["agreement"] == data["agreement"] and api["impact"]["rows"] == data["impact"]["rows"]
     assert len(api["candidates"]) == judged.n_candidates
     assert data["agreement"]["table"]["counts"] == audit_report(audit=judged).agreement.table
     assert data["agreement"]["ac1"] == pytest.approx(audit_report(audit=judged).agreement.ac1)
     assert set(data["agreement"]["prevalence"]) == {"no", "yes"} and "paradox_note" in data["agreement"]
-    exported = stakeholder_client.get(f"/cuad/audits/{judged.pk}/?format=csv").content.decode()
+    exported = stakeholder_client.get(f"/cuad/audits/{judged.pk}/audit.csv").content.decode()
     rows = list(csv.DictReader(io.StringIO(exported)))
     assert len(rows) == judged.n_candidates
     assert {r["judge_a"] for r in rows} <= {"yes", "no"} and all(r["text"] for r in rows)
@@ -129,7 +129,7 @@ def test_the_page_api_and_export_say_why_two_contracts_carry_no_kappa_interval(j
     assert 'data-testid="kappa-ci"' not in page and 'data-testid="raw-agreement-ci"' not in page
     assert reason in page
     api = stakeholder_client.get(f"/api/v1/cuad/audits/{judged.pk}/").json()["agreement"]["kappa_interval"]
-    exported = stakeholder_client.get(f"/cuad/audits/{judged.pk}/?format=json").json()["agreement"]["kappa_interval"]
+    exported = stakeholder_client.get(f"/cuad/audits/{judged.pk}/audit.json").json()["agreement"]["kappa_interval"]
     assert api == exported
     assert (api["unit"], api["units"], api["observations"], api["replicates"], api["seed"]) == (
         "contract", 2, judged.n_candidates, 1000, 0)
@@ -209,7 +209,7 @@ def test_the_human_verdict_is_shown_next_to_the_judges(
     first = ReviewItem.objects.get(pool=pool, external_ref__candidate=judged.candidates.order_by("position")[0].pk)
     for user in (reviewer_user, reviewer2_user):
         judgment_submit(item=first, reviewer=user, grades={"clause": "y"}, complete=True)
-    data = stakeholder_client.get(f"/cuad/audits/{judged.pk}/?format=json").json()
+    data = stakeholder_client.get(f"/cuad/audits/{judged.pk}/audit.json").json()
     human = data["candidates"][0]["human"]
     assert human == {"state": "agreed", "value": "yes", "reason": "", "completed": 2}
     assert data["review_pool"] == pool.public_id

@@ -95,7 +95,7 @@ def test_the_leaderboard_lists_the_three_offline_systems_with_their_labels(loade
     # the exports and the summary carry the same labels
     data = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{query}").json()
     assert {r["system"]["key"] for r in data["runs"]} == {"local", "nearest", "rules"}
-    exported = stakeholder_client.get(f"/cuad/leaderboard/?{query}&format=csv")
+    exported = stakeholder_client.get(f"/cuad/leaderboard/leaderboard.csv?{query}")
     rows = list(csv.DictReader(io.StringIO(exported.content.decode())))
     assert sorted(r["run"] for r in rows if r["kind"] == "system") == sorted(str(r.pk) for r in runs)
     assert {r["kind"] for r in rows} >= {"verdict", "system", "run", "pair"}

@@ -68,7 +68,7 @@ def test_an_admin_uploads_files_in_the_page_and_each_gets_its_outcome(admin_user
     assert "scan.pdf</strong>:\n  refused: the PDF has no text layer" in html
     assert contract_set.contracts.count() == 2
     # The set's JSON lists the contracts with their hashes; the taxonomy is CUAD's.
-    data = client.get(f"/cuad/contracts/{contract_set.pk}/?format=json").json()
+    data = client.get(f"/cuad/contracts/{contract_set.pk}/contract-set.json").json()
     assert [c["title"] for c in data["contracts"]] == ["nda", "supply"]
     assert data["taxonomy"]["version"] == 1 and len(data["taxonomy"]["categories"]) == 41
 
@@ -86,7 +86,7 @@ def test_a_contract_opens_in_windows_of_its_pages_and_search_names_the_page(admi
     assert "?start=6" in html  # next window
     html = client.get(f"/cuad/contracts/{contract_set.pk}/{member.pk}/?q=governing+law").content.decode()
     assert "1 match for" in html and 'href="?start=7&amp;q=governing%20law#unit-7"' in html
-    data = client.get(f"/cuad/contracts/{contract_set.pk}/{member.pk}/?start=7&format=json").json()
+    data = client.get(f"/cuad/contracts/{contract_set.pk}/{member.pk}/contract.json?start=7").json()
     assert data["window"]["first"] == 7 and data["window"]["last"] == 11  # the window opens at the page asked for
 
 

@@ -48,8 +48,8 @@ def gold(loaded) -> CuadDataset:
 
 def _pages(client) -> dict[str, bytes]:
     return {path: client.get(path).content for path in (
-        "/cuad/?format=json", "/cuad/runs/?format=json", "/cuad/scorecard/?format=json",
-        "/cuad/leaderboard/?format=json", "/cuad/dataset/?format=json")}
+        "/cuad/overview.json", "/cuad/runs/runs.json", "/cuad/scorecard/scorecard.json",
+        "/cuad/leaderboard/leaderboard.json", "/cuad/dataset/dataset.json")}
 
 
 def test_loading_a_gold_set_leaves_every_cuad_default_page_as_it_was(loaded, stakeholder_client):
@@ -96,7 +96,7 @@ def test_a_run_pasted_on_the_gold_set_is_graded_on_it_and_shown_on_every_page(go
     assert response.status_code == 302
     run = ExtractionRun.objects.get(model="firm-m")
     assert run.dataset == gold
-    card = stakeholder_client.get(f"/cuad/scorecard/?run={run.pk}&format=json").json()
+    card = stakeholder_client.get(f"/cuad/scorecard/scorecard.json?run={run.pk}").json()
     assert card["dataset"] == {"id": gold.pk, "name": gold.name, "origin": "gold"}
     overall = card  # the headline figures are the top level of grade_cuad's --json shape
     assert overall["counts"]["spans"] == 8 and overall["counts"]["extractions"] == 9
@@ -106,11 +106,11 @@ def test_a_run_pasted_on_the_gold_set_is_graded_on_it_and_shown_on_every_page(go
     assert 'data-testid="population-dataset"' in html
     explorer = stakeholder_client.get(f"/cuad/explorer/?run={run.pk}&type={FIRM_ONLY}")
     assert explorer.status_code == 200 and "Personal data is processed" in explorer.content.decode()
-    board = stakeholder_client.get(f"/cuad/leaderboard/?dataset={gold.pk}&format=json")
+    board = stakeholder_client.get(f"/cuad/leaderboard/leaderboard.json?dataset={gold.pk}")
     assert board.status_code == 200
     assert "firm-m" in board.content.decode() and "gold-model" not in board.content.decode()
     assert "of Acme gold set v2 (firm gold set) that every run attempted" in board.content.decode()
-    assert stakeholder_client.get(f"/cuad/?dataset={gold.pk}&format=json").json()["runs"][0]["id"] == run.pk
+    assert stakeholder_client.get(f"/cuad/overview.json?dataset={gold.pk}").json()["runs"][0]["id"] == run.pk
     assert stakeholder_client.get("/cuad/leaderboard/?dataset=999999").status_code == 404
 
 
@@ -119,7 +119,7 @@ def test_a_board_never_mixes_cuad_with_a_gold_set(loaded, gold, stakeholder_clie
 
     run, _ = extraction_run_import(dataset=gold, raw=json.dumps(firm_run("firm-m")))
     for page in ("scorecard", "leaderboard"):
-        response = stakeholder_client.get(f"/cuad/{page}/?run={run.pk}&run={loaded.gold.pk}&format=json")
+        response = stakeholder_client.get(f"/cuad/{page}/{page}.json?run={run.pk}&run={loaded.gold.pk}")
         assert response.status_code == 400
         assert "another dataset than the sample" in response.content.decode()
 
@@ -129,7 +129,7 @@ def test_the_scorecard_puts_the_same_systems_cuad_figures_beside_for_shared_type
     from grading.runs.services import extraction_run_import
 
     run, _ = extraction_run_import(dataset=gold, raw=json.dumps(firm_run(loaded.gold.model)))
-    beside = stakeholder_client.get(f"/cuad/scorecard/?run={run.pk}&format=json").json()["beside_cuad"]
+    beside = stakeholder_client.get(f"/cuad/scorecard/scorecard.json?run={run.pk}").json()["beside_cuad"]
     assert beside["cuad_run"] == loaded.gold.pk
     assert sorted(r["category"] for r in beside["rows"]) == ["Anti-Assignment", "Governing Law"]
     law = next(r for r in beside["rows"] if r["category"] == "Governing Law")
@@ -138,7 +138,7 @@ def test_the_scorecard_puts_the_same_systems_cuad_figures_beside_for_shared_type
     html = stakeholder_client.get(f"/cuad/scorecard/?run={run.pk}").content.decode()
     assert 'data-testid="beside-cuad"' in html
     other, _ = extraction_run_import(dataset=gold, raw=json.dumps(firm_run("never-on-cuad")))
-    assert "beside_cuad" not in stakeholder_client.get(f"/cuad/scorecard/?run={other.pk}&format=json").json()
+    assert "beside_cuad" not in stakeholder_client.get(f"/cuad/scorecard/scorecard.json?run={other.pk}").json()
 
 
 def test_commands_take_the_gold_set_with_dataset(gold, tmp_path, capsys):

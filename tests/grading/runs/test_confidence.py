@@ -131,7 +131,7 @@ def test_the_scorecard_and_leaderboard_show_cuads_metric_only_for_a_run_with_con
     assert "not available: the run has no confidences" in plain
     api = stakeholder_client.get(f"/api/v1/cuad/scorecard/?run={scored.pk}").json()
     assert api["cuad_evaluate"]["available"] is True and api["cuad_evaluate"]["aupr"]["estimate"] == 1.0
-    exported = stakeholder_client.get(f"/cuad/scorecard/?run={scored.pk}&format=csv").content.decode()
+    exported = stakeholder_client.get(f"/cuad/scorecard/scorecard.csv?run={scored.pk}").content.decode()
     header, first = exported.splitlines()[:2]
     assert "aupr" in header.split(",") and first.split(",")[header.split(",").index("aupr")] == "1.000000"
     board = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?run={scored.pk}&run={loaded.noisy.pk}").json()

@@ -45,11 +45,11 @@ def test_a_keyless_server_extracts_verbatim_quotes_and_the_run_is_named_simulate
     assert groundings and min(groundings) == pytest.approx(1.0)
 
     assert "simulated provider" in admin_client_.get(f"/cuad/jobs/{job.pk}/").content.decode()
-    job_json = admin_client_.get(f"/cuad/jobs/{job.pk}/?format=json").json()
+    job_json = admin_client_.get(f"/cuad/jobs/{job.pk}/job.json").json()
     assert job_json["simulated"] is True and job_json["base_url"] == server.url + "/v1"
     assert "simulated provider" in admin_client_.get(f"/cuad/runs/{run.pk}/").content.decode()
-    assert admin_client_.get(f"/cuad/runs/{run.pk}/?format=json").json()["model"].endswith("(simulated provider)")
-    for url in ("/cuad/leaderboard/", "/cuad/leaderboard/?format=csv", "/cuad/summary/"):
+    assert admin_client_.get(f"/cuad/runs/{run.pk}/run.json").json()["model"].endswith("(simulated provider)")
+    for url in ("/cuad/leaderboard/", "/cuad/leaderboard/leaderboard.csv", "/cuad/summary/"):
         assert "simulated provider" in admin_client_.get(url).content.decode(), url
 
 

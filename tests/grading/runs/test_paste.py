@@ -13,7 +13,7 @@ from tests.grading.console_support import random_run
 
 
 def test_the_run_export_is_the_grader_format_and_pastes_back_to_the_same_run(loaded, admin_client_):
-    exported = admin_client_.get(f"/cuad/runs/{loaded.noisy.pk}/?format=json").content.decode()
+    exported = admin_client_.get(f"/cuad/runs/{loaded.noisy.pk}/run.json").content.decode()
     before = ExtractionRun.objects.count()
     response = admin_client_.post("/cuad/runs/", {"run_text": exported})
     assert response.status_code == 302 and response["Location"] == f"/cuad/runs/{loaded.noisy.pk}/"

@@ -113,7 +113,7 @@ def test_the_run_page_and_export_state_the_scope_and_the_export_pastes_back_to_t
     )
     page = admin_client_.get(f"/cuad/runs/{run.pk}/").content.decode()
     assert "2 of 4 contracts of the seed-42 sample" in page and "partial" in page
-    exported = admin_client_.get(f"/cuad/runs/{run.pk}/?format=json").json()
+    exported = admin_client_.get(f"/cuad/runs/{run.pk}/run.json").json()
     assert exported["contracts"] == [ALPHA, BETA]
     again = admin_client_.post("/cuad/runs/", {"run_text": json.dumps(exported)})
     assert again["Location"] == f"/cuad/runs/{run.pk}/"

@@ -233,14 +233,14 @@ def test_bad_thresholds_are_refused_naming_the_field(loaded, stakeholder_client)
 def test_the_exports_parse_and_carry_the_same_figures(loaded, stakeholder_client):
     third = _third(loaded)
     q = _query(loaded.gold, loaded.noisy, third)
-    data = json.loads(stakeholder_client.get(f"/cuad/leaderboard/?{q}&format=json").content)
+    data = json.loads(stakeholder_client.get(f"/cuad/leaderboard/leaderboard.json?{q}").content)
     assert data["method"] == MULTIPLE_COMPARISON_METHOD
     assert data["bootstrap"] == {"replicates": 1000, "seed": 0, "unit": "contract", "paired": True}
     assert [r["rank"] for r in data["runs"]] == [1, 2, 3] and len(data["pairs"]) == 3
     assert set(data["runs"][0]["per_category"]) == {"Document Name", "Governing Law", "Anti-Assignment"}
     assert stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{q}").json() == data
 
-    response = stakeholder_client.get(f"/cuad/leaderboard/?{q}&format=csv")
+    response = stakeholder_client.get(f"/cuad/leaderboard/leaderboard.csv?{q}")
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     pairs = [r for r in rows if r["kind"] == "pair"]
@@ -308,7 +308,7 @@ def test_the_overview_links_to_the_leaderboard(loaded, stakeholder_client):
 def test_the_board_opens_with_one_verdict_in_the_page_exports_and_api(loaded, stakeholder_client):
     third = _third(loaded)
     q = _query(loaded.gold, loaded.noisy, third)
-    data = json.loads(stakeholder_client.get(f"/cuad/leaderboard/?{q}&format=json").content)
+    data = json.loads(stakeholder_client.get(f"/cuad/leaderboard/leaderboard.json?{q}").content)
     verdict = data["verdict"]
     # Four contracts: intervals shown, marked as few units; the sentence says so and names the population.
     assert data["units"]["support"] == "few" and verdict["kind"] in {"best", "cannot tell apart"}
@@ -318,7 +318,7 @@ def test_the_board_opens_with_one_verdict_in_the_page_exports_and_api(loaded, st
     page = stakeholder_client.get(f"/cuad/leaderboard/?{q}").content.decode()
     assert 'data-testid="verdict"' in page and escape(verdict["sentence"]) in page
     assert page.index('data-testid="verdict"') < page.index('data-testid="standings"')
-    rows = list(csv.DictReader(io.StringIO(stakeholder_client.get(f"/cuad/leaderboard/?{q}&format=csv")
+    rows = list(csv.DictReader(io.StringIO(stakeholder_client.get(f"/cuad/leaderboard/leaderboard.csv?{q}")
                                            .content.decode())))
     assert (rows[0]["kind"], rows[0]["note"]) == ("verdict", verdict["sentence"])
 

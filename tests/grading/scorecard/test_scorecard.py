@@ -21,7 +21,7 @@ from tests.grading.console_support import random_run
 
 
 def test_the_scorecard_csv_has_the_headline_first_and_one_row_per_type(loaded, stakeholder_client):
-    text = stakeholder_client.get(f"/cuad/scorecard/?run={loaded.noisy.pk}&format=csv").content.decode()
+    text = stakeholder_client.get(f"/cuad/scorecard/scorecard.csv?run={loaded.noisy.pk}").content.decode()
     rows = list(csv.DictReader(io.StringIO(text)))
     assert rows[0]["category"] == "ALL"
     assert [r["category"] for r in rows[1:]] == ["Anti-Assignment", "Document Name", "Governing Law"]
@@ -83,7 +83,7 @@ def test_regrade_from_stored_pair_scores_equals_a_fresh_grade_at_random_settings
 
 def test_the_console_scorecard_equals_the_grade_cuad_command(loaded, tmp_path, stakeholder_client):
     run_file = tmp_path / "run.json"
-    run_file.write_text(stakeholder_client.get(f"/cuad/runs/{loaded.noisy.pk}/?format=json").content.decode())
+    run_file.write_text(stakeholder_client.get(f"/cuad/runs/{loaded.noisy.pk}/run.json").content.decode())
     manifest = tmp_path / "manifest.json"
     manifest.write_text(loaded.sample.manifest)
     out = io.StringIO()
