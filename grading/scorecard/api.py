@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
@@ -11,7 +13,7 @@ from rest_framework.views import APIView
 
 from grading.responses import refused
 from grading.scorecard.explorer import explorer_json, explorer_view
-from grading.scorecard.exports import comparison_json, leaderboard_json, scorecard_json
+from grading.scorecard.exports import beside_cuad_json, comparison_json, leaderboard_json, scorecard_json
 from grading.scorecard.leaderboard import LeaderboardError, leaderboard_runs, leaderboard_view
 from grading.scorecard.params import SORT_KEYS, ParameterError, parse_view
 from grading.scorecard.playground import playground_check, playground_grounding, playground_overlap
@@ -79,6 +81,7 @@ class ScorecardOut(FiguresOut):
     extractions_outside_sample = serializers.IntegerField()
     per_category = serializers.DictField(child=FiguresOut())
     cuad_evaluate = serializers.DictField(help_text=CUAD_EVALUATE_HELP)
+    dataset = serializers.DictField(help_text="the dataset graded against: id, name, origin (cuad or gold)")
 
 
 class DifferenceOut(serializers.Serializer):
@@ -99,6 +102,8 @@ class ScorecardApiOut(ScorecardOut):
 
     conclusion = serializers.CharField(help_text="one plain, quotable sentence from the figures and intervals")
     comparison = ScorecardComparisonOut(required=False)
+    beside_cuad = serializers.DictField(required=False, help_text=(
+        "a gold-set run only: the same model's CUAD figures for the shared clause types, each with its population"))
 
 
 class ScorecardApi(APIView):
@@ -113,8 +118,11 @@ class ScorecardApi(APIView):
             return refused(exc.errors)
         except ComparisonError as exc:
             return refused([str(exc)])
-        out = {"conclusion": conclusion(card=card, comparison=comparison)}
+        out: dict[str, Any] = {"conclusion": conclusion(card=card, comparison=comparison)}
         out.update(ScorecardOut(scorecard_json(card, view.sample)).data)
+        beside = beside_cuad_json(card=card, view=view)
+        if beside is not None:
+            out["beside_cuad"] = beside
         if comparison:
             out["comparison"] = ScorecardComparisonOut(comparison_json(comparison, view.sample)).data
         return Response(out)

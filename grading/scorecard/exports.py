@@ -4,16 +4,39 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from grading.baselines.systems import offline_system
 from grading.dataset.models import Sample
 from grading.scorecard.leaderboard import Board, HeatCell, Leaderboard, PairDifference, Standing
-from grading.scorecard.selectors import Comparison, RunCard, ScorecardRow, paper_json, population
+from grading.scorecard.selectors import (
+    Comparison,
+    RunCard,
+    ScorecardRow,
+    beside_cuad,
+    paper_json,
+    population,
+)
 from scoring.cuad.grading import UNIT as CONTRACT
 from scoring.cuad.grading import Figures
 from scoring.cuad.paper_metric import PaperResult
 from scoring.stats.bootstrap import Interval
 from scoring.stats.units import unit_support
+
+
+def beside_cuad_json(*, card: RunCard, view: Any) -> dict | None:
+    """The same system's CUAD figures beside a gold-set run's, for the shared clause types (page JSON and API)."""
+    beside = beside_cuad(card=card, thresholds=view.thresholds, matcher=view.matcher)
+    if beside is None:
+        return None
+    return {
+        "cuad_run": beside.cuad_run.pk,
+        "firm_population": beside.firm_population,
+        "cuad_population": beside.cuad_population,
+        "rows": [{"category": r.category, "firm_f1": r.firm.f1.estimate, "cuad_f1": r.cuad.f1.estimate,
+                  "firm_spans": r.firm.counts["spans"], "cuad_spans": r.cuad.counts["spans"]}
+                 for r in beside.rows],
+    }
 
 
 def _interval(i: Interval) -> dict:
@@ -33,6 +56,7 @@ def scorecard_json(card: RunCard, sample: Sample) -> dict:
     out["bootstrap"] = {"replicates": card.card.replicates, "seed": card.card.seed, "unit": "contract"}
     out["other_matcher"] = {"matcher": card.other_matcher, **card.other}
     out["extractions_outside_sample"] = card.outside
+    out["dataset"] = {"id": sample.dataset_id, "name": sample.dataset.name, "origin": sample.dataset.origin}
     return out
 
 

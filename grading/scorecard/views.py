@@ -20,6 +20,7 @@ from grading.scorecard.explorer import explorer_json, explorer_view
 from grading.scorecard.exports import (
     LEADERBOARD_CSV_FIELDS,
     SCORECARD_CSV_FIELDS,
+    beside_cuad_json,
     comparison_json,
     leaderboard_csv_rows,
     leaderboard_json,
@@ -73,18 +74,9 @@ def scorecard(request: HttpRequest, fmt: str = "") -> HttpResponse:
     server_ms = (time.perf_counter() - started) * 1000
     if fmt == "json":
         data = {"conclusion": conclusion(card=card, comparison=comparison), **scorecard_json(card, view.sample)}
-        data["dataset"] = {"id": view.sample.dataset_id, "name": view.sample.dataset.name,
-                           "origin": view.sample.dataset.origin}
-        beside = beside_cuad(card=card, thresholds=view.thresholds, matcher=view.matcher)
+        beside = beside_cuad_json(card=card, view=view)
         if beside is not None:
-            data["beside_cuad"] = {
-                "cuad_run": beside.cuad_run.pk,
-                "firm_population": beside.firm_population,
-                "cuad_population": beside.cuad_population,
-                "rows": [{"category": r.category, "firm_f1": r.firm.f1.estimate, "cuad_f1": r.cuad.f1.estimate,
-                          "firm_spans": r.firm.counts["spans"], "cuad_spans": r.cuad.counts["spans"]}
-                         for r in beside.rows],
-            }
+            data["beside_cuad"] = beside
         if comparison:
             data["comparison"] = comparison_json(comparison, view.sample)
         return json_response(data)
