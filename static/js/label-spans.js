@@ -613,7 +613,8 @@
     document.querySelectorAll("#judgment [data-announce]").forEach((node) => announce(node.textContent.trim(), node.dataset.announce));
     const dialog = document.getElementById("keys-help");
     if (dialog) dialog.addEventListener("close", () => { if (helpReturn && helpReturn.isConnected) helpReturn.focus(); });
-    document.body.dataset.spansReady = "1";
+    // When the text was laid out and ready to label, in ms since navigation began (the browser test prints it).
+    document.body.dataset.spansReady = String(Math.round(window.performance.now()));
   }
   document.addEventListener("DOMContentLoaded", ready);
   if (document.readyState !== "loading") ready();
