@@ -14,6 +14,7 @@
   let spans = []; // [[start, end], ...] sorted, merged, trimmed: as the server stores them
   let hits = [];
   let hit = -1;
+  let hitLength = 0; // the length of the match shown (the query when it was stepped to)
   let lastSelection = null; // [start, end] of the latest selection inside the text
   let timer = null;
   let inflight = null;
@@ -94,7 +95,7 @@
 
   function overlaps(chunk) {
     return spans.some(([s, e]) => s < chunk.end && e > chunk.start) ||
-      (hit >= 0 && hits[hit] < chunk.end && hits[hit] + searchLength() > chunk.start);
+      (hit >= 0 && hits[hit] < chunk.end && hits[hit] + hitLength > chunk.start);
   }
 
   function chunkOf(offset) {
@@ -118,7 +119,7 @@
     let current = null;
     if (hit >= 0) {
       const hs = hits[hit];
-      const he = hs + searchLength();
+      const he = hs + hitLength;
       if (hs < chunk.end && he > chunk.start) {
         current = [Math.max(hs, chunk.start), Math.min(he, chunk.end)];
         bounds.add(current[0]); bounds.add(current[1]);
@@ -299,7 +300,7 @@
   function search() {
     const box = document.getElementById("doc-search");
     const query = box.value;
-    const before = hit >= 0 ? [[hits[hit], hits[hit] + query.length + 1]] : [];
+    const before = hit >= 0 ? [[hits[hit], hits[hit] + hitLength]] : [];
     hits = [];
     hit = -1;
     if (query.length >= 2) {
@@ -323,9 +324,10 @@
 
   function step(direction) {
     if (!hits.length) return;
-    const old = hit >= 0 ? [[hits[hit], hits[hit] + searchLength()]] : [];
+    const old = hit >= 0 ? [[hits[hit], hits[hit] + hitLength]] : [];
     hit = hit < 0 ? (direction > 0 ? 0 : hits.length - 1) : (hit + direction + hits.length) % hits.length;
-    repaint(old.concat([[hits[hit], hits[hit] + searchLength()]]));
+    hitLength = searchLength();
+    repaint(old.concat([[hits[hit], hits[hit] + hitLength]]));
     reveal(hits[hit]);
     count();
   }
@@ -602,6 +604,7 @@
 
   function ready() {
     if (chunks.length || !document.getElementById("contract-source")) return;
+    const began = window.performance.now();
     text = JSON.parse(document.getElementById("contract-source").textContent);
     const locations = document.getElementById("contract-locations");
     if (locations) map = JSON.parse(locations.textContent);
@@ -615,6 +618,7 @@
     if (dialog) dialog.addEventListener("close", () => { if (helpReturn && helpReturn.isConnected) helpReturn.focus(); });
     // When the text was laid out and ready to label, in ms since navigation began (the browser test prints it).
     document.body.dataset.spansReady = String(Math.round(window.performance.now()));
+    document.body.dataset.spansBuildMs = String(Math.round(window.performance.now() - began));
   }
   document.addEventListener("DOMContentLoaded", ready);
   if (document.readyState !== "loading") ready();
