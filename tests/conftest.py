@@ -18,12 +18,17 @@ import pytest
 from tests.factories import client_for, make_user
 
 REAL_WORKER = os.environ.get("TEST_REAL_WORKER") == "1"
+PROJECT_PASSWORD_HASHERS: list[str] = []
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
 def pytest_configure(config):
     from django.conf import settings
 
+    # Tests set and check passwords with the project's algorithm at one round (see factories); the project's own
+    # list stays what test_access_deploy checks, through the project_password_hashers fixture.
+    PROJECT_PASSWORD_HASHERS[:] = settings.PASSWORD_HASHERS
+    settings.PASSWORD_HASHERS = ["tests.factories.OneRoundPBKDF2PasswordHasher", *PROJECT_PASSWORD_HASHERS]
     settings.CELERY_TASK_ALWAYS_EAGER = not REAL_WORKER
     from reviewapp.celery import app
 
@@ -45,6 +50,18 @@ def pytest_configure(config):
 SLOW_PATHS = ("tests/browser/", "tests/trust/test_faults_", "tests/trust/test_load_")
 
 
+def pytest_ignore_collect(collection_path, config):
+    """Under `-m "not slow"` the slow paths are not even imported (Playwright, the fault harness): every test in
+    them is slow, so none would be selected, and importing them cost each process's collection seconds."""
+    if config.getoption("markexpr").replace(" ", "") != "notslow":
+        return None
+    path = collection_path.resolve()
+    if not path.is_relative_to(REPO_ROOT):
+        return None
+    relative = path.relative_to(REPO_ROOT).as_posix() + ("/" if path.is_dir() else "")
+    return True if relative.startswith(SLOW_PATHS) else None
+
+
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = Path(str(item.fspath)).resolve().relative_to(REPO_ROOT).as_posix()
@@ -59,6 +76,21 @@ def pytest_collection_modifyitems(config, items):
         if deselected:
             config.hook.pytest_deselected(items=deselected)
             items[:] = [item for item in items if not item.get_closest_marker("postgresql")]
+
+
+@pytest.fixture
+def project_password_hashers(settings):
+    """The project's own PASSWORD_HASHERS, for a test of that setting (every other test hashes at one round)."""
+    settings.PASSWORD_HASHERS = list(PROJECT_PASSWORD_HASHERS)
+    return settings
+
+
+@pytest.fixture(autouse=True)
+def _processes_hash_as_deployed(request):
+    """Tests that drive real processes (marked slow) hash at the project's full cost: a burst of sign-ins
+    against gunicorn must cost what production's does, so a race cannot pass because hashing became cheap."""
+    if request.node.get_closest_marker("slow") is not None:
+        request.getfixturevalue("project_password_hashers")
 
 
 @pytest.fixture

@@ -11,6 +11,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # every test probes a fresh Python process
 ROOT = Path(__file__).resolve().parents[1]
 
 

@@ -12,11 +12,30 @@ from benchmarks.corpus import ParsedProvision, ParsedSource
 EXAMPLE_SUITE = Path(__file__).resolve().parents[2] / "benchmarks" / "suites" / "nrs_v1.json"
 
 
+# The NRS pages parsed once per process: parsing their HTML was a third of these tests' CPU, and the parser is a
+# pure function of the bytes whose result is immutable (frozen dataclasses, tuples). Keyed by digest and name.
+_NRS_PARSED: dict[tuple[str, str], ParsedSource] = {}
+
+
 @pytest.fixture
-def nrs_imported(db, data_dir):
+def nrs_imported(db, data_dir, monkeypatch):
+    """The real NRS pages imported into this test's database (each test imports them in its own transaction)."""
+    import hashlib
+
+    from benchmarks.corpus import nrs_html
     from benchmarks.corpus.services import statutes_import
 
-    return statutes_import(fmt="nrs-html", paths=[data_dir / "statutes" / "nrs"])
+    parse = nrs_html.parse
+
+    def parse_once(raw: bytes, *, filename: str = "") -> ParsedSource:
+        key = (hashlib.sha256(raw).hexdigest(), filename)
+        if key not in _NRS_PARSED:
+            _NRS_PARSED[key] = parse(raw, filename=filename)
+        return _NRS_PARSED[key]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(nrs_html, "parse", parse_once)
+        return statutes_import(fmt="nrs-html", paths=[data_dir / "statutes" / "nrs"])
 
 
 @pytest.fixture

@@ -22,6 +22,7 @@ def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess:
     )
 
 
+@pytest.mark.slow  # runs manage.py in a fresh process
 def test_a_malformed_database_url_is_one_line_naming_the_variable():
     result = run_manage("check", DATABASE_URL="mysql://nobody@nowhere/db")
     assert result.returncode == 2
@@ -30,6 +31,7 @@ def test_a_malformed_database_url_is_one_line_naming_the_variable():
     assert len(result.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow  # runs manage.py in a fresh process
 def test_an_unreachable_database_is_one_line_naming_the_variable():
     result = run_manage("migrate", "--check", DATABASE_URL="postgres://postgres@127.0.0.1:1/nothing")
     assert result.returncode == 2
@@ -37,6 +39,7 @@ def test_an_unreachable_database_is_one_line_naming_the_variable():
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow  # runs manage.py in a fresh process
 def test_a_malformed_redis_url_is_one_line_naming_the_variable():
     result = run_manage("check", REDIS_URL="http://127.0.0.1:6379")
     assert result.returncode == 2
@@ -44,6 +47,7 @@ def test_a_malformed_redis_url_is_one_line_naming_the_variable():
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow  # runs manage.py in a fresh process
 def test_preflight_names_an_unreachable_redis_and_a_missing_data_dir(tmp_path):
     result = run_manage(
         "preflight", REDIS_URL="redis://127.0.0.1:1/0", DATA_DIR=str(tmp_path / "absent"),
@@ -55,6 +59,7 @@ def test_preflight_names_an_unreachable_redis_and_a_missing_data_dir(tmp_path):
     assert "Traceback" not in result.stderr
 
 
+@pytest.mark.slow  # runs manage.py in a fresh process
 def test_production_settings_pass_check_deploy_with_no_warnings(tmp_path):
     result = run_manage(
         "check", "--deploy", "--fail-level", "WARNING",
@@ -67,6 +72,7 @@ def test_production_settings_pass_check_deploy_with_no_warnings(tmp_path):
     assert "no issues" in result.stdout
 
 
+@pytest.mark.slow  # runs manage.py in a fresh process
 def test_production_refuses_to_start_without_a_secret_key(tmp_path):
     result = run_manage(
         "check", PRODUCTION="1", REQUIRE_SECRET_KEY="1", SECRET_KEY="",

@@ -40,6 +40,7 @@ def _rows() -> dict[str, int]:
             if m._meta.managed and m._meta.label != "sessions.Session"}
 
 
+@pytest.mark.slow  # runs manage.py in fresh processes
 def test_check_deploy_is_clean_and_cookies_are_secure_in_production(tmp_path):
     check = _production("manage.py", "check", "--deploy", "--fail-level", "WARNING", tmp_path=tmp_path)
     assert check.returncode == 0, check.stdout + check.stderr
@@ -121,10 +122,14 @@ def test_failed_logins_are_rate_limited_even_for_the_right_password(world, setti
     assert b"Too many failed sign-in attempts" in response.content and "_auth_user_id" not in client.session
 
 
-def test_passwords_are_hashed_with_djangos_default(world, settings):
+def test_passwords_are_hashed_with_djangos_default(world, project_password_hashers):
     from django.conf import global_settings
+    from django.contrib.auth.hashers import PBKDF2PasswordHasher
 
-    assert settings.PASSWORD_HASHERS[0] == global_settings.PASSWORD_HASHERS[0]
+    assert project_password_hashers.PASSWORD_HASHERS[0] == global_settings.PASSWORD_HASHERS[0]
     for user in world.users.values():
         user.refresh_from_db()
         assert user.password.startswith("pbkdf2_sha256$") and PASSWORD not in user.password
+    # Set under the project's own hashers (the world's users were made at the tests' one round): as stored live.
+    user.set_password(PASSWORD)
+    assert user.password.startswith(f"pbkdf2_sha256${PBKDF2PasswordHasher.iterations}$")

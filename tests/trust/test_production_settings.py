@@ -8,6 +8,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # every test runs manage.py in a fresh process
 REPO = Path(__file__).resolve().parents[2]
 KEY = "prod-" + "q" * 30 + "-a-long-random-production-secret-0123456789"
 

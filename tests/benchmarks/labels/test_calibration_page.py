@@ -9,12 +9,11 @@ import random
 
 import numpy as np
 import pytest
-from sklearn.calibration import calibration_curve
-from sklearn.metrics import brier_score_loss
 
 from benchmarks.labels.metrics import Calibration, calibration_compute, human_inputs_load
 from benchmarks.labels.pools import review_pool_declare
 from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
+from tests.references import brier_score_loss, calibration_curve
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 import pytest
-from statsmodels.stats.multitest import multipletests
 
 from benchmarks.reports.figures import METRICS
 from benchmarks.reports.inputs import (
@@ -27,6 +26,7 @@ from benchmarks.reports.inputs import (
 )
 from benchmarks.reports.leaderboard import KEYWORD, LeaderboardInputs, RerankEntry, leaderboard_compute
 from scoring.stats.units import MIN_UNITS
+from tests.references import multipletests
 from tests.scoring.ir.test_family_bootstrap_pairs import hand_p, hand_pairs
 
 SUITE = SuiteMeta(pk=None, name="random", version=1, corpus="nrs", sha256="0" * 64, sources_sha256="0" * 64,

@@ -54,6 +54,7 @@ def _random_files(directory: Path, seed: int) -> list[str]:
     return paths
 
 
+@pytest.mark.slow  # runs the command in a fresh process
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("as_json", [True, False])
 def test_the_process_prints_the_same_bytes_as_djangos_command(tmp_path, seed, as_json):
@@ -67,6 +68,7 @@ def test_the_process_prints_the_same_bytes_as_djangos_command(tmp_path, seed, as
         assert json.loads(process.stdout)["heldout_exposure"] is None
 
 
+@pytest.mark.slow  # runs the command in a fresh process
 def test_the_process_loads_neither_django_nor_celery(tmp_path):
     qrels, run_a, _, _ = _random_files(tmp_path, 4)
     probe = ("import runpy, sys\n"
@@ -81,6 +83,7 @@ def test_the_process_loads_neither_django_nor_celery(tmp_path):
     assert process.stderr.strip().splitlines()[-1] == "[]"
 
 
+@pytest.mark.slow  # runs the command in a fresh process
 def test_bad_input_gives_djangos_error_and_status(tmp_path):
     qrels, run = tmp_path / "qrels.txt", tmp_path / "run.txt"
     qrels.write_text("q1 0 a 1\n", encoding="utf-8")
@@ -113,12 +116,14 @@ def test_file_options_alone_stay_on_the_fast_path():
     assert parse_without_django(["--run", "r"]) is None  # a usage error: Django's parser words it
 
 
+@pytest.mark.slow  # runs the command in a fresh process
 def test_help_comes_from_djangos_command_with_every_option():
     process = _manage("--help")
     assert process.returncode == 0
     assert "--retrieval-run" in process.stdout and "--settings" in process.stdout
 
 
+@pytest.mark.slow  # runs the command in a fresh process
 @pytest.mark.parametrize("as_json", [True, False])
 def test_named_measures_and_a_relevance_level_print_the_same_bytes_on_both_paths(tmp_path, as_json):
     qrels, run_a, run_b, families = _random_files(tmp_path, 4)

@@ -7,7 +7,6 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.metrics import accuracy_score, cohen_kappa_score, confusion_matrix
 
 from grading.audits.selectors import audit_agreement, audit_report, credit_extractions
 from grading.dataset.models import Contract
@@ -21,6 +20,7 @@ from scoring.stats.agreement import landis_koch_band
 from scoring.stats.units import MIN_UNITS
 from tests.grading.audit_support import audited_run, local_audit, set_verdicts
 from tests.grading.cuad_fixture import contracts, cuad_bytes
+from tests.references import accuracy_score, cohen_kappa_score, confusion_matrix
 
 
 @pytest.fixture

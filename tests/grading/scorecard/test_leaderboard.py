@@ -12,7 +12,6 @@ import re
 import numpy as np
 import pytest
 from django.utils.html import escape
-from statsmodels.stats.multitest import multipletests
 
 from grading.runs.services import extraction_run_import
 from grading.scorecard import leaderboard
@@ -22,6 +21,7 @@ from scoring.stats.bootstrap import resample_indices
 from scoring.stats.multiple import MULTIPLE_COMPARISON_METHOD
 from tests.grading.console_support import random_run
 from tests.grading.cuad_fixture import gold_run
+from tests.references import multipletests
 
 ALPHA, BETA = "ALPHA-DISTRIBUTOR AGREEMENT", "BETA-LICENSE AGREEMENT"
 

@@ -53,6 +53,7 @@ def test_a_server_error_keeps_its_traceback(caplog):
     assert "Traceback" in _formatted(record)
 
 
+@pytest.mark.slow  # starts a real Celery worker
 def test_the_demo_worker_starts_without_a_warning(tmp_path):
     """scripts/demo.sh's worker on the embedded defaults (filesystem broker, SQLite), until it is ready."""
     env = {k: v for k, v in os.environ.items() if k not in ("REDIS_URL", "DATABASE_URL", "CELERY_QUEUE")}

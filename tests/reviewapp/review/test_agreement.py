@@ -8,12 +8,12 @@ import krippendorff
 import numpy as np
 import pytest
 from django.contrib.auth.models import Group
-from sklearn.metrics import cohen_kappa_score
 
 from reviewapp.core.access import ensure_role_groups
 from reviewapp.review import agreement, services
 from reviewapp.review.selectors import pool_completed_judgments as pool_records_of
 from scoring.stats.agreement import kappa_interval
+from tests.references import cohen_kappa_score
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 

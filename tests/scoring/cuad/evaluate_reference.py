@@ -17,7 +17,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-from sklearn import metrics
+
+from tests.references import auc
 
 IOU_THRESH = 0.5
 
@@ -129,7 +130,7 @@ def get_precisions_recalls(pred_dict, gt_dict, category=None, thresholded=None):
 
 def get_aupr(precisions, recalls):
     processed_precisions = process_precisions(precisions)
-    aupr = metrics.auc(recalls, processed_precisions)
+    aupr = auc(recalls, processed_precisions)
     if np.isnan(aupr):
         return 0
     return aupr

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from scoring.cuad.tokens import WORD, SourceIndex, grounding, groundings, tokenize, words
 
 REPO = Path(__file__).resolve().parents[3]
@@ -35,6 +37,7 @@ def test_batched_grounding_equals_grounding_claim_by_claim():
         assert got == expected, (source, claims)
 
 
+@pytest.mark.slow  # starts a fresh Python process
 def test_hungarian_is_scipys_solver_without_importing_scipy_optimize():
     script = (
         "import sys, numpy as np\n"

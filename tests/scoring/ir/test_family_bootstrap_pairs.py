@@ -10,10 +10,10 @@ import itertools
 
 import numpy as np
 import pytest
-from statsmodels.stats.multitest import multipletests
 
 from scoring.ir.family_bootstrap import family_bootstraps, paired_family_bootstrap
 from scoring.stats.multiple import bootstrap_p_value, holm_adjust
+from tests.references import multipletests
 
 
 def hand_pairs(systems: dict[str, list[float]], families: list[str], *, replicates: int, seed: int):

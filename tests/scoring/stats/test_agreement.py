@@ -10,7 +10,6 @@ from __future__ import annotations
 import krippendorff
 import numpy as np
 import pytest
-from sklearn.metrics import cohen_kappa_score, confusion_matrix
 
 from scoring.stats.agreement import (
     cohen_kappa,
@@ -20,6 +19,7 @@ from scoring.stats.agreement import (
     pair_agreement,
     raw_agreement,
 )
+from tests.references import cohen_kappa_score, confusion_matrix
 
 GRADES = [0, 1, 2, 3]
 

@@ -14,8 +14,6 @@ import math
 
 import numpy as np
 import pytest
-from sklearn.calibration import calibration_curve
-from sklearn.metrics import brier_score_loss
 
 from scoring.stats.calibration import (
     bin_index,
@@ -28,6 +26,7 @@ from scoring.stats.calibration import (
     reliability_table,
     threshold_diagnostic,
 )
+from tests.references import brier_score_loss, calibration_curve
 
 
 def _random_items(rng: np.random.Generator, n: int):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from statsmodels.stats.multitest import multipletests
 
 from scoring.stats.multiple import bootstrap_p_value, holm_adjust
+from tests.references import multipletests
 
 
 @pytest.mark.parametrize("seed", range(20))

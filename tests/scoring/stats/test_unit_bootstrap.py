@@ -18,7 +18,6 @@ import krippendorff
 import numpy as np
 import pytest
 from scipy import stats
-from sklearn.metrics import accuracy_score, brier_score_loss, cohen_kappa_score
 
 from scoring.stats.agreement import (
     GRADES,
@@ -37,6 +36,7 @@ from scoring.stats.calibration import (
     reliability_table,
 )
 from scoring.stats.units import FEW_UNITS, MIN_UNITS
+from tests.references import accuracy_score, brier_score_loss, cohen_kappa_score
 
 # ---------------------------------------------------------------- references
 
