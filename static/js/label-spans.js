@@ -179,21 +179,22 @@
 
   function isSpace(ch) { return /\s/.test(ch); }
 
-  // The server's own rule (reviewapp.review.spans.normalise): trim white space, sort, merge overlapping.
+  // The server's normal form (reviewapp.review.spans.offsets.spans_clean): sort, merge what overlaps or touches,
+  // then trim white space at both ends (a span of white space only is dropped).
   function normalise(list) {
-    const trimmed = [];
-    list.forEach(([s, e]) => {
-      while (s < e && isSpace(text[s])) s += 1;
-      while (e > s && isSpace(text[e - 1])) e -= 1;
-      if (e > s) trimmed.push([s, e]);
-    });
-    trimmed.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const sorted = list.map(([s, e]) => [s, e]).filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     const merged = [];
-    trimmed.forEach(([s, e]) => {
+    sorted.forEach(([s, e]) => {
       const last = merged[merged.length - 1];
       if (last && s <= last[1]) last[1] = Math.max(last[1], e); else merged.push([s, e]);
     });
-    return merged;
+    const out = [];
+    merged.forEach(([s, e]) => {
+      while (s < e && isSpace(text[s])) s += 1;
+      while (e > s && isSpace(text[e - 1])) e -= 1;
+      if (e > s) out.push([s, e]);
+    });
+    return out;
   }
 
   // ------------------------------------------------------------------ the answer
@@ -404,7 +405,16 @@
           return false;
         }
         if (presence()) presence().dataset.saved = sent.presence;
-        field().dataset.saved = JSON.stringify(data.revision.spans || []);
+        const stored = JSON.stringify(data.revision.spans || []);
+        field().dataset.saved = stored;
+        if (stored !== sent.spans && JSON.stringify(spans) === sent.spans) {
+          // The server's form wins (it is what was stored), so that the page never saves the same answer again.
+          const before = spans;
+          spans = data.revision.spans || [];
+          field().value = stored;
+          repaint(before.concat(spans));
+          list();
+        }
         const note = f.querySelector('textarea[name="note"]');
         if (note) note.dataset.saved = sent.note;
         f.dataset.revision = String(data.revision.number);

@@ -1,10 +1,11 @@
 """Span answers as stored: the one place that checks and normalises the spans a reviewer sends.
 
-The stored shape (``JudgmentRevision.spans``, ``Adjudication.spans``) is a list of ``[start, end]`` pairs of
-half-open character offsets into the item's ``source_text``: each trimmed of white space at both ends, sorted by
-start, none overlapping or touching (such spans are merged), ``0 <= start < end <= len(source_text)``. The offsets
-are bound to the text by the revision's ``source_hash`` (computed from that same text), so a span never outlives
-the text it points into: a re-bound item makes the whole answer stale, spans included.
+The stored shape (``JudgmentRevision.spans``, ``Adjudication.spans``) is the normal form of ``offsets.spans_clean``:
+``[start, end]`` pairs of half-open character offsets into the item's ``source_text``, sorted, none overlapping or
+touching (such spans are merged), each trimmed of white space at both ends. This module adds what a reviewer's
+submit needs on top: a message naming each refused span, and a span of white space only refused, not dropped.
+The offsets are bound to the text by the revision's ``source_hash`` (computed from that same text), so a span
+never outlives the text it points into: a re-bound item makes the whole answer stale, spans included.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from reviewapp.review.kinds import UNKNOWN, PoolKind
+from reviewapp.review.spans.offsets import spans_clean
 
 # More than any contract answers for one category (CUAD: at most 97 spans in a whole contract, all categories).
 MAX_SPANS = 500
@@ -29,7 +31,7 @@ def _offset(value: Any, *, where: str) -> int:
 
 
 def spans_normalise(raw: Any, *, text: str, noun: str = "text") -> list[list[int]]:
-    """``raw`` spans as stored: checked against ``text``, trimmed of white space, sorted, overlaps merged.
+    """``raw`` spans as stored: checked against ``text``, then sorted, merged where they overlap or touch, trimmed.
 
     Refused (``SpanError``, naming the span) when a span is not a pair of whole numbers, ends before it starts,
     falls outside the text, or covers only white space.
@@ -41,7 +43,6 @@ def spans_normalise(raw: Any, *, text: str, noun: str = "text") -> list[list[int
     if len(raw) > MAX_SPANS:
         raise SpanError(f"spans: {len(raw)} spans; at most {MAX_SPANS} answer one query")
     size = len(text)
-    trimmed: list[tuple[int, int]] = []
     for i, pair in enumerate(raw):
         where = f"spans[{i}]"
         if not isinstance(pair, list | tuple) or len(pair) != 2:
@@ -53,20 +54,10 @@ def spans_normalise(raw: Any, *, text: str, noun: str = "text") -> list[list[int
             raise SpanError(f"{where}: end {end} is past the end of the {noun} ({size} characters)")
         if end <= start:
             raise SpanError(f"{where}: end {end} is not after start {start} (a span covers at least one character)")
-        while start < end and text[start].isspace():
-            start += 1
-        while end > start and text[end - 1].isspace():
-            end -= 1
-        if start == end:
-            raise SpanError(f"{where}: characters {pair[0]}-{pair[1]} are only white space")
-        trimmed.append((start, end))
-    merged: list[list[int]] = []
-    for start, end in sorted(trimmed):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return merged
+        if not text[start:end].strip():
+            raise SpanError(f"{where}: characters {start}-{end} are only white space")
+    # The one normal form, shared with rulings (``offsets.spans_clean``): merged, then trimmed.
+    return spans_clean(text=text, spans=[[pair[0], pair[1]] for pair in raw])
 
 
 def spans_answer_check(*, kind: PoolKind, grades: Mapping[str, Any], spans: list[list[int]], complete: bool) -> None:
