@@ -8,18 +8,12 @@
   "use strict";
   const CHUNK = 2000; // characters a chunk aims at, cut at the next line end
   const AUTOSAVE_DELAY_MS = 800;
-  let text = "";
-  let map = { unit: "", starts: [] };
+  let text = "", map = { unit: "", starts: [] }; // the stored text, and where its pages/paragraphs start
   let chunks = []; // [{start, end, node}]
   let spans = []; // [[start, end], ...] sorted, merged, trimmed: as the server stores them
-  let hits = [];
-  let hit = -1;
-  let hitLength = 0; // the length of the match shown (the query when it was stepped to)
+  let hits = [], hit = -1, hitLength = 0; // the search's match offsets, the one shown and its length
   let lastSelection = null; // [start, end] of the latest selection inside the text
-  let timer = null;
-  let inflight = null;
-  let leaving = false;
-  let helpReturn = null;
+  let timer = null, inflight = null, leaving = false, helpReturn = null; // autosave, navigation, the "?" list
 
   const $ = (selector) => document.querySelector(selector);
   const form = () => document.getElementById("judgment");
@@ -30,12 +24,11 @@
   function announce(message, kind) {
     const region = document.getElementById(kind === "error" ? "announce-error" : "announce");
     if (!region || !message) return;
-    region.textContent = "";
+    region.textContent = ""; // emptied first, so that the same message twice is heard twice
     window.setTimeout(() => { region.textContent = message; }, 30);
   }
 
   // ------------------------------------------------------------------ the text, in chunks
-
   function cuts() {
     // Page starts (a PDF) are chunk boundaries, so each page begins a chunk labelled with its number.
     const forced = map.unit === "page" ? map.starts.map((pair) => pair[0]).filter((o) => o > 0) : [];
@@ -155,7 +148,6 @@
   }
 
   // ------------------------------------------------------------------ selection -> offsets
-
   function pointOffset(node, offset) {
     const element = node.nodeType === Node.TEXT_NODE ? node.parentNode : node;
     const chunkNode = element && element.closest ? element.closest(".chunk") : null;
@@ -177,7 +169,7 @@
     return [start, end];
   }
 
-  function isSpace(ch) { return /\s/.test(ch); }
+  const isSpace = (ch) => /\s/.test(ch);
 
   // The server's normal form (reviewapp.review.spans.offsets.spans_clean): sort, merge what overlaps or touches,
   // then trim white space at both ends (a span of white space only is dropped).
@@ -198,26 +190,19 @@
   }
 
   // ------------------------------------------------------------------ the answer
-
-  function chosen() {
-    const input = presence() ? presence().querySelector('input[type="radio"]:checked') : null;
-    return input ? input.value : "";
-  }
+  const chosen = () => ((presence() && presence().querySelector('input[type="radio"]:checked')) || { value: "" }).value;
 
   function choose(value) {
     if (!presence()) return;
     presence().querySelectorAll('input[type="radio"]').forEach((input) => { input.checked = input.value === value; });
   }
 
-  function presentValue() {
-    const input = presence() ? presence().querySelector('input[data-key="p"]') : null;
-    return input ? input.value : "1";
+  function valueOf(key, fallback) {
+    const input = presence() ? presence().querySelector('input[data-key="' + key + '"]') : null;
+    return input ? input.value : fallback;
   }
-
-  function absentValue() {
-    const input = presence() ? presence().querySelector('input[data-key="a"]') : null;
-    return input ? input.value : "0";
-  }
+  const presentValue = () => valueOf("p", "1");
+  const absentValue = () => valueOf("a", "0");
 
   function setSpans(next, message) {
     const before = spans;
@@ -291,11 +276,7 @@
   }
 
   // ------------------------------------------------------------------ search in the document
-
-  function searchLength() {
-    const box = document.getElementById("doc-search");
-    return box ? box.value.length : 0;
-  }
+  const searchLength = () => document.getElementById("doc-search").value.length;
 
   let folded = null;
   function search() {
@@ -318,8 +299,8 @@
     const out = $('[data-testid="search-count"]');
     if (!out) return;
     const box = document.getElementById("doc-search");
-    if (!box.value) out.textContent = "";
-    else if (!hits.length) out.textContent = box.value.length < 2 ? "" : "no match";
+    if (!box.value || (!hits.length && box.value.length < 2)) out.textContent = "";
+    else if (!hits.length) out.textContent = "no match";
     else out.textContent = (hit >= 0 ? hit + 1 : 0) + " of " + hits.length + (where(hits[Math.max(hit, 0)], hits[Math.max(hit, 0)] + 1) && hit >= 0 ? " (" + where(hits[hit], hits[hit] + 1) + ")" : "");
   }
 
@@ -334,15 +315,11 @@
   }
 
   // ------------------------------------------------------------------ saving
-
   function current() {
     return { presence: chosen(), spans: JSON.stringify(spans), note: noteValue() };
   }
 
-  function noteValue() {
-    const note = $('#judgment textarea[name="note"]');
-    return note ? note.value.trim() : "";
-  }
+  const noteValue = () => ($('#judgment textarea[name="note"]') || { value: "" }).value.trim();
 
   function saved() {
     const note = $('#judgment textarea[name="note"]');
@@ -368,8 +345,7 @@
 
   function refresh() {
     const line = $('#judgment [data-testid="status"]');
-    if (!line) return;
-    if (dirty()) status("Unsaved changes", "dirty"); else status(line.dataset.clean, "");
+    if (line) status(dirty() ? "Unsaved changes" : line.dataset.clean, dirty() ? "dirty" : "");
   }
 
   function changed() {
@@ -436,7 +412,6 @@
   }
 
   function go(url) { leaving = true; window.location.href = url; }
-
   function leave(url) {
     if (!dirty() && !inflight) { go(url); return; }
     autosave().then((ok) => {
@@ -469,7 +444,6 @@
   }
 
   // ------------------------------------------------------------------ keys, clicks
-
   function help(show) {
     const box = document.getElementById("keys-help");
     if (!box || typeof box.showModal !== "function") return;
@@ -482,16 +456,10 @@
     } else if (!open && box.open) box.close();
   }
 
-  function typing(target) {
-    if (!target || !target.tagName) return false;
-    if (target.isContentEditable || target.tagName === "TEXTAREA" || target.tagName === "SELECT") return true;
-    return target.tagName === "INPUT" && target.type !== "radio" && target.type !== "checkbox";
-  }
+  const typing = (t) => !!t && !!t.tagName && (t.isContentEditable || t.tagName === "TEXTAREA" ||
+    t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "radio" && t.type !== "checkbox"));
 
-  function linkTo(which) {
-    const link = document.querySelector('a[data-nav="' + which + '"]');
-    return link ? link.href : null;
-  }
+  const linkTo = (which) => (document.querySelector('a[data-nav="' + which + '"]') || {}).href || null;
 
   document.addEventListener("click", (event) => {
     const target = event.target;
@@ -542,10 +510,7 @@
     });
   });
 
-  function shortcutMode() {
-    const holder = document.querySelector("[data-shortcuts]");
-    return holder ? holder.dataset.shortcuts : "single";
-  }
+  const shortcutMode = () => (document.querySelector("[data-shortcuts]") || { dataset: {} }).dataset.shortcuts || "single";
 
   function shortcutKey(event, mode) {
     if (mode === "modifier") {
@@ -553,7 +518,7 @@
       if (m) return (m[1] || m[2]).toLowerCase();
       if (event.code === "Slash" && event.shiftKey) return "?";
     }
-    return event.key.length === 1 ? event.key : event.key;
+    return event.key;
   }
 
   document.addEventListener("keydown", (event) => {
