@@ -9,12 +9,23 @@ character offsets into the item's ``source_text``).
 
 from __future__ import annotations
 
-from reviewapp.review.kinds import GradeType, PoolKind
+from collections.abc import Mapping
+from typing import Any
+
+from reviewapp.review.kinds import GradeType, PoolKind, SpanLocations
 
 CONTRACT_CLAUSE_KIND_KEY = "contract_clause"
 PRESENCE = "presence"
 ABSENT = 0
 PRESENT = 1
+
+
+def _span_locations(external_ref: Mapping[str, Any]) -> SpanLocations | None:
+    # Read when a reviewer opens an item, long after apps are ready: the selectors import models.
+    from grading.contracts.selectors import clause_item_locations
+
+    return clause_item_locations(external_ref)
+
 
 CONTRACT_CLAUSE_KIND = PoolKind(
     key=CONTRACT_CLAUSE_KIND_KEY,
@@ -28,4 +39,7 @@ CONTRACT_CLAUSE_KIND = PoolKind(
     source_label="Contract",
     passage_label="Highlighted spans",
     qrels_grade_type=PRESENCE,
+    answers_spans=True,
+    workspace_template="cuad/contracts/label_item.html",
+    span_locations=_span_locations,
 )

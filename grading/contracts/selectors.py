@@ -8,12 +8,15 @@ locations, never split and rendered whole.
 from __future__ import annotations
 
 import bisect
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Count, QuerySet
 
 from grading.contracts.extract import UNIT_NAMES
-from grading.contracts.models import ContractSet, SetContract
+from grading.contracts.models import ContractSet, ContractText, SetContract
+from reviewapp.review.kinds import SpanLocations
 
 WINDOW_UNITS = {"pdf": 5, "docx": 150, "text": 300, "html": 300}
 SEARCH_MAX_HITS = 200
@@ -103,3 +106,19 @@ def contract_search(*, member: SetContract, query: str) -> tuple[list[Hit], int]
                             after=text[end:end + SNIPPET]))
         position = folded.find(needle, position + max(len(needle), 1))
     return hits, total
+
+
+def clause_item_locations(external_ref: Mapping[str, Any]) -> SpanLocations | None:
+    """Where offsets of a clause item's text fall in the original (its pages, paragraphs or lines), or None.
+
+    The review kind's hook (``PoolKind.span_locations``): read from the stored text the item was declared on,
+    named by its hash, so the map always belongs to the text the spans point into.
+    """
+    sha256 = external_ref.get("text_sha256")
+    if not isinstance(sha256, str) or not sha256:
+        return None
+    row = ContractText.objects.filter(sha256=sha256).values("kind", "locations").first()
+    if row is None:
+        return None
+    return SpanLocations(unit=UNIT_NAMES.get(row["kind"], "line"),
+                         starts=tuple((int(offset), int(number)) for offset, number in row["locations"]))

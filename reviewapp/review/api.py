@@ -73,12 +73,24 @@ class QueueOut(serializers.Serializer):
     pages = serializers.IntegerField(help_text="Pages of the pool's items; ask for more with ?pool=&page=.")
 
 
+def _pair() -> serializers.ListField:
+    return serializers.ListField(child=serializers.IntegerField(), min_length=2, max_length=2)
+
+
 class RevisionOut(serializers.Serializer):
     number = serializers.IntegerField()
     status = serializers.CharField()
     grades = serializers.DictField(child=GradeValueField())
     note = serializers.CharField()
     created_at = serializers.DateTimeField()
+    spans = serializers.ListField(child=_pair(), help_text=(
+        "Your spans of the source text ([start, end], half-open character offsets, sorted, trimmed of white "
+        "space); [] on kinds not answered with spans."))
+
+
+class SpanLocationsOut(serializers.Serializer):
+    unit = serializers.CharField(help_text="What the original is divided into: page, paragraph or line.")
+    starts = serializers.ListField(child=_pair(), help_text="[offset, unit number] where each unit starts.")
 
 
 class ScaleOut(serializers.Serializer):
@@ -113,6 +125,11 @@ class ReviewerItemOut(serializers.Serializer):
     query_hash = serializers.SerializerMethodField()
     source_hash = serializers.SerializerMethodField()
     passage_hash = serializers.SerializerMethodField()
+    answers_spans = serializers.SerializerMethodField()
+    span_locations = SpanLocationsOut(allow_null=True)
+
+    def get_answers_spans(self, obj) -> bool:
+        return obj.kind.answers_spans
 
     def get_query_hash(self, obj) -> str:
         return self.context["shown"]["query_hash"]
@@ -193,6 +210,10 @@ class JudgmentApi(APIView):
         query_hash = serializers.CharField(max_length=64)
         source_hash = serializers.CharField(max_length=64)
         passage_hash = serializers.CharField(max_length=64)
+        # Checked by the service (its messages name the span): [[start, end], ...] into the source text.
+        spans = serializers.JSONField(required=False, default=None, help_text=(
+            "Kinds answered with spans only: [[start, end], ...] half-open character offsets into source_text; "
+            "trimmed of white space, sorted and merged by the server."))
 
     class JudgmentSaved(serializers.Serializer):
         item = serializers.CharField()
@@ -218,6 +239,7 @@ class JudgmentApi(APIView):
                 item=item, reviewer=request.user, grades=data.validated_data["grades"],
                 complete=data.validated_data["complete"], note=data.validated_data["note"],
                 shown={field: data.validated_data[field] for field in services.SHOWN_HASH_FIELDS},
+                spans=data.validated_data["spans"],
             )
         except services.TextChanged as changed:
             # Nothing saved; the body carries the new texts and their hashes to grade again.

@@ -29,6 +29,18 @@ class SourceContext:
     retrieved_at: datetime | None = None
 
 
+@dataclass(frozen=True)
+class SpanLocations:
+    """Where offsets of an item's source text fall in the original document, as a lawyer finds them.
+
+    ``starts`` are (offset, unit number) pairs in ascending offset: the unit numbered ``n`` starts at ``offset``
+    (a page of a PDF, a paragraph of a DOCX, a line of a text file); ``unit`` names the unit ("page").
+    """
+
+    unit: str
+    starts: tuple[tuple[int, int], ...]
+
+
 class GradeType:
     def __init__(self, key: str, label: str, help_text: str) -> None:
         self.key = key
@@ -51,6 +63,9 @@ class PoolKind:
         reviewer_include: str = "",
         source_context: Callable[[Mapping[str, Any]], SourceContext | None] | None = None,
         document_citations: Callable[[Sequence[Mapping[str, Any]]], list[str | None]] | None = None,
+        answers_spans: bool = False,
+        workspace_template: str = "",
+        span_locations: Callable[[Mapping[str, Any]], SpanLocations | None] | None = None,
     ) -> None:
         self.key = key
         self.label = label
@@ -69,10 +84,28 @@ class PoolKind:
         # A template of the job's own, included on the reviewer's item page below the grades (e.g. a form to
         # propose something the item lacks); it receives only ``view`` (the blind ReviewerItem). '' for none.
         self.reviewer_include = reviewer_include
+        # The answer carries spans of the source text (``JudgmentRevision.spans``) besides the grades: the
+        # ``qrels_grade_type`` says whether there are any (its highest scale value "present", its lowest
+        # "absent"). Every other kind's answers have no spans, and spans sent for one are refused.
+        self.answers_spans = answers_spans
+        # The reviewer's item page of the kind, when it is not the passage workspace ("review/item.html"); it
+        # receives the same blind context.
+        self.workspace_template = workspace_template
+        # The item's job-side reference -> where offsets fall in the original (page, paragraph), or None.
+        self.span_locations = span_locations
 
     @property
     def grade_type_keys(self) -> list[str]:
         return [grade_type.key for grade_type in self.grade_types]
+
+    @property
+    def span_present(self) -> int:
+        """The grade of ``qrels_grade_type`` that says the source has spans answering the query."""
+        return max(self.values)
+
+    @property
+    def span_absent(self) -> int:
+        return min(self.values)
 
     @property
     def values(self) -> list[int]:

@@ -27,7 +27,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Max, Q
 
-from reviewapp.review.kinds import UNKNOWN, PoolKind, SourceContext, kind_get
+from reviewapp.review.kinds import UNKNOWN, PoolKind, SourceContext, SpanLocations, kind_get
 from reviewapp.review.models import (
     Adjudication,
     Assignment,
@@ -73,6 +73,8 @@ class OwnRevision:
     grades: dict[str, Any]
     note: str
     created_at: datetime
+    # The reviewer's own spans (a kind that answers with spans): [[start, end], ...] into the source text.
+    spans: list[list[int]] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,8 @@ class ReviewerItem:
     # The source cut around the passage, when the passage is one contiguous part of it (highlighted in place).
     segments: SourceSegments | None = None
     context: SourceContext | None = None
+    # A kind that answers with spans: where offsets of the source text fall in the original (page, paragraph).
+    span_locations: SpanLocations | None = None
 
 
 def reviewer_item_after_save(*, view: ReviewerItem, revision: JudgmentRevision) -> ReviewerItem:
@@ -116,7 +120,7 @@ def reviewer_item_after_save(*, view: ReviewerItem, revision: JudgmentRevision) 
 def _own_revision(revision: JudgmentRevision) -> OwnRevision:
     return OwnRevision(
         number=revision.number, status=revision.status, grades=dict(revision.grades), note=revision.note,
-        created_at=revision.created_at,
+        created_at=revision.created_at, spans=[list(pair) for pair in revision.spans or []],
     )
 
 
@@ -165,6 +169,8 @@ def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
         skipped=AssignmentSkip.objects.filter(assignment=assignment).exists(),
         segments=passage_locate(source_text=item.source_text, passage_text=item.passage_text),
         context=kind.source_context(item.external_ref or {}) if kind.source_context else None,
+        span_locations=(kind.span_locations(item.external_ref or {})
+                        if kind.answers_spans and kind.span_locations else None),
     )
 
 

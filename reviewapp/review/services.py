@@ -33,6 +33,7 @@ from reviewapp.review.models import (
 from reviewapp.review.models import passage_hash_of as passage_hash_of
 from reviewapp.review.models import query_hash_of as query_hash_of
 from reviewapp.review.models import source_hash_of as source_hash_of
+from reviewapp.review.spans.normalise import SpanError, spans_answer_check, spans_normalise
 
 
 class ReviewError(ValueError):
@@ -330,8 +331,9 @@ def judgment_submit(
     complete: bool,
     note: str = "",
     shown: Mapping[str, Any] | None = None,
+    spans: Any = None,
 ) -> SubmitResult:
-    """Save a reviewer's grades as a new revision (draft, or complete).
+    """Save a reviewer's grades (and, on a kind that answers with spans, spans) as a new revision.
 
     ``shown``: the hashes (``SHOWN_HASH_FIELDS``) of the texts the grades were given on, as the page or the
     API sent them to the reviewer; every reviewer-facing submit passes them. If the item was re-bound to new
@@ -345,7 +347,8 @@ def judgment_submit(
     stays in the history. Whoever can see model output
     is refused even if an assignment row exists.
     "unknown" is kept as unknown. A complete judgment needs every grade
-    answered (a grade or unknown).
+    answered (a grade or unknown). ``spans``: [[start, end], ...] offsets into the source text, normalised
+    (``spans.normalise``); refused on a kind without spans and when they contradict the answer.
     """
     kind = pool_kind(item.pool.kind)
     cleaned = _clean_grades(kind, grades)
@@ -362,10 +365,16 @@ def judgment_submit(
     if not Assignment.objects.filter(item=item, reviewer=reviewer).exists():
         raise NotAssigned(item.public_id)
     _refuse_grader(item=item, reviewer=reviewer)
+    # Checked once assigned: a refusal names the text's length, which only its reviewers may learn.
+    try:
+        stored_spans = spans_normalise(spans, text=item.source_text, noun=kind.source_label.lower() or "text")
+        spans_answer_check(kind=kind, grades=cleaned, spans=stored_spans, complete=complete)
+    except SpanError as error:
+        raise ReviewError(str(error)) from None
     for _attempt in range(3):
         try:
             return _judgment_submit_once(item=item, reviewer=reviewer, grades=cleaned, status=status, note=note,
-                                         shown=shown)
+                                         shown=shown, spans=stored_spans)
         except IntegrityError:
             # Another request of this same reviewer created the head or the same revision number first.
             continue
@@ -401,7 +410,7 @@ def judgment_reopen(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitRe
     revision = JudgmentRevision.objects.create(
         judgment=judgment, number=judgment.revision_count + 1, status=JudgmentRevision.DRAFT, grades=current.grades,
         # Reopening re-grades nothing: the draft keeps the texts the completed grades were given on.
-        note=current.note, query_hash=current.query_hash, source_hash=current.source_hash,
+        note=current.note, spans=current.spans, query_hash=current.query_hash, source_hash=current.source_hash,
         passage_hash=current.passage_hash,
     )
     judgment_advance(judgment=judgment, decided_on=current, revision=revision)
@@ -459,8 +468,9 @@ def _clean_shown(shown: Mapping[str, Any]) -> dict[str, str]:
 @transaction.atomic
 def _judgment_submit_once(
     *, item: ReviewItem, reviewer: AbstractBaseUser, grades: dict, status: str, note: str,
-    shown: dict[str, str] | None = None,
+    shown: dict[str, str] | None = None, spans: list[list[int]] | None = None,
 ) -> SubmitResult:
+    spans = spans or []
     # Serialise saves of the same reviewer on the same item, and decide on the state read under the lock.
     judgment = judgment_lock(item=item, reviewer=reviewer)
     if judgment is None:
@@ -474,12 +484,16 @@ def _judgment_submit_once(
         if changed:
             # Raised inside the transaction: a judgment head created just above is rolled back too.
             raise TextChanged(changed)
+    if spans and fresh.source_hash != item.source_hash:
+        # The spans were checked against the text the caller held; they point into that text only.
+        raise TextChanged(["source"])
     current = judgment.current
     if (
         current is not None
         and current.status == status
         and current.grades == grades
         and current.note == note
+        and (current.spans or []) == spans
         and all(getattr(current, field) == value for field, value in hashes.items())
     ):
         return SubmitResult(revision=current, created=False)
@@ -491,7 +505,8 @@ def _judgment_submit_once(
     ):
         raise ReviewError(COMPLETED_MESSAGE)
     revision = JudgmentRevision.objects.create(
-        judgment=judgment, number=judgment.revision_count + 1, status=status, grades=grades, note=note, **hashes
+        judgment=judgment, number=judgment.revision_count + 1, status=status, grades=grades, note=note, spans=spans,
+        **hashes,
     )
     judgment_advance(judgment=judgment, decided_on=current, revision=revision)
     return SubmitResult(revision=revision, created=True)

@@ -7,6 +7,7 @@ so a field that is not listed there cannot reach a reviewer.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django.conf import settings
@@ -38,6 +39,7 @@ from reviewapp.review.day.selectors import reviewer_day
 from reviewapp.review.exchange import selectors as exchange_selectors
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
+from reviewapp.review.spans.locate import span_rows
 
 # ---------------------------------------------------------------------------
 # Reviewer pages
@@ -83,9 +85,39 @@ def _next_url(view: selectors.ReviewerItem) -> str:
     return reverse("review:item", kwargs={"item_id": target}) if target else reverse("review:queue") + "?end=1"
 
 
+def _spans_from_post(request: HttpRequest, view: selectors.ReviewerItem) -> Any:
+    """The page's hidden ``spans`` field (JSON [[start, end], ...]); None on a kind without spans."""
+    if not view.kind.answers_spans:
+        return None
+    raw = request.POST.get("spans", "").strip()
+    if not raw:
+        return []
+    try:
+        return json_loads(raw)
+    except JsonInputError as error:
+        raise services.ReviewError(f"spans: {error}") from None
+
+
+def _span_context(view: selectors.ReviewerItem, *, spans: Any, saved: list) -> dict:
+    """What the span workspace adds: the spans (as sent back after a refusal, else saved) and the location map."""
+    try:
+        rows = span_rows(spans=spans, text=view.source_text, locations=view.span_locations)
+    except (TypeError, ValueError):
+        rows = []  # spans the server refused as malformed: the list shows none; the hidden field keeps them
+    locations = view.span_locations
+    return {"span_rows": rows, "spans_json": json.dumps(spans), "saved_spans_json": json.dumps(saved),
+            "span_map": {"unit": locations.unit if locations else "",
+                         "starts": [list(pair) for pair in locations.starts] if locations else []}}
+
+
+def _item_template(view: selectors.ReviewerItem) -> str:
+    """The kind's own workspace (contract clause spans), else the passage workspace."""
+    return view.kind.workspace_template or "review/item.html"
+
+
 def _item_context(view: selectors.ReviewerItem, *, reviewer: Any, form_grades: dict | None = None,
                   form_note: str | None = None, error: str = "", saved: str = "",
-                  shown: dict[str, str] | None = None) -> dict:
+                  shown: dict[str, str] | None = None, form_spans: Any = None) -> dict:
     saved_grades = view.current.grades if view.current else {}
     grades = form_grades if form_grades is not None else saved_grades
     rows = []
@@ -103,7 +135,10 @@ def _item_context(view: selectors.ReviewerItem, *, reviewer: Any, form_grades: d
     saved_state = {key: ("" if saved_grades.get(key) is None else str(saved_grades[key]))
                    for key in view.kind.grade_type_keys}
     saved_state["note"] = view.current.note if view.current else ""
-    return {"view": view, "grade_rows": rows, "error": error, "saved": saved,
+    saved_spans = view.current.spans if view.current else []
+    spans = form_spans if isinstance(form_spans, list) else saved_spans
+    span_context = _span_context(view, spans=spans, saved=saved_spans) if view.kind.answers_spans else {}
+    return {"view": view, **span_context, "grade_rows": rows, "error": error, "saved": saved,
             "note": form_note if form_note is not None else saved_state["note"],
             "saved_state": saved_state, "next_url": _next_url(view),
             "locked": bool(view.current) and view.current.status == "complete" and not view.needs_regrade,
@@ -136,7 +171,7 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
     # The hashes of the texts on this page go out as hidden fields and come back with the grades.
     shown = services.item_shown_hashes(assignment.item)
     if request.method == "GET":
-        return render(request, "review/item.html", _item_context(view, reviewer=request.user, shown=shown))
+        return render(request, _item_template(view), _item_context(view, reviewer=request.user, shown=shown))
 
     action = request.POST.get("action", "save")
     if action in ("skip", "unskip"):
@@ -150,7 +185,9 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
         return redirect("review:item", item_id=item_id)
     grades = _grades_from_post(request, view)
     note = request.POST.get("note", "")
+    spans: Any = None
     try:
+        spans = _spans_from_post(request, view)
         if action == "reopen":
             grades = dict(view.current.grades) if view.current is not None else grades
             result = services.judgment_reopen(item=assignment.item, reviewer=request.user)
@@ -159,7 +196,7 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
         else:
             result = services.judgment_submit(
                 item=assignment.item, reviewer=request.user, grades=grades, complete=action == "complete", note=note,
-                shown={field: request.POST.get(field, "") for field in services.SHOWN_HASH_FIELDS},
+                shown={field: request.POST.get(field, "") for field in services.SHOWN_HASH_FIELDS}, spans=spans,
             )
     except services.TextChanged as changed:
         # Nothing was saved. The page is shown again with the new texts (read after the change) to grade.
@@ -171,14 +208,14 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
             messages.warning(request, str(changed))
             return HttpResponse(status=200, headers={"HX-Refresh": "true"})
         context = _item_context(view, reviewer=request.user, shown=shown, error=str(changed))
-        return render(request, "review/item.html", context, status=409)
+        return render(request, _item_template(view), context, status=409)
     except services.ReviewError as error:
         # A refused submit keeps every field as the reviewer left it, the note included.
         context = _item_context(view, reviewer=request.user, form_grades=grades, form_note=note, error=str(error),
-                                shown=shown)
+                                shown=shown, form_spans=spans)
         if request.htmx:
-            return render(request, "review/item.html#judgment", context)
-        return render(request, "review/item.html", context, status=400)
+            return render(request, _item_template(view) + "#judgment", context)
+        return render(request, _item_template(view), context, status=400)
     saved = _saved_message(action, result)
     view = selectors.reviewer_item_after_save(view=view, revision=result.revision)
     if action == "complete" and result.created:
@@ -191,7 +228,7 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
         return redirect(target)
     if request.htmx:
         context = _item_context(view, reviewer=request.user, saved=saved, shown=shown)
-        return render(request, "review/item.html#judgment", context)
+        return render(request, _item_template(view) + "#judgment", context)
     messages.success(request, saved)
     return redirect("review:item", item_id=item_id)
 

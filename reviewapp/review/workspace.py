@@ -41,7 +41,7 @@ def assignment_skip_set(*, reviewer: AbstractBaseUser, item: ReviewItem, skipped
 
 @transaction.atomic
 def judgment_undo(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResult:
-    """Undo the reviewer's latest change: a new revision with the state (status, grades, note) before it.
+    """Undo the reviewer's latest change: a new revision with the state (status, grades, spans, note) before it.
 
     The restored state keeps the hashes of the revision it restores (its grades were given on those texts); undoing
     the very first revision restores the empty draft, bound to the texts that revision was given on. Undoing twice
@@ -58,8 +58,8 @@ def judgment_undo(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResu
         raise ReviewError("nothing to undo: no judgment saved for this item yet")
     previous = JudgmentRevision.objects.filter(judgment=judgment, number=current.number - 1).first()
     source = previous if previous is not None else current
-    state = ({"status": previous.status, "grades": previous.grades, "note": previous.note} if previous is not None
-             else {"status": JudgmentRevision.DRAFT, "grades": {}, "note": ""})
+    state = ({"status": previous.status, "grades": previous.grades, "note": previous.note, "spans": previous.spans}
+             if previous is not None else {"status": JudgmentRevision.DRAFT, "grades": {}, "note": "", "spans": []})
     revision = JudgmentRevision.objects.create(
         judgment=judgment, number=judgment.revision_count + 1, query_hash=source.query_hash,
         source_hash=source.source_hash, passage_hash=source.passage_hash, **state,

@@ -1,0 +1,1 @@
+"""Span answers: parts of an item's source text that answer its query (the clause spans of a contract)."""

@@ -2,8 +2,8 @@
 
 The one normal form (``JudgmentRevision.spans``, ``Adjudication.spans``): ``[[start, end], ...]`` with
 ``0 <= start < end <= len(text)``, each span trimmed of surrounding white space, sorted, and no two overlapping
-(overlapping spans are merged into one: the union highlights the same characters). Two answers that highlight
-the same characters have the same normal form, so "the same spans" is list equality.
+or touching (such spans are merged into one: the union highlights the same characters). Two answers that
+highlight the same characters have the same normal form, so "the same spans" is list equality.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ def spans_clean(*, text: str, spans: Any) -> list[list[int]]:
         ranges.append((start, end))
     merged: list[list[int]] = []
     for start, end in sorted(ranges):  # the union first, so that trimming cannot split what overlapped
-        if merged and start < merged[-1][1]:
+        if merged and start <= merged[-1][1]:  # touching spans are one highlight too
             merged[-1][1] = max(merged[-1][1], end)
         else:
             merged.append([start, end])

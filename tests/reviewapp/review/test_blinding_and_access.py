@@ -49,7 +49,10 @@ def test_the_item_api_lists_exactly_the_blind_fields(pool, reviewer_client):
         "passage_caption", "passage_text", "grade_types", "scale", "current", "needs_regrade",
         # hashes of the texts above (computable from them): sent back with a grade
         "query_hash", "source_hash", "passage_hash",
+        # a kind answered with spans (false here) and where offsets fall in the original (null here)
+        "answers_spans", "span_locations",
     }
+    assert (body["answers_spans"], body["span_locations"]) == (False, None)
 
 
 def test_the_page_shows_the_query_and_the_whole_section_with_the_passage_highlighted_in_it_once(pool,

@@ -25,6 +25,7 @@ review pool) is built once per test, and each example runs inside a savepoint ro
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 from collections import Counter, defaultdict
 from typing import Any
@@ -53,6 +54,9 @@ INSTRUCTIONS = ["", "Grade the passage strictly."]
 GUIDELINES = ["Grade 3 whenever the passage mentions deposits.", "Never grade 3 for a mention alone."]
 KINDS = ["passage", "passage", "target"]
 GRADES = [0, 1, 2, 3, "unknown"]
+# Contracts labelled with spans (clause categories); the pools of them are kept apart from ``pools``.
+CONTRACTS = ["Governing law.  This Agreement is governed by Nevada law.\n\nNotice: thirty days.",
+             "  The laws of Hawaii govern.\nEither party may end it at any time.  "]
 
 # A fixed budget: CI runs the same sequences every time (derandomize), well under a minute on SQLite.
 BUDGET = settings(max_examples=20, stateful_step_count=15, deadline=None, derandomize=True,
@@ -78,6 +82,9 @@ def _item_spec(index: int, q: int, s: int, p: int) -> dict[str, Any]:
 
 
 def _grades(kind: str, a: int, b: int) -> dict[str, Any]:
+    if kind == "contract_clause":
+        # Without spans only absent (or unknown) is a whole answer; the span rules answer present.
+        return {"presence": "unknown" if GRADES[a] == "unknown" else 0}
     if kind == "target":
         return {"target": GRADES[a] if GRADES[a] in (0, 1, "unknown") else a % 2}
     return {"section": GRADES[a], "passage": GRADES[b]}
@@ -148,6 +155,8 @@ class EngineMachine(RuleBasedStateMachine):
         self.heldout_computations = 0
         self.ledger_before = HeldoutExposure.objects.count()
         self.snapshots = {label: _rows(label) for label in _append_only_labels()}
+        self.span_pools: list[int] = []
+        self.span_texts: dict[str, str] = {}  # source hash -> the contract text a reviewer was shown under it
 
     def teardown(self) -> None:
         transaction.set_rollback(True)
@@ -441,7 +450,7 @@ class EngineMachine(RuleBasedStateMachine):
         from reviewapp.review.services import ReviewError
 
         item = self._pick(i).item
-        grade_type = "target" if item.pool.kind == "target" else "passage"
+        grade_type = {"target": "target", "contract_clause": "presence"}.get(item.pool.kind, "passage")
         adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=self.admin)
         with pytest.raises(ReviewError, match="may not adjudicate"):
             adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=self._pick(i).reviewer)
@@ -616,6 +625,111 @@ class EngineMachine(RuleBasedStateMachine):
         for row in pool_qrels(pool=pool).splitlines():
             assert len(row.split()) == 4
 
+    # ------------------------------------------------------------------ span labels (contract clauses)
+
+    @initialize(t=st.integers(0, 1), who=st.sets(st.integers(0, 2), min_size=2, max_size=2))
+    def a_clause_pool(self, t, who):
+        """Every example has a contract to label with spans from the start (two lawyers on it)."""
+        self.declare_clause_pool(t=t, who=who)
+
+    @rule(t=st.integers(0, 1), who=st.sets(st.integers(0, 3), min_size=2, max_size=2))
+    def declare_clause_pool(self, t, who):
+        from reviewapp.review.services import ReviewError, pool_assign, pool_create
+
+        pool = pool_create(name="clauses", kind="contract_clause", declared_rule="every contract x category",
+                           reviewers_per_item=2, items=[{
+                               "query_id": "Governing Law", "doc_id": f"contract-{t}",
+                               "query_text": "Governing Law: which state's law governs?", "source_heading": "MSA",
+                               "source_text": CONTRACTS[t]}])
+        self.span_pools.append(pool.pk)
+        try:
+            pool_assign(pool=pool, reviewers=[self._user(self.reviewer_ids[i]) for i in sorted(who)], per_item=2)
+        except ReviewError as error:
+            assert "deactivated" in str(error), error
+
+    @precondition(lambda self: self.span_pools)
+    @rule(i=st.integers(0, 10**6), raw=st.lists(st.tuples(st.integers(0, 60), st.integers(1, 20)), min_size=1,
+                                                max_size=3),
+          bad=st.sampled_from([None, None, "past the end", "only white space", "absent"]), complete=st.booleans())
+    def label_spans(self, i, raw, bad, complete):
+        """A lawyer highlights spans and answers present; or sends a span past the end, one of white space only,
+        or spans with "absent" (each refused, naming the problem, nothing stored)."""
+        from reviewapp.review.models import Assignment, JudgmentRevision
+        from reviewapp.review.selectors import reviewer_item
+        from reviewapp.review.services import ReviewError, judgment_submit
+
+        assignments = list(Assignment.objects.filter(pool_id__in=self.span_pools)
+                           .select_related("item__pool", "reviewer").order_by("pk"))
+        if not assignments:
+            return
+        assignment = assignments[i % len(assignments)]
+        shown = self._show(assignment)
+        text = reviewer_item(reviewer=assignment.reviewer, item_id=assignment.item.public_id).source_text
+        self.span_texts[shown["source_hash"]] = text
+        spans = [[start, min(start + length, len(text))] for start, length in raw]
+        if bad == "past the end":
+            spans.append([5, len(text) + 7])
+        elif bad == "only white space":
+            blank = text.index(" ")
+            spans.append([blank, blank + 1])
+        before = JudgmentRevision.objects.count()
+        try:
+            result = judgment_submit(item=assignment.item, reviewer=assignment.reviewer,
+                                     grades={"presence": 0 if bad == "absent" else 1}, complete=complete,
+                                     shown=shown, spans=spans)
+        except ReviewError as error:
+            blank_drawn = any(not text[start:end].strip() for start, end in spans)
+            expected = {"past the end": "past the end of the contract", "only white space": "only white space",
+                        "absent": "(absent) but", None: "only white space" if blank_drawn else None}[bad]
+            assert (expected is not None and expected in str(error)) or any(
+                word in str(error) for word in ("completed judgment", "deactivated", "judgment changed")), error
+            assert JudgmentRevision.objects.count() == before
+            REACHED["span answers refused"] += 1
+            return
+        assert bad is None and all(text[start:end].strip() for start, end in spans), (bad, spans)
+        REACHED["span answers saved"] += result.created
+        if complete:
+            self.shown[(assignment.reviewer_id, assignment.item.pk)].add(
+                (tuple(shown[f] for f in ("query_hash", "source_hash", "passage_hash")), self._key(assignment.item)))
+
+    @invariant()
+    def spans_stay_inside_the_text_they_were_given_on(self):
+        from reviewapp.review.models import JudgmentRevision
+
+        for kind, spans, source_hash in JudgmentRevision.objects.values_list(
+                "judgment__item__pool__kind", "spans", "source_hash"):
+            if kind != "contract_clause":
+                assert spans == [], (kind, spans)
+                continue
+            if not spans:
+                continue
+            # Bound by its hash to a text its reviewer was shown, inside it, trimmed, sorted, apart.
+            text = self.span_texts[source_hash]
+            end_before = -1
+            for start, end in spans:
+                assert end_before < start < end <= len(text), (spans, len(text))
+                assert not text[start].isspace() and not text[end - 1].isspace(), spans
+                end_before = end
+
+    @invariant()
+    def a_reviewer_is_shown_only_their_own_spans(self):
+        from reviewapp.review.models import Assignment, Judgment, JudgmentRevision
+        from reviewapp.review.selectors import reviewer_item
+
+        for assignment in Assignment.objects.filter(pool_id__in=self.span_pools).select_related("reviewer", "item"):
+            view = reviewer_item(reviewer=assignment.reviewer, item_id=assignment.item.public_id)
+            own = Judgment.objects.filter(item=assignment.item, reviewer=assignment.reviewer,
+                                          current__isnull=False).select_related("current").first()
+            own_spans = own.current.spans if own is not None else []
+            assert (view.current.spans if view.current else []) == own_spans
+            others = {tuple(pair) for spans in JudgmentRevision.objects.filter(judgment__item=assignment.item)
+                      .exclude(judgment__reviewer=assignment.reviewer).values_list("spans", flat=True)
+                      for pair in spans} - {tuple(pair) for pair in own_spans}
+            everything = repr(dataclasses.replace(view, kind=None))
+            for start, end in others:
+                assert f"[{start}, {end}]" not in everything, ("another lawyer's span shown", start, end)
+                REACHED["others' spans kept out of a view"] += 1
+
     # ------------------------------------------------------------------ forbidden operations
 
     @precondition(lambda self: self._any_revision())
@@ -756,6 +870,7 @@ def test_the_review_engine_keeps_its_promises_in_any_order_of_actions(django_use
     run_state_machine_as_test(EngineMachine, settings=BUDGET)
     print(dict(REACHED))  # shown with -s: what the budget reached
     assert REACHED["completes"] and REACHED["forged hashes refused"] and REACHED["tampering refused"], REACHED
+    assert REACHED["span answers saved"] and REACHED["span answers refused"], REACHED
 
 
 # ---------------------------------------------------------------------------- failures the machine found, replayed

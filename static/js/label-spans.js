@@ -1,0 +1,600 @@
+// The clause-labelling workspace: one category over the whole contract. The text comes from the stored text itself
+// (a JSON copy on the page), cut into chunks whose text is exactly one slice of it, so an offset in the page is an
+// offset in the stored text. Chunks are laid out by the browser only near the screen (content-visibility), and a
+// change re-renders only the chunks it touches: opening and highlighting cost the same on a 300-page contract.
+// Spans, the answer and the note autosave as a draft through the reviewer's judgment API; the buttons post the
+// form (complete, save, undo, reopen) with the same fields.
+(function () {
+  "use strict";
+  const CHUNK = 2000; // characters a chunk aims at, cut at the next line end
+  const AUTOSAVE_DELAY_MS = 800;
+  let text = "", map = { unit: "", starts: [] }; // the stored text, and where its pages/paragraphs start
+  let chunks = []; // [{start, end, node}]
+  let spans = []; // [[start, end], ...] sorted, merged, trimmed: as the server stores them
+  let hits = [], hit = -1, hitLength = 0; // the search's match offsets, the one shown and its length
+  let lastSelection = null; // [start, end] of the latest selection inside the text
+  let timer = null, inflight = null, leaving = false, helpReturn = null; // autosave, navigation, the "?" list
+
+  const $ = (selector) => document.querySelector(selector);
+  const form = () => document.getElementById("judgment");
+  const field = () => $('#judgment input[name="spans"]');
+  const presence = () => $("#judgment fieldset.presence");
+  const locked = () => !form() || form().dataset.status === "complete";
+
+  function announce(message, kind) {
+    const region = document.getElementById(kind === "error" ? "announce-error" : "announce");
+    if (!region || !message) return;
+    region.textContent = ""; // emptied first, so that the same message twice is heard twice
+    window.setTimeout(() => { region.textContent = message; }, 30);
+  }
+
+  // ------------------------------------------------------------------ the text, in chunks
+  function cuts() {
+    // Page starts (a PDF) are chunk boundaries, so each page begins a chunk labelled with its number.
+    const forced = map.unit === "page" ? map.starts.map((pair) => pair[0]).filter((o) => o > 0) : [];
+    const out = [];
+    let start = 0;
+    let f = 0;
+    while (start < text.length) {
+      while (f < forced.length && forced[f] <= start) f += 1;
+      let end = Math.min(text.length, start + CHUNK);
+      if (end < text.length) {
+        const nl = text.indexOf("\n", end);
+        end = nl === -1 || nl - start > 2 * CHUNK ? Math.min(text.length, start + 2 * CHUNK) : nl + 1;
+      }
+      if (f < forced.length && forced[f] < end) end = forced[f];
+      out.push([start, end]);
+      start = end;
+    }
+    return out;
+  }
+
+  function unitAt(offset) {
+    const starts = map.starts;
+    let lo = 0;
+    let hi = starts.length - 1;
+    let found = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (starts[mid][0] <= offset) { found = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    return found === -1 ? null : starts[found][1];
+  }
+
+  function where(start, end) {
+    if (!map.unit || !map.starts.length) return "";
+    const a = unitAt(start);
+    const b = unitAt(Math.max(start, end - 1));
+    return a === b ? map.unit + " " + a : map.unit + "s " + a + "–" + b;
+  }
+
+  function build() {
+    const box = document.getElementById("contract-text");
+    const frag = document.createDocumentFragment();
+    chunks = cuts().map(([start, end]) => {
+      const node = document.createElement("div");
+      node.className = "chunk";
+      node.dataset.offset = String(start);
+      if (map.unit === "page" && map.starts.some((pair) => pair[0] === start)) {
+        node.dataset.unitLabel = "page " + unitAt(start);
+      }
+      node.textContent = text.slice(start, end);
+      frag.appendChild(node);
+      return { start: start, end: end, node: node };
+    });
+    box.replaceChildren(frag);
+    chunks.forEach((chunk) => { if (overlaps(chunk)) paintChunk(chunk); });
+  }
+
+  function overlaps(chunk) {
+    return spans.some(([s, e]) => s < chunk.end && e > chunk.start) ||
+      (hit >= 0 && hits[hit] < chunk.end && hits[hit] + hitLength > chunk.start);
+  }
+
+  function chunkOf(offset) {
+    let lo = 0;
+    let hi = chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (chunks[mid].start <= offset) lo = mid; else hi = mid - 1;
+    }
+    return chunks[lo];
+  }
+
+  // A chunk's text with its marks: span highlights, and the current search match.
+  function paintChunk(chunk) {
+    const marks = [];
+    spans.forEach(([s, e], i) => {
+      if (s < chunk.end && e > chunk.start) marks.push({ s: Math.max(s, chunk.start), e: Math.min(e, chunk.end), cls: "span-mark", i: i });
+    });
+    const bounds = new Set([chunk.start, chunk.end]);
+    marks.forEach((m) => { bounds.add(m.s); bounds.add(m.e); });
+    let current = null;
+    if (hit >= 0) {
+      const hs = hits[hit];
+      const he = hs + hitLength;
+      if (hs < chunk.end && he > chunk.start) {
+        current = [Math.max(hs, chunk.start), Math.min(he, chunk.end)];
+        bounds.add(current[0]); bounds.add(current[1]);
+      }
+    }
+    const points = Array.from(bounds).sort((a, b) => a - b);
+    const frag = document.createDocumentFragment();
+    for (let k = 0; k + 1 < points.length; k += 1) {
+      const a = points[k];
+      const b = points[k + 1];
+      const piece = text.slice(a, b);
+      const inSpan = marks.find((m) => m.s <= a && m.e >= b);
+      const inHit = current && current[0] <= a && current[1] >= b;
+      if (!inSpan && !inHit) { frag.appendChild(document.createTextNode(piece)); continue; }
+      const mark = document.createElement("mark");
+      if (inSpan) { mark.className = "span-mark"; mark.dataset.span = String(inSpan.i); }
+      if (inHit) mark.classList.add("hit");
+      mark.textContent = piece;
+      frag.appendChild(mark);
+    }
+    chunk.node.replaceChildren(frag);
+  }
+
+  function repaint(ranges) {
+    const touched = new Set();
+    ranges.forEach(([s, e]) => {
+      if (e <= s) e = s + 1;
+      let c = chunkOf(s);
+      let index = chunks.indexOf(c);
+      while (c && c.start < e) { touched.add(c); index += 1; c = chunks[index]; }
+    });
+    touched.forEach(paintChunk);
+  }
+
+  // ------------------------------------------------------------------ selection -> offsets
+  function pointOffset(node, offset) {
+    const element = node.nodeType === Node.TEXT_NODE ? node.parentNode : node;
+    const chunkNode = element && element.closest ? element.closest(".chunk") : null;
+    if (!chunkNode) return null;
+    const range = document.createRange();
+    range.setStart(chunkNode, 0);
+    range.setEnd(node, offset);
+    // toString() is the text nodes' data: exactly the stored characters, never a normalised copy.
+    return Number(chunkNode.dataset.offset) + range.toString().length;
+  }
+
+  function selectionOffsets() {
+    const selection = window.getSelection();
+    if (!selection || selection.rangeCount === 0 || selection.isCollapsed) return null;
+    const range = selection.getRangeAt(0);
+    const start = pointOffset(range.startContainer, range.startOffset);
+    const end = pointOffset(range.endContainer, range.endOffset);
+    if (start === null || end === null || end <= start) return null;
+    return [start, end];
+  }
+
+  const isSpace = (ch) => /\s/.test(ch);
+
+  // The server's normal form (reviewapp.review.spans.offsets.spans_clean): sort, merge what overlaps or touches,
+  // then trim white space at both ends (a span of white space only is dropped).
+  function normalise(list) {
+    const sorted = list.map(([s, e]) => [s, e]).filter(([s, e]) => e > s).sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+    const merged = [];
+    sorted.forEach(([s, e]) => {
+      const last = merged[merged.length - 1];
+      if (last && s <= last[1]) last[1] = Math.max(last[1], e); else merged.push([s, e]);
+    });
+    const out = [];
+    merged.forEach(([s, e]) => {
+      while (s < e && isSpace(text[s])) s += 1;
+      while (e > s && isSpace(text[e - 1])) e -= 1;
+      if (e > s) out.push([s, e]);
+    });
+    return out;
+  }
+
+  // ------------------------------------------------------------------ the answer
+  const chosen = () => ((presence() && presence().querySelector('input[type="radio"]:checked')) || { value: "" }).value;
+
+  function choose(value) {
+    if (!presence()) return;
+    presence().querySelectorAll('input[type="radio"]').forEach((input) => { input.checked = input.value === value; });
+  }
+
+  function valueOf(key, fallback) {
+    const input = presence() ? presence().querySelector('input[data-key="' + key + '"]') : null;
+    return input ? input.value : fallback;
+  }
+  const presentValue = () => valueOf("p", "1");
+  const absentValue = () => valueOf("a", "0");
+
+  function setSpans(next, message) {
+    const before = spans;
+    spans = normalise(next);
+    field().value = JSON.stringify(spans);
+    repaint(before.concat(spans));
+    list();
+    if (message) announce(message, "status");
+    changed();
+  }
+
+  function addSelection() {
+    if (locked()) return;
+    const offsets = selectionOffsets() || lastSelection;
+    if (!offsets) { status("Select text in the contract first, then press h.", "failed"); return; }
+    const added = normalise([offsets]);
+    if (!added.length) { status("The selection is only white space.", "failed"); return; }
+    if (chosen() !== presentValue()) choose(presentValue());
+    lastSelection = null;
+    const selection = window.getSelection();
+    if (selection) selection.removeAllRanges();
+    setSpans(spans.concat(added), "Highlighted " + (where(added[0][0], added[0][1]) || "the selection") + ".");
+  }
+
+  function removeSpan(index) {
+    if (locked()) return;
+    const gone = spans[index];
+    setSpans(spans.filter((_, i) => i !== index), "Removed the span" + (gone ? " on " + where(gone[0], gone[1]) : "") + ".");
+  }
+
+  function list() {
+    const box = $('#judgment [data-testid="span-list"]');
+    const count = $('#judgment [data-testid="span-count"]');
+    if (count) count.textContent = "(" + spans.length + ")";
+    if (!box) return;
+    const frag = document.createDocumentFragment();
+    if (!spans.length) {
+      const li = document.createElement("li");
+      li.className = "empty";
+      li.textContent = "None yet: select text in the contract, then press h.";
+      frag.appendChild(li);
+    }
+    spans.forEach(([s, e], i) => {
+      const li = document.createElement("li");
+      li.dataset.start = String(s);
+      li.dataset.end = String(e);
+      const go = document.createElement("button");
+      go.type = "button";
+      go.className = "link span-go";
+      go.dataset.go = String(i);
+      const piece = text.slice(s, e).replace(/\s+/g, " ");
+      go.textContent = (where(s, e) ? where(s, e) + ": " : "") + (piece.length > 90 ? piece.slice(0, 89) + "…" : piece);
+      const remove = document.createElement("button");
+      remove.type = "button";
+      remove.className = "secondary span-remove";
+      remove.dataset.remove = String(i);
+      remove.textContent = "Remove";
+      remove.setAttribute("aria-label", "Remove the span on " + (where(s, e) || "the text") + ": " + piece.slice(0, 40));
+      remove.disabled = locked();
+      li.append(go, " ", remove);
+      frag.appendChild(li);
+    });
+    box.replaceChildren(frag);
+  }
+
+  function reveal(offset) {
+    const chunk = chunkOf(offset);
+    if (!chunk) return;
+    const mark = chunk.node.querySelector("mark.hit") || chunk.node.querySelector('mark[data-span]');
+    (mark || chunk.node).scrollIntoView({ block: "center" });
+  }
+
+  // ------------------------------------------------------------------ search in the document
+  const searchLength = () => document.getElementById("doc-search").value.length;
+
+  let folded = null;
+  function search() {
+    const box = document.getElementById("doc-search");
+    const query = box.value;
+    const before = hit >= 0 ? [[hits[hit], hits[hit] + hitLength]] : [];
+    hits = [];
+    hit = -1;
+    if (query.length >= 2) {
+      if (folded === null) folded = text.toLowerCase().length === text.length ? text.toLowerCase() : text;
+      const needle = folded === text ? query : query.toLowerCase();
+      let at = folded.indexOf(needle);
+      while (at !== -1 && hits.length < 10000) { hits.push(at); at = folded.indexOf(needle, at + Math.max(1, needle.length)); }
+    }
+    repaint(before);
+    count();
+  }
+
+  function count() {
+    const out = $('[data-testid="search-count"]');
+    if (!out) return;
+    const box = document.getElementById("doc-search");
+    if (!box.value || (!hits.length && box.value.length < 2)) out.textContent = "";
+    else if (!hits.length) out.textContent = "no match";
+    else out.textContent = (hit >= 0 ? hit + 1 : 0) + " of " + hits.length + (where(hits[Math.max(hit, 0)], hits[Math.max(hit, 0)] + 1) && hit >= 0 ? " (" + where(hits[hit], hits[hit] + 1) + ")" : "");
+  }
+
+  function step(direction) {
+    if (!hits.length) return;
+    const old = hit >= 0 ? [[hits[hit], hits[hit] + hitLength]] : [];
+    hit = hit < 0 ? (direction > 0 ? 0 : hits.length - 1) : (hit + direction + hits.length) % hits.length;
+    hitLength = searchLength();
+    repaint(old.concat([[hits[hit], hits[hit] + hitLength]]));
+    reveal(hits[hit]);
+    count();
+  }
+
+  // ------------------------------------------------------------------ saving
+  function current() {
+    return { presence: chosen(), spans: JSON.stringify(spans), note: noteValue() };
+  }
+
+  const noteValue = () => ($('#judgment textarea[name="note"]') || { value: "" }).value.trim();
+
+  function saved() {
+    const note = $('#judgment textarea[name="note"]');
+    return { presence: presence() ? presence().dataset.saved || "" : "", spans: JSON.stringify(JSON.parse(field().dataset.saved || "[]")),
+             note: note ? (note.dataset.saved || "").trim() : "" };
+  }
+
+  function dirty() {
+    if (locked()) return false;
+    const a = current();
+    const b = saved();
+    return a.presence !== b.presence || a.spans !== b.spans || a.note !== b.note;
+  }
+
+  function status(message, kind) {
+    const line = $('#judgment [data-testid="status"]');
+    if (!line) return;
+    line.textContent = message;
+    line.classList.toggle("dirty", kind === "dirty");
+    line.classList.toggle("failed", kind === "failed");
+    if (kind === "failed") announce(message, "error");
+  }
+
+  function refresh() {
+    const line = $('#judgment [data-testid="status"]');
+    if (line) status(dirty() ? "Unsaved changes" : line.dataset.clean, dirty() ? "dirty" : "");
+  }
+
+  function changed() {
+    refresh();
+    if (timer) clearTimeout(timer);
+    timer = dirty() ? setTimeout(autosave, AUTOSAVE_DELAY_MS) : null;
+  }
+
+  function autosave() {
+    if (timer) { clearTimeout(timer); timer = null; }
+    if (inflight) return inflight.then(() => autosave());
+    const f = form();
+    if (!f || !dirty()) return Promise.resolve(true);
+    const sent = current();
+    const grade = presence() ? presence().dataset.gradeType : "presence";
+    const body = { grades: {}, complete: false, note: sent.note, spans: JSON.parse(sent.spans) };
+    body.grades[grade] = sent.presence === "" ? null : sent.presence;
+    ["query_hash", "source_hash", "passage_hash"].forEach((name) => {
+      const input = f.querySelector('input[name="' + name + '"]');
+      body[name] = input ? input.value : "";
+    });
+    const token = f.querySelector('input[name="csrfmiddlewaretoken"]');
+    status("Saving…", "dirty");
+    inflight = fetch(f.dataset.autosaveUrl, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": token ? token.value : "" },
+      body: JSON.stringify(body),
+    }).then((response) => response.json().catch(() => ({})).then((data) => ({ response: response, data: data })))
+      .then(({ response, data }) => {
+        if (response.status === 409) { leaving = true; window.location.reload(); return false; }
+        if (!response.ok || !data.revision) {
+          status("Not saved: " + (data.detail || ("the server answered " + response.status)), "failed");
+          return false;
+        }
+        if (presence()) presence().dataset.saved = sent.presence;
+        const stored = JSON.stringify(data.revision.spans || []);
+        field().dataset.saved = stored;
+        if (stored !== sent.spans && JSON.stringify(spans) === sent.spans) {
+          // The server's form wins (it is what was stored), so that the page never saves the same answer again.
+          const before = spans;
+          spans = data.revision.spans || [];
+          field().value = stored;
+          repaint(before.concat(spans));
+          list();
+        }
+        const note = f.querySelector('textarea[name="note"]');
+        if (note) note.dataset.saved = sent.note;
+        f.dataset.revision = String(data.revision.number);
+        const line = f.querySelector('[data-testid="status"]');
+        if (line) line.dataset.clean = "Saved at " + String(data.revision.created_at).slice(11, 16) + ", revision " + data.revision.number + " (draft)";
+        if (!f.querySelector('button[data-action="undo"]')) {
+          const undo = document.createElement("button");
+          undo.type = "submit"; undo.name = "action"; undo.value = "undo"; undo.className = "secondary";
+          undo.dataset.action = "undo"; undo.textContent = "Undo (z)";
+          f.querySelector(".judgment-actions").appendChild(undo);
+        }
+        refresh();
+        if (dirty()) changed();
+        return !dirty();
+      })
+      .catch(() => { status("Not saved: the server could not be reached", "failed"); return false; })
+      .finally(() => { inflight = null; });
+    return inflight;
+  }
+
+  function go(url) { leaving = true; window.location.href = url; }
+  function leave(url) {
+    if (!dirty() && !inflight) { go(url); return; }
+    autosave().then((ok) => {
+      if (ok || window.confirm("Your last change could not be saved. Leave this item anyway and lose it?")) go(url);
+    });
+  }
+
+  function submit(action) {
+    const f = form();
+    const button = f ? f.querySelector('button[data-action="' + action + '"]') : null;
+    if (!button || button.disabled) return;
+    if (timer) { clearTimeout(timer); timer = null; }
+    leaving = true;
+    if (inflight) inflight.then(() => button.click()); else button.click();
+  }
+
+  function undo() {
+    if (dirty()) {
+      // Not saved yet: undoing is going back to what is saved (no revision needed).
+      const before = saved();
+      choose(before.presence);
+      const note = $('#judgment textarea[name="note"]');
+      if (note) note.value = note.dataset.saved || "";
+      setSpans(JSON.parse(before.spans), "Undone.");
+      if (timer) { clearTimeout(timer); timer = null; }
+      refresh();
+      return;
+    }
+    submit("undo");
+  }
+
+  // ------------------------------------------------------------------ keys, clicks
+  function help(show) {
+    const box = document.getElementById("keys-help");
+    if (!box || typeof box.showModal !== "function") return;
+    const open = show === undefined ? !box.open : show;
+    if (open && !box.open) {
+      helpReturn = document.activeElement;
+      box.showModal();
+      const close = box.querySelector("[data-help-close]");
+      if (close) close.focus();
+    } else if (!open && box.open) box.close();
+  }
+
+  const typing = (t) => !!t && !!t.tagName && (t.isContentEditable || t.tagName === "TEXTAREA" ||
+    t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "radio" && t.type !== "checkbox"));
+
+  const linkTo = (which) => (document.querySelector('a[data-nav="' + which + '"]') || {}).href || null;
+
+  document.addEventListener("click", (event) => {
+    const target = event.target;
+    if (!target.closest) return;
+    if (target.closest("[data-help-open]")) { help(true); return; }
+    if (target.closest("[data-help-close]") || target.id === "keys-help") { help(false); return; }
+    if (target.closest('[data-action="add-span"]')) { addSelection(); return; }
+    const remove = target.closest("[data-remove]");
+    if (remove) { removeSpan(Number(remove.dataset.remove)); return; }
+    const jump = target.closest("[data-go]");
+    if (jump) { const s = spans[Number(jump.dataset.go)]; if (s) reveal(s[0]); return; }
+    const searchButton = target.closest("[data-search]");
+    if (searchButton) { step(searchButton.dataset.search === "next" ? 1 : -1); return; }
+    const link = target.closest("a[href]");
+    if (link && !link.target && link.origin === window.location.origin && event.button === 0 &&
+        !event.ctrlKey && !event.metaKey && !event.shiftKey && (dirty() || inflight)) {
+      event.preventDefault();
+      leave(link.href);
+    }
+  });
+
+  document.addEventListener("change", (event) => {
+    if (!event.target.closest || !event.target.closest("#judgment")) return;
+    if (event.target.type === "radio" && event.target.value === absentValue() && spans.length) {
+      setSpans([], "Marked absent: the " + "spans were removed (z brings them back).");
+    }
+    changed();
+  });
+  document.addEventListener("input", (event) => {
+    if (event.target.id === "doc-search") { search(); return; }
+    if (event.target.name === "note" && event.target.closest("#judgment")) changed();
+  });
+  document.addEventListener("selectionchange", () => {
+    const offsets = selectionOffsets();
+    if (offsets) lastSelection = offsets;
+  });
+  document.addEventListener("submit", (event) => {
+    if (event.target.id === "judgment") { field().value = JSON.stringify(spans); leaving = true; return; }
+    if (leaving || !dirty()) { leaving = true; return; }
+    event.preventDefault();
+    const f = event.target;
+    const submitter = event.submitter;
+    autosave().then((ok) => {
+      if (ok || window.confirm("Your last change could not be saved. Leave this item anyway and lose it?")) {
+        leaving = true;
+        f.requestSubmit(submitter);
+      }
+    });
+  });
+
+  const shortcutMode = () => (document.querySelector("[data-shortcuts]") || { dataset: {} }).dataset.shortcuts || "single";
+
+  function shortcutKey(event, mode) {
+    if (mode === "modifier") {
+      const m = /^(?:Digit|Numpad)(\d)$|^Key([A-Z])$/.exec(event.code || "");
+      if (m) return (m[1] || m[2]).toLowerCase();
+      if (event.code === "Slash" && event.shiftKey) return "?";
+    }
+    return event.key;
+  }
+
+  document.addEventListener("keydown", (event) => {
+    const target = event.target;
+    const box = document.getElementById("keys-help");
+    if (box && box.open) {
+      if (event.key === "?") { help(false); event.preventDefault(); }
+      return;
+    }
+    if (target && target.id === "doc-search") {
+      if (event.key === "Enter") { step(event.shiftKey ? -1 : 1); event.preventDefault(); }
+      if (event.key === "Escape") { document.getElementById("contract-text").focus(); event.preventDefault(); }
+      return;
+    }
+    const mode = shortcutMode();
+    if (mode === "off" || event.ctrlKey || event.metaKey) return;
+    if (mode === "single" ? event.altKey : !event.altKey) return;
+    if (typing(target)) return;
+    const key = shortcutKey(event, mode);
+    if (key === "N") { step(-1); event.preventDefault(); return; }
+    const lower = key.length === 1 ? key.toLowerCase() : key;
+    if (lower === "?") { help(true); event.preventDefault(); return; }
+    if (lower === "/") { document.getElementById("doc-search").focus(); event.preventDefault(); return; }
+    const radio = !locked() && presence() && lower.length === 1 ?
+      presence().querySelector('input[type="radio"][data-key="' + CSS.escape(lower) + '"]') : null;
+    if (radio) {
+      radio.checked = true;
+      radio.dispatchEvent(new Event("change", { bubbles: true }));
+      event.preventDefault();
+      return;
+    }
+    let url = null;
+    switch (lower) {
+      case "h": addSelection(); event.preventDefault(); return;
+      case "n": step(1); event.preventDefault(); return;
+      case "d": submit("save"); event.preventDefault(); return;
+      case "c": submit("complete"); event.preventDefault(); return;
+      case "r": submit("reopen"); event.preventDefault(); return;
+      case "z": undo(); event.preventDefault(); return;
+      case "s": {
+        const skip = document.querySelector('.skip-form button[data-action="skip"]');
+        if (skip) { skip.click(); event.preventDefault(); }
+        return;
+      }
+      case "j": url = linkTo("next"); break;
+      case "k": url = linkTo("previous"); break;
+      case "q": url = linkTo("queue"); break;
+      default: return;
+    }
+    if (url) { event.preventDefault(); leave(url); }
+  });
+
+  window.addEventListener("beforeunload", (event) => {
+    if (leaving || !dirty()) return;
+    event.preventDefault();
+    event.returnValue = "";
+  });
+
+  function ready() {
+    if (chunks.length || !document.getElementById("contract-source")) return;
+    const began = window.performance.now();
+    text = JSON.parse(document.getElementById("contract-source").textContent);
+    const locations = document.getElementById("contract-locations");
+    if (locations) map = JSON.parse(locations.textContent);
+    try { spans = normalise(JSON.parse(field().value || "[]")); } catch (error) { spans = []; }
+    build();
+    list();
+    refresh();
+    document.querySelectorAll(".messages .message").forEach((node) => announce(node.textContent.trim(), "status"));
+    document.querySelectorAll("#judgment [data-announce]").forEach((node) => announce(node.textContent.trim(), node.dataset.announce));
+    const dialog = document.getElementById("keys-help");
+    if (dialog) dialog.addEventListener("close", () => { if (helpReturn && helpReturn.isConnected) helpReturn.focus(); });
+    // When the text was laid out and ready to label, in ms since navigation began (the browser test prints it).
+    document.body.dataset.spansReady = String(Math.round(window.performance.now()));
+    document.body.dataset.spansBuildMs = String(Math.round(window.performance.now() - began));
+  }
+  document.addEventListener("DOMContentLoaded", ready);
+  if (document.readyState !== "loading") ready();
+})();
