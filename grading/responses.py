@@ -10,7 +10,7 @@ from django.shortcuts import render
 from rest_framework import status
 from rest_framework.response import Response
 
-from reviewapp.core.csv_export import SafeCsvDictWriter
+from reviewapp.core.http.csv_export import SafeCsvDictWriter
 
 
 def csv_response(name: str, fields: Sequence[str], rows: Iterable[dict]) -> HttpResponse:

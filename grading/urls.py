@@ -3,7 +3,7 @@
 from django.urls import path
 
 from grading.contracts.urls import urlpatterns as _contracts_urlpatterns
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 views = lazy_module("grading.views")
 audits_views = lazy_module("grading.audits.views")

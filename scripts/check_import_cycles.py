@@ -21,7 +21,7 @@ PACKAGES = ("reviewapp", "benchmarks", "grading", "scoring")
 # remove its line once it is gone. A cycle may shrink (a module leaving it) without a change here, never grow.
 KNOWN_CYCLES: tuple[frozenset[str], ...] = (
     # Assignment and the review services call each other.
-    frozenset({"reviewapp.review.assign", "reviewapp.review.services"}),
+    frozenset({"reviewapp.review.assignment.assign", "reviewapp.review.services"}),
 )
 
 

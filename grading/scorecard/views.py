@@ -31,8 +31,8 @@ from grading.scorecard.params import NO_FULL_RUN, NO_RUN_YET, SORT_KEYS, Paramet
 from grading.scorecard.playground import playground_check, playground_grounding, playground_overlap
 from grading.scorecard.selectors import ComparisonError, conclusion, population, scorecard_view, sorted_rows
 from grading.scorecard.summary import CuadSummary, cuad_summary_build
-from reviewapp.core.access import VIEW_REPORTS, perm_required
-from reviewapp.core.pdf import pdf_from_html
+from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
+from reviewapp.core.http.pdf import pdf_from_html
 from scoring.cuad.matching import MATCHERS
 
 PLAYGROUND_EXAMPLE = {

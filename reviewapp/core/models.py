@@ -142,7 +142,7 @@ ADMIN_HELD = (SigninMethod.INVITATION, SigninMethod.ADMIN_PASSWORD)
 class PasswordOrigin(models.Model):
     """How an account's current password was chosen: by its owner, through an invitation link, or by an admin.
 
-    Written whenever a password changes (``reviewapp.core.audit``): by the account itself -> ``password``; by
+    Written whenever a password changes (``reviewapp.core.auth.audit``): by the account itself -> ``password``; by
     another signed-in account (an admin) -> ``admin_password``; the invitation service then marks its own
     ``invitation``. An account without a row has only ever had passwords set by itself or by the operator's
     own tools (a shell, ``createsuperuser``).

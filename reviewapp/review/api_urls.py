@@ -8,7 +8,7 @@ pools/<id>/imported-labels/ (not blind).
 
 from django.urls import path
 
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 api = lazy_module("reviewapp.review.api")
 exchange_api = lazy_module("reviewapp.review.exchange.api")

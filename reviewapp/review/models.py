@@ -11,8 +11,8 @@ from typing import Any, NoReturn
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from reviewapp.core.hashing import sha256_hex, sha256_json
 from reviewapp.core.models import AppendOnlyError, AppendOnlyQuerySet
+from reviewapp.core.records.hashing import sha256_hex, sha256_json
 
 # ---------------------------------------------------------------------------
 # Blinded review: pools, items, assignments, judgments (append-only revisions),
@@ -319,7 +319,7 @@ class JudgmentRevision(models.Model):
         if not self._state.adding:
             raise AppendOnlyError("judgment revisions are append-only: save a new revision instead")
         if not self.signin_method:
-            from reviewapp.core.signin import signin_issuer_current, signin_method_current
+            from reviewapp.core.auth.signin import signin_issuer_current, signin_method_current
 
             self.signin_method = signin_method_current()
             self.signin_issuer = self.signin_issuer or signin_issuer_current()

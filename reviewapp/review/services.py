@@ -15,8 +15,8 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from reviewapp.core.access import grading_refusal, is_synthetic_account
-from reviewapp.core.hashing import sha256_hex
+from reviewapp.core.auth.roles import grading_refusal, is_synthetic_account
+from reviewapp.core.records.hashing import sha256_hex
 from reviewapp.review.kinds import PoolKind, UnknownKind, kind_for_grade_type, kind_get
 from reviewapp.review.models import (
     Assignment,
@@ -251,7 +251,7 @@ def item_rebind(
     hashes become stale. A holder who holds the new texts in another item loses this one
     (``assign.assignments_rebound``): no reviewer is shown the same texts twice.
     """
-    from reviewapp.review.assign import assignments_rebound
+    from reviewapp.review.assignment.assign import assignments_rebound
 
     item = ReviewItem.objects.select_for_update().get(pk=item.pk)
     for field, value in (
@@ -291,7 +291,7 @@ def pool_assign(
     per_item: int | None = None,
 ) -> int:
     """Give each item to ``per_item`` reviewers, judging once (``assign.pool_assign_detail``); how many added."""
-    from reviewapp.review.assign import pool_assign_detail
+    from reviewapp.review.assignment.assign import pool_assign_detail
 
     return pool_assign_detail(pool=pool, reviewers=reviewers, per_item=per_item).assigned
 

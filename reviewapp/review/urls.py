@@ -5,9 +5,9 @@ Reviewer URLs carry only opaque random ids. Admin pages live under /review/admin
 
 from django.urls import path
 
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
-admin_views = lazy_module("reviewapp.review.admin_views")
+admin_views = lazy_module("reviewapp.review.people.views")
 views = lazy_module("reviewapp.review.views")
 exchange_views = lazy_module("reviewapp.review.exchange.views")
 

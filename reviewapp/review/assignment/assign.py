@@ -24,9 +24,9 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count
 
-from reviewapp.core.hashing import sha256_hex
+from reviewapp.core.records.hashing import sha256_hex
+from reviewapp.review.assignment.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
 from reviewapp.review.models import Assignment, JudgmentReuse, ReviewItem, ReviewPool
-from reviewapp.review.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
 from reviewapp.review.services import ReviewError, assignee_refusal, assignment_sort_key
 
 
