@@ -1,4 +1,4 @@
-"""The token scheme as the API schema names it: a drf-spectacular extension, kept out of reviewapp.core.auth.credentials.
+"""The token scheme as the API schema names it: a drf-spectacular extension, kept out of core/auth/credentials.py.
 
 drf-spectacular finds extensions by subclassing, so this module only has to be imported before a schema is
 generated: it holds the generator class SPECTACULAR_SETTINGS names (``DEFAULT_GENERATOR_CLASS``), which the schema

@@ -60,8 +60,8 @@ BUDGET = settings(max_examples=20, stateful_step_count=15, deadline=None, derand
                                          HealthCheck.function_scoped_fixture])
 
 def _append_only_labels() -> tuple[str, ...]:
-    # Every append-only table of every feature (reviewapp.core.records.append_only.append_only_models): a new one joins the
-    # invariant by being append-only.
+    # Every append-only table of every feature (reviewapp.core.records.append_only.append_only_models): a new one
+    # joins the invariant by being append-only.
     from reviewapp.core.records.append_only import append_only_models
 
     return tuple(m._meta.label for m in append_only_models())
