@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 ComparisonsApi = lazy_module("benchmarks.comparisons.api").ComparisonsApi
 ProvisionDetail = lazy_module("benchmarks.corpus.api").ProvisionDetail

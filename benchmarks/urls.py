@@ -1,7 +1,7 @@
 from django.urls import path
 
 from benchmarks.rerank.urls import urlpatterns as _rerank_urlpatterns
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 views = lazy_module("benchmarks.views")
 comparison_views = lazy_module("benchmarks.comparisons.views")

@@ -8,7 +8,7 @@ from django.shortcuts import render
 from benchmarks.corpus.selectors import corpus_list
 from benchmarks.retrieval.selectors import retrieval_run_list
 from benchmarks.suites.selectors import suite_list
-from reviewapp.core.access import VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)

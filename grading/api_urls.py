@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 audits_api = lazy_module("grading.audits.api")
 contracts_api = lazy_module("grading.contracts.api")

@@ -12,7 +12,7 @@ from rest_framework.response import Response
 
 from grading.dataset.models import CuadDataset
 from grading.dataset.selectors import ScopeError, dataset_chosen
-from reviewapp.core.csv_export import SafeCsvDictWriter
+from reviewapp.core.http.csv_export import SafeCsvDictWriter
 
 
 def dataset_or_404(params) -> CuadDataset | None:

@@ -4,7 +4,7 @@ from django.urls import path
 
 from grading.contracts.urls import urlpatterns as _contracts_urlpatterns
 from grading.export_urls import page_with_exports
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 views = lazy_module("grading.views")
 audits_views = lazy_module("grading.audits.views")

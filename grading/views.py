@@ -8,7 +8,7 @@ from django.shortcuts import render
 from grading.dataset.selectors import sample_default
 from grading.responses import csv_response, dataset_or_404, export_format, json_response
 from grading.runs.selectors import jobs_list, runs_list
-from reviewapp.core.access import VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)

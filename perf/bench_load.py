@@ -91,7 +91,7 @@ def _setup(opts: argparse.Namespace, loopback_url: str, tmp: Path) -> dict:
     from benchmarks.suites.services import suite_import
     from grading.dataset.services import cuad_load, sample_create
     from grading.runs.services import extraction_run_import
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
     from reviewapp.review import services
 
     call_command("migrate", verbosity=0)

@@ -110,7 +110,7 @@ def _build_world(queries: int) -> World:
     from benchmarks.rerank.views import GRADES_PER_PAGE
     from benchmarks.retrieval.services import retrieval_run_create
     from benchmarks.suites.services import suite_import
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
     from reviewapp.providers.loopback import LoopbackServer
 
     call_command("migrate", verbosity=0)

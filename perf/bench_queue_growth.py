@@ -62,7 +62,7 @@ def _run(database_url: str) -> None:
     from django.test import Client
 
     from perf.review_world import queue_of
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
 
     settings.ALLOWED_HOSTS = ["*"]
     call_command("migrate", verbosity=0)

@@ -31,7 +31,7 @@ def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorl
     from django.contrib.auth.models import Group
     from django.core.management import call_command
 
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
     from reviewapp.review import services
 
     call_command("migrate", verbosity=0)
@@ -87,7 +87,7 @@ def queue_of(*, reviewer, items: int, title: str) -> list[str]:
     import hashlib
 
     from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
-    from reviewapp.review.queue import REVIEWER_ORDER
+    from reviewapp.review.workspace.queue import REVIEWER_ORDER
 
     pool = ReviewPool.objects.create(name=title, reviewer_title=title, kind="passage", declared_rule="bench",
                                      reviewers_per_item=1)

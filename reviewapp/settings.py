@@ -66,16 +66,16 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # First: a body over the limit is refused before sessions, CSRF (which reads request.POST and so spools
     # uploads to disk) or authentication touch it, for anonymous and signed-in callers alike.
-    "reviewapp.core.middleware.RequestBodyLimitMiddleware",
+    "reviewapp.core.http.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    "reviewapp.core.middleware.ContentSecurityPolicyMiddleware",
+    "reviewapp.core.http.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "reviewapp.core.signin.SigninMethodMiddleware",
-    "reviewapp.core.middleware.DebugNotFoundMiddleware",
+    "reviewapp.core.auth.signin.SigninMethodMiddleware",
+    "reviewapp.core.http.middleware.DebugNotFoundMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -94,7 +94,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "reviewapp.core.access.role_context",
+                "reviewapp.core.auth.roles.role_context",
                 "reviewapp.sso.views.sso_context",
             ],
         },
@@ -129,8 +129,8 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
-# Django's model backend with the own and role permissions read in one query (core/access.py).
-AUTHENTICATION_BACKENDS = ["reviewapp.core.access.RolePermissionBackend"]
+# Django's model backend with the own and role permissions read in one query (core/auth/roles.py).
+AUTHENTICATION_BACKENDS = ["reviewapp.core.auth.roles.RolePermissionBackend"]
 # Single sign-on through the organisation's identity provider (OpenID Connect; reviewapp/sso), on when
 # OIDC_ISSUER is set: OIDC_CLIENT_ID, OIDC_CLIENT_SECRET (or OIDC_CLIENT_SECRET_FILE), OIDC_ROLE_GROUPS
 # ("reviewer=Lawyers;stakeholder=Partners;admin=Review admins"), OIDC_GROUPS_CLAIM (groups), OIDC_SCOPES,
@@ -186,14 +186,14 @@ WHITENOISE_USE_FINDERS = True
 DATA_UPLOAD_MAX_MEMORY_SIZE = env_int("DATA_UPLOAD_MAX_MEMORY_SIZE", 20 * 1024 * 1024)
 FILE_UPLOAD_MAX_MEMORY_SIZE = DATA_UPLOAD_MAX_MEMORY_SIZE
 # Whole request bodies (a 20 MB run file plus its multipart envelope and form fields) are refused above this
-# with a 413 before anything reads them (reviewapp.core.middleware.RequestBodyLimitMiddleware).
+# with a 413 before anything reads them (reviewapp.core.http.middleware.RequestBodyLimitMiddleware).
 REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE + 1024 * 1024)
 # A firm's contract files (grading.contracts): one file at most this many bytes, and this many pages (PDF),
 # paragraphs (DOCX) or lines (text, HTML); larger files are refused by name, the rest of a batch still imports.
 CONTRACT_MAX_BYTES = env_int("CONTRACT_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)
 CONTRACT_MAX_UNITS = env_int("CONTRACT_MAX_UNITS", 100_000)
 # Request JSON (API bodies, pasted runs, pool items, label imports): bounded in bytes and in nesting depth
-# (reviewapp.core.json_input); deeper documents are refused with a 400 instead of a RecursionError.
+# (reviewapp.core.http.json_input); deeper documents are refused with a 400 instead of a RecursionError.
 JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)
 JSON_MAX_DEPTH = env_int("JSON_MAX_DEPTH", 64)
 # The API's list pages: ?limit above this is refused (400) rather than passed to the database.
@@ -240,8 +240,8 @@ if PRODUCTION:
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        # Hashed, expiring, password-bound tokens each user makes for themself (reviewapp.core.auth).
-        "reviewapp.core.auth.HashedTokenAuthentication",
+        # Hashed, expiring, password-bound tokens each user makes for themself (reviewapp.core.auth.credentials).
+        "reviewapp.core.auth.credentials.HashedTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     # JSON only, for everyone and in every environment: no DRF browsable API. The API is documented by
@@ -250,15 +250,15 @@ REST_FRAMEWORK = {
     # links, unfocusable scroll regions) that no test, client or document of this project relied on.
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-    # One JSON parser for every endpoint: size and depth bounded (reviewapp.core.json_input).
+    # One JSON parser for every endpoint: size and depth bounded (reviewapp.core.http.json_input).
     "DEFAULT_PARSER_CLASSES": [
-        "reviewapp.core.api_parsers.BoundedJSONParser",
+        "reviewapp.core.http.api_parsers.BoundedJSONParser",
         "rest_framework.parsers.FormParser",
         "rest_framework.parsers.MultiPartParser",
     ],
-    # List filters and pages are checked once, here, for every list endpoint (reviewapp.core.api_filters).
-    "DEFAULT_FILTER_BACKENDS": ["reviewapp.core.api_filters.QueryFilterBackend"],
-    "DEFAULT_PAGINATION_CLASS": "reviewapp.core.api_filters.BoundedLimitOffsetPagination",
+    # List filters and pages are checked once, here, for every list endpoint (reviewapp.core.http.api_filters).
+    "DEFAULT_FILTER_BACKENDS": ["reviewapp.core.http.api_filters.QueryFilterBackend"],
+    "DEFAULT_PAGINATION_CLASS": "reviewapp.core.http.api_filters.BoundedLimitOffsetPagination",
     "PAGE_SIZE": 100,
 }
 SPECTACULAR_SETTINGS = {
@@ -266,11 +266,11 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Statute relevance benchmark, blinded human review, CUAD clause-extraction grader.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
-    # Loading it registers the token scheme (reviewapp.core.schema), only when a schema is generated.
-    "DEFAULT_GENERATOR_CLASS": "reviewapp.core.schema.SchemaGenerator",
+    # Loading it registers the token scheme (reviewapp.core.auth.schema), only when a schema is generated.
+    "DEFAULT_GENERATOR_CLASS": "reviewapp.core.auth.schema.SchemaGenerator",
     # The schema and its docs page map every endpoint, admin and stakeholder fields included: readers of
-    # reports only, never reviewers (reviewapp.core.access.CanViewReports).
-    "SERVE_PERMISSIONS": ["reviewapp.core.access.CanViewReports"],
+    # reports only, never reviewers (reviewapp.core.auth.roles.CanViewReports).
+    "SERVE_PERMISSIONS": ["reviewapp.core.auth.roles.CanViewReports"],
     # Swagger UI from the pinned npm package through static files: no CDN, works offline, fits the CSP.
     "SWAGGER_UI_DIST": f"/{STATIC_URL}vendor/swagger-ui",
     "SWAGGER_UI_FAVICON_HREF": f"/{STATIC_URL}vendor/swagger-ui/favicon-32x32.png",
@@ -281,7 +281,7 @@ SPECTACULAR_SETTINGS = {
     # check stays about deployment settings.
     "ENABLE_DJANGO_DEPLOY_CHECK": False,
     # The documented request bodies are JSON: a generated client then sends JSON (forms are still parsed).
-    "PARSER_WHITELIST": ["reviewapp.core.api_parsers.BoundedJSONParser"],
+    "PARSER_WHITELIST": ["reviewapp.core.http.api_parsers.BoundedJSONParser"],
 }
 
 # Celery: a broker that needs no server by default (kombu's filesystem
@@ -414,7 +414,7 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "filters": {"expected_refusal": {"()": "reviewapp.core.log_filters.ExpectedRefusalOneLine"}},
+    "filters": {"expected_refusal": {"()": "reviewapp.core.http.log_filters.ExpectedRefusalOneLine"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
     "loggers": {

@@ -1,13 +1,13 @@
 from django.contrib import admin
 from django.urls import include, path
 
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 SpectacularAPIView = lazy_module("drf_spectacular.views").SpectacularAPIView
 SpectacularSwaggerSplitView = lazy_module("drf_spectacular.views").SpectacularSwaggerSplitView
-api = lazy_module("reviewapp.core.api")
+api = lazy_module("reviewapp.core.http.api")
 views = lazy_module("reviewapp.core.views")
-RateLimitedLoginView = lazy_module("reviewapp.core.auth").RateLimitedLoginView
+RateLimitedLoginView = lazy_module("reviewapp.core.auth.credentials").RateLimitedLoginView
 glossary_view = lazy_module("reviewapp.core.glossary").glossary_view
 notification_views = lazy_module("reviewapp.notifications.views")
 SignOutView = lazy_module("reviewapp.sso.views").SignOutView

@@ -1,4 +1,4 @@
-"""Make URL modules name their views instead of importing them (reviewapp.core.lazy_views).
+"""Make URL modules name their views instead of importing them (reviewapp.core.http.lazy_views).
 
     python scripts/lazy_urls.py [FILE ...]     # default: every urls.py / api_urls.py of the project
 
@@ -17,8 +17,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("reviewapp", "benchmarks", "grading")
-IMPORT_LINE = "from reviewapp.core.lazy_views import lazy_module\n"
-EAGER = ("django.urls", "reviewapp.core.lazy_views")
+IMPORT_LINE = "from reviewapp.core.http.lazy_views import lazy_module\n"
+EAGER = ("django.urls", "reviewapp.core.http.lazy_views")
 
 
 def _view_bases(tree: ast.Module) -> tuple[dict[str, str], set[str]]:

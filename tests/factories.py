@@ -23,7 +23,7 @@ def make_user(django_user_model: Any, username: str, role: str, *, staff: bool =
     """A user in one role group, with the password ``pw-<username>``."""
     from django.contrib.auth.models import Group
 
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
 
     ensure_role_groups()
     user = django_user_model.objects.create_user(username=username, password="pw-" + username, is_staff=staff)

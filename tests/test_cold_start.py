@@ -242,7 +242,7 @@ CHECK_PROBE = (
 
 
 def test_manage_py_check_imports_no_view_no_drf_no_numpy_and_on_sqlite_no_psycopg():
-    # The URL config names its views by dotted path (reviewapp.core.lazy_views), DRF is not an app (its template
+    # The URL config names its views by dotted path (reviewapp.core.http.lazy_views), DRF is not an app (its template
     # tags pulled in DRF, psycopg, requests and pygments), and the schema extension loads with the schema only.
     views, heavy = _probe(CHECK_PROBE)
     assert views == [], f"imported by manage.py check: {', '.join(views)}"
@@ -257,7 +257,7 @@ WARM_PROBE = (
     "from reviewapp.core.warmup import warm_up\n"
     "warm_up()\n"
     "from django.urls import get_resolver\n"
-    "from reviewapp.core.lazy_views import LazyView\n"
+    "from reviewapp.core.http.lazy_views import LazyView\n"
     "def lazies(patterns):\n"
     "    for p in patterns:\n"
     "        if hasattr(p, 'url_patterns'):\n"

@@ -16,8 +16,8 @@ from benchmarks.comparisons.services import ComparisonError, comparison_declare
 from benchmarks.reports.figures import PRIMARY_SPLIT
 from benchmarks.rerank.models import RerankRun
 from benchmarks.retrieval.models import RetrievalRun
-from reviewapp.core.access import CanLaunchRuns, CanViewReports
-from reviewapp.core.api import WRITE_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanLaunchRuns, CanViewReports
+from reviewapp.core.http.api import WRITE_ERRORS, error_responses
 
 
 class ComparisonSystemOut(serializers.Serializer):

@@ -26,8 +26,8 @@ from benchmarks.reports.selectors import run_metas
 from benchmarks.rerank.models import RerankRun
 from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import QueryKind, SuiteQuery
-from reviewapp.core.access import LAUNCH_RUNS
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.auth.roles import LAUNCH_RUNS
+from reviewapp.core.records.hashing import sha256_json
 
 MIN_SYSTEMS = 2
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from benchmarks.comparisons.selectors import comparison_list
 from benchmarks.comparisons.services import ComparisonError, comparison_declare, comparison_plan
 from benchmarks.retrieval.models import RetrievalRun
-from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)

@@ -6,11 +6,11 @@ from drf_spectacular.utils import extend_schema, extend_schema_field, extend_sch
 from rest_framework import generics, serializers
 
 from benchmarks.corpus.models import Provision, SourceSnapshot
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import READ_ERRORS, error_responses
-from reviewapp.core.api_filters import IdFilter, TextFilter
+from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, error_responses
+from reviewapp.core.http.api_filters import IdFilter, TextFilter
 
-# A list answers 400 for a filter, limit or offset out of range (reviewapp.core.api_filters), naming it.
+# A list answers 400 for a filter, limit or offset out of range (reviewapp.core.http.api_filters), naming it.
 LIST_ERRORS = error_responses(400, 403)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.records.hashing import sha256_json
 
 PASSAGE_RULE = "caption+first-180-words-v1"
 MAX_WORDS = 180

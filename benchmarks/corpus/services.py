@@ -16,7 +16,7 @@ from benchmarks.corpus.formats import ecfr_xml
 from benchmarks.corpus.models import Corpus, CorpusCode, Passage, Provision, SourceSnapshot
 from benchmarks.corpus.passages import PASSAGE_RULE, passage_extract
 from benchmarks.retrieval.engines import engine_for_connection
-from reviewapp.core.hashing import sha256_hex, sha256_json
+from reviewapp.core.records.hashing import sha256_hex, sha256_json
 
 if TYPE_CHECKING:
     import httpx

@@ -10,7 +10,7 @@ from django.shortcuts import redirect, render
 from benchmarks.corpus import selectors, services
 from benchmarks.corpus.base import ParseError
 from benchmarks.corpus.models import corpus_label
-from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
 
 # A corpus file is read whole and validated before anything is written; the request body limit
 # (REQUEST_BODY_MAX_BYTES) bounds it first.

@@ -25,8 +25,8 @@ from benchmarks.labels.views import calibration_build, human_metrics_build
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.rerank.models import RerankRun
-from reviewapp.core.access import CanManageReviews, CanViewReports
-from reviewapp.core.api import READ_ERRORS, BootstrapOut, ErrorOut, UnitIntervalOut, error_responses
+from reviewapp.core.auth.roles import CanManageReviews, CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, BootstrapOut, ErrorOut, UnitIntervalOut, error_responses
 from reviewapp.review.services import MAX_REVIEWERS_PER_ITEM
 
 

@@ -28,8 +28,8 @@ from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.rerank.services import rerank_run_create, rerank_run_execute
 from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import NominatedTarget
-from reviewapp.core.access import ensure_role_groups
-from reviewapp.review.pool_admin import assignment_unassign
+from reviewapp.core.auth.roles import ensure_role_groups
+from reviewapp.review.pools.pool_admin import assignment_unassign
 from reviewapp.review.selectors import reviewer_pools
 from reviewapp.review.services import judgment_submit
 

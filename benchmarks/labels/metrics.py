@@ -29,7 +29,7 @@ draws for both (scoring.stats.calibration.calibration_intervals).
 
 Reviewer agreement on the passage grade (Krippendorff's ordinal alpha over
 the pool's items with two or more completed grades,
-reviewapp.review.agreement) is shown with the human-label metrics, with its
+reviewapp.review.agreement.selectors) is shown with the human-label metrics, with its
 interval resampling query families as well: it says how far the labels
 behind the metrics can be trusted.
 
@@ -51,8 +51,8 @@ from benchmarks.labels.selectors import GRADE_TYPE, PoolInfo, is_synthetic, pool
 from benchmarks.reports.figures import SPLITS
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
-from reviewapp.core.csv_export import SafeCsvWriter
-from reviewapp.review.agreement import GradeTypeAgreement, pool_agreement
+from reviewapp.core.http.csv_export import SafeCsvWriter
+from reviewapp.review.agreement.selectors import GradeTypeAgreement, pool_agreement
 from reviewapp.review.selectors import (
     LABEL_RULE,
 )

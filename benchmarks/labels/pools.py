@@ -58,9 +58,9 @@ from benchmarks.reports.selectors import rerank_scores_from_run, retrieval_queri
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import NominatedTarget, QueryKind, Suite
-from reviewapp.core.hashing import sha256_json
-from reviewapp.review.assign import pool_assign_detail
-from reviewapp.review.reuse import completed_judges
+from reviewapp.core.records.hashing import sha256_json
+from reviewapp.review.assignment.assign import pool_assign_detail
+from reviewapp.review.assignment.reuse import completed_judges
 from reviewapp.review.selectors import label_source_find, pool_find, reviewer_candidates
 from reviewapp.review.services import (
     ReviewError,

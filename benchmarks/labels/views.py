@@ -52,7 +52,7 @@ from benchmarks.reports.exposure import exposure_record_runs
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
-from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 

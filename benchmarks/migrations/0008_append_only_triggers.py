@@ -1,8 +1,8 @@
-"""The held-out exposure ledger refuses UPDATE and DELETE in the database itself (see reviewapp.core.append_only)."""
+"""The held-out exposure ledger refuses UPDATE and DELETE in the database itself (see reviewapp.core.records.append_only)."""
 
 from django.db import migrations
 
-from reviewapp.core.append_only import append_only_triggers
+from reviewapp.core.records.append_only import append_only_triggers
 
 
 class Migration(migrations.Migration):

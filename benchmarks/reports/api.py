@@ -22,8 +22,8 @@ from benchmarks.reports.selectors import (
     report_build,
     report_request_parse,
 )
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import READ_ERRORS, BootstrapOut, ErrorOut, error_responses
+from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, BootstrapOut, ErrorOut, error_responses
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 

@@ -35,7 +35,7 @@ from benchmarks.reports.inputs import ReportInputs, RerankMeta, RetrievalMeta
 from benchmarks.reports.leaderboard import KEYWORD, Leaderboard, first_stage_key, system_key
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.records.hashing import sha256_json
 
 RETRIEVAL_FIELDS = ("configuration", "detail", "k", "passage_rule", "engine")
 RERANK_FIELDS = ("provider", "model_id", "question_version", "question_sha256", "fusion")

@@ -37,7 +37,7 @@ from benchmarks.reports.inputs import Candidate, QueryInput, ReportInputs, Suite
 from benchmarks.reports.params import report_parameters
 from benchmarks.reports.reading.conclusion import Conclusion, conclusion_sentence
 from benchmarks.reports.reading.coverage import RunCoverage, run_coverage
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.records.hashing import sha256_json
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, family_bootstrap, paired_family_bootstrap
 from scoring.ir.ranking import query_ranking_metrics
 from scoring.stats.bootstrap import Interval

@@ -95,7 +95,7 @@ def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     # The leaderboard reads labels from each chosen run's newest pool made by people; the same pools here.
     from benchmarks.labels.selectors import is_synthetic, run_pools
     from benchmarks.rerank.models import RerankRun
-    from reviewapp.review.exports import pool_admin_held_complete, pool_idp_complete
+    from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
     from reviewapp.review.selectors import pool_completed_judgments, pool_labels
 
     pools: dict[int, object] = {}

@@ -58,8 +58,8 @@ from benchmarks.reports.selectors import (
 )
 from benchmarks.reports.summary import Summary, summary_build, summary_primary_first
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
-from reviewapp.core.access import VIEW_REPORTS, perm_required
-from reviewapp.core.pdf import pdf_from_html
+from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
+from reviewapp.core.http.pdf import pdf_from_html
 
 EXPORTS = {
     "report.json": "application/json",

@@ -15,8 +15,8 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun
-from reviewapp.core.access import CanLaunchRuns, CanViewReports
-from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanLaunchRuns, CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 from reviewapp.providers.selectors import LedgerSpend
 
 

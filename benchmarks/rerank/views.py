@@ -17,7 +17,7 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
-from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
 from reviewapp.core.jobs import job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import receipts_jsonl

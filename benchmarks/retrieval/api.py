@@ -11,8 +11,8 @@ from rest_framework.views import APIView
 
 from benchmarks.retrieval import selectors
 from benchmarks.retrieval.models import RetrievalRun
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import READ_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, error_responses
 
 
 class RunOut(serializers.ModelSerializer):

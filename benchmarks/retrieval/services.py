@@ -24,7 +24,7 @@ from benchmarks.retrieval.engines import (
 from benchmarks.retrieval.models import ResultStatus, RetrievalCandidate, RetrievalResult, RetrievalRun, RunStatus
 from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.models import QueryKind, Suite, SuiteQuery
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.records.hashing import sha256_json
 
 if TYPE_CHECKING:
     from benchmarks.retrieval import bm25, language_models

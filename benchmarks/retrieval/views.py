@@ -13,7 +13,7 @@ from benchmarks.retrieval.engines import CONFIGURATIONS, DEFAULT_CONFIGURATION, 
 from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.retrieval.services import retrieval_run_create
 from benchmarks.suites.models import Suite
-from reviewapp.core.access import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)

@@ -15,8 +15,8 @@ from benchmarks.corpus.models import SourceSnapshot
 from benchmarks.snapshots import selectors
 from benchmarks.snapshots.changes import KINDS
 from benchmarks.snapshots.views import changes_kind, snapshot_against
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import READ_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, error_responses
 
 
 class SectionChangeOut(serializers.Serializer):

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.records.hashing import sha256_json
 
 KINDS = ("added", "removed", "amended", "notes")
 KIND_LABELS = {"added": "added", "removed": "removed", "amended": "text amended", "notes": "notes amended only"}

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, render
 from benchmarks.corpus.models import SourceSnapshot, corpus_label
 from benchmarks.snapshots import selectors
 from benchmarks.snapshots.changes import KIND_LABELS, KINDS
-from reviewapp.core.access import VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
 
 # A new edition of a whole CFR title can amend thousands of sections: a page of diffs at a time keeps it quick.
 CHANGES_PER_PAGE = 100

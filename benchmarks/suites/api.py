@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 from benchmarks.corpus.api import SnapshotOut
 from benchmarks.suites.models import NominatedTarget, Suite, SuiteQuery
 from benchmarks.suites.selectors import suite_export
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import READ_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, error_responses
 
 
 class ConfirmedByOut(serializers.Serializer):

@@ -37,7 +37,7 @@ from benchmarks.suites.models import (
     TargetProposalSupport,
 )
 from benchmarks.suites.services import _next_version, suite_import
-from reviewapp.core.hashing import canonical_json
+from reviewapp.core.records.hashing import canonical_json
 from reviewapp.review.selectors import (
     pool_find,
     pool_judgments,

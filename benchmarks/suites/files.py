@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from benchmarks.suites.citations import CodePattern, citation_parse
-from reviewapp.core.storable import contains_nul
+from reviewapp.core.records.storable import contains_nul
 
 KINDS = ("ranking", "outside_corpus", "exact_citation")
 SPLITS = ("dev", "heldout")

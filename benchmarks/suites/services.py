@@ -19,7 +19,7 @@ from benchmarks.corpus.selectors import corpus_citation_pattern, corpus_codes, c
 from benchmarks.suites import workbench
 from benchmarks.suites.files import SuiteInvalid, SuiteProblem, suite_load, suite_normalise
 from benchmarks.suites.models import NominatedTarget, QueryFamily, Suite, SuiteDraft, SuiteQuery
-from reviewapp.core.hashing import canonical_json, sha256_hex, sha256_json
+from reviewapp.core.records.hashing import canonical_json, sha256_hex, sha256_json
 
 # --------------------------------------------------------------------------- suites
 

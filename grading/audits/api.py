@@ -20,8 +20,8 @@ from grading.audits.selectors import audit_list, audit_report
 from grading.audits.services import AuditError, audit_create
 from grading.responses import refused
 from grading.runs.models import ExtractionRun
-from reviewapp.core.access import CanLaunchRuns, CanViewReports
-from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, UnitIntervalOut, error_responses
+from reviewapp.core.auth.roles import CanLaunchRuns, CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, UnitIntervalOut, error_responses
 from scoring.cuad.grading import Thresholds
 
 

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from grading.audits.judges import EXCERPT_CHARS, EXEMPLARS, CandidateContext
 from grading.audits.models import Audit, AuditCandidate
 from grading.dataset.models import Contract, Span
-from reviewapp.core.hashing import sha256_hex
+from reviewapp.core.records.hashing import sha256_hex
 from scoring.cuad.quotes import locate
 
 

@@ -35,7 +35,6 @@ from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdic
 from grading.dataset.models import Sample, Span
 from grading.dataset.selectors import sample_contract_ids
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
-from reviewapp.core.hashing import sha256_hex, sha256_json
 from reviewapp.core.jobs import (
     ClaimLost,
     job_beat,
@@ -47,6 +46,7 @@ from reviewapp.core.jobs import (
     job_held,
     job_resume,
 )
+from reviewapp.core.records.hashing import sha256_hex, sha256_json
 from scoring.cuad.grading import Thresholds
 from scoring.cuad.matching import MATCHERS
 

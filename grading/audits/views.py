@@ -22,7 +22,7 @@ from grading.audits.selectors import CandidateRow, audit_list, audit_report
 from grading.audits.services import AuditError, audit_create
 from grading.responses import csv_response, export_format, json_response
 from grading.runs.models import ConsoleJob, ExtractionRun
-from reviewapp.core.access import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.jobs import job_progress_context, job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import ledger_budget_raises

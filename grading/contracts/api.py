@@ -21,8 +21,8 @@ from grading.contracts.services import (
 )
 from grading.contracts.views import contract_row
 from grading.responses import refused
-from reviewapp.core.access import CanManageReviews, CanViewReports
-from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanManageReviews, CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 
 
 class ContractSetOut(serializers.Serializer):

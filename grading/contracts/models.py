@@ -2,7 +2,7 @@
 
 A text is stored once in the whole install (``ContractText``, unique by the sha256 of its UTF-8 bytes); a set
 holds it under a title (``SetContract``). Texts and taxonomy versions are append-only in the database (triggers,
-``reviewapp.core.append_only``): gold labels will be bound to a text's hash, and a text that could change under
+``reviewapp.core.records.append_only``): gold labels will be bound to a text's hash, and a text that could change under
 them would make every label a claim about something else.
 """
 

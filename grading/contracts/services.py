@@ -19,7 +19,7 @@ from grading.contracts.extract import DocumentRefused, extract
 from grading.contracts.models import ClauseTaxonomy, ContractSet, ContractText, SetContract
 from grading.dataset.cuad_file import read_category_csv
 from grading.dataset.selectors import dataset_categories, dataset_current
-from reviewapp.core.hashing import sha256_hex, sha256_json
+from reviewapp.core.records.hashing import sha256_hex, sha256_json
 
 NAME_MAX = 100
 

@@ -4,7 +4,7 @@ from django.urls import path
 
 from grading.contracts.gold.urls import urlpatterns as _gold_urlpatterns
 from grading.export_urls import page_with_exports
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 views = lazy_module("grading.contracts.views")
 

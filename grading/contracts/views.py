@@ -24,7 +24,7 @@ from grading.contracts.services import (
     taxonomy_publish,
 )
 from grading.responses import csv_response, export_format, json_response
-from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 
 TEMPLATE_SETS = "cuad/contracts/sets.html"
 TEMPLATE_SET = "cuad/contracts/set.html"

@@ -12,9 +12,9 @@ from rest_framework.views import APIView
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_overview, sample_default
 from grading.responses import dataset_or_404, refused
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import error_responses
-from reviewapp.core.api_filters import query_int
+from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.http.api import error_responses
+from reviewapp.core.http.api_filters import query_int
 
 
 class TypeCountOut(serializers.Serializer):

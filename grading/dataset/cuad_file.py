@@ -13,7 +13,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reviewapp.core.storable import contains_nul
+from reviewapp.core.records.storable import contains_nul
 
 
 class CuadFileError(ValueError):

@@ -15,7 +15,7 @@ from django.db import connection, models, transaction
 from grading.dataset.cuad_file import CategoryInfo, CuadFile, read_cuad, read_source
 from grading.dataset.models import Category, Contract, CuadDataset, Sample, SampleContract, Span
 from grading.dataset.selectors import dataset_categories, sample_candidates
-from reviewapp.core.hashing import sha256_hex
+from reviewapp.core.records.hashing import sha256_hex
 from scoring.cuad.sampler import build_manifest, manifest_bytes, sample_contracts
 
 BATCH = 2000

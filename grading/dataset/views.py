@@ -8,7 +8,7 @@ from django.shortcuts import render
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_overview, histogram_svg_bars, sample_default
 from grading.responses import csv_response, dataset_or_404, error_response, export_format, json_response
-from reviewapp.core.access import VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
 
 
 @perm_required(VIEW_REPORTS)

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-from reviewapp.core.append_only import append_only_triggers
+from reviewapp.core.records.append_only import append_only_triggers
 
 
 class Migration(migrations.Migration):

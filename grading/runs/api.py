@@ -18,8 +18,8 @@ from grading.runs.models import ConsoleJob, ExtractionRun
 from grading.runs.run_format import RunFormatError
 from grading.runs.selectors import runs_list
 from grading.scorecard.api import ScopeOut
-from reviewapp.core.access import CanLaunchRuns, CanViewReports
-from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanLaunchRuns, CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 
 
 class ExtractionRunOut(serializers.Serializer):

@@ -30,7 +30,7 @@ import math
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from reviewapp.core.json_input import JsonInputError, JsonSyntaxError, json_loads
+from reviewapp.core.http.json_input import JsonInputError, JsonSyntaxError, json_loads
 
 MAX_ERRORS = 50
 MAX_MODEL_CHARS = 200  # the width of ExtractionRun.model

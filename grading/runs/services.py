@@ -11,7 +11,7 @@ from grading.dataset.selectors import contract_titles, dataset_categories
 from grading.dataset.services import rows_insert
 from grading.runs.models import Extraction, ExtractionRun
 from grading.runs.run_format import ParsedRun, parse_run
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.records.hashing import sha256_json
 from scoring.cuad.pair_scores import score_contract
 
 

@@ -18,8 +18,8 @@ from grading.scorecard.leaderboard import LeaderboardError, leaderboard_runs, le
 from grading.scorecard.params import SORT_KEYS, ParameterError, parse_view
 from grading.scorecard.playground import playground_check, playground_grounding, playground_overlap
 from grading.scorecard.selectors import ComparisonError, conclusion, scorecard_view
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import error_responses
+from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.http.api import error_responses
 from scoring.cuad.matching import MATCHERS
 
 # The query of every scorecard-shaped view (grading.scorecard.params.parse_view); a bad one is a 400 naming it.

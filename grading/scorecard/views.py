@@ -39,8 +39,8 @@ from grading.scorecard.selectors import (
     sorted_rows,
 )
 from grading.scorecard.summary import CuadSummary, cuad_summary_build
-from reviewapp.core.access import VIEW_REPORTS, perm_required
-from reviewapp.core.pdf import pdf_from_html
+from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
+from reviewapp.core.http.pdf import pdf_from_html
 from scoring.cuad.matching import MATCHERS
 
 PLAYGROUND_EXAMPLE = {

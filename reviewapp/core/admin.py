@@ -17,9 +17,9 @@ from django.contrib.auth.forms import UserChangeForm
 from django.contrib.auth.models import Group, User
 from django.http import HttpRequest, HttpResponse
 
-from reviewapp.core.access import open_review_assignments, sees_model_output
-from reviewapp.core.audit import audit_actor
-from reviewapp.core.auth import RateLimitedAdminAuthenticationForm
+from reviewapp.core.auth.audit import audit_actor
+from reviewapp.core.auth.credentials import RateLimitedAdminAuthenticationForm
+from reviewapp.core.auth.roles import open_review_assignments, sees_model_output
 from reviewapp.core.models import AccountAudit, ApiToken
 
 # /admin/login/ counts failures exactly as /accounts/login/ does.

@@ -13,9 +13,9 @@ class CoreConfig(AppConfig):
         from django.contrib.auth.signals import user_logged_in
         from django.db.backends.signals import connection_created
 
-        from reviewapp.core.append_only import register_sqlite_bypass
-        from reviewapp.core.audit import connect_audit_signals
-        from reviewapp.core.signin import record_signin
+        from reviewapp.core.auth.audit import connect_audit_signals
+        from reviewapp.core.auth.signin import record_signin
+        from reviewapp.core.records.append_only import register_sqlite_bypass
 
         connection_created.connect(register_sqlite_bypass, dispatch_uid="append-only-sqlite-bypass")
         user_logged_in.connect(record_signin, dispatch_uid="signin-method")
@@ -24,8 +24,8 @@ class CoreConfig(AppConfig):
 
 
 def _role_permissions_after_migrate(sender: AppConfig | None = None, **kwargs: object) -> None:
-    from reviewapp.core.access import grant_admin_model_permissions
-    from reviewapp.core.audit import audit_suspended
+    from reviewapp.core.auth.audit import audit_suspended
+    from reviewapp.core.auth.roles import grant_admin_model_permissions
 
     with audit_suspended():
         grant_admin_model_permissions(sender, **kwargs)

@@ -142,8 +142,8 @@ def _read(lines: Iterable[bytes]) -> tuple[dict, list[bytes], dict]:
 
 def backup_import(*, lines: Iterable[bytes]) -> BackupSummary:
     """Restore a backup into an empty database; all or nothing. Returns the counts restored."""
-    from reviewapp.core.access import ensure_role_groups
-    from reviewapp.core.audit import audit_suspended
+    from reviewapp.core.auth.audit import audit_suspended
+    from reviewapp.core.auth.roles import ensure_role_groups
 
     header, rows, trailer = _read(lines)
     known = {m._meta.label: m for m in backup_models()}

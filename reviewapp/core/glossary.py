@@ -10,7 +10,7 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from reviewapp.core.access import VIEW_REPORTS
+from reviewapp.core.auth.roles import VIEW_REPORTS
 
 # word -> one-line explanation. Keys are lower case; the order is the glossary page's order.
 # Words a reviewer meets (REVIEW) are explained without naming anything a reviewer must not learn (no

@@ -62,7 +62,7 @@ class AppendOnlyModel(models.Model):
     """A table whose rows are inserted once and never updated or deleted.
 
     The ORM refuses: ``save`` of a stored row, ``delete``, and the manager's ``update`` and ``delete``. The
-    database refuses too, through the triggers each table's migration creates (reviewapp.core.append_only), and
+    database refuses too, through the triggers each table's migration creates (reviewapp.core.records.append_only), and
     ``append_only_models()`` finds a table by its manager. A model says in its own words what to do instead
     (``append_only_updated``, ``append_only_deleted``: the messages of the two refusals).
     """
@@ -161,7 +161,7 @@ ADMIN_HELD = (SigninMethod.INVITATION, SigninMethod.ADMIN_PASSWORD)
 class PasswordOrigin(models.Model):
     """How an account's current password was chosen: by its owner, through an invitation link, or by an admin.
 
-    Written whenever a password changes (``reviewapp.core.audit``): by the account itself -> ``password``; by
+    Written whenever a password changes (``reviewapp.core.auth.audit``): by the account itself -> ``password``; by
     another signed-in account (an admin) -> ``admin_password``; the invitation service then marks its own
     ``invitation``. An account without a row has only ever had passwords set by itself or by the operator's
     own tools (a shell, ``createsuperuser``).

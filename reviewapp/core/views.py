@@ -16,10 +16,10 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from reviewapp.core.access import ROLE_DESCRIPTIONS, roles_of
-from reviewapp.core.accounts import AccountError, user_shortcuts_get, user_shortcuts_set
-from reviewapp.core.audit import audit_actor
-from reviewapp.core.auth import api_token_create, api_token_revoke, password_stamp
+from reviewapp.core.auth.accounts import AccountError, user_shortcuts_get, user_shortcuts_set
+from reviewapp.core.auth.audit import audit_actor
+from reviewapp.core.auth.credentials import api_token_create, api_token_revoke, password_stamp
+from reviewapp.core.auth.roles import ROLE_DESCRIPTIONS, roles_of
 from reviewapp.core.health import check_broker, check_database
 
 

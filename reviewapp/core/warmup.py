@@ -30,10 +30,10 @@ def warm_up() -> None:
 def _url_reverse_tables() -> None:
     from django.urls import URLResolver, get_resolver
 
-    from reviewapp.core.lazy_views import resolve_all
+    from reviewapp.core.http.lazy_views import resolve_all
 
     root = get_resolver()
-    # The URL config names its views (reviewapp.core.lazy_views) so that `manage.py check` imports none; a web
+    # The URL config names its views (reviewapp.core.http.lazy_views) so that `manage.py check` imports none; a web
     # process imports them all here, before its first request.
     resolve_all(root.url_patterns)
     _walk(root, URLResolver)

@@ -23,11 +23,11 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from reviewapp.core.access import MANAGE_REVIEWS
+from reviewapp.core.auth.roles import MANAGE_REVIEWS
 from reviewapp.notifications.models import Notice, NotificationPreference
-from reviewapp.review.disagreements import pool_open_disagreement_count
-from reviewapp.review.queue import reviewer_queue_pages
+from reviewapp.review.agreement.disagreements import pool_open_disagreement_count
 from reviewapp.review.selectors import assignment_marks, assignments_after, assignments_waiting, notice_pools
+from reviewapp.review.workspace.queue import reviewer_queue_pages
 
 # The kinds, as stored (NotificationKind's values; plain strings for the type checker).
 ASSIGNMENT, REMINDER, ADJUDICATION = "assignment", "reminder", "adjudication"

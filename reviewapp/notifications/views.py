@@ -7,7 +7,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 
-from reviewapp.core.access import MANAGE_REVIEWS
+from reviewapp.core.auth.roles import MANAGE_REVIEWS
 from reviewapp.notifications.models import NotificationKind, NotificationPreference
 
 

@@ -9,8 +9,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reviewapp.core.access import CanViewReports
-from reviewapp.core.api import READ_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, error_responses
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.selectors import ledger_spend
 

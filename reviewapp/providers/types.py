@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from reviewapp.core.hashing import canonical_json, sha256_hex
+from reviewapp.core.records.hashing import canonical_json, sha256_hex
 
 # How a grade distribution was obtained; shown next to every figure built on it.
 METHOD_LOGPROBS = "logprobs"

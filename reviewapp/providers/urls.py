@@ -1,6 +1,6 @@
 from django.urls import path
 
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 views = lazy_module("reviewapp.providers.views")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
-from reviewapp.core.access import VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.selectors import receipts_jsonl
 

@@ -31,9 +31,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reviewapp.core.access import CanGrade, CanManageReviews
-from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
-from reviewapp.review import agreement, exports, selectors, services
+from reviewapp.core.auth.roles import CanGrade, CanManageReviews
+from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.review import selectors, services
+from reviewapp.review.agreement import exports
+from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.models import ReviewItem, ReviewPool
 
 # ---------------------------------------------------------------------------

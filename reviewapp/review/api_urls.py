@@ -3,15 +3,14 @@
 Reviewer: queue/, items/<id>/, items/<id>/judgment/ (+ reopen/), items/<id>/history/ (own only).
 Admin: pools/, pools/<id>/assign|progress|agreement|qrels|judgments/, label-sources/;
 label exchange: pools/<id>/label-studio/, pools/<id>/argilla/, pools/<id>/label-imports/,
-pools/<id>/imported-labels/ (not blind).
+pools/<id>/imported-labels/ (not blind; reviewapp/review/exchange/api_urls.py, included here).
 """
 
-from django.urls import path
+from django.urls import include, path
 
-from reviewapp.core.lazy_views import lazy_module
+from reviewapp.core.http.lazy_views import lazy_module
 
 api = lazy_module("reviewapp.review.api")
-exchange_api = lazy_module("reviewapp.review.exchange.api")
 
 app_name = "review-api"
 urlpatterns = [
@@ -26,9 +25,6 @@ urlpatterns = [
     path("pools/<str:pool_id>/agreement/", api.AgreementApi.as_view(), name="agreement"),
     path("pools/<str:pool_id>/qrels/", api.QrelsApi.as_view(), name="qrels"),
     path("pools/<str:pool_id>/judgments/", api.JudgmentsExportApi.as_view(), name="judgments"),
-    path("pools/<str:pool_id>/label-studio/", exchange_api.LabelStudioExportApi.as_view(), name="label-studio"),
-    path("pools/<str:pool_id>/argilla/", exchange_api.ArgillaExportApi.as_view(), name="argilla"),
-    path("pools/<str:pool_id>/label-imports/", exchange_api.LabelImportsApi.as_view(), name="label-imports"),
-    path("pools/<str:pool_id>/imported-labels/", exchange_api.ImportedLabelsApi.as_view(), name="imported-labels"),
+    path("pools/", include("reviewapp.review.exchange.api_urls")),
     path("label-sources/", api.LabelSourcesApi.as_view(), name="label-sources"),
 ]

@@ -10,7 +10,7 @@ class ReviewConfig(AppConfig):
     verbose_name = "Blinded review"
 
     def ready(self) -> None:
-        from reviewapp.core.access import register_assignment_counter
+        from reviewapp.core.auth.roles import register_assignment_counter
 
         def assignments_held(user) -> int:
             """Assignments not yet completed: a finished reviewer may take another role, an active one may not."""

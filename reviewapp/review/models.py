@@ -11,8 +11,8 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import models
 
-from reviewapp.core.hashing import sha256_hex, sha256_json
 from reviewapp.core.models import AppendOnlyModel
+from reviewapp.core.records.hashing import sha256_hex, sha256_json
 
 # ---------------------------------------------------------------------------
 # Blinded review: pools, items, assignments, judgments (append-only revisions),
@@ -319,7 +319,7 @@ class JudgmentRevision(AppendOnlyModel):
         # A label is evidence: a later state is a new revision, never an edit of one a reviewer made (the base
         # refuses a stored row).
         if self._state.adding and not self.signin_method:
-            from reviewapp.core.signin import signin_issuer_current, signin_method_current
+            from reviewapp.core.auth.signin import signin_issuer_current, signin_method_current
 
             self.signin_method = signin_method_current()
             self.signin_issuer = self.signin_issuer or signin_issuer_current()

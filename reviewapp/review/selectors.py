@@ -38,18 +38,18 @@ from reviewapp.review.models import (
     LabelSource,
     ReviewPool,
 )
-from reviewapp.review.passage_location import SourceSegments, passage_locate
+from reviewapp.review.services import NotAssigned
+from reviewapp.review.workspace.passage_location import SourceSegments, passage_locate
 
 # The queue and the staleness rule have their own modules; their names stay readable from here.
-from reviewapp.review.queue import QUEUE_STATES as QUEUE_STATES
-from reviewapp.review.queue import QueueEntry as QueueEntry
-from reviewapp.review.queue import QueuePage as QueuePage
-from reviewapp.review.queue import ReviewerPoolQueue as ReviewerPoolQueue
-from reviewapp.review.queue import reviewer_item_place, reviewer_title
-from reviewapp.review.queue import reviewer_queue_pages as reviewer_queue_pages
-from reviewapp.review.queue import reviewer_queues as reviewer_queues
-from reviewapp.review.services import NotAssigned
-from reviewapp.review.staleness import hashes_match as hashes_match
+from reviewapp.review.workspace.queue import QUEUE_STATES as QUEUE_STATES
+from reviewapp.review.workspace.queue import QueueEntry as QueueEntry
+from reviewapp.review.workspace.queue import QueuePage as QueuePage
+from reviewapp.review.workspace.queue import ReviewerPoolQueue as ReviewerPoolQueue
+from reviewapp.review.workspace.queue import reviewer_item_place, reviewer_title
+from reviewapp.review.workspace.queue import reviewer_queue_pages as reviewer_queue_pages
+from reviewapp.review.workspace.queue import reviewer_queues as reviewer_queues
+from reviewapp.review.workspace.staleness import hashes_match as hashes_match
 
 LABEL_RULE = (
     "Adjudicated, else agreed, else unresolved. One label per item and grade: the latest adjudication "
@@ -292,7 +292,7 @@ def pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
 
 
 def _with_reused(pool: ReviewPool, records: list[JudgmentRecord]) -> list[JudgmentRecord]:
-    from reviewapp.review.reuse import pool_reused_judgments
+    from reviewapp.review.assignment.reuse import pool_reused_judgments
 
     native = {(r.reviewer_id, r.item_id) for r in records}
     for reused in pool_reused_judgments(pool=pool):
@@ -319,7 +319,7 @@ def pool_completed_judgments(*, pool: ReviewPool, include_stale: bool = False) -
 
     Judgments of known-answer items are left out: they check reviewers and never count as labels.
     """
-    from reviewapp.review.known_answers import known_answer_public_ids
+    from reviewapp.review.pools.known_answers import known_answer_public_ids
 
     known = known_answer_public_ids(pool=pool)
     return [
@@ -368,7 +368,7 @@ def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[Reso
     rulings: dict[int, Adjudication] = {}
     for ruling in Adjudication.objects.filter(item__pool=pool, grade_type=grade_type).order_by("id"):
         rulings[ruling.item_id] = ruling  # the latest wins
-    from reviewapp.review.known_answers import known_answer_item_pks
+    from reviewapp.review.pools.known_answers import known_answer_item_pks
 
     labels = []
     # Known-answer items check reviewers; they are not part of the pool's labels.
@@ -464,7 +464,7 @@ def label_source_labels(*, name: str) -> list[SourceLabel]:
 
 def reviewer_candidates() -> list[AbstractBaseUser]:
     """People who may be assigned blind review: the reviewer role, active, not synthetic, never seeing model output."""
-    from reviewapp.core.access import grading_refusal
+    from reviewapp.core.auth.roles import grading_refusal
 
     User = get_user_model()
     perm = Q(groups__permissions__codename="grade_passages", groups__permissions__content_type__app_label="reviewapp")
@@ -488,7 +488,7 @@ class ReviewerAccount:
 def reviewer_accounts() -> list[ReviewerAccount]:
     """Every account in the reviewer role, active or not, with its workload. Synthetic demo accounts and accounts
     that see model output are not reviewers and are not listed."""
-    from reviewapp.core.access import MODEL_OUTPUT_PERMISSIONS, SYNTHETIC
+    from reviewapp.core.auth.roles import MODEL_OUTPUT_PERMISSIONS, SYNTHETIC
 
     User = get_user_model()
 
@@ -527,7 +527,7 @@ class NoticePool:
 
 
 def _notice_pool(pool: ReviewPool) -> NoticePool:
-    from reviewapp.review.queue import reviewer_title
+    from reviewapp.review.workspace.queue import reviewer_title
 
     return NoticePool(pk=pool.pk, public_id=pool.public_id, name=pool.name, reviewer_title=reviewer_title(pool))
 

@@ -15,8 +15,11 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-from reviewapp.core.access import grading_refusal, is_synthetic_account
-from reviewapp.core.hashing import sha256_hex
+# Who may hold an assignment, and the reviewer's own order, are assignment's rules (assignment/assign.py).
+from reviewapp.review.assignment.assign import assignee_refusal as assignee_refusal
+from reviewapp.review.assignment.assign import assignment_sort_key as assignment_sort_key
+from reviewapp.review.assignment.assign import assignments_rebound, pool_assign_detail
+from reviewapp.review.errors import ReviewError as ReviewError
 from reviewapp.review.kinds import PoolKind, UnknownKind, kind_for_grade_type, kind_get
 from reviewapp.review.models import (
     Assignment,
@@ -34,10 +37,6 @@ from reviewapp.review.models import passage_hash_of as passage_hash_of
 from reviewapp.review.models import query_hash_of as query_hash_of
 from reviewapp.review.models import source_hash_of as source_hash_of
 from reviewapp.review.spans.normalise import SpanError, spans_answer_check, spans_normalise
-
-
-class ReviewError(ValueError):
-    """Bad input to a review service; the message names the problem and where."""
 
 
 class NotAssigned(LookupError):
@@ -92,11 +91,6 @@ def pool_kind(kind: str) -> PoolKind:
         return kind_get(kind)
     except UnknownKind as error:
         raise ReviewError(str(error)) from None
-
-
-def assignment_sort_key(*, pool_public_id: str, reviewer_id: int, item_public_id: str) -> str:
-    """The reviewer's own deterministic shuffle: seeded by pool and reviewer, blind to rank and insertion order."""
-    return sha256_hex(f"{pool_public_id}:{reviewer_id}:{item_public_id}")
 
 
 # ---------------------------------------------------------------------------
@@ -252,8 +246,6 @@ def item_rebind(
     hashes become stale. A holder who holds the new texts in another item loses this one
     (``assign.assignments_rebound``): no reviewer is shown the same texts twice.
     """
-    from reviewapp.review.assign import assignments_rebound
-
     item = ReviewItem.objects.select_for_update().get(pk=item.pk)
     for field, value in (
         ("query_text", query_text),
@@ -271,20 +263,6 @@ def item_rebind(
     return item
 
 
-def assignee_refusal(*, pool: ReviewPool, user: AbstractBaseUser) -> str | None:
-    """Why ``user`` may not hold (or grade) an assignment of ``pool``, or None.
-
-    A real pool takes only people in the reviewer role who cannot see model output; a pool marked synthetic
-    (demo data) takes only synthetic demo accounts, so the two never mix.
-    """
-    if pool.synthetic:
-        if is_synthetic_account(user) and user.is_active:
-            return None
-        return (f"pool {pool.public_id} is a synthetic demo pool; only synthetic demo accounts are assigned to it, "
-                f"not {user.get_username()!r}")
-    return grading_refusal(user)
-
-
 def pool_assign(
     *,
     pool: ReviewPool,
@@ -292,8 +270,6 @@ def pool_assign(
     per_item: int | None = None,
 ) -> int:
     """Give each item to ``per_item`` reviewers, judging once (``assign.pool_assign_detail``); how many added."""
-    from reviewapp.review.assign import pool_assign_detail
-
     return pool_assign_detail(pool=pool, reviewers=reviewers, per_item=per_item).assigned
 
 

@@ -18,28 +18,22 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
-from reviewapp.core.access import GRADE, MANAGE_REVIEWS, perm_required
-from reviewapp.core.accounts import user_shortcuts_get
-from reviewapp.core.json_input import JsonInputError, JsonSyntaxError, json_loads
-from reviewapp.review import (
-    agreement,
-    disagreements,
-    exports,
-    guidelines,
-    known_answers,
-    pool_admin,
-    reuse,
-    selectors,
-    services,
-    workspace,
-)
-from reviewapp.review.admin_views import invitation_url, user_or_404
-from reviewapp.review.assign import pool_assign_detail
+from reviewapp.core.auth.accounts import user_shortcuts_get
+from reviewapp.core.auth.roles import GRADE, MANAGE_REVIEWS, perm_required
+from reviewapp.core.http.json_input import JsonInputError, JsonSyntaxError, json_loads
+from reviewapp.review import selectors, services
+from reviewapp.review.agreement import disagreements, exports
+from reviewapp.review.agreement import selectors as agreement
+from reviewapp.review.assignment import reuse
+from reviewapp.review.assignment.assign import pool_assign_detail
 from reviewapp.review.day.selectors import reviewer_day
 from reviewapp.review.exchange import selectors as exchange_selectors
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.models import ReviewItem, ReviewPool
+from reviewapp.review.people.views import invitation_url, user_or_404
+from reviewapp.review.pools import guidelines, known_answers, pool_admin
 from reviewapp.review.spans.locate import span_rows
+from reviewapp.review.workspace import skips as workspace
 
 # ---------------------------------------------------------------------------
 # Reviewer pages
@@ -459,7 +453,7 @@ def admin_label_import(request: HttpRequest) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def admin_reviewers(request: HttpRequest) -> HttpResponse:
     """Reviewer accounts: list, create (a random password shown once), deactivate, reactivate."""
-    from reviewapp.core import accounts
+    from reviewapp.core.auth import accounts
 
     form = {"username": "", "first_name": "", "last_name": "", "email": "", "password_mode": "invite"}
     error = ""
@@ -495,7 +489,7 @@ def admin_reviewers(request: HttpRequest) -> HttpResponse:
 @perm_required(MANAGE_REVIEWS)
 @require_POST
 def admin_reviewer_active(request: HttpRequest, user_id: int) -> HttpResponse:
-    from reviewapp.core import accounts
+    from reviewapp.core.auth import accounts
 
     user = user_or_404(user_id)
     active = request.POST.get("active") in ("1", "true", "on")

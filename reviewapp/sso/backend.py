@@ -109,7 +109,7 @@ class OidcBackend(OIDCAuthenticationBackend):
         # The signed ID token wins over userinfo where both speak (Entra ID sends groups in the token only).
         return oidc_signin(claims={**userinfo, **payload}, issuer=settings.OIDC_ISSUER)
 
-    # Permissions are the role backend's (reviewapp.core.access.RolePermissionBackend), read once per request;
+    # Permissions are the role backend's (reviewapp.core.auth.roles.RolePermissionBackend), read once per request;
     # this backend answering too would double the permission queries of every page an IdP account opens.
     def get_all_permissions(self, user_obj: Any, obj: Any = None) -> set[str]:
         return set()

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-# The roles an IdP may give (reviewapp.core.access.ROLE_PERMISSIONS, less the synthetic demo account).
+# The roles an IdP may give (reviewapp.core.auth.roles.ROLE_PERMISSIONS, less the synthetic demo account).
 IDP_ROLES = ("reviewer", "stakeholder", "admin")
 
 

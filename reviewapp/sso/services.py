@@ -20,8 +20,8 @@ from django.contrib.auth.models import Group
 from django.db import transaction
 from django.utils import timezone
 
-from reviewapp.core.access import ensure_role_groups, open_review_assignments
-from reviewapp.core.audit import audit_record
+from reviewapp.core.auth.audit import audit_record
+from reviewapp.core.auth.roles import ensure_role_groups, open_review_assignments
 from reviewapp.core.models import SigninMethod
 from reviewapp.sso.claims import IDP_ROLES, ClaimsError, groups_in_claims, roles_from_claims
 from reviewapp.sso.models import OidcIdentity
@@ -120,7 +120,7 @@ def oidc_signin(*, claims: Mapping[str, Any], issuer: str) -> Any:
         identity.groups = groups
         identity.save()
         _roles_set(user=user, roles=roles, issuer=issuer)
-    # Read by reviewapp.core.signin when the session starts: every revision saved in it says "oidc" and the
+    # Read by reviewapp.core.auth.signin when the session starts: every revision saved in it says "oidc" and the
     # issuer, so pages and exports can count the judgments made by people the firm's IdP vouched for.
     user.signin_method_override = SigninMethod.OIDC
     user.signin_issuer = issuer

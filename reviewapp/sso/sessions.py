@@ -19,10 +19,10 @@ from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
-from reviewapp.core.access import MANAGE_REVIEWS
-from reviewapp.core.accounts import AccountError, is_plain_reviewer
-from reviewapp.core.audit import audit_actor, audit_record
-from reviewapp.core.auth import client_address
+from reviewapp.core.auth.accounts import AccountError, is_plain_reviewer
+from reviewapp.core.auth.audit import audit_actor, audit_record
+from reviewapp.core.auth.credentials import client_address
+from reviewapp.core.auth.roles import MANAGE_REVIEWS
 from reviewapp.sso.models import UserSession
 
 DB_ENGINES = ("django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db")

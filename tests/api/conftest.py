@@ -75,7 +75,7 @@ def _generate(schema: bytes, workdir: Path) -> str:
 
 @pytest.fixture
 def api(live_server, django_user_model, tmp_path_factory) -> Api:
-    from reviewapp.core.auth import api_token_create
+    from reviewapp.core.auth.credentials import api_token_create
 
     users = {
         "admin": make_user(django_user_model, "api_admin", "admin"),

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.auth.models import Group
 
 from grading.dataset.models import Contract
-from reviewapp.core.access import ensure_role_groups
+from reviewapp.core.auth.roles import ensure_role_groups
 from tests.browser.conftest import login
 from tests.grading.console_support import FABRICATED, load
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from reviewapp.core.accounts import user_shortcuts_set
+from reviewapp.core.auth.accounts import user_shortcuts_set
 from tests.browser.test_review_workspace import _checked, _queue, _ready, _revisions, _start
 from tests.reviewapp.review.conftest import make_items, make_pool
 

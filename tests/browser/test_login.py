@@ -3,7 +3,7 @@
 import pytest
 from django.contrib.auth.models import Group
 
-from reviewapp.core.access import ensure_role_groups
+from reviewapp.core.auth.roles import ensure_role_groups
 from tests.browser.conftest import login
 
 pytestmark = pytest.mark.browser

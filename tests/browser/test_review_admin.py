@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.review import known_answers, services
+from reviewapp.review import services
 from reviewapp.review.models import Adjudication, Assignment, JudgmentRevision
+from reviewapp.review.pools import known_answers
 from tests.browser.conftest import login
 from tests.factories import make_user
 from tests.helpers import shown_hashes

@@ -78,7 +78,7 @@ def _user(username: str, role: str, *, staff: bool = False):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
 
     ensure_role_groups()
     user = get_user_model().objects.create_user(username=username, password=PASSWORD, is_staff=staff)

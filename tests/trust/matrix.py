@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from django.urls import URLPattern, URLResolver, get_resolver
 
-from reviewapp.core.access import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS
+from reviewapp.core.auth.roles import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS
 
 LOGIN = "login"  # 302 to /accounts/login/?next=...
 ADMIN_LOGIN = "admin-login"  # 302 to /admin/login/?next=...
@@ -338,7 +338,7 @@ MATRIX: dict[str, Entry] = {
         MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/label-imports/", {"tool": "argilla"}),
     "review/admin/pools/<str:pool_id>/imported-labels.jsonl": page(
         MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/imported-labels.jsonl"),
-    # people and reliability (reviewapp/review/admin_views.py)
+    # people and reliability (reviewapp/review/people/views.py)
     "review/admin/workload/": page(MANAGE_REVIEWS, "/review/admin/workload/"),
     "review/admin/workload/reassign/": post_only(MANAGE_REVIEWS, "/review/admin/workload/reassign/",
                                                  {"pool": "{marker_pool_id}", "from_reviewer": "0",

@@ -191,7 +191,7 @@ def test_target_confirmation_items_show_the_query_and_provision_and_nothing_of_t
     from benchmarks.suites.confirmation import confirmation_pool_declare
     from benchmarks.suites.models import Suite
     from benchmarks.suites.services import suite_import
-    from reviewapp.core.hashing import canonical_json
+    from reviewapp.core.records.hashing import canonical_json
 
     base = Suite.objects.get(pk=world.suite_pk)
     document = json.loads(base.definition)
@@ -318,7 +318,7 @@ def test_the_queue_order_does_not_follow_rank_or_insertion_order(world):
     assert positions == sorted(positions)
 
 
-# --- known-answer items (reviewapp/review/known_answers.py) ---------------------------------------------------
+# --- known-answer items (reviewapp/review/pools/known_answers.py) ---------------------------------------------------
 
 
 def _normalised(text: str, opaque_ids: list[str]) -> str:
@@ -332,8 +332,8 @@ def _normalised(text: str, opaque_ids: list[str]) -> str:
 
 
 def test_a_known_answer_item_is_indistinguishable_from_the_others_in_html_and_api(world):
-    from reviewapp.review.guidelines import guidelines_publish
-    from reviewapp.review.known_answers import known_answer_item_pks, known_answer_set
+    from reviewapp.review.pools.guidelines import guidelines_publish
+    from reviewapp.review.pools.known_answers import known_answer_item_pks, known_answer_set
 
     reviewer, admin = world.users["reviewer"], world.users["admin"]
     pool = ReviewPool.objects.get(public_id=world.marker_pool_id)

@@ -43,8 +43,8 @@ from grading.audits.models import Audit, AuditVerdict
 from grading.runs import jobs as console
 from grading.runs import tasks
 from grading.runs.models import ConsoleJob
-from reviewapp.core.hashing import canonical_json, sha256_hex
 from reviewapp.core.jobs import is_stale
+from reviewapp.core.records.hashing import canonical_json, sha256_hex
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.loopback import LoopbackServer, default_responder
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt

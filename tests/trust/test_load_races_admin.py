@@ -31,7 +31,7 @@ def admins(race_server):
     from django.contrib.auth import get_user_model
 
     from perf.review_world import login_sessions
-    from reviewapp.core.auth import api_token_create
+    from reviewapp.core.auth.credentials import api_token_create
     from tests.factories import make_user
 
     people = [make_user(get_user_model(), f"race_admin_{n}", "admin") for n in (1, 2)]

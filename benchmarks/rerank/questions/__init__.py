@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.records.hashing import sha256_json
 from reviewapp.providers.types import GradeSpec
 
 HERE = Path(__file__).parent

@@ -17,8 +17,8 @@ from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_sets
 from grading.contracts.models import ContractSet
 from grading.responses import refused
-from reviewapp.core.access import CanManageReviews, CanViewReports
-from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanManageReviews, CanViewReports
+from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 
 
 class GoldSetOut(serializers.Serializer):

@@ -28,7 +28,7 @@ from grading.contracts.services import taxonomy_current
 from grading.dataset.cuad_file import CuadFileError
 from grading.dataset.models import CuadDataset
 from grading.dataset.services import CuadLoadError, dataset_load_gold
-from reviewapp.core.hashing import sha256_json
+from reviewapp.core.records.hashing import sha256_json
 from reviewapp.review.selectors import pool_find
 
 

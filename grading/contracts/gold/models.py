@@ -1,6 +1,6 @@
 """A frozen gold set: one version of a contract set's lawyer-made clause labels, hashed from its content.
 
-Append-only in the database (triggers, ``reviewapp.core.append_only``): a gold set that models are graded
+Append-only in the database (triggers, ``reviewapp.core.records.append_only``): a gold set that models are graded
 against must never change under their scores; a change is a new version. ``sha256`` is the hash of ``content``
 as canonical JSON, computed by ``freeze.gold_set_freeze`` and never taken from a caller; the same content frozen
 again is the same version.

@@ -19,7 +19,7 @@ from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_sets, labelling_state
 from grading.contracts.models import ContractSet
 from grading.dataset.selectors import dataset_of_gold_set
-from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.review.selectors import pool_get
 
 TEMPLATE_GOLD = "cuad/contracts/gold.html"

@@ -27,7 +27,7 @@ from grading.runs.local_extractor import LocalExtractor
 from grading.runs.selectors import cache_clear
 from grading.runs.services import extraction_run_import
 from grading.scorecard.selectors import run_card
-from reviewapp.core.access import ensure_role_groups
+from reviewapp.core.auth.roles import ensure_role_groups
 from scoring.cuad.grading import Thresholds
 
 

@@ -1,11 +1,11 @@
-"""Budget raises and receipts refuse UPDATE and DELETE in the database itself (see reviewapp.core.append_only).
+"""Budget raises and receipts refuse UPDATE and DELETE in the database itself (see reviewapp.core.records.append_only).
 
 A receipt allows exactly one update, its completion: only while its status is still 'sent', and only of the
 answer columns (the request it records stays as sent)."""
 
 from django.db import migrations
 
-from reviewapp.core.append_only import AllowedUpdate, append_only_triggers
+from reviewapp.core.records.append_only import AllowedUpdate, append_only_triggers
 
 RECEIPT_COMPLETION = AllowedUpdate(
     old_condition="OLD.status = 'sent'",

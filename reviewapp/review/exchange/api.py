@@ -13,8 +13,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reviewapp.core.access import CanManageReviews
-from reviewapp.core.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.core.auth.roles import CanManageReviews
+from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
 from reviewapp.review.models import ReviewPool

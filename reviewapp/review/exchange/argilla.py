@@ -20,7 +20,8 @@ import zipfile
 from collections.abc import Mapping
 from typing import Any
 
-from reviewapp.core.json_input import JsonInputError, json_loads
+from reviewapp.core.http.json_input import JsonInputError, json_loads
+from reviewapp.review.agreement.exports import reviewer_pseudonym
 from reviewapp.review.exchange.texts import (
     ITEM_KEY,
     ExchangeError,
@@ -30,7 +31,6 @@ from reviewapp.review.exchange.texts import (
     text_keys,
     texts_read,
 )
-from reviewapp.review.exports import reviewer_pseudonym
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
 from reviewapp.review.models import ITEM_HASH_FIELDS, ReviewPool
 from reviewapp.review.selectors import pool_completed_judgments

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 from xml.etree import ElementTree
 
+from reviewapp.review.agreement.exports import reviewer_pseudonym
 from reviewapp.review.exchange.texts import (
     ITEM_KEY,
     ExchangeError,
@@ -27,7 +28,6 @@ from reviewapp.review.exchange.texts import (
     text_keys,
     texts_read,
 )
-from reviewapp.review.exports import reviewer_pseudonym
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
 from reviewapp.review.models import ReviewPool
 from reviewapp.review.selectors import pool_completed_judgments

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
-from reviewapp.core.hashing import sha256_json
-from reviewapp.core.json_input import JsonInputError, json_loads, max_bytes
+from reviewapp.core.http.json_input import JsonInputError, json_loads, max_bytes
+from reviewapp.core.records.hashing import sha256_json
 from reviewapp.review.exchange.argilla import argilla_parse, argilla_records_from_zip
 from reviewapp.review.exchange.labelstudio import labelstudio_parse
 from reviewapp.review.exchange.texts import ExchangeError, texts_check

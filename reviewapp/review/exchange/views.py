@@ -10,7 +10,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from reviewapp.core.access import MANAGE_REVIEWS, perm_required
+from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
 from reviewapp.review.models import ReviewPool

@@ -1,9 +1,9 @@
 """Judgment revisions, rulings, published guidelines, known answers and the account audit log refuse UPDATE and
-DELETE in the database itself (triggers; see reviewapp.core.append_only)."""
+DELETE in the database itself (triggers; see reviewapp.core.records.append_only)."""
 
 from django.db import migrations
 
-from reviewapp.core.append_only import append_only_triggers
+from reviewapp.core.records.append_only import append_only_triggers
 
 
 class Migration(migrations.Migration):

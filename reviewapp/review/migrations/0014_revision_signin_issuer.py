@@ -2,7 +2,7 @@
 
 from django.db import migrations, models
 
-from reviewapp.core.append_only import append_only_triggers
+from reviewapp.core.records.append_only import append_only_triggers
 
 
 class Migration(migrations.Migration):

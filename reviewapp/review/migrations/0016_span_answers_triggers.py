@@ -1,6 +1,6 @@
 from django.db import migrations
 
-from reviewapp.core.append_only import append_only_triggers
+from reviewapp.core.records.append_only import append_only_triggers
 
 
 class Migration(migrations.Migration):

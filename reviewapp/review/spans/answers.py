@@ -76,7 +76,7 @@ def pool_span_rulings(*, pool: ReviewPool, grade_type: str) -> dict[str, SpanRul
 def pool_label_items(*, pool: ReviewPool) -> QuerySet[ReviewItem]:
     """The pool's items that carry labels (known-answer items check reviewers and are left out), in (query id,
     document id) order, without their source texts (``pool_source_texts`` reads each once)."""
-    from reviewapp.review.known_answers import known_answer_item_pks
+    from reviewapp.review.pools.known_answers import known_answer_item_pks
 
     return (pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).defer("source_text")
             .order_by("query_id", "doc_id"))

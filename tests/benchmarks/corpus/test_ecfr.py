@@ -19,7 +19,7 @@ from benchmarks.corpus.base import squash
 from benchmarks.corpus.formats import ecfr_xml
 from benchmarks.corpus.models import CorpusCode, Provision, SourceSnapshot
 from benchmarks.suites.citations import citation_parse
-from reviewapp.core.hashing import sha256_hex, sha256_json
+from reviewapp.core.records.hashing import sha256_hex, sha256_json
 
 ECFR = Path(__file__).parent / "data" / "ecfr"
 ANNUAL = Path(__file__).parent / "data" / "cfr-annual" / "CFR-2015-title14-vol2-parts101-105.xml"

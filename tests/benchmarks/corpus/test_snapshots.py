@@ -8,7 +8,7 @@ import pytest
 from benchmarks.corpus.models import ImmutableRowError, Passage, Provision, SourceSnapshot
 from benchmarks.corpus.passages import MAX_WORDS, PASSAGE_RULE, passage_extract
 from benchmarks.corpus.services import ImportProblem, statutes_import, statutes_import_url
-from reviewapp.core.hashing import sha256_hex
+from reviewapp.core.records.hashing import sha256_hex
 
 
 def test_it_imports_the_four_nrs_chapters_with_hashes_and_passages(nrs_imported):

@@ -17,7 +17,7 @@ from tests.benchmarks.labels.fixtures import rerank_world
 def demo_reviewers(django_user_model, db):
     from django.contrib.auth.models import Group
 
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
 
     ensure_role_groups()
     for name in ("reviewer", "reviewer2"):

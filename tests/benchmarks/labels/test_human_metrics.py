@@ -179,7 +179,7 @@ def test_disagreement_and_unknown_leave_an_item_without_a_label(world):
 
 
 def test_an_adjudication_resolves_a_disagreement(world, admin_user_):
-    from reviewapp.review.disagreements import adjudication_record
+    from reviewapp.review.agreement.disagreements import adjudication_record
 
     run, pool, reviewers = world
     grades = random_grades(pool, seed=8)

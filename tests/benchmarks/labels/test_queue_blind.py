@@ -22,7 +22,7 @@ import pytest
 
 from benchmarks.labels.pooling import SystemRanking, depth_k_pool, figure_needs, query_tiers, work_order
 from benchmarks.labels.pools import KEYWORD, review_pool_declare, run_rankings, system_key
-from reviewapp.review.assign import pool_assign_detail
+from reviewapp.review.assignment.assign import pool_assign_detail
 from reviewapp.review.models import ReviewItem, ReviewPool
 from reviewapp.review.selectors import reviewer_item, reviewer_queues
 from reviewapp.review.services import ReviewError, assignment_sort_key, pool_create
@@ -134,7 +134,7 @@ def demo_pool(db, django_user_model):
     synthetic world, with every key pinned: pool and item ids, reviewer ids."""
     from django.contrib.auth.models import Group
 
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
 
     run = rerank_world(seed=11, queries=12)
     pool = review_pool_declare(rerank_run=run).pool

@@ -14,7 +14,7 @@ from benchmarks.retrieval.selectors import retrieval_run_qrels
 from benchmarks.retrieval.services import retrieval_run_create
 from benchmarks.suites.files import SuiteInvalid, suite_normalise
 from benchmarks.suites.services import suite_import
-from reviewapp.core.hashing import canonical_json, sha256_hex
+from reviewapp.core.records.hashing import canonical_json, sha256_hex
 
 SECTIONS = [
     # (number, variant, heading, body)

@@ -17,7 +17,7 @@ import sys
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.tasks import rerank_run_execute
-from reviewapp.core.hashing import canonical_json, sha256_hex
+from reviewapp.core.records.hashing import canonical_json, sha256_hex
 from reviewapp.providers.loopback import LoopbackServer
 from reviewapp.providers.models import Ledger, Receipt
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run

@@ -22,7 +22,7 @@ from benchmarks.suites.confirmation import (
 from benchmarks.suites.files import SuiteInvalid, suite_dump, suite_load, suite_normalise
 from benchmarks.suites.models import NominatedTarget, TargetProposal
 from benchmarks.suites.services import suite_import
-from reviewapp.core.hashing import canonical_json, sha256_hex
+from reviewapp.core.records.hashing import canonical_json, sha256_hex
 from reviewapp.review.models import Assignment
 from tests.benchmarks.suites.confirmation_fixtures import NOMINATOR, SECTIONS, confirm_suite
 from tests.factories import make_user

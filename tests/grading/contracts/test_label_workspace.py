@@ -8,8 +8,9 @@ import json
 
 import pytest
 
-from reviewapp.review import selectors, services, workspace
+from reviewapp.review import selectors, services
 from reviewapp.review.models import JudgmentRevision
+from reviewapp.review.workspace import skips as workspace
 from tests.factories import client_for
 from tests.grading.contracts.labelling_support import item_of, labelling_pool, span_of
 from tests.helpers import shown_hashes

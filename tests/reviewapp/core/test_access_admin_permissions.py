@@ -2,8 +2,8 @@
 
 from django.contrib.auth.models import Group
 
-from reviewapp.core.access import ACCOUNT_APP_LABELS, ensure_role_groups
 from reviewapp.core.apps import product_data_apps
+from reviewapp.core.auth.roles import ACCOUNT_APP_LABELS, ensure_role_groups
 
 
 def test_the_admin_group_holds_the_permissions_of_every_product_data_app(admin_user_):

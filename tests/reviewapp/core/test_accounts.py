@@ -12,8 +12,8 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from reviewapp.core.access import ensure_role_groups
-from reviewapp.core.auth import api_token_create, token_digest
+from reviewapp.core.auth.credentials import api_token_create, token_digest
+from reviewapp.core.auth.roles import ensure_role_groups
 from reviewapp.core.models import AccountAudit, ApiToken, AppendOnlyError
 from tests.factories import client_for
 
@@ -207,7 +207,7 @@ def test_the_limit_is_per_client_address(victim):
 def test_the_address_is_remote_addr_unless_proxies_are_trusted(settings):
     from django.test import RequestFactory
 
-    from reviewapp.core.auth import client_address
+    from reviewapp.core.auth.credentials import client_address
 
     request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR="6.6.6.6, 192.0.2.4")
     settings.TRUSTED_PROXY_COUNT = 0

@@ -15,10 +15,11 @@ from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.models import ClauseTaxonomy, ContractText
-from reviewapp.core.append_only import append_only_bypassed, append_only_models, triggers_present
 from reviewapp.core.models import AccountAudit, AppendOnlyError
+from reviewapp.core.records.append_only import append_only_bypassed, append_only_models, triggers_present
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
-from reviewapp.review import disagreements, services
+from reviewapp.review import services
+from reviewapp.review.agreement import disagreements
 from reviewapp.review.models import (
     Adjudication,
     ImportedAnnotation,

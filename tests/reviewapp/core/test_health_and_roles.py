@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client, override_settings
 
-from reviewapp.core.auth import api_token_create
+from reviewapp.core.auth.credentials import api_token_create
 
 
 @pytest.mark.django_db

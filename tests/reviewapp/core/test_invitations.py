@@ -11,10 +11,11 @@ from django.contrib.auth import get_user_model
 from django.test import Client, RequestFactory
 from django.utils import timezone
 
-from reviewapp.core import accounts
+from reviewapp.core.auth import accounts
+from reviewapp.core.auth.signin import SESSION_KEY, SigninMethodMiddleware, signin_method_of
 from reviewapp.core.models import AccountAudit, SigninMethod
-from reviewapp.core.signin import SESSION_KEY, SigninMethodMiddleware, signin_method_of
-from reviewapp.review import exports, services
+from reviewapp.review import services
+from reviewapp.review.agreement import exports
 from reviewapp.review.models import JudgmentRevision
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.core.accounts import AccountError, user_shortcuts_get, user_shortcuts_set
+from reviewapp.core.auth.accounts import AccountError, user_shortcuts_get, user_shortcuts_set
 from tests.factories import client_for
 from tests.reviewapp.review.conftest import make_items, make_pool
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from django.urls import URLPattern, get_resolver
 
-from reviewapp.core.lazy_views import LazyView, lazy_module, lazy_view
+from reviewapp.core.http.lazy_views import LazyView, lazy_module, lazy_view
 
 
 def _patterns(patterns):

@@ -40,7 +40,7 @@ def test_an_expected_refusal_is_one_log_line_without_a_traceback(who, path, stat
 
 def test_a_server_error_keeps_its_traceback(caplog):
     """The filter is for expected refusals only: a 500 is still logged with its exception."""
-    from reviewapp.core.log_filters import ExpectedRefusalOneLine
+    from reviewapp.core.http.log_filters import ExpectedRefusalOneLine
 
     try:
         raise RuntimeError("boom")

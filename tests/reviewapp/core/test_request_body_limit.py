@@ -14,7 +14,7 @@ from django.http import HttpResponse
 from django.http.multipartparser import MultiPartParser
 from django.test import Client, RequestFactory
 
-from reviewapp.core.middleware import RequestBodyLimitMiddleware
+from reviewapp.core.http.middleware import RequestBodyLimitMiddleware
 
 LIMIT = 20_000
 
@@ -109,4 +109,4 @@ def test_the_limit_fits_the_largest_upload_the_product_takes(settings):
     from grading.runs.views import MAX_UPLOAD_BYTES
 
     assert settings.REQUEST_BODY_MAX_BYTES > MAX_UPLOAD_BYTES
-    assert settings.MIDDLEWARE[0] == "reviewapp.core.middleware.RequestBodyLimitMiddleware"
+    assert settings.MIDDLEWARE[0] == "reviewapp.core.http.middleware.RequestBodyLimitMiddleware"

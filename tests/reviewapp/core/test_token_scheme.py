@@ -1,6 +1,6 @@
 """The API schema names the token scheme although the auth module no longer imports drf-spectacular.
 
-The extension lives in reviewapp.core.schema, loaded with the URL config, so that processes which never build
+The extension lives in reviewapp.core.auth.schema, loaded with the URL config, so that processes which never build
 a schema (management commands, the admin) skip drf-spectacular's plumbing. ``manage.py spectacular`` in a
 fresh process must still describe the token header.
 """

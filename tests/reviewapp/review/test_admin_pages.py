@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import json
 
-from reviewapp.review import agreement, exports, selectors, services
+from reviewapp.review import selectors, services
+from reviewapp.review.agreement import exports
+from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.models import Adjudication
 from tests.reviewapp.review.conftest import make_items
 

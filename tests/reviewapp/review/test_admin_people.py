@@ -10,10 +10,11 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 
-from reviewapp.core.auth import api_token_create
+from reviewapp.core.auth.credentials import api_token_create
 from reviewapp.core.models import AccountAudit, ApiToken
-from reviewapp.review import services, workload
+from reviewapp.review import services
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision
+from reviewapp.review.people import workload
 from tests.factories import make_user
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool

@@ -8,17 +8,11 @@ import json
 import pytest
 from scipy.stats import binomtest
 
-from reviewapp.review import (
-    agreement,
-    disagreements,
-    exports,
-    guidelines,
-    known_answers,
-    pool_admin,
-    selectors,
-    services,
-)
+from reviewapp.review import selectors, services
+from reviewapp.review.agreement import disagreements, exports
+from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.models import Assignment, KnownAnswer, PoolGuidelines, ReviewItem
+from reviewapp.review.pools import guidelines, known_answers, pool_admin
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool
 

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 from django.contrib.auth.models import Group
 
-from reviewapp.core.access import ensure_role_groups
-from reviewapp.review import agreement, services
+from reviewapp.core.auth.roles import ensure_role_groups
+from reviewapp.review import services
+from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.selectors import pool_completed_judgments as pool_records_of
 from scoring.stats.agreement import kappa_interval
 from tests.references import cohen_kappa_score

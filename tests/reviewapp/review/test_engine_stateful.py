@@ -64,9 +64,9 @@ BUDGET = settings(max_examples=20, stateful_step_count=15, deadline=None, derand
                                          HealthCheck.function_scoped_fixture])
 
 def _append_only_labels() -> tuple[str, ...]:
-    # Every append-only table of every feature (reviewapp.core.append_only.append_only_models): a new one joins the
-    # invariant by being append-only.
-    from reviewapp.core.append_only import append_only_models
+    # Every append-only table of every feature (reviewapp.core.records.append_only.append_only_models): a new one
+    # joins the invariant by being append-only.
+    from reviewapp.core.records.append_only import append_only_models
 
     return tuple(m._meta.label for m in append_only_models())
 
@@ -192,7 +192,7 @@ class EngineMachine(RuleBasedStateMachine):
                            passage_text=view.passage_text)
 
     def _key(self, item) -> str:
-        from reviewapp.review.reuse import item_key, pool_rules
+        from reviewapp.review.assignment.reuse import item_key, pool_rules
 
         return item_key(rules=pool_rules(pool=item.pool), item=item)
 
@@ -283,7 +283,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(pool_n=st.integers(0, 20), a=st.integers(0, 3), b=st.integers(0, 3))
     def reassign(self, pool_n, a, b):
-        from reviewapp.review.pool_admin import assignment_reassign
+        from reviewapp.review.pools.pool_admin import assignment_reassign
         from reviewapp.review.services import ReviewError
 
         if a == b:
@@ -297,14 +297,14 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(pool_n=st.integers(0, 20), per_item=st.integers(1, 3))
     def new_pool_version(self, pool_n, per_item):
-        from reviewapp.review.pool_admin import pool_new_version
+        from reviewapp.review.pools.pool_admin import pool_new_version
 
         self.pools.append(pool_new_version(pool=self._pool(pool_n), reviewers_per_item=per_item,
                                            created_by=self.admin).pk)
 
     @rule(pool_n=st.integers(0, 20), text=st.sampled_from(GUIDELINES))
     def publish_guidelines(self, pool_n, text):
-        from reviewapp.review.guidelines import guidelines_publish
+        from reviewapp.review.pools.guidelines import guidelines_publish
 
         guidelines_publish(pool=self._pool(pool_n), text=text, by=self.admin)
 
@@ -322,8 +322,8 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(i=st.integers(0, 10**6), g=st.integers(0, 1), share=st.sampled_from([0.3, 0.5]))
     def known_answer_set_and_mix(self, i, g, share):
-        from reviewapp.review.known_answers import known_answer_mix, known_answer_set
         from reviewapp.review.models import ReviewItem
+        from reviewapp.review.pools.known_answers import known_answer_mix, known_answer_set
 
         items = list(ReviewItem.objects.filter(pool_id__in=self.pools).select_related("pool").order_by("pk"))
         item = items[i % len(items)]
@@ -334,7 +334,7 @@ class EngineMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------ the reviewer's workspace
 
     def _signin(self, user) -> Any:
-        from reviewapp.core.signin import _current, signin_method_of
+        from reviewapp.core.auth.signin import _current, signin_method_of
 
         return _current.set((signin_method_of(user), ""))
 
@@ -342,7 +342,7 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(i=st.integers(0, 10**6), a=st.integers(0, 4), b=st.integers(0, 4), complete=st.booleans())
     def submit(self, i, a, b, complete):
         """Autosave (a draft) or complete, with the hashes of what the reviewer was shown."""
-        from reviewapp.core.signin import _current
+        from reviewapp.core.auth.signin import _current
         from reviewapp.review.services import ReviewError
 
         assignment = self._pick(i)
@@ -358,7 +358,7 @@ class EngineMachine(RuleBasedStateMachine):
             _current.reset(token)
         REACHED["completes" if complete else "drafts"] += result.created
         if result.created:
-            from reviewapp.core.signin import signin_method_of
+            from reviewapp.core.auth.signin import signin_method_of
 
             assert result.revision.signin_method == signin_method_of(assignment.reviewer)
 
@@ -424,7 +424,7 @@ class EngineMachine(RuleBasedStateMachine):
     def undo_or_reopen(self, i, reopen):
         from reviewapp.review.models import Judgment, JudgmentRevision
         from reviewapp.review.services import ReviewError, judgment_reopen
-        from reviewapp.review.workspace import judgment_undo
+        from reviewapp.review.workspace.skips import judgment_undo
 
         judgments = list(Judgment.objects.filter(current__isnull=False).select_related("item__pool", "reviewer")
                          .order_by("pk"))
@@ -446,7 +446,7 @@ class EngineMachine(RuleBasedStateMachine):
     @precondition(lambda self: self._any_assignment())
     @rule(i=st.integers(0, 10**6), value=st.integers(0, 1))
     def adjudicate(self, i, value):
-        from reviewapp.review.disagreements import adjudication_record
+        from reviewapp.review.agreement.disagreements import adjudication_record
         from reviewapp.review.services import ReviewError
 
         item = self._pick(i).item
@@ -459,7 +459,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(n=st.integers(0, 10**6))
     def invite_new_reviewer(self, n):
-        from reviewapp.core.accounts import reviewer_account_create
+        from reviewapp.core.auth.accounts import reviewer_account_create
 
         made = reviewer_account_create(username=f"new{len(self.reviewer_ids)}", by=self.admin, invite=True)
         self.reviewer_ids.append(made.user.pk)
@@ -467,7 +467,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(who=st.integers(0, 10**6))
     def invite_again(self, who):
-        from reviewapp.core.accounts import AccountError, reviewer_invitation_make
+        from reviewapp.core.auth.accounts import AccountError, reviewer_invitation_make
 
         user = self._user(self.reviewer_ids[who % len(self.reviewer_ids)])
         try:
@@ -484,11 +484,7 @@ class EngineMachine(RuleBasedStateMachine):
     @precondition(lambda self: bool(self.links))
     @rule(who=st.integers(0, 10**6), revoke=st.booleans())
     def accept_or_revoke_invitation(self, who, revoke):
-        from reviewapp.core.accounts import (
-            invitation_find,
-            reviewer_invitation_accept,
-            reviewer_invitation_revoke,
-        )
+        from reviewapp.core.auth.accounts import invitation_find, reviewer_invitation_accept, reviewer_invitation_revoke
         from reviewapp.core.models import PasswordOrigin
 
         pk = sorted(self.links)[who % len(self.links)]
@@ -511,7 +507,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(who=st.integers(0, 10**6), active=st.booleans())
     def set_active(self, who, active):
-        from reviewapp.core.accounts import reviewer_account_set_active
+        from reviewapp.core.auth.accounts import reviewer_account_set_active
 
         pk = self.reviewer_ids[who % len(self.reviewer_ids)]
         user = self._user(pk)
@@ -604,7 +600,7 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(pool_n=st.integers(0, 20), pseudonymise=st.booleans())
     def export(self, pool_n, pseudonymise):
         from reviewapp.core.models import ADMIN_HELD
-        from reviewapp.review.exports import pool_jsonl, pool_qrels
+        from reviewapp.review.agreement.exports import pool_jsonl, pool_qrels
         from reviewapp.review.models import JudgmentRevision, ReviewItem
         from reviewapp.review.selectors import pool_completed_judgments
 
@@ -774,8 +770,8 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def counted_judgments_bind_to_what_their_author_was_shown(self):
+        from reviewapp.review.assignment.reuse import item_key, pool_rules
         from reviewapp.review.models import ReviewItem, ReviewPool
-        from reviewapp.review.reuse import item_key, pool_rules
         from reviewapp.review.selectors import pool_completed_judgments
 
         for pool in ReviewPool.objects.filter(pk__in=self.pools):
@@ -853,7 +849,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def dead_invitation_links_stay_dead(self):
-        from reviewapp.core.accounts import invitation_find
+        from reviewapp.core.auth.accounts import invitation_find
 
         for _pk, (uidb64, token) in self.dead_links:
             assert invitation_find(uidb64=uidb64, token=token) is None

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from reviewapp.review import services
-from reviewapp.review.assign import pool_assign_detail
+from reviewapp.review.assignment.assign import pool_assign_detail
 from reviewapp.review.models import JudgmentReuse, ReviewItem, item_hashes
 from reviewapp.review.selectors import pool_completed_judgments, pool_labels
 from tests.reviewapp.review.conftest import make_items, make_pool

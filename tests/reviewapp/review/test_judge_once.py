@@ -7,11 +7,11 @@ import json
 import pytest
 
 from reviewapp.review import services
-from reviewapp.review.assign import pool_assign_detail
-from reviewapp.review.exports import pool_jsonl
+from reviewapp.review.agreement.exports import pool_jsonl
+from reviewapp.review.assignment.assign import pool_assign_detail
+from reviewapp.review.assignment.reuse import completed_judges, pool_reuse_counts
 from reviewapp.review.kinds import kinds_all
 from reviewapp.review.models import Assignment, Judgment, JudgmentReuse, JudgmentRevision
-from reviewapp.review.reuse import completed_judges, pool_reuse_counts
 from reviewapp.review.selectors import pool_completed_judgments, pool_judgments, pool_labels, reviewer_queues
 from tests.conftest import make_user
 from tests.reviewapp.review.conftest import make_items, make_pool
@@ -202,7 +202,7 @@ def test_admins_see_each_reused_judgments_provenance_and_reviewers_do_not(
 
 def test_a_reviewer_taken_off_the_first_pool_before_judging_gets_the_item_back_in_the_second(
         reviewer_user, reviewer2_user, third):
-    from reviewapp.review.pool_admin import assignment_unassign
+    from reviewapp.review.pools.pool_admin import assignment_unassign
 
     first = make_pool(reviewers=[reviewer_user, reviewer2_user])
     _complete(first, reviewer2_user, 3)

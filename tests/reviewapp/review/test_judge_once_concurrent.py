@@ -14,7 +14,7 @@ import pytest
 from django.db import connections
 
 from reviewapp.review import services
-from reviewapp.review.assign import pool_assign_detail
+from reviewapp.review.assignment.assign import pool_assign_detail
 from reviewapp.review.models import Assignment, JudgmentReuse
 from tests.reviewapp.review.conftest import make_items
 

@@ -7,9 +7,10 @@ from collections import Counter
 import pytest
 from django.db import IntegrityError, transaction
 
-from reviewapp.review import guidelines, known_answers, services
-from reviewapp.review.assign import assignments_place, pool_assign_detail
+from reviewapp.review import services
+from reviewapp.review.assignment.assign import assignments_place, pool_assign_detail
 from reviewapp.review.models import Assignment, JudgmentReuse
+from reviewapp.review.pools import guidelines, known_answers
 from reviewapp.review.selectors import pool_completed_judgments
 from tests.reviewapp.review.conftest import make_items, make_pool
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from reviewapp.core.models import AppendOnlyError
-from reviewapp.review import disagreements, services
+from reviewapp.review import services
+from reviewapp.review.agreement import disagreements
 from reviewapp.review.models import Adjudication, JudgmentRevision
 from tests.helpers import shown_hashes
 

@@ -12,9 +12,10 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from reviewapp.review import selectors, services, workspace
+from reviewapp.review import selectors, services
 from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
-from reviewapp.review.queue import QUEUE_PAGE_SIZE, REVIEWER_ORDER
+from reviewapp.review.workspace import skips as workspace
+from reviewapp.review.workspace.queue import QUEUE_PAGE_SIZE, REVIEWER_ORDER
 from tests.factories import client_for
 
 QUEUE_PAGE_QUERIES = 6  # session, user, permissions; the whole-queue aggregate; the page's rows; the day (saves)

@@ -9,10 +9,11 @@ import pytest
 from django.contrib.auth.models import Group
 from django.core.exceptions import ValidationError
 
-from reviewapp.core.access import ensure_role_groups
+from reviewapp.core.auth.roles import ensure_role_groups
 from reviewapp.core.models import AccountAudit
-from reviewapp.review import pool_admin, selectors, services
+from reviewapp.review import selectors, services
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, PoolFrozen, ReviewItem, ReviewPool
+from reviewapp.review.pools import pool_admin
 from tests.factories import client_for, make_user
 from tests.reviewapp.review.conftest import make_items, make_pool
 

@@ -7,9 +7,11 @@ from collections import Counter
 import pytest
 from django.contrib.auth.models import Group
 
-from reviewapp.core.access import ensure_role_groups
-from reviewapp.review import agreement, exports, selectors, services
-from reviewapp.review.disagreements import adjudication_record
+from reviewapp.core.auth.roles import ensure_role_groups
+from reviewapp.review import selectors, services
+from reviewapp.review.agreement import exports
+from reviewapp.review.agreement import selectors as agreement
+from reviewapp.review.agreement.disagreements import adjudication_record
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewItem
 from tests.reviewapp.review.conftest import make_items, make_pool
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.review import selectors, services, workspace
+from reviewapp.review import selectors, services
 from reviewapp.review.models import AssignmentSkip
-from reviewapp.review.passage_location import passage_locate
+from reviewapp.review.workspace import skips as workspace
+from reviewapp.review.workspace.passage_location import passage_locate
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool
 

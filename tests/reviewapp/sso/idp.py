@@ -134,7 +134,7 @@ def sso_on(idp, settings):
     settings.OIDC_HOSTED_DOMAIN = ""
     settings.OIDC_PROVIDER_NAME = "Loopback IdP"
     settings.OIDC_TIMEOUT = 10
-    settings.AUTHENTICATION_BACKENDS = ["reviewapp.core.access.RolePermissionBackend",
+    settings.AUTHENTICATION_BACKENDS = ["reviewapp.core.auth.roles.RolePermissionBackend",
                                         "reviewapp.sso.backend.OidcBackend"]
     settings.CONTENT_SECURITY_POLICY = settings.CONTENT_SECURITY_POLICY.replace(
         "form-action 'self'", f"form-action 'self' {idp.url}")

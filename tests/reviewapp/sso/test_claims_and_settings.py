@@ -102,7 +102,7 @@ def test_the_oidc_backend_never_answers_a_password_sign_in(db, client, settings)
     from django.test import RequestFactory
 
     settings.OIDC_ENABLED = True
-    settings.AUTHENTICATION_BACKENDS = ["reviewapp.core.access.RolePermissionBackend",
+    settings.AUTHENTICATION_BACKENDS = ["reviewapp.core.auth.roles.RolePermissionBackend",
                                         "reviewapp.sso.backend.OidcBackend"]
     request = RequestFactory().post("/accounts/login/?code=stolen&state=s")
     request.session = {}

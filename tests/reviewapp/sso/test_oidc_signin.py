@@ -13,9 +13,9 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import SuspiciousOperation
 from django.test import Client
 
+from reviewapp.core.auth.signin import ISSUER_SESSION_KEY, SESSION_KEY
 from reviewapp.core.models import SigninMethod
-from reviewapp.core.signin import ISSUER_SESSION_KEY, SESSION_KEY
-from reviewapp.review import exports
+from reviewapp.review.agreement import exports
 from reviewapp.review.models import JudgmentRevision
 from reviewapp.sso.backend import OidcBackend
 from reviewapp.sso.models import OidcIdentity

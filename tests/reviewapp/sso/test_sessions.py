@@ -6,8 +6,8 @@ import pytest
 from django.contrib.sessions.models import Session
 from django.test import Client
 
-from reviewapp.core.accounts import AccountError
-from reviewapp.core.auth import api_token_create
+from reviewapp.core.auth.accounts import AccountError
+from reviewapp.core.auth.credentials import api_token_create
 from reviewapp.core.models import AccountAudit, ApiToken
 from reviewapp.sso.models import UserSession
 from reviewapp.sso.sessions import user_sessions_active, user_sign_out_everywhere
@@ -100,7 +100,7 @@ def test_session_expiry_comes_from_the_environment():
 def test_identity_links_are_backed_up_but_never_administered_by_the_admin_role(db):
     from django.contrib.auth.models import Group
 
-    from reviewapp.core.access import ensure_role_groups
+    from reviewapp.core.auth.roles import ensure_role_groups
     from reviewapp.core.backup import backup_models
 
     labels = {model._meta.label for model in backup_models()}

@@ -15,8 +15,8 @@ from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand, CommandError
 from django.db import transaction
 
-from reviewapp.core.access import ensure_role_groups
 from reviewapp.core.apps import demo_loaders
+from reviewapp.core.auth.roles import ensure_role_groups
 
 DEMO_ACCOUNTS = [
     ("admin", "admin", True),

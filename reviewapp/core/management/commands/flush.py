@@ -12,7 +12,7 @@ from typing import Any
 from django.core.management.commands.flush import Command as DjangoFlush
 from django.db import DEFAULT_DB_ALIAS, connections
 
-from reviewapp.core.append_only import append_only_bypassed
+from reviewapp.core.records.append_only import append_only_bypassed
 
 
 class Command(DjangoFlush):

@@ -7,7 +7,9 @@ import json
 
 import pytest
 
-from reviewapp.review import agreement, exports, selectors, services
+from reviewapp.review import selectors, services
+from reviewapp.review.agreement import exports
+from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.exchange import argilla as argilla_export
 from reviewapp.review.exchange import labelstudio
 from reviewapp.review.exchange.selectors import pool_imported_labels

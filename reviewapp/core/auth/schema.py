@@ -1,4 +1,4 @@
-"""The token scheme as the API schema names it: a drf-spectacular extension, kept out of reviewapp.core.auth.
+"""The token scheme as the API schema names it: a drf-spectacular extension, kept out of core/auth/credentials.py.
 
 drf-spectacular finds extensions by subclassing, so this module only has to be imported before a schema is
 generated: it holds the generator class SPECTACULAR_SETTINGS names (``DEFAULT_GENERATOR_CLASS``), which the schema
@@ -23,7 +23,7 @@ class SchemaGenerator(_SpectacularGenerator):
 class HashedTokenScheme(OpenApiAuthenticationExtension):
     """Names the token scheme in the API schema (drf-spectacular finds it by subclassing)."""
 
-    target_class = "reviewapp.core.auth.HashedTokenAuthentication"
+    target_class = "reviewapp.core.auth.credentials.HashedTokenAuthentication"
     name = "tokenAuth"
 
     def get_security_definition(self, auto_schema: Any) -> dict:

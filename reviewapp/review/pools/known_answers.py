@@ -122,7 +122,7 @@ def known_answer_mix(*, pool: ReviewPool, share: float = DEFAULT_SHARE) -> Mixed
     Placed by ``assign.assignments_place`` without judge-once links: an item whose texts the reviewer holds
     anywhere (natively or through a link) is skipped, since seeing them again would mark it as a known answer.
     """
-    from reviewapp.review.assign import assignments_place
+    from reviewapp.review.assignment.assign import assignments_place
     from reviewapp.review.services import assignee_refusal, assignment_sort_key
 
     if not isinstance(share, (int, float)) or not 0 < share <= MAX_SHARE:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from reviewapp.core.hashing import canonical_json, sha256_json
+from reviewapp.core.records.hashing import canonical_json, sha256_json
 from reviewapp.review.kinds import kind_get
 from reviewapp.review.models import (
     Assignment,

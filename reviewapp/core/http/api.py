@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from reviewapp.core.access import roles_of
+from reviewapp.core.auth.roles import roles_of
 
 
 class UnitIntervalOut(serializers.Serializer):

@@ -17,7 +17,7 @@ from django.db.models import Case, F, FilteredRelation, Q, Value, When, Window
 from django.db.models.functions import Coalesce, RowNumber
 
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewPool
-from reviewapp.review.staleness import hashes_match
+from reviewapp.review.workspace.staleness import hashes_match
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 ``assignments_place`` is the only writer of ``Assignment`` rows (assign, reassign, known-answer mixing, suite
 confirmation and proposals all come here). It holds two promises in one place:
-- never to an account that sees model output (``services.assignee_refusal``, checked under the lock);
+- never to an account that sees model output (``assignee_refusal``, checked under the lock);
 - never the same texts twice to the same reviewer, in any pool: a reviewer who already holds the same three
   texts gets a judge-once link instead when the judge-once key is equal (``reuse.item_key``), and nothing
   otherwise (the item goes to someone else).
@@ -24,10 +24,30 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Count
 
-from reviewapp.core.hashing import sha256_hex
+from reviewapp.core.auth.roles import grading_refusal, is_synthetic_account
+from reviewapp.core.records.hashing import sha256_hex
+from reviewapp.review.assignment.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
+from reviewapp.review.errors import ReviewError
 from reviewapp.review.models import Assignment, JudgmentReuse, ReviewItem, ReviewPool
-from reviewapp.review.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
-from reviewapp.review.services import ReviewError, assignee_refusal, assignment_sort_key
+
+
+def assignee_refusal(*, pool: ReviewPool, user: AbstractBaseUser) -> str | None:
+    """Why ``user`` may not hold (or grade) an assignment of ``pool``, or None.
+
+    A real pool takes only people in the reviewer role who cannot see model output; a pool marked synthetic
+    (demo data) takes only synthetic demo accounts, so the two never mix.
+    """
+    if pool.synthetic:
+        if is_synthetic_account(user) and user.is_active:
+            return None
+        return (f"pool {pool.public_id} is a synthetic demo pool; only synthetic demo accounts are assigned to it, "
+                f"not {user.get_username()!r}")
+    return grading_refusal(user)
+
+
+def assignment_sort_key(*, pool_public_id: str, reviewer_id: int, item_public_id: str) -> str:
+    """The reviewer's own deterministic shuffle: seeded by pool and reviewer, blind to rank and insertion order."""
+    return sha256_hex(f"{pool_public_id}:{reviewer_id}:{item_public_id}")
 
 
 def _tiebreak(pool: ReviewPool, reviewer_id: int, item: ReviewItem) -> str:

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from reviewapp.review import guidelines
 from reviewapp.review.models import Assignment, Judgment, PoolFrozen, ReviewPool
+from reviewapp.review.pools import guidelines
 from reviewapp.review.services import (
     ITEM_FIELDS,
     MAX_REVIEWERS_PER_ITEM,
@@ -64,7 +64,7 @@ def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
     taken off ``from_reviewer``), one whose texts they judge elsewhere under the same rules is linked, and one
     whose texts they hold under other rules stays with ``from_reviewer``.
     """
-    from reviewapp.review.assign import assignments_place
+    from reviewapp.review.assignment.assign import assignments_place
 
     if from_reviewer.pk == to_reviewer.pk:
         raise ReviewError("to_reviewer: choose a different reviewer")

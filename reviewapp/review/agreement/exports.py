@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from reviewapp.core.hashing import sha256_hex
 from reviewapp.core.models import ADMIN_HELD
-from reviewapp.review.known_answers import known_answer_public_ids
+from reviewapp.core.records.hashing import sha256_hex
 from reviewapp.review.models import JudgmentRevision, ReviewPool
+from reviewapp.review.pools.known_answers import known_answer_public_ids
 from reviewapp.review.selectors import pool_judgments, pool_labels
 
 

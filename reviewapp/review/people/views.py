@@ -23,13 +23,16 @@ from django.urls import reverse
 from django.views import View
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from reviewapp.core import accounts
-from reviewapp.core.access import MANAGE_REVIEWS, perm_required
-from reviewapp.core.csv_export import SafeCsvDictWriter
+from reviewapp.core.auth import accounts
+from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
+from reviewapp.core.http.csv_export import SafeCsvDictWriter
 from reviewapp.core.models import AccountAudit, ApiToken
-from reviewapp.review import disagreements, guidelines, known_answers, pool_admin, selectors, services, workload
+from reviewapp.review import selectors, services
+from reviewapp.review.agreement import disagreements
 from reviewapp.review.kinds import kind_get
 from reviewapp.review.models import ReviewItem, ReviewPool
+from reviewapp.review.people import workload
+from reviewapp.review.pools import guidelines, known_answers, pool_admin
 from reviewapp.sso.sessions import user_session_end, user_sessions_active, user_sign_out_everywhere
 
 
@@ -317,7 +320,7 @@ def _known_answer_post(request: HttpRequest, pool: ReviewPool) -> str:
 
 
 def _pool_rulings(pool: ReviewPool, item: ReviewItem) -> dict[str, Any]:
-    from reviewapp.review.agreement import pool_adjudication_item
+    from reviewapp.review.agreement.selectors import pool_adjudication_item
 
     return pool_adjudication_item(pool=pool, item_id=item.public_id).rulings
 

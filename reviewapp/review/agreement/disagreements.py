@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from reviewapp.review.agreement import pool_disagreements
+from reviewapp.review.agreement.selectors import pool_disagreements
 from reviewapp.review.models import Adjudication, ReviewItem, ReviewPool
 from reviewapp.review.services import ReviewError, pool_kind
 from reviewapp.review.spans.offsets import SpanError, spans_clean

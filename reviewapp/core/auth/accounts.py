@@ -17,8 +17,8 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from reviewapp.core.access import MANAGE_REVIEWS, ensure_role_groups
-from reviewapp.core.audit import audit_actor
+from reviewapp.core.auth.audit import audit_actor
+from reviewapp.core.auth.roles import MANAGE_REVIEWS, ensure_role_groups
 
 
 class AccountError(ValueError):
@@ -151,8 +151,8 @@ def reviewer_invitation_make(*, user: Any, by: Any) -> Invitation:
     from django.utils.encoding import force_bytes
     from django.utils.http import urlsafe_base64_encode
 
-    from reviewapp.core.audit import audit_record
-    from reviewapp.core.auth import token_digest
+    from reviewapp.core.auth.audit import audit_record
+    from reviewapp.core.auth.credentials import token_digest
     from reviewapp.core.models import ReviewerInvitation
 
     _require_manager(by)
@@ -183,7 +183,7 @@ def reviewer_invitation_make(*, user: Any, by: Any) -> Invitation:
 @transaction.atomic
 def reviewer_invitation_revoke(*, user: Any, by: Any) -> int:
     """The admin's "Revoke": end every live invitation link of a reviewer; the number ended."""
-    from reviewapp.core.audit import audit_record
+    from reviewapp.core.auth.audit import audit_record
 
     _require_manager(by)
     if not is_plain_reviewer(user):
@@ -212,7 +212,7 @@ def invitation_find(*, uidb64: str, token: str) -> Any:
     from django.utils import timezone
     from django.utils.http import urlsafe_base64_decode
 
-    from reviewapp.core.auth import token_digest
+    from reviewapp.core.auth.credentials import token_digest
     from reviewapp.core.models import ReviewerInvitation
 
     try:

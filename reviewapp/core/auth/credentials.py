@@ -181,7 +181,7 @@ class NewToken:
 
 def api_token_create(*, user: Any, name: str = "") -> NewToken:
     """A new token for ``user``, made by ``user``; the caller shows ``key`` once."""
-    from reviewapp.core.audit import audit_actor
+    from reviewapp.core.auth.audit import audit_actor
     from reviewapp.core.models import ApiToken
 
     if not getattr(user, "is_authenticated", False) or not user.is_active:
@@ -200,7 +200,7 @@ def api_token_create(*, user: Any, name: str = "") -> NewToken:
 
 def api_token_revoke(*, user: Any, token_id: int) -> bool:
     """Delete one of ``user``'s own tokens; False if it is not theirs (or gone)."""
-    from reviewapp.core.audit import audit_actor
+    from reviewapp.core.auth.audit import audit_actor
     from reviewapp.core.models import ApiToken
 
     token = ApiToken.objects.filter(user=user, pk=token_id).first()
@@ -250,7 +250,7 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         if reason is not None:
             _count(failures)
             raise exceptions.AuthenticationFailed(reason)
-        from reviewapp.core.signin import signin_method_set
+        from reviewapp.core.auth.signin import signin_method_set
 
         signin_method_set("token")
         return token.user, token

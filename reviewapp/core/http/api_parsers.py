@@ -1,4 +1,4 @@
-"""The API's JSON parser: DRF's, through the one bounded JSON path (``reviewapp.core.json_input``)."""
+"""The API's JSON parser: DRF's, through the one bounded JSON path (``reviewapp.core.http.json_input``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from rest_framework.exceptions import ParseError
 from rest_framework.parsers import JSONParser
 from rest_framework.settings import api_settings
 
-from reviewapp.core.json_input import JsonInputError, json_loads, max_bytes, read_limited
+from reviewapp.core.http.json_input import JsonInputError, json_loads, max_bytes, read_limited
 
 
 class BoundedJSONParser(JSONParser):
