@@ -48,8 +48,8 @@ def _passages(n: int, seed: int = 7) -> list[str]:
 
 
 def bench_local() -> None:
-    from reviewapp.providers import embeddings
     from reviewapp.providers.clients.local import LocalClient
+    from reviewapp.providers.local import embeddings
     from reviewapp.providers.types import GradeSpec
 
     started = time.perf_counter()

@@ -92,7 +92,7 @@ def _run(database_url: str) -> None:
     from benchmarks.rerank.models import RerankRun
     from benchmarks.retrieval.models import RetrievalRun
     from benchmarks.suites.models import SuiteQuery
-    from reviewapp.providers.embeddings import model_files
+    from reviewapp.providers.local.embeddings import model_files
 
     opts = SimpleNamespace(sections=200, queries=12)
     retrieval_id = bench_scaleout._setup(opts)

@@ -77,6 +77,14 @@ MOVES: tuple[tuple[str, str], ...] = (
     ("reviewapp.review.agreement", "reviewapp.review.agreement.selectors"),
     ("reviewapp.review.disagreements", "reviewapp.review.agreement.disagreements"),
     ("reviewapp.review.exports", "reviewapp.review.agreement.exports"),
+    # providers/local/: the offline model's own pieces (its embeddings, the grade distributions it maps to).
+    ("reviewapp.providers.embeddings", "reviewapp.providers.local.embeddings"),
+    ("reviewapp.providers.distributions", "reviewapp.providers.local.distributions"),
+    # benchmarks/reports/reading/: what a reader is told, the one page to send among it.
+    ("benchmarks.reports.summary", "benchmarks.reports.reading.summary"),
+    # grading/audits/judging/: how a judge is asked, and what it is shown of a candidate.
+    ("grading.audits.judges", "grading.audits.judging.judges"),
+    ("grading.audits.excerpts", "grading.audits.judging.excerpts"),
 )
 
 # The docstring of each new folder's __init__.py.

@@ -43,7 +43,7 @@ from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, Ret
 from benchmarks.snapshots.selectors import suite_drift_caveats
 from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
-from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL
+from reviewapp.providers.local.embeddings import MODEL_ID as LOCAL_MODEL
 from reviewapp.providers.selectors import ledger_simulated, ledger_spend, provider_label
 from reviewapp.providers.types import SIMULATED_LABEL
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED

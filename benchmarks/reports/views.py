@@ -41,6 +41,7 @@ from benchmarks.reports.leaderboard_exports import (
 )
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
+from benchmarks.reports.reading.summary import Summary, summary_build, summary_primary_first
 from benchmarks.reports.reading.svg import (
     forest_plot_compact_svg,
     forest_plot_svg,
@@ -56,7 +57,6 @@ from benchmarks.reports.selectors import (
     report_request_parse,
     rerank_run_list,
 )
-from benchmarks.reports.summary import Summary, summary_build, summary_primary_first
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
 from reviewapp.core.http.pdf import pdf_from_html

@@ -51,7 +51,7 @@ from reviewapp.core.jobs import (
 from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.clients import client_for_ledger
-from reviewapp.providers.distributions import concentration
+from reviewapp.providers.local.distributions import concentration
 from reviewapp.providers.services import ExecutionReport, RequestResult
 from reviewapp.providers.spend.preflight import ProviderSetup, provider_preflight
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED, GradeSpec, ProviderError
@@ -343,7 +343,7 @@ def _warm_local(requests: list, *, run_id: int, token: str) -> None:
     """Embed the run's texts into the shared vector store first, beating as it goes: workers that run the same
     snapshot at once split the embedding instead of each computing all of it (vectors are bit-identical
     whoever computes them; the requests then read them)."""
-    from reviewapp.providers import embeddings
+    from reviewapp.providers.local import embeddings
 
     def beat() -> None:
         if not job_beat(RerankRun, pk=run_id, token=token):

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from grading.audits.exports import audit_json, audit_summary_json
-from grading.audits.judges import JudgeChoiceError, parse_choice
+from grading.audits.judging.judges import JudgeChoiceError, parse_choice
 from grading.audits.models import Audit
 from grading.audits.selectors import audit_list, audit_report
 from grading.audits.services import AuditError, audit_create

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pathlib
 
-from grading.audits.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_choice
+from grading.audits.judging.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_choice
 from grading.audits.services import audit_create
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_current

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from grading.audits.excerpts import excerpt_of
+from grading.audits.judging.excerpts import excerpt_of
 from grading.audits.models import Audit
 from grading.audits.services import AuditError
 from grading.dataset.models import Contract

@@ -7,12 +7,12 @@ After Northcutt, Athalye & Mueller, Pervasive Label Errors in Test Sets
   contracts, whose grounding is at or above the audit's grounding threshold
   (verbatim in the contract) in a clause type for which CUAD has NO span in
   that contract. Exactly those; copied into ``AuditCandidate`` once.
-- Judge (``audit_execute``): each of the two judges (``grading.audits.judges``)
+- Judge (``audit_execute``): each of the two judges (``grading.audits.judging.judges``)
   gets one request per candidate through the shared provider layer, on its own
   ledger (receipts, budget preflight, no automatic retries). A candidate a
   judge has already ruled on is never asked again (its verdict row is the
   proof), and answered request keys are served from their receipts. What a
-  judge is shown of a candidate: ``grading.audits.excerpts``.
+  judge is shown of a candidate: ``grading.audits.judging.excerpts``.
 - Agreement and impact (``grading.audits.selectors``): Cohen's kappa over the
   candidates both judges ruled on, and the scorecard before and after crediting
   the candidates both judges confirm.
@@ -29,8 +29,8 @@ from collections.abc import Sequence
 
 from django.db import IntegrityError, transaction
 
-from grading.audits.excerpts import candidate_contexts
-from grading.audits.judges import EXEMPLARS_METHOD, LLM, JudgeChoice, Ruling, no_request_ruling, prepare, rule
+from grading.audits.judging.excerpts import candidate_contexts
+from grading.audits.judging.judges import EXEMPLARS_METHOD, LLM, JudgeChoice, Ruling, no_request_ruling, prepare, rule
 from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdict
 from grading.dataset.models import Sample, Span
 from grading.dataset.selectors import sample_contract_ids

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from grading.audits import selectors, services
 from grading.audits.exports import CSV_FIELDS, audit_csv_rows, audit_json
-from grading.audits.judges import DESCRIPTION, EXEMPLARS_METHOD, LLM, JudgeChoiceError, parse_choice
+from grading.audits.judging.judges import DESCRIPTION, EXEMPLARS_METHOD, LLM, JudgeChoiceError, parse_choice
 from grading.audits.models import Audit
 from grading.audits.review import audit_review_send
 from grading.audits.selectors import CandidateRow, audit_list, audit_report

@@ -195,7 +195,7 @@ class LocalExtractor:
         max_passages: int = MAX_PASSAGES,
     ) -> None:
         if embed is None:
-            from reviewapp.providers.embeddings import embed_texts
+            from reviewapp.providers.local.embeddings import embed_texts
 
             embed = embed_texts
         self.embed = embed

@@ -7,7 +7,7 @@ import json
 
 import numpy as np
 
-from grading.audits.judges import JudgeChoice, parse_choice
+from grading.audits.judging.judges import JudgeChoice, parse_choice
 from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdict
 from grading.audits.services import audit_create
 from grading.runs.services import extraction_run_import

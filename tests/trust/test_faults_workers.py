@@ -25,7 +25,7 @@ import pytest
 
 from grading.audits import services as audit_svc
 from grading.audits import tasks as audit_tasks
-from grading.audits.judges import parse_choice
+from grading.audits.judging.judges import parse_choice
 from grading.audits.models import Audit, AuditVerdict
 from grading.runs import jobs as console
 from grading.runs import tasks

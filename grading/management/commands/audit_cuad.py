@@ -8,7 +8,7 @@ import time
 from django.core.management.base import BaseCommand, CommandError
 
 from grading.audits.exports import audit_json
-from grading.audits.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_choice
+from grading.audits.judging.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_choice
 from grading.audits.models import Audit
 from grading.audits.selectors import AuditReport, audit_report
 from grading.audits.services import (

@@ -12,7 +12,7 @@ from urllib.parse import urlparse
 import jsonschema
 from django.conf import settings
 
-from reviewapp.providers.distributions import renormalise
+from reviewapp.providers.local.distributions import renormalise
 from reviewapp.providers.types import (
     GradeDistribution,
     GradeSpec,

@@ -13,9 +13,9 @@ from __future__ import annotations
 import json
 import time
 
-from reviewapp.providers import embeddings
 from reviewapp.providers.clients.base import Client, load_json
-from reviewapp.providers.distributions import (
+from reviewapp.providers.local import embeddings
+from reviewapp.providers.local.distributions import (
     LOCAL_MAPPING_VERSION,
     LOCAL_SCALE,
     LOCAL_THRESHOLDS,

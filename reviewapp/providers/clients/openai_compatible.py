@@ -28,7 +28,7 @@ from reviewapp.providers.clients.base import (
     load_json,
     validate_structured,
 )
-from reviewapp.providers.distributions import from_top_logprobs
+from reviewapp.providers.local.distributions import from_top_logprobs
 from reviewapp.providers.types import (
     KIND_GRADES,
     KIND_STRUCTURED,

@@ -17,7 +17,7 @@ from django.conf import settings
 from reviewapp.providers.clients.anthropic import key_may_go_to as anthropic_key_may_go_to
 from reviewapp.providers.clients.base import check_base_url
 from reviewapp.providers.clients.openai_compatible import is_openrouter, key_may_go_to
-from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL_ID
+from reviewapp.providers.local.embeddings import MODEL_ID as LOCAL_MODEL_ID
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.types import ProviderError
 

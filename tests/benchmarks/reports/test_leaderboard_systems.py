@@ -14,7 +14,7 @@ from ir_measures import RR, Success
 from benchmarks.reports.leaderboard import COMPARISONS_NOTE, COVERAGE, KEYWORD, hybrid_order, known_targets_compute
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.selectors import leaderboard_build, leaderboard_inputs_load
-from reviewapp.providers.embeddings import MODEL_ID
+from reviewapp.providers.local.embeddings import MODEL_ID
 from scoring.ir.fusion import rrf_order
 from tests.benchmarks.conftest import freeze_suite, import_synthetic
 from tests.benchmarks.reports.test_leaderboard import _rerank

@@ -9,8 +9,8 @@ from django.utils.html import escape
 
 from benchmarks.labels.pools import review_pool_declare
 from benchmarks.reports.models import HeldoutExposure
+from benchmarks.reports.reading.summary import summary_build
 from benchmarks.reports.selectors import leaderboard_build
-from benchmarks.reports.summary import summary_build
 from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
 
 QS = "?replicates=1000&seed=5"

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from benchmarks.corpus.models import Passage
-from reviewapp.providers import embeddings
 from reviewapp.providers.clients.local import LocalClient
+from reviewapp.providers.local import embeddings
 from reviewapp.providers.types import GradeSpec
 
 QUESTION = "When must a physician or nurse report suspected abuse or neglect of a child, and to whom?"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from grading.audits.judges import parse_choice
+from grading.audits.judging.judges import parse_choice
 from grading.audits.models import AuditVerdict
 from grading.audits.services import audit_create, audit_execute, audit_resume
 from reviewapp.providers.loopback import LoopbackServer

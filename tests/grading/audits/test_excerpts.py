@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grading.audits.excerpts import excerpt_of
+from grading.audits.judging.excerpts import excerpt_of
 
 
 def test_the_excerpt_surrounds_the_quote_and_is_cut_at_white_space():

@@ -7,7 +7,7 @@ import io
 
 import pytest
 
-from grading.audits.judges import parse_choice
+from grading.audits.judging.judges import parse_choice
 from grading.audits.models import Audit, AuditVerdict
 from grading.audits.review import audit_review_send
 from grading.audits.selectors import audit_report

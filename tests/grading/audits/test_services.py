@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from django.core.management import call_command
 
-from grading.audits.excerpts import candidate_contexts
-from grading.audits.judges import EXEMPLARS, VERDICT_SCHEMA, JudgeChoiceError, parse_choice
+from grading.audits.judging.excerpts import candidate_contexts
+from grading.audits.judging.judges import EXEMPLARS, VERDICT_SCHEMA, JudgeChoiceError, parse_choice
 from grading.audits.models import Audit, AuditCandidate, AuditVerdict
 from grading.audits.services import AuditError, audit_create, audit_execute, audit_resume
 from grading.dataset.models import Contract

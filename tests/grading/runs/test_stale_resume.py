@@ -9,7 +9,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from grading.audits.judges import parse_choice
+from grading.audits.judging.judges import parse_choice
 from grading.audits.models import Audit
 from grading.audits.services import audit_create, audit_execute
 from grading.runs.jobs import extraction_job_create, job_extract_execute

@@ -9,7 +9,7 @@ import pytest
 from scipy.special import softmax
 from scipy.stats import entropy
 
-from reviewapp.providers.distributions import concentration, from_top_logprobs, renormalise
+from reviewapp.providers.local.distributions import concentration, from_top_logprobs, renormalise
 from scoring.stats.calibration import p_useful
 
 

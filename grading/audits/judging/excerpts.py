@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 
-from grading.audits.judges import EXCERPT_CHARS, EXEMPLARS, CandidateContext
+from grading.audits.judging.judges import EXCERPT_CHARS, EXEMPLARS, CandidateContext
 from grading.audits.models import Audit, AuditCandidate
 from grading.dataset.models import Contract, Span
 from reviewapp.core.records.hashing import sha256_hex

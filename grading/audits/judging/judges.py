@@ -24,7 +24,7 @@ evidence and different thresholds:
   ``EXEMPLAR_THRESHOLD`` (0.55).
 
 Both thresholds were set once, before any audit was run, from the local
-model's usual ranges (documented in ``reviewapp.providers.distributions``:
+model's usual ranges (documented in ``reviewapp.providers.local.distributions``:
 unrelated text ~0.0-0.2, same topic ~0.3-0.5, close paraphrase > 0.55): judge A
 asks for more than "same topic", judge B for near-paraphrase of a real CUAD
 clause. They are not fitted to any verdict.
@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewapp.providers.clients.base import Client
-from reviewapp.providers.embeddings import MODEL_ID as LOCAL_MODEL_ID
+from reviewapp.providers.local.embeddings import MODEL_ID as LOCAL_MODEL_ID
 from reviewapp.providers.types import GradeSpec, PreparedRequest, StructuredSpec
 
 DESCRIPTION = "local-description"
