@@ -31,7 +31,6 @@ from reviewapp.review.kinds import UNKNOWN, PoolKind, SourceContext, kind_get
 from reviewapp.review.models import (
     Adjudication,
     Assignment,
-    AssignmentSkip,
     ImportedLabel,
     Judgment,
     JudgmentRevision,
@@ -42,10 +41,10 @@ from reviewapp.review.passage_location import SourceSegments, passage_locate
 
 # The queue and the staleness rule have their own modules; their names stay readable from here.
 from reviewapp.review.queue import QUEUE_STATES as QUEUE_STATES
+from reviewapp.review.queue import SKIPPED_SEQ, reviewer_item_place, reviewer_title
 from reviewapp.review.queue import QueueEntry as QueueEntry
 from reviewapp.review.queue import QueuePage as QueuePage
 from reviewapp.review.queue import ReviewerPoolQueue as ReviewerPoolQueue
-from reviewapp.review.queue import reviewer_item_place, reviewer_title
 from reviewapp.review.queue import reviewer_queue_pages as reviewer_queue_pages
 from reviewapp.review.queue import reviewer_queues as reviewer_queues
 from reviewapp.review.services import NotAssigned
@@ -139,7 +138,7 @@ def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
     reviewer = assignment.reviewer_id
     item, pool = assignment.item, assignment.pool
     # Counted and windowed in SQL: the item page costs the same at 100 items as at 10k.
-    place = reviewer_item_place(reviewer_id=reviewer, pool_pk=pool.pk, item_id=item.public_id)
+    place = reviewer_item_place(assignment=assignment)
     judgment = Judgment.objects.filter(item=item, reviewer=reviewer).select_related("current").first()
     current = judgment.current if judgment else None
     kind = kind_get(pool.kind)
@@ -162,7 +161,7 @@ def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
         needs_regrade=bool(current) and not hashes_match(current, item),
         revision_count=judgment.revision_count if judgment else 0,
         next_open_id=place.next_open_id,
-        skipped=AssignmentSkip.objects.filter(assignment=assignment).exists(),
+        skipped=assignment.seq > SKIPPED_SEQ,
         segments=passage_locate(source_text=item.source_text, passage_text=item.passage_text),
         context=kind.source_context(item.external_ref or {}) if kind.source_context else None,
     )
