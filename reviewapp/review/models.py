@@ -230,9 +230,9 @@ class Assignment(models.Model):
     # '' only on rows made before the key existed that repeated texts the reviewer already held.
     texts_key = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
-    # The reviewer's order, stored so that the queue reads a page by index (kept by ``queue_order``): ``rank`` in
+    # The reviewer's order, stored so that the queue reads a page by index (kept by ``queue_order``): the place in
     # (tier, sort_key), ``seq`` in the order shown (skipped last), ``state`` the queue filter the row is under.
-    rank = models.PositiveIntegerField(default=0)
+    shuffle_place = models.PositiveIntegerField(default=0)
     seq = models.BigIntegerField(default=0)
     state = models.CharField(max_length=8, default="todo")
 

@@ -3,6 +3,11 @@
 The order (``REVIEWER_ORDER``) is the pool's whole-query tiers, then the reviewer's keyed shuffle
 (``Assignment.sort_key``), with skipped items last; filters and search narrow what is listed and never reorder
 it. Nothing here reads rank, score or where an item came from.
+
+The pages read that order as stored on each assignment (``shuffle_place``, ``seq``, ``state``) and the counts
+from the reviewer's ``QueueTally`` of the pool, both kept by ``queue_order`` in the writes that change them: a
+page of a queue of 100k items costs what a page of 100 does. ``reviewer_queues`` reads the whole queue in
+``REVIEWER_ORDER`` (for callers that want every entry).
 """
 
 from __future__ import annotations
@@ -138,7 +143,7 @@ def reviewer_queues(*, reviewer: AbstractBaseUser, state: str = "", search: str 
 
 
 # ---------------------------------------------------------------------------
-# The queue page, windowed: counts, filters and search over the whole queue in SQL, rows one page at a time
+# The queue page: counts from the tallies, rows one page at a time by index, filters over the whole queue
 # ---------------------------------------------------------------------------
 
 QUEUE_PAGE_SIZE = 50
@@ -172,7 +177,7 @@ class QueuePage:
         return self.entries if self.filtered else None
 
 
-SKIPPED_SEQ = 1 << 40  # ``Assignment.seq`` of an item skipped for later: after every rank
+SKIPPED_SEQ = 1 << 40  # ``Assignment.seq`` of an item skipped for later: after every unskipped place
 
 
 def with_queue_state(rows: QuerySet[Assignment]) -> QuerySet[Assignment]:
@@ -201,18 +206,18 @@ def _title(public_id: str, reviewer_title_text: str) -> str:
 
 
 class _Places:
-    """Whole-queue positions from stored ranks: a rank less the skipped items ranked before it; a skipped item
-    after every other, in the order they were skipped. Reads only the skipped rows (``marks``)."""
+    """Whole-queue positions from stored places: a shuffle place less the skipped items placed before it; a skipped
+    item after every other, in the order they were skipped. Reads only the skipped rows (``marks``)."""
 
     def __init__(self, *, total: int, marks: list[tuple[int, int]]) -> None:
         self.total = total
-        self.ranks = sorted(rank for rank, _ in marks)
+        self.places = sorted(place for place, _ in marks)
         self.seqs = sorted(seq for _, seq in marks)
 
-    def position(self, *, rank: int, seq: int) -> int:
+    def position(self, *, place: int, seq: int) -> int:
         if seq > SKIPPED_SEQ:
             return self.total - len(self.seqs) + bisect.bisect_right(self.seqs, seq)
-        return rank - bisect.bisect_left(self.ranks, rank)
+        return place - bisect.bisect_left(self.places, place)
 
 
 def _open_rows(reviewer_id: Any, pool_id: Any) -> QuerySet[Assignment]:
@@ -225,10 +230,10 @@ def _first(rows: QuerySet[Assignment], field: str) -> Subquery:
 
 
 def _entries(rows: QuerySet[Assignment], places: _Places) -> list[QueueEntry]:
-    return [QueueEntry(item_id=item_id, position=places.position(rank=rank, seq=seq), status=status,
+    return [QueueEntry(item_id=item_id, position=places.position(place=place, seq=seq), status=status,
                        needs_regrade=bool(regrade), query_text=text, skipped=skip is not None)
-            for item_id, rank, seq, status, regrade, text, skip in
-            with_queue_state(rows).values_list("item__public_id", "rank", "seq", "q_status", "q_regrade",
+            for item_id, place, seq, status, regrade, text, skip in
+            with_queue_state(rows).values_list("item__public_id", "shuffle_place", "seq", "q_status", "q_regrade",
                                                "item__query_text", "skip__pk")]
 
 
@@ -246,16 +251,16 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
     tallies = list(
         QueueTally.objects.filter(reviewer=reviewer).select_related("pool")
         .annotate(open_item=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "item__public_id"),
-                  open_rank=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "rank"),
+                  open_place=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "shuffle_place"),
                   open_seq=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "seq"))
         .order_by("pool__created_at", "pool_id")
     )
     marked = [t.pool_id for t in tallies if t.skip_marks]
     marks: dict[int, list[tuple[int, int]]] = defaultdict(list)
     if marked:
-        for pool_pk, rank, seq in Assignment.objects.filter(reviewer=reviewer, pool_id__in=marked,
-                                                            seq__gt=SKIPPED_SEQ).values_list("pool_id", "rank", "seq"):
-            marks[pool_pk].append((rank, seq))
+        skipped = Assignment.objects.filter(reviewer=reviewer, pool_id__in=marked, seq__gt=SKIPPED_SEQ)
+        for pool_pk, place, seq in skipped.values_list("pool_id", "shuffle_place", "seq"):
+            marks[pool_pk].append((place, seq))
     pages = []
     for tally in tallies:
         pool = tally.pool
@@ -273,7 +278,7 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
         next_open = None
         if tally.open_item is not None:
             next_open = next((e for e in entries if e.item_id == tally.open_item), None) or QueueEntry(
-                item_id=tally.open_item, position=places.position(rank=tally.open_rank, seq=tally.open_seq),
+                item_id=tally.open_item, position=places.position(place=tally.open_place, seq=tally.open_seq),
                 status="", needs_regrade=False)
         pages.append(QueuePage(
             pool_id=pool.public_id, title=_title(pool.public_id, pool.reviewer_title), instructions=pool.instructions,
@@ -301,10 +306,10 @@ def reviewer_item_place(*, assignment: Assignment) -> ItemPlace:
     reviewer, pool, seq = assignment.reviewer_id, assignment.pool_id, assignment.seq
     rows = Assignment.objects.filter(reviewer_id=reviewer, pool_id=pool)
     others = _open_rows(reviewer, pool)
-    # Skipped items before this one: those ranked before it, or (when it is skipped) those skipped before it.
+    # Skipped items before this one: those before it in the shuffle, or (when it is skipped) those skipped first.
     before = rows.filter(seq__gt=SKIPPED_SEQ).filter(Q(seq__lte=seq) if seq > SKIPPED_SEQ
-                                                     else Q(rank__lt=assignment.rank))
-    place = (
+                                                     else Q(shuffle_place__lt=assignment.shuffle_place))
+    found = (
         QueueTally.objects.filter(reviewer_id=reviewer, pool_id=pool)
         .annotate(
             previous_id=Subquery(rows.filter(seq__lt=seq).order_by("-seq").values("item__public_id")[:1]),
@@ -316,14 +321,14 @@ def reviewer_item_place(*, assignment: Assignment) -> ItemPlace:
         )
         .first()
     )
-    if place is None:  # assignments written before tallies existed
+    if found is None:  # assignments written before tallies existed
         from reviewapp.review.queue_order import queue_rebuild
 
         queue_rebuild(reviewer_id=reviewer, pool_id=pool)
-        assignment.refresh_from_db(fields=["rank", "seq"])
+        assignment.refresh_from_db(fields=["shuffle_place", "seq"])
         return reviewer_item_place(assignment=assignment)
-    skipped_before = place.skipped_before or 0
-    position = (place.total - place.skip_marks + skipped_before if seq > SKIPPED_SEQ
-                else assignment.rank - skipped_before)
-    return ItemPlace(position=position, total=place.total, previous_id=place.previous_id, next_id=place.next_id,
-                     next_open_id=place.open_after or place.open_before)
+    skipped_before = found.skipped_before or 0
+    position = (found.total - found.skip_marks + skipped_before if seq > SKIPPED_SEQ
+                else assignment.shuffle_place - skipped_before)
+    return ItemPlace(position=position, total=found.total, previous_id=found.previous_id, next_id=found.next_id,
+                     next_open_id=found.open_after or found.open_before)

@@ -5,7 +5,7 @@ not grow with the queue. That holds only if every write that changes what the qu
 columns in the same transaction:
 
 - placing or removing assignments (``assign``, ``pool_admin``): ``queue_rebuild`` of that reviewer's pool (the
-  ranks move, so the whole pool is renumbered; these are admin actions, not the reviewer's clicks);
+  places move, so the whole pool is renumbered; these are admin actions, not the reviewer's clicks);
 - a judgment moving to a new revision (``services.judgment_advance``), an item's texts changing
   (``services.item_rebind``): ``assignments_refresh`` of the rows concerned;
 - skip for later and back (``workspace.assignment_skip_set``): ``assignment_skip_mark``.
@@ -30,15 +30,15 @@ _BATCH = 2000
 
 
 def _write_order(rows: list[tuple[int, int, int, str]]) -> None:
-    """Set (rank, seq, state) of many assignments, a batch per statement (``UPDATE ... FROM (VALUES ...)``)."""
-    table, rank, seq, state, pk = (connection.ops.quote_name(name) for name in
-                                   (Assignment._meta.db_table, "rank", "seq", "state", "id"))
+    """Set (shuffle_place, seq, state) of many assignments, a batch a statement (``UPDATE ... FROM (VALUES ...)``)."""
+    table, place, seq, state, pk = (connection.ops.quote_name(name) for name in
+                                   (Assignment._meta.db_table, "shuffle_place", "seq", "state", "id"))
     with connection.cursor() as cursor:
         for start in range(0, len(rows), _BATCH):
             batch = rows[start:start + _BATCH]
             values = ", ".join(["(%s, %s, %s, %s)"] * len(batch))
             cursor.execute(
-                f"UPDATE {table} SET {rank} = v.column2, {seq} = v.column3, {state} = v.column4 "  # noqa: S608
+                f"UPDATE {table} SET {place} = v.column2, {seq} = v.column3, {state} = v.column4 "  # noqa: S608
                 f"FROM (VALUES {values}) AS v WHERE {table}.{pk} = v.column1",
                 [value for row in batch for value in row],
             )
@@ -51,17 +51,18 @@ def queue_rebuild(*, reviewer_id: int, pool_id: int) -> None:
     """
     rows = list(
         with_queue_state(Assignment.objects.filter(reviewer_id=reviewer_id, pool_id=pool_id))
-        .values_list("pk", "item__priority", "sort_key", "skip__skipped_at", "q_state", "rank", "seq", "state")
+        .values_list("pk", "item__priority", "sort_key", "skip__skipped_at", "q_state", "shuffle_place", "seq",
+                     "state")
     )
     if not rows:
         QueueTally.objects.filter(reviewer_id=reviewer_id, pool_id=pool_id).delete()
         return
-    ranked = sorted(rows, key=lambda row: (row[1], row[2], row[0]))
-    rank = {row[0]: n for n, row in enumerate(ranked, start=1)}
+    shuffled = sorted(rows, key=lambda row: (row[1], row[2], row[0]))
+    place = {row[0]: n for n, row in enumerate(shuffled, start=1)}
     skipped = sorted((row for row in rows if row[3] is not None), key=lambda row: (row[3], row[0]))
-    seq = {row[0]: rank[row[0]] for row in rows} | {row[0]: SKIPPED_SEQ + n for n, row in enumerate(skipped, 1)}
-    changed = [(pk, rank[pk], seq[pk], state) for pk, _, _, _, state, old_rank, old_seq, old_state in rows
-               if (rank[pk], seq[pk], state) != (old_rank, old_seq, old_state)]
+    seq = {row[0]: place[row[0]] for row in rows} | {row[0]: SKIPPED_SEQ + n for n, row in enumerate(skipped, 1)}
+    changed = [(pk, place[pk], seq[pk], state) for pk, _, _, _, state, old_place, old_seq, old_state in rows
+               if (place[pk], seq[pk], state) != (old_place, old_seq, old_state)]
     _write_order(changed)
     counts = Counter(row[4] for row in rows)
     QueueTally.objects.update_or_create(
@@ -111,7 +112,7 @@ def assignment_skip_mark(*, assignment: Assignment, skipped: bool) -> None:
                                          seq__gt=SKIPPED_SEQ).aggregate(last=Max("seq"))["last"]
         seq = (last or SKIPPED_SEQ) + 1
     else:
-        seq = Assignment.objects.filter(pk=assignment.pk).values_list("rank", flat=True).get()
+        seq = Assignment.objects.filter(pk=assignment.pk).values_list("shuffle_place", flat=True).get()
     Assignment.objects.filter(pk=assignment.pk).update(seq=seq)
     QueueTally.objects.filter(pk=tally.pk).update(skip_marks=F("skip_marks") + (1 if skipped else -1))
     assignments_refresh([assignment.pk])

@@ -38,7 +38,7 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name='assignment',
-            name='rank',
+            name='shuffle_place',
             field=models.PositiveIntegerField(default=0),
         ),
         migrations.AddField(
