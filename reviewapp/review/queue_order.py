@@ -12,7 +12,7 @@ columns in the same transaction:
 
 The state of a row is always computed by the queue's own SQL expression (``queue.with_queue_state``), never
 worked out here a second time. Rows locked first, then read: a tally is a sum of deltas, so two writers must
-not both count the same move.
+not both count the same move; the assignment rows are locked before their tallies, in every writer.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def assignments_refresh(assignments: Iterable[int] | None = None, **where: objec
             moves[reviewer, pool][after] += 1
     for state, pks in by_state.items():
         Assignment.objects.filter(pk__in=pks).update(state=state)
-    for (reviewer, pool), delta in moves.items():
+    for (reviewer, pool), delta in sorted(moves.items()):  # tallies in one order: two writers cannot deadlock
         changed = QueueTally.objects.filter(reviewer_id=reviewer, pool_id=pool).update(
             **{state: F(state) + n for state, n in delta.items() if n})
         if not changed:  # rows written before tallies existed: count them once
@@ -101,6 +101,8 @@ def assignments_refresh(assignments: Iterable[int] | None = None, **where: objec
 
 def assignment_skip_mark(*, assignment: Assignment, skipped: bool) -> None:
     """After the skip marker of ``assignment`` was set or removed: move it to the end of its order, or back."""
+    # Locks in the order every writer takes them (the assignment, then its tally), so none waits on another's.
+    list(Assignment.objects.select_for_update(of=("self",)).filter(pk=assignment.pk).values_list("pk"))
     tally = QueueTally.objects.select_for_update().filter(reviewer_id=assignment.reviewer_id,
                                                           pool_id=assignment.pool_id).first()
     if tally is None:
