@@ -6,6 +6,7 @@ from reviewapp.core.lazy_views import lazy_module
 
 audits_api = lazy_module("grading.audits.api")
 contracts_api = lazy_module("grading.contracts.api")
+gold_api = lazy_module("grading.contracts.gold.api")
 dataset_api = lazy_module("grading.dataset.api")
 runs_api = lazy_module("grading.runs.api")
 scorecard_api = lazy_module("grading.scorecard.api")
@@ -26,6 +27,12 @@ urlpatterns = [
     path("contract-sets/<int:pk>/", contracts_api.ContractSetApi.as_view(), name="contract-set"),
     path("contract-sets/<int:pk>/contracts/", contracts_api.ContractUploadApi.as_view(), name="contract-upload"),
     path("contract-sets/<int:pk>/taxonomy/", contracts_api.TaxonomyApi.as_view(), name="contract-taxonomy"),
+    path("contract-sets/<int:pk>/gold-sets/", gold_api.GoldSetsApi.as_view(), name="gold-sets"),
+    path("contract-sets/<int:pk>/gold-sets/<int:version>/", gold_api.GoldSetApi.as_view(), name="gold-set"),
+    path("contract-sets/<int:pk>/gold-sets/<int:version>/cuad.json", gold_api.GoldSetExportApi.as_view(),
+         {"fmt": "json"}, name="gold-set-cuad"),
+    path("contract-sets/<int:pk>/gold-sets/<int:version>/gold.csv", gold_api.GoldSetExportApi.as_view(),
+         {"fmt": "csv"}, name="gold-set-csv"),
     path("audits/", audits_api.AuditsApi.as_view(), name="audits"),
     path("audits/<int:pk>/", audits_api.AuditApi.as_view(), name="audit"),
 ]

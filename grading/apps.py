@@ -8,9 +8,11 @@ class GradingConfig(AppConfig):
 
     def ready(self) -> None:
         from grading.audits.kinds import CLAUSE_KIND
+        from grading.contracts.kinds import CONTRACT_CLAUSE_KIND
         from reviewapp.review.kinds import kind_register
 
         kind_register(CLAUSE_KIND)
+        kind_register(CONTRACT_CLAUSE_KIND)
 
         from grading.audits.models import Audit
         from grading.runs.models import ConsoleJob

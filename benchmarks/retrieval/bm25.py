@@ -40,6 +40,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 import shutil
 import tempfile
 import threading
@@ -282,10 +283,18 @@ def _ordered(documents: Iterable[Document]) -> list[Document]:
 
 def document_set_hash(documents: Iterable[Document]) -> str:
     """sha256 of the documents' ids, sort keys and text, independent of their order."""
+    return _set_hash(_ordered(documents))
+
+
+def _set_hash(docs: list[Document]) -> str:
+    # One line per document, in index order: the compact JSON array [doc_id, sort_key, heading, body]. Written
+    # with json's own string encoder, the bytes json.dumps(..., separators=(",", ":")) gives (a test holds them
+    # equal), without a JSONEncoder made per document: json.dumps with separators builds one each call, which was
+    # most of the hash's time.
+    quote = json.encoder.encode_basestring_ascii
     digest = hashlib.sha256()
-    for doc in _ordered(documents):
-        line = json.dumps([doc.doc_id, doc.sort_key, doc.heading, doc.body], separators=(",", ":"))
-        digest.update(line.encode("utf-8") + b"\n")
+    digest.update("".join(f"[{quote(d.doc_id)},{quote(d.sort_key)},{quote(d.heading)},{quote(d.body)}]\n"
+                          for d in docs).encode("utf-8"))
     return digest.hexdigest()
 
 
@@ -374,32 +383,55 @@ class Bm25Index:
                              matched_count=matched_count, reason=reason)
 
 
+# A pattern finding exactly the same tokens with less work. Default's: a run of two or more word characters is the
+# whole run (the match is greedy, and a scan never starts inside a run it did not match), so the word boundaries
+# only cost time (a sixth of the analysis). tests/benchmarks/retrieval holds the two equal.
+_SAME_TOKENS_FASTER = {r"(?u)\b\w\w+\b": r"(?u)\w\w+"}
+
+
+def _document_token_ids(docs: list[Document], config: Bm25Config) -> tuple[list[list[int]], dict[str, int]]:
+    """Each document as BM25 sees it (``document_tokens`` of its analyzed heading and body), as ids of a
+    vocabulary numbered in sorted-stem order, with that vocabulary.
+
+    The analyzer is ``bm25s.tokenize``'s, step for step: lowercase, ``findall(token_pattern)``, drop stop words
+    (before stemming), stem (tests/benchmarks/retrieval hold the two equal). Done here in one pass because
+    bm25s.tokenize numbers every word, renumbers the words by stem in set order (which depends on the hash seed),
+    and we then numbered its ids a third time in sorted order: here each distinct word is stemmed once and every
+    token maps straight to its final id. The heading is analyzed once and its ids repeated ``heading_repeat``
+    times (no token pattern spans the boundary between heading and body, nor between two copies).
+    """
+    split = re.compile(_SAME_TOKENS_FASTER.get(config.token_pattern, config.token_pattern)).findall
+    if config.lowercase:
+        words = [(split(d.heading.lower()), split(d.body.lower())) for d in docs]
+    else:
+        words = [(split(d.heading), split(d.body)) for d in docs]
+    repeat = config.heading_repeat
+    distinct: set[str] = set()
+    for heading, body in words:
+        if repeat:  # with no copy of the heading, its words are in no document: not in the vocabulary either
+            distinct.update(heading)
+        distinct.update(body)
+    distinct.difference_update(STOPWORD_LISTS[config.stopwords])
+    ordered = sorted(distinct)
+    stemmer = _stemmer(config.stemmer)
+    stems = stemmer.stemWords(ordered) if stemmer is not None else ordered
+    vocabulary = {stem: i for i, stem in enumerate(sorted(set(stems)))}
+    word_id = {word: vocabulary[stem] for word, stem in zip(ordered, stems, strict=True)}
+    found = word_id.get
+    tokens = []
+    for heading, body in words:
+        head = [i for i in map(found, heading) if i is not None] if repeat else []
+        tokens.append(head * repeat + [i for i in map(found, body) if i is not None])
+    return tokens, vocabulary
+
+
 def build_index(documents: Iterable[Document], config: Bm25Config = DEFAULT_CONFIG) -> Bm25Index:
     """Index exactly these documents: their order in the input does not matter (they are sorted first)."""
     started = time.perf_counter()
     docs = _ordered(documents)
     if not docs:
         raise ValueError("cannot index an empty document set")
-    # One pass of the analyzer over each document as BM25 sees it (the heading ``heading_repeat`` times, then the
-    # body, one per line: no token pattern spans a line break, so these are exactly ``document_tokens`` of the
-    # analyzed heading and body; checked in tests/benchmarks/retrieval), kept as bm25s's ids. Turning the ids back
-    # into strings and numbering the strings again cost a fifth of the build. The ids are renumbered in
-    # sorted-stem order, so the vocabulary depends neither on the hash seed nor on the input order.
-    texts = ["\n".join([d.heading] * config.heading_repeat + [d.body]) for d in docs]
-    if not any(text.strip() for text in texts):
-        analyzed_ids: list[list[int]] = [[] for _ in docs]
-        found: dict[str, int] = {}
-    else:
-        tokenized = bm25s.tokenize(
-            texts, lower=config.lowercase, token_pattern=config.token_pattern,
-            stopwords=list(STOPWORD_LISTS[config.stopwords]), stemmer=_stemmer(config.stemmer), return_ids=True,
-            show_progress=False)
-        analyzed_ids, found = tokenized.ids, tokenized.vocab
-    vocabulary = {token: i for i, token in enumerate(sorted(found))}
-    renumber = [0] * len(found)
-    for token, old_id in found.items():
-        renumber[old_id] = vocabulary[token]
-    tokens = [[renumber[t] for t in ids] for ids in analyzed_ids]
+    tokens, vocabulary = _document_token_ids(docs, config)
     retriever = bm25s.BM25(k1=config.k1, b=config.b, delta=config.delta, method=config.variant, dtype=config.dtype,
                            backend="numpy", csc_backend="numpy")
     # No empty token: bm25s would add "" to the vocabulary to score token-less queries as 0 for
@@ -411,7 +443,7 @@ def build_index(documents: Iterable[Document], config: Bm25Config = DEFAULT_CONF
                         create_empty_token=False, show_progress=False)
     return Bm25Index(
         config=config, doc_ids=tuple(d.doc_id for d in docs), sort_keys=tuple(d.sort_key for d in docs),
-        retriever=retriever, document_set_hash=document_set_hash(docs),
+        retriever=retriever, document_set_hash=_set_hash(docs),
         average_length=float(np.mean([len(t) for t in tokens])), build_seconds=time.perf_counter() - started,
     )
 

@@ -11,6 +11,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from grading.contracts.extract import KIND_NAMES
+from grading.contracts.gold.selectors import gold_sets
 from grading.contracts.models import ContractSet, SetContract
 from grading.contracts.selectors import contract_search, contract_sets, contract_window, set_contracts
 from grading.contracts.services import (
@@ -99,7 +100,7 @@ def set_page(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, TEMPLATE_SET, {
         "tab": "contracts", "contract_set": contract_set, "members": members, "taxonomy": taxonomy,
         "outcomes": outcomes, "posted": request.method == "POST", "kind_names": KIND_NAMES,
-        "can_manage": request.user.has_perm(MANAGE_REVIEWS),
+        "can_manage": request.user.has_perm(MANAGE_REVIEWS), "gold_sets": list(gold_sets(contract_set=contract_set)),
     }, status=status)
 
 

@@ -8,6 +8,7 @@ item is ruled on and leaves the list.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,7 @@ from django.db import transaction
 from reviewapp.review.agreement import pool_disagreements
 from reviewapp.review.models import Adjudication, ReviewItem, ReviewPool
 from reviewapp.review.services import ReviewError, pool_kind
+from reviewapp.review.spans.offsets import SpanError, spans_clean
 
 
 @dataclass(frozen=True)
@@ -54,9 +56,14 @@ def disagreement_next(*, pool: ReviewPool, after: str | None = None) -> Disagree
 
 @transaction.atomic
 def adjudication_record(
-    *, item: ReviewItem, grade_type: str, value: Any, adjudicator: AbstractBaseUser, note: str = ""
+    *, item: ReviewItem, grade_type: str, value: Any, adjudicator: AbstractBaseUser, note: str = "",
+    spans: Sequence[Sequence[int]] | None = None,
 ) -> Adjudication:
-    """Record an admin's ruling on one grade of one item (append-only; the latest ruling counts)."""
+    """Record an admin's ruling on one grade of one item (append-only; the latest ruling counts).
+
+    ``spans``: the ruled span set of a kind that labels spans, as offsets into the item's ``source_text``;
+    stored in the normal form (``spans.offsets.spans_clean``), refused when it is not offsets into that text.
+    """
     kind = pool_kind(item.pool.kind)
     if grade_type not in kind.grade_type_keys:
         raise ReviewError(f"grade_type {grade_type!r} is not one of {kind.grade_type_keys}")
@@ -68,10 +75,15 @@ def adjudication_record(
         raise ReviewError("value: required (a grade or unknown)")
     if not adjudicator.has_perm("reviewapp.manage_reviews"):
         raise ReviewError(f"{adjudicator.get_username()!r} may not adjudicate")
+    try:
+        cleaned = spans_clean(text=item.source_text, spans=list(spans or []))
+    except SpanError as error:
+        raise ReviewError(str(error)) from None
     return Adjudication.objects.create(
         item=item,
         grade_type=grade_type,
         value=parsed,
+        spans=cleaned,
         note=(note or "").strip(),
         adjudicator=adjudicator,
         query_hash=item.query_hash,

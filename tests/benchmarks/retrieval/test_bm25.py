@@ -7,6 +7,7 @@ implementation of each variant's formula over the same analyzed tokens.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import math
 import random
@@ -408,3 +409,52 @@ def test_cache_directory_round_trip_gives_the_same_bits(tmp_path):
     rebuilt = again.get_or_build(Bm25Config(), key, lambda: docs)
     assert again.builds == 1 and _outcomes(rebuilt, queries, k=50) == _outcomes(built, queries, k=50)
     assert bm25.IndexCache(directory=tmp_path).get_or_build(Bm25Config(), key, no_documents).detail() == built.detail()
+
+
+# Texts where the analyzer's edges show: case, digits, underscores, apostrophes, citations, accented and
+# non-Latin word characters, one-letter words, stop words in either case, line breaks and empty fields.
+_EDGE_TEXTS = ("", "a", "The THE the", "432B.220(1)(a) §346-1", "tenant's_deposit x1 1x __ _a a_", "Ünïcødé naïve café",
+               "Αθήνα и Москва 東京 ab", "landlord\nTenant\tdeposits", "  of-the-people's  ", "ß ǅ ǈ ÅÅ", "  ")
+
+
+@pytest.mark.parametrize("config", [
+    Bm25Config(), Bm25Config(heading_repeat=0), Bm25Config(heading_repeat=3), Bm25Config(stopwords="english_plus"),
+    Bm25Config(stopwords="none", stemmer="none"), Bm25Config(stemmer="snowball-porter", lowercase=False),
+], ids=lambda c: f"{c.stopwords}-{c.stemmer}-h{c.heading_repeat}-{'lower' if c.lowercase else 'case'}")
+def test_index_tokens_are_the_analyzers_document_tokens(config):
+    # build_index analyzes in one pass of its own; what it indexes must be, token for token, document_tokens of
+    # bm25s.tokenize's analysis of the heading and of the body (what queries go through).
+    rng = random.Random(7)
+    docs = _random_documents(rng, 40)
+    docs += [Document(f"e{i:02d}", rng.choice(_EDGE_TEXTS), " ".join(rng.choices([*_EDGE_TEXTS, *WORDS], k=12)), "e")
+             for i in range(40)]
+    ordered = bm25._ordered(docs)
+    ids, vocabulary = bm25._document_token_ids(ordered, config)
+    assert list(vocabulary) == sorted(vocabulary) and list(vocabulary.values()) == list(range(len(vocabulary)))
+    words = {i: token for token, i in vocabulary.items()}
+    for doc, doc_ids in zip(ordered, ids, strict=True):
+        expected = bm25.document_tokens(bm25.analyze(doc.heading, config), bm25.analyze(doc.body, config), config)
+        assert [words[i] for i in doc_ids] == expected, doc
+    # The vocabulary is the documents' tokens, no more (with heading_repeat=0 a heading's words are not in it).
+    assert any(ids) and set(vocabulary) == {words[i] for doc_ids in ids for i in doc_ids}
+
+
+def test_the_faster_token_pattern_finds_the_same_tokens():
+    rng = random.Random(3)
+    pieces = [*_EDGE_TEXTS, *WORDS, "x", "ab", "_", "-", "'", "9", "é", "\u0301", "\u00a0", "z\u0301z"]
+    texts = [*_EDGE_TEXTS, *("".join(rng.choices(pieces, k=rng.randint(1, 30))) for _ in range(500))]
+    for original, faster in bm25._SAME_TOKENS_FASTER.items():
+        for text in texts:
+            assert bm25.re.findall(faster, text) == bm25.re.findall(original, text), text
+
+
+def test_document_set_hash_is_the_sha256_of_one_json_line_per_document():
+    # The formula runs record (document_set_sha256): computed faster, it must keep its bytes.
+    docs = [Document("b", "Ünïcødé \"quoted\"", "line\nbreak \\ tab\t", "2"), Document("a", "", "", "1"),
+            Document("c\u2028", "東京", "\x00\x1f", "1")]
+    digest = hashlib.sha256()
+    for doc in sorted(docs, key=lambda d: (d.sort_key, d.doc_id)):
+        digest.update(json.dumps([doc.doc_id, doc.sort_key, doc.heading, doc.body], separators=(",", ":"))
+                      .encode("utf-8") + b"\n")
+    assert bm25.document_set_hash(docs) == digest.hexdigest()
+    assert bm25.build_index(docs).document_set_hash == digest.hexdigest()

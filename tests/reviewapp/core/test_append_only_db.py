@@ -13,6 +13,7 @@ from django.utils import timezone
 from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
+from grading.contracts.gold.models import GoldSet
 from grading.contracts.models import ClauseTaxonomy, ContractText
 from reviewapp.core.append_only import append_only_bypassed, append_only_models, triggers_present
 from reviewapp.core.models import AccountAudit, AppendOnlyError
@@ -30,7 +31,8 @@ from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 
 APPEND_ONLY = [JudgmentRevision, Adjudication, PoolGuidelines, KnownAnswer, AccountAudit, BudgetRaise, Receipt,
-               HeldoutExposure, DeclaredComparison, ContractText, ClauseTaxonomy, LabelImport, ImportedAnnotation]
+               HeldoutExposure, DeclaredComparison, ContractText, ClauseTaxonomy, GoldSet, LabelImport,
+               ImportedAnnotation]
 HASH = "0" * 64
 
 
@@ -83,7 +85,10 @@ def _contract_evidence() -> dict[type, int]:
 
     contract_set, _ = contract_set_get_or_create(name="evidence")
     member = contract_import(contract_set=contract_set, filename="a.txt", data=b"Governing Law.").contract
-    return {ContractText: member.text_id, ClauseTaxonomy: contract_set.taxonomies.get().pk}
+    gold = GoldSet.objects.create(contract_set=contract_set, version=1, sha256=HASH, taxonomy_version=1,
+                                  taxonomy_sha256=HASH, content={}, provenance={}, left_out=[], counts={},
+                                  agreement=[], pools=[], created_by="tests")
+    return {ContractText: member.text_id, ClauseTaxonomy: contract_set.taxonomies.get().pk, GoldSet: gold.pk}
 
 
 def _raw(sql: str, params: list) -> None:

@@ -1,0 +1,153 @@
+"""Agreement, the disagreement rule, rulings with spans, and freezing a gold set from a clause pool."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import IntegrityError, connection, transaction
+
+from grading.contracts.gold.adjudication import (
+    RulingError,
+    clause_adjudication,
+    clause_ruling_record,
+    ruling_spans,
+)
+from grading.contracts.gold.agreement import clause_agreement
+from grading.contracts.gold.freeze import GoldSetError, gold_set_freeze
+from grading.contracts.gold.models import GoldSet
+from grading.contracts.gold.resolution import ADJUDICATED, AGREED, INCOMPLETE, OPEN, clause_pool_resolutions
+from reviewapp.review.spans.offsets import SpanError, spans_clean
+from tests.grading.contracts.gold_support import admin, cuad_answer, cuad_fixture_set, label, label_all_as_cuad, lawyer
+from tests.grading.cuad_fixture import CATEGORIES
+
+pytestmark = pytest.mark.django_db
+
+
+def _item(pool, title, category):
+    return pool.items.get(source_heading=title, query_id=category)
+
+
+def test_cuad_labelled_twice_by_its_own_answers_agrees_exactly():
+    _, pool = cuad_fixture_set()
+    label_all_as_cuad(pool, lawyer("ann"), lawyer("ben"))
+    resolved = clause_pool_resolutions(pool=pool)
+    assert {r.state for r in resolved.rows} == {AGREED}
+    rows = {r.category: r for r in clause_agreement(resolutions=resolved.rows, texts=resolved.texts,
+                                                    categories=CATEGORIES)}
+    for name in (*CATEGORIES, "ALL"):
+        assert rows[name].span_agreement == 1.0 and rows[name].ac1 == 1.0
+    assert rows["ALL"].contracts == 12 and rows["Document Name"].contracts == 4 and rows["Document Name"].too_few
+    # Anti-Assignment is present in two contracts and absent in two: kappa is defined there, and perfect
+    assert rows["Anti-Assignment"].kappa == 1.0 and rows["ALL"].kappa == 1.0
+    assert rows["Document Name"].kappa is None  # both lawyers said present everywhere: kappa is undefined
+    assert rows["Anti-Assignment"].span_f1_present == 1.0 and rows["Anti-Assignment"].both_present == 2
+
+
+def test_different_spans_are_a_disagreement_and_the_agreement_figure_is_the_matched_token_f1():
+    _, pool = cuad_fixture_set()
+    ann, ben = lawyer("ann"), lawyer("ben")
+    item = _item(pool, "ALPHA-DISTRIBUTOR AGREEMENT", "Governing Law")
+    text = item.source_text
+    whole = "This Agreement shall be governed by the laws of the State of Nevada."
+    start = text.index(whole)
+    label(item, ann, 1, [[start, start + len(whole)]])
+    part = "the State of Nevada"
+    label(item, ben, 1, [[text.index(part), text.index(part) + len(part)]])
+    resolved = clause_pool_resolutions(pool=pool)
+    row = next(r for r in resolved.rows if r.item_id == item.public_id)
+    assert row.state == OPEN and row.reason == "the lawyers highlight different spans"
+    figure = {r.category: r for r in clause_agreement(resolutions=resolved.rows, texts=resolved.texts)}
+    # tokens: 13 in the sentence, 4 in the part, 4 shared -> F1 = 2*4/17
+    assert figure["Governing Law"].span_agreement == pytest.approx(8 / 17)
+    other = _item(pool, "BETA-LICENSE AGREEMENT", "Governing Law")
+    label(other, ann, 1, [[0, 7]])
+    assert next(r for r in clause_pool_resolutions(pool=pool).rows if r.item_id == other.public_id).state == INCOMPLETE
+    label(other, ben, 0)
+    assert next(r for r in clause_pool_resolutions(pool=pool).rows
+                if r.item_id == other.public_id).reason == "the lawyers disagree on presence"
+
+
+def test_a_ruling_picks_a_set_and_is_recorded_append_only_with_its_spans():
+    _, pool = cuad_fixture_set()
+    ann, ben, judge = lawyer("ann"), lawyer("ben"), admin()
+    item = _item(pool, "ALPHA-DISTRIBUTOR AGREEMENT", "Governing Law")
+    label(item, ann, 1, [[5, 20]])
+    label(item, ben, 1, [[15, 30], [40, 45]])
+    view = clause_adjudication(pool=pool, item_id=item.public_id)
+    assert [c.letter for c in view.columns] == ["A", "B"] and [c.username for c in view.columns] == ["ann", "ben"]
+    assert "".join(s.text for s in view.segments) == item.source_text
+    assert any(s.marks == "AB" for s in view.segments)
+    presence, spans = ruling_spans(view=view, choice="union")
+    clause_ruling_record(pool=pool, item_id=item.public_id, presence=presence, spans=spans, adjudicator=judge)
+    row = next(r for r in clause_pool_resolutions(pool=pool).rows if r.item_id == item.public_id)
+    assert row.state == ADJUDICATED and row.spans == spans_clean(text=item.source_text, spans=[[5, 30], [40, 45]])
+    assert ruling_spans(view=view, choice="overlap") == (1, [[15, 20]])
+    assert ruling_spans(view=view, choice="offsets", offsets="3-9\n\n12 - 14") == (1, [[3, 9], [12, 14]])
+    with pytest.raises(RulingError, match="at least one span"):
+        clause_ruling_record(pool=pool, item_id=item.public_id, presence=1, spans=[], adjudicator=judge)
+    with pytest.raises(RulingError, match="not a non-empty range"):
+        clause_ruling_record(pool=pool, item_id=item.public_id, presence=1, spans=[[0, 10**6]], adjudicator=judge)
+    with pytest.raises(RulingError, match="may not adjudicate"):
+        clause_ruling_record(pool=pool, item_id=item.public_id, presence=0, spans=[], adjudicator=ann)
+
+
+def test_spans_are_stored_trimmed_sorted_and_merged():
+    text = "  Governing law:  Nevada.  "
+    assert spans_clean(text=text, spans=[[17, 27], [0, 16], [10, 18]]) == [[2, 25]]
+    assert spans_clean(text=text, spans=[[0, 2]]) == []
+    for bad in ([[3, 3]], [[-1, 2]], [[0, 99]], [["0", 2]], [[True, 2]], "0-2"):
+        with pytest.raises(SpanError):
+            spans_clean(text=text, spans=bad)
+
+
+def test_freezing_keeps_resolved_contracts_says_why_others_are_left_out_and_is_idempotent():
+    contract_set, pool = cuad_fixture_set()
+    ann, ben, judge = lawyer("ann"), lawyer("ben"), admin()
+    label_all_as_cuad(pool, ann, ben)
+    # GAMMA: the lawyers disagree on Anti-Assignment; DELTA: one lawyer has not finished Governing Law
+    gamma = _item(pool, "GAMMA-SUPPLY AGREEMENT", "Anti-Assignment")
+    label(gamma, ben, 1, [[0, 16]])
+    delta = _item(pool, "DELTA-SERVICES AGREEMENT", "Governing Law")
+    label(delta, ben, 1, [[0, 8]], complete=False)  # ben reopened it: a draft counts for nothing
+    first = gold_set_freeze(contract_set=contract_set, user=judge)
+    gold = first.gold_set
+    assert first.created and gold.version == 1 and len(gold.sha256) == 64
+    assert [c["title"] for c in gold.content["contracts"]] == ["ALPHA-DISTRIBUTOR AGREEMENT", "BETA-LICENSE AGREEMENT"]
+    assert {row["title"]: row["reasons"] for row in gold.left_out} == {
+        "DELTA-SERVICES AGREEMENT": ["Governing Law: 1 of 2 lawyers have completed it"],
+        "GAMMA-SUPPLY AGREEMENT": ["Anti-Assignment: the lawyers disagree on presence"],
+    }
+    alpha = gold.content["contracts"][0]
+    assert alpha["answers"]["Governing Law"]["spans"][0]["text"] == (
+        "This Agreement shall be governed by the laws of the State of Nevada.")
+    assert gold.provenance["ALPHA-DISTRIBUTOR AGREEMENT"]["labelled_by"] == [
+        {"id": ann.pk, "username": "ann"}, {"id": ben.pk, "username": "ben"}]
+    assert gold.counts["adjudicated"] == 0 and gold.counts["contracts"] == 2 and gold.counts["left_out"] == 2
+    again = gold_set_freeze(pool=pool, user=judge)
+    assert not again.created and again.gold_set.pk == gold.pk
+    # a ruling brings GAMMA in: new content, version 2, one category adjudicated
+    presence, spans = cuad_answer(gamma)
+    clause_ruling_record(pool=pool, item_id=gamma.public_id, presence=presence, spans=spans, adjudicator=judge)
+    second = gold_set_freeze(contract_set=contract_set, user=judge).gold_set
+    assert second.version == 2 and second.sha256 != gold.sha256
+    assert second.counts["adjudicated"] == 1 and second.counts["contracts"] == 3
+    assert second.provenance["GAMMA-SUPPLY AGREEMENT"]["categories"]["Anti-Assignment"] == {
+        "state": "adjudicated", "pool": pool.public_id, "item": gamma.public_id, "lawyers": ["ann", "ben"],
+        "adjudicator": "adjudicator"}
+
+
+def test_nothing_resolved_freezes_nothing_and_a_gold_set_is_append_only_in_the_database():
+    contract_set, pool = cuad_fixture_set()
+    with pytest.raises(GoldSetError, match="no contract has every category"):
+        gold_set_freeze(contract_set=contract_set)
+    label_all_as_cuad(pool, lawyer("ann"), lawyer("ben"))
+    gold = gold_set_freeze(contract_set=contract_set).gold_set
+    with pytest.raises(Exception, match="append-only"):
+        gold.save()
+    for sql in ("UPDATE grading_goldset SET version = 9", "DELETE FROM grading_goldset"):
+        with pytest.raises(Exception, match="append-only"), transaction.atomic(), connection.cursor() as cursor:
+            cursor.execute(sql)
+    assert GoldSet.objects.get(pk=gold.pk).version == 1
+    with pytest.raises(IntegrityError), transaction.atomic():
+        GoldSet.objects.create(contract_set=contract_set, version=2, sha256=gold.sha256, taxonomy_version=1,
+                               taxonomy_sha256="", content={}, provenance={}, left_out=[], counts={}, agreement=[],
+                               pools=[], created_by="")
