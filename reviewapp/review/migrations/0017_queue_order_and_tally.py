@@ -20,7 +20,7 @@ def number_every_queue(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('reviewapp', '0015_span_answers'),
+        ('reviewapp', '0016_span_answers_triggers'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
