@@ -1,7 +1,14 @@
-"""The review queue opened by 50 reviewers at the same instant, warm: p50/p95 on gunicorn + PostgreSQL.
+"""The review queue opened by 50 reviewers at the same instant, warm: p50/p95 on gunicorn, PostgreSQL and SQLite.
 
-Issue #21's goal: p95 < 300 ms on 2 cores (the peer figure is the arithmetic limit: 50 requests x the
-single-request service time spread over the cores). Printed beside it, measured in the same run:
+Two goals, each printed beside its peer measured in the same run:
+
+- p95 < 300 ms on 2 cores (PostgreSQL; the peer figure is the arithmetic limit: 50 requests x the
+  single-request service time spread over the cores);
+- "50 reviewers at once p95 vs sequential", on PostgreSQL and on SQLite: the p95 of 50 simultaneous queue
+  requests at most the time the same 50 requests take served one after another (the same sessions, the same
+  server, in alternate rounds so that the machine's other load falls on both alike).
+
+Printed beside them:
 
 - SQL queries one queue request makes, listed (in-process, Django's query capture): deterministic, and the
   first thing to cut;
@@ -10,9 +17,10 @@ single-request service time spread over the cores). Printed beside it, measured 
   by a barrier), for the HTML queue page and the JSON API.
 
 Its own PostgreSQL database (prefix ``ci_perf_queue`` + a random suffix on the server of
-BENCH_QUEUE_DATABASE_URL), created and dropped by this run only. gunicorn as docker-compose runs it
-(--preload, 4 sync workers unless BENCH_QUEUE_WORKERS). Prints, asserts nothing; exits 0 with a note when
-PostgreSQL is not reachable.
+BENCH_QUEUE_DATABASE_URL), created and dropped by this run only, and a SQLite file in a temporary folder (the
+embedded default's settings: WAL, immediate transactions). gunicorn as docker-compose runs it (--preload, 4 sync
+workers unless BENCH_QUEUE_WORKERS). Prints, asserts nothing; the PostgreSQL half is left out with a note when
+PostgreSQL is not reachable. ``BENCH_QUEUE_ENGINES=sqlite`` (or ``postgresql``) runs one engine only.
 """
 
 from __future__ import annotations
@@ -21,6 +29,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -40,6 +49,7 @@ ITEMS = int(os.environ.get("BENCH_QUEUE_ITEMS", "300"))
 ROUNDS = int(os.environ.get("BENCH_QUEUE_ROUNDS", "8"))
 WORKERS = int(os.environ.get("BENCH_QUEUE_WORKERS", "4"))
 PAGES = {"queue page": "/review/", "queue API": "/api/v1/review/queue/"}
+ENGINES = tuple(os.environ.get("BENCH_QUEUE_ENGINES", "postgresql,sqlite").split(","))
 
 
 def _setup(database_url: str) -> dict[str, str]:
@@ -67,7 +77,7 @@ def _start_gunicorn(port: int, database_url: str) -> subprocess.Popen:
     env = {**os.environ, "DATABASE_URL": database_url, "DEBUG": "0", "LOG_LEVEL": "WARNING"}
     env.pop("REDIS_URL", None)
     return subprocess.Popen(
-        [str(REPO / ".venv" / "bin" / "gunicorn"), "reviewapp.wsgi:application", "--preload", "--bind",
+        [str(Path(sys.executable).parent / "gunicorn"), "reviewapp.wsgi:application", "--preload", "--bind",
          f"127.0.0.1:{port}", "--workers", str(WORKERS), "--log-level", "warning", "--timeout", "60"],
         cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True,
     )
@@ -118,12 +128,46 @@ def _p(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _measure(port: int, keys: dict[str, str]) -> None:
+def _sequential(clients: list, url: str) -> float:
+    """Seconds the same requests take served one after another (each client once, in turn)."""
+    started = time.perf_counter()
+    for client in clients:
+        if client.get(url).status_code != 200:
+            raise SystemExit(f"{url}: request failed")
+    return time.perf_counter() - started
+
+
+def _at_once_vs_sequential(clients: list, *, engine: str) -> None:
+    """The queue page: ROUNDS rounds, each the 50 requests one after another, then the same 50 at once."""
+    url = PAGES["queue page"]
+    for client in clients:  # warm every worker's caches and every session
+        client.get(url)
+    sequential: list[float] = []
+    burst: list[float] = []
+    loads = []
+    for _ in range(ROUNDS):
+        loads.append(os.getloadavg()[0])
+        sequential.append(_sequential(clients, url))
+        time.sleep(0.2)
+        burst.extend(_burst(clients, url))
+        time.sleep(0.2)
+    p95, one_by_one = _p(burst, 0.95), statistics.median(sequential)
+    report(bench=BENCH, what=f"50 reviewers at once p95 vs sequential ({engine}, gunicorn --preload {WORKERS} "
+           f"workers): the queue page, {len(clients)} reviewers",
+           ours=f"p95 {p95 * 1000:.0f} ms (p50 {_p(burst, 0.5) * 1000:.0f} ms, max {max(burst) * 1000:.0f} ms)",
+           peer=f"the same {len(clients)} requests one after another: {one_by_one * 1000:.0f} ms (median of "
+           f"{ROUNDS} rounds)", ratio=p95 / one_by_one, goal_ratio=1.0, goal="<= 1.0x", load=statistics.mean(loads))
+
+
+def _measure(port: int, keys: dict[str, str], *, engine: str) -> None:
     import httpx
 
     base = f"http://127.0.0.1:{port}"
     clients = [httpx.Client(base_url=base, cookies={"sessionid": key}, timeout=60) for key in keys.values()]
     try:
+        _at_once_vs_sequential(clients, engine=engine)
+        if engine != "PostgreSQL":
+            return
         for name, url in PAGES.items():
             for client in clients:  # warm every worker's caches and every session
                 client.get(url)
@@ -159,7 +203,29 @@ def _measure(port: int, keys: dict[str, str]) -> None:
             client.close()
 
 
-def main() -> None:
+def _serve(database_url: str, keys: dict[str, str], *, engine: str) -> None:
+    from django.db import connections
+
+    connections.close_all()  # the scratch database is dropped at the end; no connection of ours may hold it
+    port = free_port()
+    server = _start_gunicorn(port, database_url)
+    try:
+        _wait_up(port, server)
+        _measure(port, keys, engine=engine)
+    finally:
+        os.killpg(server.pid, 15)
+        server.wait(timeout=30)
+
+
+def _run_engine(engine: str) -> None:
+    """One engine in a process of its own: Django is set up once per process, on one database."""
+    if engine == "sqlite":
+        with tempfile.TemporaryDirectory(prefix="bench_queue-") as folder:
+            database_url = f"sqlite:///{folder}/bench_queue.sqlite3"
+            keys = _setup(database_url)
+            _queries_per_request(next(iter(keys.values())))
+            _serve(database_url, keys, engine="SQLite")
+        return
     try:
         import psycopg
 
@@ -167,22 +233,22 @@ def main() -> None:
     except Exception as exc:  # a benchmark, not a test: say why and stop
         print(f"bench_queue: PostgreSQL not reachable at {SERVER_URL.rsplit('@', 1)[-1]} ({exc}); skipped")
         return
-    print(f"bench_queue: {REVIEWERS} reviewers, {ITEMS} items x 2 reviewers, gunicorn --preload {WORKERS} "
-          f"workers; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
     with scratch_postgres(SERVER_URL, prefix="ci_perf_queue") as database_url:
         keys = _setup(database_url)
         _queries_per_request(next(iter(keys.values())))
-        from django.db import connections
+        _serve(database_url, keys, engine="PostgreSQL")
 
-        connections.close_all()  # the scratch database is dropped at the end; no connection of ours may hold it
-        port = free_port()
-        server = _start_gunicorn(port, database_url)
-        try:
-            _wait_up(port, server)
-            _measure(port, keys)
-        finally:
-            os.killpg(server.pid, 15)
-            server.wait(timeout=30)
+
+def main() -> None:
+    if len(sys.argv) > 1:
+        _run_engine(sys.argv[1])
+        return
+    print(f"bench_queue: {REVIEWERS} reviewers, {ITEMS} items x 2 reviewers, gunicorn --preload {WORKERS} "
+          f"workers; {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}")
+    failed = [engine for engine in ENGINES
+              if subprocess.run([sys.executable, __file__, engine], cwd=REPO, check=False).returncode]
+    if failed:
+        raise SystemExit(f"bench_queue: failed on {', '.join(failed)}")
 
 
 if __name__ == "__main__":

@@ -88,6 +88,7 @@ def queue_of(*, reviewer, items: int, title: str) -> list[str]:
 
     from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
     from reviewapp.review.workspace.queue import REVIEWER_ORDER
+    from reviewapp.review.workspace.queue_order import queue_rebuild
 
     pool = ReviewPool.objects.create(name=title, reviewer_title=title, kind="passage", declared_rule="bench",
                                      reviewers_per_item=1)
@@ -106,5 +107,6 @@ def queue_of(*, reviewer, items: int, title: str) -> list[str]:
          for pk in pool.items.values_list("pk", flat=True)],
         batch_size=2000,
     )
+    queue_rebuild(reviewer_id=reviewer.pk, pool_id=pool.pk)  # what the placing service does after its bulk_create
     return list(Assignment.objects.filter(reviewer=reviewer).order_by(*REVIEWER_ORDER)
                 .values_list("item__public_id", flat=True))

@@ -77,6 +77,9 @@ MOVES: tuple[tuple[str, str], ...] = (
     ("reviewapp.review.agreement", "reviewapp.review.agreement.selectors"),
     ("reviewapp.review.disagreements", "reviewapp.review.agreement.disagreements"),
     ("reviewapp.review.exports", "reviewapp.review.agreement.exports"),
+    # review/workspace/: the stored order and per-pool tallies that make the queue an index lookup.
+    ("reviewapp.review.queue_order", "reviewapp.review.workspace.queue_order"),
+    ("reviewapp.review.queue_tally", "reviewapp.review.workspace.queue_tally"),
     # providers/local/: the offline model's own pieces (its embeddings, the grade distributions it maps to).
     ("reviewapp.providers.embeddings", "reviewapp.providers.local.embeddings"),
     ("reviewapp.providers.distributions", "reviewapp.providers.local.distributions"),

@@ -15,15 +15,13 @@ from reviewapp.core.models import AppendOnlyModel
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
 
 # ---------------------------------------------------------------------------
-# Blinded review: pools, items, assignments, judgments (append-only revisions),
-# adjudications, and imported (provisional) label sources.
+# Blinded review: pools, items, assignments, judgments (append-only revisions), adjudications, and imported
+# (provisional) label sources.
 #
-# What a reviewer may ever receive is limited to the item's texts (query,
-# source heading/text, passage caption/text), its opaque ``public_id``, the
-# pool's reviewer-facing title and scale, and their OWN judgments. Everything a
-# job needs to map labels back (``external_ref``, ``query_id``, ``doc_id``)
-# stays on the admin/job side: reviewer templates and serializers list their
-# fields explicitly and never include these.
+# What a reviewer may ever receive is limited to the item's texts (query, source heading/text, passage
+# caption/text), its opaque ``public_id``, the pool's reviewer-facing title and scale, and their OWN judgments.
+# Everything a job needs to map labels back (``external_ref``, ``query_id``, ``doc_id``) stays on the admin/job
+# side: reviewer templates and serializers list their fields explicitly and never include these.
 # ---------------------------------------------------------------------------
 
 
@@ -131,11 +129,8 @@ def passage_hash_of(caption: str, text: str) -> str:
 def item_hashes(*, query_text: str, source_heading: str, source_text: str, passage_caption: str,
                 passage_text: str) -> dict[str, str]:
     """The three hashes of an item's texts: the one place they are computed."""
-    return {
-        "query_hash": query_hash_of(query_text),
-        "source_hash": source_hash_of(source_heading, source_text),
-        "passage_hash": passage_hash_of(passage_caption, passage_text),
-    }
+    return {"query_hash": query_hash_of(query_text), "source_hash": source_hash_of(source_heading, source_text),
+            "passage_hash": passage_hash_of(passage_caption, passage_text)}
 
 
 def texts_key(*, query_hash: str, source_hash: str, passage_hash: str) -> str:
@@ -235,6 +230,11 @@ class Assignment(models.Model):
     # '' only on rows made before the key existed that repeated texts the reviewer already held.
     texts_key = models.CharField(max_length=64, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+    # The reviewer's order, stored so that the queue reads a page by index (kept by ``queue_order``): the place in
+    # (tier, sort_key), ``seq`` in the order shown (skipped last), ``state`` the queue filter the row is under.
+    shuffle_place = models.PositiveIntegerField(default=0)
+    seq = models.BigIntegerField(default=0)
+    state = models.CharField(max_length=8, default="todo")
 
     class Meta:
         constraints = [
@@ -242,7 +242,11 @@ class Assignment(models.Model):
             models.UniqueConstraint(fields=["reviewer", "texts_key"], condition=~models.Q(texts_key=""),
                                     name="review_assignment_texts_once"),
         ]
-        indexes = [models.Index(fields=["reviewer", "pool", "sort_key"])]
+        indexes = [models.Index(fields=["reviewer", "pool", "sort_key"]),
+                   models.Index(fields=["reviewer", "pool", "seq"], name="review_assign_queue_order"),
+                   models.Index(fields=["reviewer", "pool", "state", "seq"], name="review_assign_queue_state"),
+                   models.Index(fields=["reviewer", "pool", "seq"], condition=~models.Q(state="complete"),
+                                name="review_assign_queue_open")]
 
     def __str__(self) -> str:
         return f"{self.item_id} -> {self.reviewer_id}"
@@ -256,8 +260,7 @@ class Assignment(models.Model):
 class Judgment(models.Model):
     """One reviewer's judgment of one item: a head row; its content lives in revisions.
 
-    ``current`` points at the latest revision (a pointer, not content: the
-    revision rows themselves are never updated).
+    ``current`` points at the latest revision (a pointer, not content: the revision rows themselves are never updated).
     """
 
     item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="judgments")
@@ -554,3 +557,6 @@ class ImportedAnnotation(AppendOnlyModel):
 
     def __str__(self) -> str:
         return f"imported annotation {self.pk}"
+
+
+from reviewapp.review.workspace.queue_tally import QueueTally as QueueTally  # noqa: E402  (a model: registered with these)

@@ -31,7 +31,6 @@ from reviewapp.review.kinds import UNKNOWN, PoolKind, SourceContext, SpanLocatio
 from reviewapp.review.models import (
     Adjudication,
     Assignment,
-    AssignmentSkip,
     ImportedLabel,
     Judgment,
     JudgmentRevision,
@@ -43,10 +42,10 @@ from reviewapp.review.workspace.passage_location import SourceSegments, passage_
 
 # The queue and the staleness rule have their own modules; their names stay readable from here.
 from reviewapp.review.workspace.queue import QUEUE_STATES as QUEUE_STATES
+from reviewapp.review.workspace.queue import SKIPPED_SEQ, reviewer_item_place, reviewer_title
 from reviewapp.review.workspace.queue import QueueEntry as QueueEntry
 from reviewapp.review.workspace.queue import QueuePage as QueuePage
 from reviewapp.review.workspace.queue import ReviewerPoolQueue as ReviewerPoolQueue
-from reviewapp.review.workspace.queue import reviewer_item_place, reviewer_title
 from reviewapp.review.workspace.queue import reviewer_queue_pages as reviewer_queue_pages
 from reviewapp.review.workspace.queue import reviewer_queues as reviewer_queues
 from reviewapp.review.workspace.staleness import hashes_match as hashes_match
@@ -143,7 +142,7 @@ def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
     reviewer = assignment.reviewer_id
     item, pool = assignment.item, assignment.pool
     # Counted and windowed in SQL: the item page costs the same at 100 items as at 10k.
-    place = reviewer_item_place(reviewer_id=reviewer, pool_pk=pool.pk, item_id=item.public_id)
+    place = reviewer_item_place(assignment=assignment)
     judgment = Judgment.objects.filter(item=item, reviewer=reviewer).select_related("current").first()
     current = judgment.current if judgment else None
     kind = kind_get(pool.kind)
@@ -166,7 +165,7 @@ def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
         needs_regrade=bool(current) and not hashes_match(current, item),
         revision_count=judgment.revision_count if judgment else 0,
         next_open_id=place.next_open_id,
-        skipped=AssignmentSkip.objects.filter(assignment=assignment).exists(),
+        skipped=assignment.seq > SKIPPED_SEQ,
         segments=passage_locate(source_text=item.source_text, passage_text=item.passage_text),
         context=kind.source_context(item.external_ref or {}) if kind.source_context else None,
         span_locations=(kind.span_locations(item.external_ref or {})

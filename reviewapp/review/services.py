@@ -37,6 +37,7 @@ from reviewapp.review.models import passage_hash_of as passage_hash_of
 from reviewapp.review.models import query_hash_of as query_hash_of
 from reviewapp.review.models import source_hash_of as source_hash_of
 from reviewapp.review.spans.normalise import SpanError, spans_answer_check, spans_normalise
+from reviewapp.review.workspace.queue_order import assignments_refresh
 
 
 class NotAssigned(LookupError):
@@ -259,6 +260,7 @@ def item_rebind(
     item_hashes_check(texts={field: getattr(item, field) for field in _ITEM_TEXT_FIELDS},
                       claimed={"query_hash": query_hash, "source_hash": source_hash, "passage_hash": passage_hash})
     item.save()
+    assignments_refresh(item_id=item.pk)  # judgments of the old texts are stale now: back to "to do"
     assignments_rebound(item=item)
     return item
 
@@ -428,6 +430,7 @@ def judgment_advance(*, judgment: Judgment, decided_on: JudgmentRevision | None,
     if changed != 1:
         raise JudgmentChanged("the judgment changed while this save was decided (another tab or request saved "
                               "first); nothing was stored: reload the item and try again")
+    assignments_refresh(item_id=judgment.item_id, reviewer_id=judgment.reviewer_id)
 
 
 def _clean_shown(shown: Mapping[str, Any]) -> dict[str, str]:

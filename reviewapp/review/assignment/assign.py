@@ -29,6 +29,7 @@ from reviewapp.core.records.hashing import sha256_hex
 from reviewapp.review.assignment.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.models import Assignment, JudgmentReuse, ReviewItem, ReviewPool
+from reviewapp.review.workspace.queue_order import queue_rebuild
 
 
 def assignee_refusal(*, pool: ReviewPool, user: AbstractBaseUser) -> str | None:
@@ -125,6 +126,8 @@ def _decide(*, pool: ReviewPool, reviewer_id: int, items: Sequence[ReviewItem], 
             for item in placement.assigned])
         JudgmentReuse.objects.bulk_create([JudgmentReuse(item=item, reviewer_id=reviewer_id, source_item=source)
                                            for item, source in placement.linked])
+        if placement.assigned:
+            queue_rebuild(reviewer_id=reviewer_id, pool_id=pool.pk)
     return placement
 
 
@@ -168,6 +171,7 @@ def assignments_rebound(*, item: ReviewItem) -> int:
                                     item__passage_hash=item.passage_hash).exists()):
             continue
         row.delete()
+        queue_rebuild(reviewer_id=row.reviewer_id, pool_id=row.pool_id)
         removed += 1
         if row.reviewer_id not in judged and assignee_refusal(pool=item.pool, user=row.reviewer) is None:
             _decide(pool=item.pool, reviewer_id=row.reviewer_id, items=[item], reuse=True, write=True)

@@ -22,6 +22,7 @@ from reviewapp.review.services import (
     pool_create,
     pool_kind,
 )
+from reviewapp.review.workspace.queue_order import queue_rebuild
 
 
 def _open_assignments(*, pool: ReviewPool, reviewer: AbstractBaseUser):
@@ -42,6 +43,7 @@ def assignment_unassign(*, pool: ReviewPool, reviewer: AbstractBaseUser) -> Unas
     ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
     open_ids = list(_open_assignments(pool=pool, reviewer=reviewer).values_list("pk", flat=True))
     Assignment.objects.filter(pk__in=open_ids).delete()
+    queue_rebuild(reviewer_id=reviewer.pk, pool_id=pool.pk)
     kept = Assignment.objects.filter(pool=pool, reviewer=reviewer).count()
     return Unassigned(removed=len(open_ids), kept_judged=kept)
 
@@ -79,6 +81,7 @@ def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
         raise ReviewError(f"to_reviewer: {error}") from None
     kept = {item.pk for item in placement.refused}
     Assignment.objects.filter(pk__in=[a.pk for a in moving if a.item_id not in kept]).delete()
+    queue_rebuild(reviewer_id=from_reviewer.pk, pool_id=pool.pk)
     judged_kept = Assignment.objects.filter(pool=pool, reviewer=from_reviewer).count() - len(kept)
     return Reassigned(moved=len(placement.assigned), already_held=len(placement.held), kept_judged=judged_kept,
                       linked=len(placement.linked), kept_repeat=len(kept))

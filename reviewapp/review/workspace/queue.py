@@ -3,20 +3,28 @@
 The order (``REVIEWER_ORDER``) is the pool's whole-query tiers, then the reviewer's keyed shuffle
 (``Assignment.sort_key``), with skipped items last; filters and search narrow what is listed and never reorder
 it. Nothing here reads rank, score or where an item came from.
+
+The pages read that order as stored on each assignment (``shuffle_place``, ``seq``, ``state``) and the counts
+from the reviewer's ``QueueTally`` of the pool, both kept by ``queue_order`` in the writes that change them: a
+page of a queue of 100k items costs what a page of 100 does. ``reviewer_queues`` reads the whole queue in
+``REVIEWER_ORDER`` (for callers that want every entry).
 """
 
 from __future__ import annotations
 
+import bisect
 import itertools
+from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import connection
-from django.db.models import Case, F, FilteredRelation, Q, Value, When, Window
-from django.db.models.functions import Coalesce, RowNumber
+from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 
-from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewPool
+from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, QueueTally, ReviewPool
+from reviewapp.review.workspace.queue_state import QUEUE_STATES as QUEUE_STATES
+from reviewapp.review.workspace.queue_state import SKIPPED_SEQ as SKIPPED_SEQ
+from reviewapp.review.workspace.queue_state import with_queue_state as with_queue_state
 from reviewapp.review.workspace.staleness import hashes_match
 
 
@@ -41,9 +49,6 @@ class QueueEntry:
         if self.skipped:
             return "skipped"
         return "draft" if self.status == "draft" and not self.needs_regrade else "todo"
-
-
-QUEUE_STATES = ("todo", "draft", "complete", "skipped")
 
 
 @dataclass(frozen=True)
@@ -137,7 +142,7 @@ def reviewer_queues(*, reviewer: AbstractBaseUser, state: str = "", search: str 
 
 
 # ---------------------------------------------------------------------------
-# The queue page, windowed: counts, filters and search over the whole queue in SQL, rows one page at a time
+# The queue page: counts from the tallies, rows one page at a time by index, filters over the whole queue
 # ---------------------------------------------------------------------------
 
 QUEUE_PAGE_SIZE = 50
@@ -171,118 +176,93 @@ class QueuePage:
         return self.entries if self.filtered else None
 
 
-def _rows_sql(*, reviewer_id: int, pool_pk: int | None = None, words: tuple[str, ...] = (),
-              with_state: bool = True, numbered: bool = True) -> tuple[str, tuple]:
-    """SQL (and its parameters) of the reviewer's assignments, one row each, numbered in ``REVIEWER_ORDER``.
-
-    Built by the ORM so the order is the very expression the rest of the review uses; callers wrap it to count,
-    filter and window it, so no step reads the whole queue into Python.
-    """
-    rows = Assignment.objects.filter(reviewer_id=reviewer_id)
-    if pool_pk is not None:
-        rows = rows.filter(pool_id=pool_pk)
-    columns: dict[str, Any] = {"q_pool": F("pool_id"), "q_item": F("item__public_id")}
-    if numbered:  # counting needs no order: leave the sort out
-        columns["q_position"] = Window(RowNumber(), partition_by=[F("pool_id")], order_by=list(REVIEWER_ORDER))
-    if with_state:
-        # The reviewer's own judgment of each item, joined once (a left join: most items have none yet).
-        rows = rows.alias(own=FilteredRelation("item__judgments",
-                                               condition=Q(item__judgments__reviewer_id=F("reviewer_id"))))
-        fresh = Q(own__current__query_hash=F("item__query_hash"), own__current__source_hash=F("item__source_hash"),
-                  own__current__passage_hash=F("item__passage_hash"))
-        matches = Q()
-        for word in words:
-            matches &= Q(item__query_text__icontains=word)
-        rows = rows.alias(cur_status=F("own__current__status"))
-        columns |= {
-            "q_status": Coalesce("cur_status", Value("new")),
-            "q_regrade": Case(When(Q(cur_status__isnull=False) & ~fresh, then=Value(1)), default=Value(0)),
-            "q_skipped": Case(When(skip__isnull=False, then=Value(1)), default=Value(0)),
-            # QueueEntry.state, in SQL
-            "q_state": Case(
-                When(Q(cur_status=JudgmentRevision.COMPLETE) & fresh, then=Value("complete")),
-                When(skip__isnull=False, then=Value("skipped")),
-                When(Q(cur_status=JudgmentRevision.DRAFT) & fresh, then=Value("draft")),
-                default=Value("todo"),
-            ),
-            "q_match": Case(When(matches, then=Value(1)), default=Value(0)) if words else Value(1),
-            "q_text": F("item__query_text"),
-            "q_pool_pid": F("pool__public_id"), "q_pool_title": F("pool__reviewer_title"),
-            "q_pool_instructions": F("pool__instructions"), "q_pool_kind": F("pool__kind"),
-            "q_pool_created": F("pool__created_at"),
-        }
-    query = rows.annotate(**columns).values(*columns).order_by().query
-    return query.get_compiler(using=Assignment.objects.db).as_sql()
-
-
 def _title(public_id: str, reviewer_title_text: str) -> str:
     return reviewer_title_text or f"Review set {public_id[:6]}"
 
 
+class _Places:
+    """Whole-queue positions from stored places: a shuffle place less the skipped items placed before it; a skipped
+    item after every other, in the order they were skipped. Reads only the skipped rows (``marks``)."""
+
+    def __init__(self, *, total: int, marks: list[tuple[int, int]]) -> None:
+        self.total = total
+        self.places = sorted(place for place, _ in marks)
+        self.seqs = sorted(seq for _, seq in marks)
+
+    def position(self, *, place: int, seq: int) -> int:
+        if seq > SKIPPED_SEQ:
+            return self.total - len(self.seqs) + bisect.bisect_right(self.seqs, seq)
+        return place - bisect.bisect_left(self.places, place)
+
+
+def _open_rows(reviewer_id: Any, pool_id: Any) -> QuerySet[Assignment]:
+    # Written as the partial index ``review_assign_queue_open`` is, so that both engines read it.
+    return Assignment.objects.filter(reviewer_id=reviewer_id, pool_id=pool_id).exclude(state=JudgmentRevision.COMPLETE)
+
+
+def _first(rows: QuerySet[Assignment], field: str) -> Subquery:
+    return Subquery(rows.order_by("seq").values(field)[:1])
+
+
+def _entries(rows: QuerySet[Assignment], places: _Places) -> list[QueueEntry]:
+    return [QueueEntry(item_id=item_id, position=places.position(place=place, seq=seq), status=status,
+                       needs_regrade=bool(regrade), query_text=text, skipped=skip is not None)
+            for item_id, place, seq, status, regrade, text, skip in
+            with_queue_state(rows).values_list("item__public_id", "shuffle_place", "seq", "q_status", "q_regrade",
+                                               "item__query_text", "skip__pk")]
+
+
 def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search: str = "", page: int = 1,
                          page_pool: str = "", page_size: int = QUEUE_PAGE_SIZE) -> list[QueuePage]:
-    """The reviewer's queues, one per pool, each one page of entries long: two SQL queries whatever their length.
+    """The reviewer's queues, one per pool, each one page of entries long, read by index whatever their length.
 
-    Totals, per-state counts, the filtered count and the first open item come from one aggregate over the whole
-    queue; the entries shown from one windowed query. ``page`` (1-based) applies to the pool ``page_pool`` (every
-    pool when empty); the others show their first page. Positions stay those of the whole queue.
+    Totals, per-state counts and progress come from the pools' tallies (one query, with each pool's first open
+    item); each pool's page from one indexed query, plus one for the skipped items' positions when there are any.
+    A state filter is counted by the tally; a search counts its matches (one more query a pool, over the queue).
+    ``page`` (1-based) applies to the pool ``page_pool`` (every pool when empty); the others show their first
+    page. Positions stay those of the whole queue.
     """
     words = tuple(search.lower().split())
-    counted, counted_params = _rows_sql(reviewer_id=reviewer.pk, words=words, numbered=False)
-    inner, params = _rows_sql(reviewer_id=reviewer.pk, words=words)
-    shown_sql = "(q_match = 1 AND (%s = '' OR q_state = %s))"
-    counts_sql = ", ".join(f"SUM(CASE WHEN q_state = '{s}' THEN 1 ELSE 0 END)" for s in QUEUE_STATES)
-    # Only SQL built here or by the ORM is spliced in; every value the reviewer sends is a parameter.
-    with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT q_pool, q_pool_pid, q_pool_title, q_pool_instructions, q_pool_kind, COUNT(*), {counts_sql}, "  # noqa: S608
-            f"SUM(CASE WHEN {shown_sql} THEN 1 ELSE 0 END) "
-            f"FROM ({counted}) t GROUP BY q_pool, q_pool_pid, q_pool_title, q_pool_instructions, q_pool_kind, "
-            "q_pool_created ORDER BY q_pool_created, q_pool",
-            (state, state, *counted_params),
-        )
-        pools = cursor.fetchall()
-        offsets = {}
-        for pool in pools:
-            pages = max(1, -(-pool[10] // page_size))
-            wanted = page if not page_pool or page_pool == pool[1] else 1
-            offsets[pool[0]] = (min(max(wanted, 1), pages), pages)
-        offset_case = " ".join(f"WHEN {int(pk)} THEN {(number - 1) * page_size}"
-                               for pk, (number, _) in offsets.items()) or "WHEN 0 THEN 0"
-        cursor.execute(
-            "SELECT q_pool, q_item, q_position, q_status, q_regrade, q_text, q_skipped, "  # noqa: S608
-            "shown = 1 AND shown_rank > skip_rows AND shown_rank <= skip_rows + %s, "
-            "q_position = first_open FROM ("
-            f" SELECT t.*, CASE WHEN {shown_sql} THEN 1 ELSE 0 END AS shown,"
-            f" SUM(CASE WHEN {shown_sql} THEN 1 ELSE 0 END) OVER (PARTITION BY q_pool ORDER BY q_position)"
-            " AS shown_rank,"
-            " MIN(CASE WHEN q_state <> 'complete' THEN q_position END) OVER (PARTITION BY q_pool) AS first_open,"
-            f" CASE q_pool {offset_case} ELSE 0 END AS skip_rows"
-            f" FROM ({inner}) t) u "
-            "WHERE (shown = 1 AND shown_rank > skip_rows AND shown_rank <= skip_rows + %s) OR q_position = first_open "
-            "ORDER BY q_pool, q_position",
-            (page_size, state, state, state, state, *params, page_size),
-        )
-        rows = cursor.fetchall()
-    shown: dict[int, list[QueueEntry]] = {}
-    next_open: dict[int, QueueEntry] = {}
-    for pool_pk, item_id, position, status, regrade, text, skipped, is_shown, is_next in rows:
-        entry = QueueEntry(item_id=item_id, position=position, status=status, needs_regrade=bool(regrade),
-                           query_text=text, skipped=bool(skipped))
-        if is_shown:
-            shown.setdefault(pool_pk, []).append(entry)
-        if is_next:
-            next_open[pool_pk] = entry
-    return [
-        QueuePage(
-            pool_id=public_id, title=_title(public_id, title), instructions=instructions, kind=kind, total=total,
-            completed=complete, counts=dict(zip(QUEUE_STATES, (todo, draft, complete, skipped), strict=True)),
-            shown_total=shown_total, filtered=bool(state or words), entries=shown.get(pool_pk, []),
-            next_open=next_open.get(pool_pk), page=offsets[pool_pk][0], pages=offsets[pool_pk][1],
-            pool_pk=pool_pk,
-        )
-        for pool_pk, public_id, title, instructions, kind, total, todo, draft, complete, skipped, shown_total in pools
-    ]
+    tallies = list(
+        QueueTally.objects.filter(reviewer=reviewer).select_related("pool")
+        .annotate(open_item=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "item__public_id"),
+                  open_place=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "shuffle_place"),
+                  open_seq=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "seq"))
+        .order_by("pool__created_at", "pool_id")
+    )
+    marked = [t.pool_id for t in tallies if t.skip_marks]
+    marks: dict[int, list[tuple[int, int]]] = defaultdict(list)
+    if marked:
+        skipped = Assignment.objects.filter(reviewer=reviewer, pool_id__in=marked, seq__gt=SKIPPED_SEQ)
+        for pool_pk, place, seq in skipped.values_list("pool_id", "shuffle_place", "seq"):
+            marks[pool_pk].append((place, seq))
+    pages = []
+    for tally in tallies:
+        pool = tally.pool
+        places = _Places(total=tally.total, marks=marks[pool.pk])
+        rows = Assignment.objects.filter(reviewer=reviewer, pool=pool)
+        if state:
+            rows = rows.filter(state=state)
+        for word in words:
+            rows = rows.filter(item__query_text__icontains=word)
+        shown_total = rows.count() if words else getattr(tally, state) if state else tally.total
+        count = max(1, -(-shown_total // page_size))
+        number = min(max(page if not page_pool or page_pool == pool.public_id else 1, 1), count)
+        offset = (number - 1) * page_size
+        entries = _entries(rows.order_by("seq")[offset:offset + page_size], places) if shown_total else []
+        next_open = None
+        if tally.open_item is not None:
+            next_open = next((e for e in entries if e.item_id == tally.open_item), None) or QueueEntry(
+                item_id=tally.open_item, position=places.position(place=tally.open_place, seq=tally.open_seq),
+                status="", needs_regrade=False)
+        pages.append(QueuePage(
+            pool_id=pool.public_id, title=_title(pool.public_id, pool.reviewer_title), instructions=pool.instructions,
+            kind=pool.kind, total=tally.total, completed=tally.complete,
+            counts={s: getattr(tally, s) for s in QUEUE_STATES}, shown_total=shown_total,
+            filtered=bool(state or words), entries=entries, next_open=next_open, page=number, pages=count,
+            pool_pk=pool.pk,
+        ))
+    return pages
 
 
 @dataclass(frozen=True)
@@ -296,25 +276,34 @@ class ItemPlace:
     next_open_id: str | None
 
 
-def reviewer_item_place(*, reviewer_id: int, pool_pk: int, item_id: str) -> ItemPlace:
-    """The item's place in the reviewer's order of one pool: two SQL queries, whatever the queue's length."""
-    inner, params = _rows_sql(reviewer_id=reviewer_id, pool_pk=pool_pk, with_state=False)
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT q_position, total, q_prev, q_next FROM ("  # noqa: S608
-            " SELECT t.*, COUNT(*) OVER () AS total,"
-            " LAG(q_item) OVER (ORDER BY q_position) AS q_prev, LEAD(q_item) OVER (ORDER BY q_position) AS q_next"
-            f" FROM ({inner}) t) u WHERE q_item = %s",
-            (*params, item_id),
+def reviewer_item_place(*, assignment: Assignment) -> ItemPlace:
+    """The item's place in the reviewer's order of its pool: one query of index lookups, whatever the length."""
+    reviewer, pool, seq = assignment.reviewer_id, assignment.pool_id, assignment.seq
+    rows = Assignment.objects.filter(reviewer_id=reviewer, pool_id=pool)
+    others = _open_rows(reviewer, pool)
+    # Skipped items before this one: those before it in the shuffle, or (when it is skipped) those skipped first.
+    before = rows.filter(seq__gt=SKIPPED_SEQ).filter(Q(seq__lte=seq) if seq > SKIPPED_SEQ
+                                                     else Q(shuffle_place__lt=assignment.shuffle_place))
+    found = (
+        QueueTally.objects.filter(reviewer_id=reviewer, pool_id=pool)
+        .annotate(
+            previous_id=Subquery(rows.filter(seq__lt=seq).order_by("-seq").values("item__public_id")[:1]),
+            next_id=_first(rows.filter(seq__gt=seq), "item__public_id"),
+            # The first open item after this one, wrapping round to the start.
+            open_after=_first(others.filter(seq__gt=seq), "item__public_id"),
+            open_before=_first(others.filter(seq__lt=seq), "item__public_id"),
+            skipped_before=Subquery(before.order_by().values("reviewer_id").annotate(n=Count("pk")).values("n")),
         )
-        position, total, previous, following = cursor.fetchone()
-        # The first open item after this one, wrapping round to the start.
-        inner, params = _rows_sql(reviewer_id=reviewer_id, pool_pk=pool_pk)
-        cursor.execute(
-            f"SELECT q_item FROM ({inner}) t WHERE q_state <> 'complete' AND q_item <> %s "  # noqa: S608
-            "ORDER BY CASE WHEN q_position > %s THEN 0 ELSE 1 END, q_position LIMIT 1",
-            (*params, item_id, position),
-        )
-        found = cursor.fetchone()
-    return ItemPlace(position=position, total=total, previous_id=previous, next_id=following,
-                     next_open_id=found[0] if found else None)
+        .first()
+    )
+    if found is None:  # assignments written before tallies existed
+        from reviewapp.review.workspace.queue_order import queue_rebuild
+
+        queue_rebuild(reviewer_id=reviewer, pool_id=pool)
+        assignment.refresh_from_db(fields=["shuffle_place", "seq"])
+        return reviewer_item_place(assignment=assignment)
+    skipped_before = found.skipped_before or 0
+    position = (found.total - found.skip_marks + skipped_before if seq > SKIPPED_SEQ
+                else assignment.shuffle_place - skipped_before)
+    return ItemPlace(position=position, total=found.total, previous_id=found.previous_id, next_id=found.next_id,
+                     next_open_id=found.open_after or found.open_before)

@@ -19,6 +19,7 @@ from reviewapp.review.services import (
     judgment_advance,
     judgment_lock,
 )
+from reviewapp.review.workspace.queue_order import assignment_skip_mark
 
 
 def _own_assignment(*, reviewer: AbstractBaseUser, item: ReviewItem) -> Assignment:
@@ -33,10 +34,12 @@ def assignment_skip_set(*, reviewer: AbstractBaseUser, item: ReviewItem, skipped
     """Mark (or unmark) the reviewer's item as skipped for later. Returns True when something changed."""
     assignment = _own_assignment(reviewer=reviewer, item=item)
     if skipped:
-        _, created = AssignmentSkip.objects.get_or_create(assignment=assignment)
-        return created
-    deleted, _ = AssignmentSkip.objects.filter(assignment=assignment).delete()
-    return deleted > 0
+        _, changed = AssignmentSkip.objects.get_or_create(assignment=assignment)
+    else:
+        changed = AssignmentSkip.objects.filter(assignment=assignment).delete()[0] > 0
+    if changed:
+        assignment_skip_mark(assignment=assignment, skipped=skipped)
+    return changed
 
 
 @transaction.atomic
