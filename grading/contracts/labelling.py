@@ -14,7 +14,7 @@ from django.db import transaction
 from grading.contracts.kinds import CONTRACT_CLAUSE_KIND_KEY
 from grading.contracts.models import ClauseTaxonomy, ContractSet, SetContract
 from grading.contracts.services import taxonomy_current
-from reviewapp.review.services import ReviewError, pool_create
+from reviewapp.review.services import ReviewError, pool_assign, pool_create
 
 
 class LabellingError(ValueError):
@@ -96,3 +96,36 @@ def clause_pool_declare(
         )
     except ReviewError as error:
         raise LabellingError(str(error)) from None
+
+
+@transaction.atomic
+def clause_labelling_start(
+    *,
+    contract_set: ContractSet,
+    categories: Sequence[str],
+    reviewers: Sequence[Any],
+    per_item: int = 2,
+    name: str = "",
+    created_by: Any = None,
+) -> tuple[Any, int]:
+    """Declare a clause pool on ``categories`` of every contract and give each item to ``per_item`` of
+    ``reviewers`` (the engine's balanced, judge-once assignment): the pool and how many assignments were added.
+
+    One transaction: a pool whose lawyers cannot be assigned (too few chosen, one refused) is not declared either,
+    so the gold page never shows a pool nobody can label.
+    """
+    if not categories:
+        raise LabellingError("choose at least one category to label")
+    if per_item < 1:
+        raise LabellingError("lawyers per contract: at least 1")
+    if len(reviewers) < per_item:
+        raise LabellingError(f"{per_item} lawyers per contract need at least {per_item} lawyers chosen; "
+                             f"{len(reviewers)} chosen")
+    title = (name.strip() or f"{contract_set.name}: {', '.join(categories)}")[:200]
+    pool = clause_pool_declare(contract_set=contract_set, name=title, categories=categories,
+                               reviewers_per_item=per_item, created_by=created_by)
+    try:
+        added = pool_assign(pool=pool, reviewers=reviewers, per_item=per_item)
+    except ReviewError as error:
+        raise LabellingError(str(error)) from None
+    return pool, added

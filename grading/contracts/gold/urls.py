@@ -8,6 +8,7 @@ views = lazy_module("grading.contracts.gold.views")
 
 urlpatterns = [
     path("contracts/<int:pk>/gold/", views.gold_page, name="contract-gold"),
+    path("contracts/<int:pk>/gold/start/", views.gold_labelling_start, name="contract-gold-start"),
     path("contracts/<int:pk>/gold/freeze/", views.gold_freeze, name="contract-gold-freeze"),
     path("contracts/<int:pk>/gold/v<int:version>/", views.gold_set_page, name="contract-gold-set"),
     path("contracts/<int:pk>/gold/v<int:version>/gold.json", views.gold_set_download, {"fmt": "json"},

@@ -17,10 +17,12 @@ from grading.contracts.gold.exports import GoldExportError, gold_csv, gold_cuad_
 from grading.contracts.gold.freeze import GoldSetError, gold_set_freeze
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_sets, labelling_state
+from grading.contracts.labelling import LabellingError, clause_labelling_start
 from grading.contracts.models import ContractSet
+from grading.contracts.services import taxonomy_current
 from grading.dataset.selectors import dataset_of_gold_set
-from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
-from reviewapp.review.selectors import pool_get
+from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.review.selectors import pool_get, reviewer_candidates
 
 TEMPLATE_GOLD = "cuad/contracts/gold.html"
 TEMPLATE_GOLD_SET = "cuad/contracts/gold_set.html"
@@ -30,11 +32,37 @@ TEMPLATE_ADJUDICATE = "cuad/contracts/gold_adjudicate.html"
 @perm_required(VIEW_REPORTS)
 def gold_page(request: HttpRequest, pk: int) -> HttpResponse:
     contract_set = get_object_or_404(ContractSet, pk=pk)
+    can_manage = request.user.has_perm(MANAGE_REVIEWS)
+    taxonomy = taxonomy_current(contract_set)
     return render(request, TEMPLATE_GOLD, {
         "tab": "contracts", "contract_set": contract_set, "pools": labelling_state(contract_set=contract_set),
         "versions": list(gold_sets(contract_set=contract_set)),
-        "can_manage": request.user.has_perm(MANAGE_REVIEWS),
+        "can_manage": can_manage,
+        # The "start labelling" form: the taxonomy's categories and the people who may be assigned blind review.
+        "categories": taxonomy.categories if taxonomy is not None and can_manage else [],
+        "candidates": reviewer_candidates() if can_manage else [],
     })
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def gold_labelling_start(request: HttpRequest, pk: int) -> HttpResponse:
+    """Declare a clause pool on the chosen categories and assign the chosen lawyers (``clause_labelling_start``)."""
+    contract_set = get_object_or_404(ContractSet, pk=pk)
+    wanted = set(request.POST.getlist("reviewers"))
+    lawyers = [user for user in reviewer_candidates() if str(user.pk) in wanted]
+    try:
+        per_item = int(request.POST.get("per_item") or 2)
+        pool, added = clause_labelling_start(
+            contract_set=contract_set, categories=request.POST.getlist("categories"), reviewers=lawyers,
+            per_item=per_item, name=request.POST.get("name", ""), created_by=request.user)
+    except ValueError as error:  # LabellingError, or a per_item that is not a number
+        messages.error(request, str(error) if isinstance(error, LabellingError) else
+                       "lawyers per contract: a whole number")
+    else:
+        messages.success(request, f"Labelling started: pool {pool.name!r}, {pool.items.count()} items, "
+                                  f"{added} assignments to {len(lawyers)} lawyers.")
+    return redirect("cuad:contract-gold", pk=pk)
 
 
 @perm_required(MANAGE_REVIEWS)

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from grading.contracts.gold.models import GoldSet
+from grading.dataset.selectors import dataset_of_gold_set
 from tests.factories import client_for, make_user
 from tests.grading.contracts.gold_support import cuad_fixture_set, label, label_all_as_cuad, lawyer
 
@@ -79,3 +80,17 @@ def test_the_api_lists_gold_sets_and_serves_one_with_its_exports(labelled):
     frozen = client.post(f"/api/v1/cuad/contract-sets/{contract_set.pk}/gold-sets/")
     assert frozen.status_code == 200 and frozen.json()["created"] is False
     assert api.post(f"/api/v1/cuad/contract-sets/{contract_set.pk}/gold-sets/").status_code == 403
+
+
+def test_the_runs_page_forms_name_the_gold_set_when_it_is_the_only_dataset(labelled):
+    contract_set, pool, item, admin, _ = labelled
+    client = client_for(admin)
+    client.post(f"/cuad/contracts/{contract_set.pk}/gold/adjudicate/{pool.public_id}/{item.public_id}/",
+                {"ruling": "absent"})
+    client.post(f"/cuad/contracts/{contract_set.pk}/gold/freeze/")
+    dataset = dataset_of_gold_set(contract_set_id=contract_set.pk, version=1)
+    # No CUAD release is loaded: the page shows no dataset choice, so the form itself names the gold set (the
+    # form posts to /cuad/runs/ without the query string; without the field the run went to CUAD's, none).
+    page = client.get(f"/cuad/runs/?dataset={dataset.pk}").content.decode()
+    assert 'data-testid="dataset-select"' not in page
+    assert f'<input type="hidden" name="dataset" value="{dataset.pk}">' in page

@@ -3,7 +3,9 @@ import pytest
 from grading.contracts.kinds import CONTRACT_CLAUSE_KIND_KEY
 from grading.contracts.labelling import LabellingError, clause_pool_declare
 from grading.contracts.services import contract_import, contract_set_get_or_create, taxonomy_publish
-from reviewapp.review.models import ReviewItem
+from reviewapp.review.models import Assignment, ReviewItem
+from reviewapp.review.selectors import pool_find
+from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db
 
@@ -49,3 +51,42 @@ def test_only_the_chosen_categories_and_contracts_are_declared_and_unknown_ones_
     empty, _ = contract_set_get_or_create(name="No taxonomy")
     with pytest.raises(LabellingError, match="taxonomy"):
         clause_pool_declare(contract_set=empty, name="Four")
+
+
+def test_an_admin_starts_labelling_from_the_gold_page_with_chosen_categories_and_lawyers(
+        admin_user_, reviewer_user, reviewer2_user, stakeholder_user):
+    contract_set = _set_with_two_contracts()
+    client = client_for(admin_user_)
+    page = client.get(f"/cuad/contracts/{contract_set.pk}/gold/").content.decode()
+    assert 'data-testid="gold-start"' in page and '<option value="Notice Period">' in page
+    assert f'value="{reviewer_user.pk}"> rita_reviewer' in page
+    assert "alice_admin</label>" not in page  # only people who may review blind are offered
+    response = client.post(f"/cuad/contracts/{contract_set.pk}/gold/start/", {
+        "categories": ["Notice Period"], "reviewers": [reviewer_user.pk, reviewer2_user.pk], "per_item": "2"})
+    assert response.status_code == 302
+    pool = pool_find(external_ref={"contract_set": contract_set.pk}, kind=CONTRACT_CLAUSE_KIND_KEY)[0]
+    assert pool.declared_params["categories"] == ["Notice Period"] and pool.reviewers_per_item == 2
+    assert sorted(ReviewItem.objects.filter(pool=pool).values_list("source_heading", "query_id")) == [
+        ("alpha", "Notice Period"), ("beta", "Notice Period")]
+    held = sorted(Assignment.objects.filter(pool=pool).values_list("reviewer__username", flat=True))
+    assert held == ["rita_reviewer"] * 2 + ["rob_reviewer"] * 2
+    assert "Labelling started" in client.get(response["Location"]).content.decode()
+
+
+def test_starting_labelling_is_refused_whole_and_only_for_admins(admin_user_, reviewer_user, stakeholder_user):
+    contract_set = _set_with_two_contracts()
+    url = f"/cuad/contracts/{contract_set.pk}/gold/start/"
+    client = client_for(admin_user_)
+    # Two lawyers per contract with one lawyer chosen: no pool is left behind unassigned.
+    response = client.post(url, {"categories": ["Governing Law"], "reviewers": [reviewer_user.pk], "per_item": "2"},
+                           follow=True)
+    assert "2 lawyers per contract need at least 2 lawyers chosen; 1 chosen" in response.content.decode()
+    response = client.post(url, {"categories": ["Nope"], "reviewers": [reviewer_user.pk], "per_item": "1"},
+                           follow=True)
+    assert "categories not in taxonomy v2 of &#x27;Firm set&#x27;: Nope" in response.content.decode()
+    assert not pool_find(external_ref={"contract_set": contract_set.pk}, kind=CONTRACT_CLAUSE_KIND_KEY)
+    assert client_for(stakeholder_user).post(url, {"categories": ["Governing Law"],
+                                                   "reviewers": [reviewer_user.pk], "per_item": "1"}
+                                             ).status_code == 403
+    assert 'data-testid="gold-start"' not in client_for(stakeholder_user).get(
+        f"/cuad/contracts/{contract_set.pk}/gold/").content.decode()
