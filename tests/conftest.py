@@ -78,6 +78,36 @@ def pytest_collection_modifyitems(config, items):
             items[:] = [item for item in items if not item.get_closest_marker("postgresql")]
 
 
+@pytest.fixture(scope="session")
+def django_db_setup(request, django_test_environment, django_db_blocker, django_db_use_migrations, django_db_keepdb,
+                    django_db_createdb, django_db_modify_db_settings):
+    """pytest-django's test database setup, except that an in-memory SQLite database is copied from a migrated
+    template instead of each process running every migration again (see tests/sqlite_template.py)."""
+    from django.db import connection
+    from django.test.utils import setup_databases, teardown_databases
+    from pytest_django.fixtures import _disable_migrations, _get_databases_for_setup
+
+    from tests.sqlite_template import setup_from_template, template_applies
+
+    keepdb = django_db_keepdb and not django_db_createdb
+    if not django_db_use_migrations:
+        _disable_migrations()
+    aliases, serialized_aliases = _get_databases_for_setup(request.session.items)
+    verbosity = request.config.option.verbose
+    with django_db_blocker.unblock():
+        if aliases == {"default"} and template_applies(connection, use_migrations=django_db_use_migrations,
+                                                       keepdb=keepdb):
+            db_cfg = setup_from_template(connection, setup_databases=setup_databases, verbosity=verbosity,
+                                         serialized="default" in serialized_aliases)
+        else:
+            db_cfg = setup_databases(verbosity=verbosity, interactive=False, aliases=aliases,
+                                     serialized_aliases=serialized_aliases, keepdb=keepdb)
+    yield
+    if not django_db_keepdb:
+        with django_db_blocker.unblock():
+            teardown_databases(db_cfg, verbosity=verbosity)
+
+
 @pytest.fixture
 def project_password_hashers(settings):
     """The project's own PASSWORD_HASHERS, for a test of that setting (every other test hashes at one round)."""

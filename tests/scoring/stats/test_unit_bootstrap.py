@@ -40,6 +40,12 @@ from tests.references import accuracy_score, brier_score_loss, cohen_kappa_score
 
 # ---------------------------------------------------------------- references
 
+# Replicates per case where the reference recomputes each one through scikit-learn or the krippendorff package
+# (milliseconds a call). Every replicate is compared (the undefined count) and the 2.5th and 97.5th percentiles
+# still interpolate between two drawn replicates, so 40 checks the same things 100-150 did, at a third of the calls;
+# the vectorised references (scipy over sums, the index blocks) keep their hundreds and thousands.
+LOOP_REPLICATES = 40
+
 
 def _unit_members(units):
     """Unit names in sorted order and, for each, the positions of its observations."""
@@ -139,7 +145,7 @@ def test_kappa_interval_equals_a_scikit_learn_loop_over_the_same_unit_resamples(
     saw_undefined = 0
     for case in range(30):
         a, b, units = _random_pairs(rng, skewed=case % 2 == 0)
-        ours = kappa_interval(a, b, units, weights=weights, unit="contract", replicates=100, seed=case)
+        ours = kappa_interval(a, b, units, weights=weights, unit="contract", replicates=LOOP_REPLICATES, seed=case)
         both = [i for i in range(len(a)) if a[i] is not None and b[i] is not None]
         xa, xb, xu = [a[i] for i in both], [b[i] for i in both], [units[i] for i in both]
         assert ours.observations == len(both)
@@ -155,13 +161,14 @@ def test_kappa_interval_equals_a_scikit_learn_loop_over_the_same_unit_resamples(
             continue
         low, high, undefined = _reference(
             xu, lambda rows, xa=xa, xb=xb: _sklearn_kappa([xa[i] for i in rows], [xb[i] for i in rows], weights),
-            replicates=100, seed=case,
+            replicates=LOOP_REPLICATES, seed=case,
         )
         assert ours.undefined == undefined
         assert [ours.interval.low, ours.interval.high] == pytest.approx([low, high], abs=1e-12)
         if undefined:
             saw_undefined += 1
-            assert f"{undefined} of 100 resamples" in ours.caveat and f"other {100 - undefined}" in ours.caveat
+            assert f"{undefined} of {LOOP_REPLICATES} resamples" in ours.caveat
+            assert f"other {LOOP_REPLICATES - undefined}" in ours.caveat
         elif ours.units < FEW_UNITS:
             assert ours.caveat.startswith(f"few units (n={ours.units} contracts)")
         else:
@@ -176,7 +183,7 @@ def test_kappa_interval_equals_scipy_stats_bootstrap_percentile_over_unit_indice
         a, b, units = _random_pairs(rng, skewed=False)
         both = [i for i in range(len(a)) if a[i] is not None and b[i] is not None]
         xa, xb, xu = [a[i] for i in both], [b[i] for i in both], [units[i] for i in both]
-        ours = kappa_interval(a, b, units, weights="quadratic", unit="item", replicates=150, seed=case)
+        ours = kappa_interval(a, b, units, weights="quadratic", unit="item", replicates=LOOP_REPLICATES, seed=case)
         if ours.undefined or not ours.has_interval:
             continue
         _, members = _unit_members(xu)
@@ -185,7 +192,7 @@ def test_kappa_interval_equals_scipy_stats_bootstrap_percentile_over_unit_indice
             rows = [i for u in drawn.astype(int) for i in members[u]]
             return _sklearn_kappa([xa[i] for i in rows], [xb[i] for i in rows], "quadratic")
 
-        ref = stats.bootstrap((np.arange(len(members)),), statistic, n_resamples=150, method="percentile",
+        ref = stats.bootstrap((np.arange(len(members)),), statistic, n_resamples=LOOP_REPLICATES, method="percentile",
                               vectorized=False, rng=np.random.default_rng(case))
         assert ours.interval.low == pytest.approx(ref.confidence_interval.low, abs=1e-12)
         assert ours.interval.high == pytest.approx(ref.confidence_interval.high, abs=1e-12)
@@ -197,7 +204,7 @@ def test_raw_agreement_interval_equals_a_scikit_learn_loop_on_the_same_draws_as_
     rng = np.random.default_rng(19)
     for case in range(25):
         a, b, units = _random_pairs(rng, skewed=case % 2 == 0)
-        ours = raw_agreement_interval(a, b, units, unit="contract", replicates=100, seed=case)
+        ours = raw_agreement_interval(a, b, units, unit="contract", replicates=LOOP_REPLICATES, seed=case)
         both = [i for i in range(len(a)) if a[i] is not None and b[i] is not None]
         xa, xb, xu = np.array([a[i] for i in both]), np.array([b[i] for i in both]), [units[i] for i in both]
         assert ours.interval.estimate == pytest.approx(raw_agreement(a, b), abs=1e-12)
@@ -205,7 +212,7 @@ def test_raw_agreement_interval_equals_a_scikit_learn_loop_on_the_same_draws_as_
             assert not ours.has_interval
             continue
         low, high, undefined = _reference(xu, lambda rows, xa=xa, xb=xb: accuracy_score(xa[rows], xb[rows]),
-                                          replicates=100, seed=case)
+                                          replicates=LOOP_REPLICATES, seed=case)
         assert ours.undefined == undefined == 0
         assert [ours.interval.low, ours.interval.high] == pytest.approx([low, high], abs=1e-12)
 
@@ -218,7 +225,7 @@ def test_alpha_interval_equals_a_krippendorff_package_loop_over_the_same_unit_re
     compared = 0
     for case in range(40):
         matrix, units = _random_matrix(rng)
-        ours = alpha_interval(matrix, units, unit="query family", replicates=150, seed=case)
+        ours = alpha_interval(matrix, units, unit="query family", replicates=LOOP_REPLICATES, seed=case)
         pairable = [j for j in range(len(units)) if sum(row[j] is not None for row in matrix) >= 2]
         assert ours.observations == len(pairable)
         point = _package_alpha([[np.nan if v is None else v for v in row] for row in matrix])
@@ -235,7 +242,7 @@ def test_alpha_interval_equals_a_krippendorff_package_loop_over_the_same_unit_re
             return _package_alpha([[np.nan if row[pairable[c]] is None else row[pairable[c]] for c in columns]
                                    for row in matrix])
 
-        low, high, undefined = _reference(kept_units, replicate, replicates=150, seed=case)
+        low, high, undefined = _reference(kept_units, replicate, replicates=LOOP_REPLICATES, seed=case)
         assert ours.undefined == undefined
         assert [ours.interval.low, ours.interval.high] == pytest.approx([low, high], abs=1e-9)
         compared += 1
@@ -261,7 +268,7 @@ def test_brier_and_ece_intervals_equal_a_scikit_learn_and_hand_loop_over_the_sam
     rng = np.random.default_rng(14)
     for case in range(30):
         p, labels, units = _random_calibration(rng)
-        ours = calibration_intervals(p, labels, units, unit="query family", replicates=100, seed=case)
+        ours = calibration_intervals(p, labels, units, unit="query family", replicates=LOOP_REPLICATES, seed=case)
         keep = [i for i, label in enumerate(labels) if label is not None]
         if not keep:
             assert not ours.brier.defined and not ours.ece.defined
@@ -282,7 +289,7 @@ def test_brier_and_ece_intervals_equal_a_scikit_learn_and_hand_loop_over_the_sam
             (ours.brier, lambda rows, kp=kp, ky=ky: brier_score_loss(ky[rows], kp[rows])),
             (ours.ece, lambda rows, kp=kp, ky=ky: _hand_ece(kp[rows], ky[rows])),
         ):
-            low, high, undefined = _reference(ku, replicate, replicates=100, seed=case)
+            low, high, undefined = _reference(ku, replicate, replicates=LOOP_REPLICATES, seed=case)
             assert undefined == figure.undefined == 0
             assert [figure.interval.low, figure.interval.high] == pytest.approx([low, high], abs=1e-12)
 
