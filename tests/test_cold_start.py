@@ -272,3 +272,23 @@ WARM_PROBE = (
 def test_a_web_process_imports_every_view_before_its_first_request():
     total, unresolved = _probe(WARM_PROBE)
     assert total > 100 and unresolved == 0
+
+
+PAGES_PROBE = (
+    "import json, os, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "os.environ.pop('DATABASE_URL', None)\n"
+    "import django\n"
+    "django.setup()\n"
+    "from reviewapp.core.warmup import warm_up\n"
+    "warm_up()\n"
+    "print(json.dumps(sorted(m for m in ('psycopg', 'django.contrib.postgres.forms', 'scipy', 'scipy.sparse',\n"
+    "                                    'jsonschema') if sys.modules.get(m) is not None)))\n"
+)
+
+
+def test_a_web_process_on_sqlite_loads_no_psycopg_scipy_or_jsonschema_before_it_serves():
+    # What every page needs is imported before the first request (above); these are not needed by any page: psycopg
+    # came through DRF's compat import of django.contrib.postgres, scipy.sparse through the leaderboards' import of
+    # the nearest-example baseline, jsonschema through the provider layer. Each loads where it is used.
+    assert _probe(PAGES_PROBE) == []
