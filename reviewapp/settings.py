@@ -18,6 +18,7 @@ from reviewapp.config import (
     env_list,
     env_str,
     redis_url,
+    without_postgres_fields,
 )
 from reviewapp.sso.config import csp_allowing_idp, oidc_settings
 
@@ -103,6 +104,7 @@ TEMPLATES = [
 
 DATABASE_URL = env_str("DATABASE_URL", f"sqlite:///{VAR_DIR / 'db.sqlite3'}")
 DATABASES = {"default": database_config(DATABASE_URL, base_dir=BASE_DIR, password=env_str("DATABASE_PASSWORD"))}
+without_postgres_fields(DATABASES["default"])  # on SQLite DRF then loads no psycopg (see the function)
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DATABASE_ROUTERS = ["reviewapp.db_routers.TablelessModelsRouter"]
 

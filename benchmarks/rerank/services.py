@@ -55,7 +55,6 @@ from reviewapp.providers.local.distributions import concentration
 from reviewapp.providers.services import ExecutionReport, RequestResult
 from reviewapp.providers.spend.preflight import ProviderSetup, provider_preflight
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED, GradeSpec, ProviderError
-from scoring.stats.calibration import p_useful
 
 if TYPE_CHECKING:
     import httpx
@@ -237,6 +236,8 @@ FINISH_MARK = " To finish: "
 
 
 def _grade_rows(run: RerankRun, planned: PlannedRequest, result: RequestResult) -> list[RerankGrade]:
+    from scoring.stats.calibration import p_useful  # numpy: for the run that grades, not the pages importing this
+
     rows = []
     for position, candidate_id in enumerate(planned.candidate_ids, start=1):
         common = {"run": run, "query_id": planned.query_id, "candidate_id": candidate_id,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import subprocess
 import sys
@@ -100,3 +101,16 @@ def test_a_secret_is_read_from_the_file_its_FILE_variable_names(tmp_path, monkey
     assert (config["USER"], config["PASSWORD"], config["NAME"]) == ("legal", "p@ss/word", "legal")
     assert redis_url("redis://redis:6379/0", password="p@ss/word") == "redis://:p%40ss%2Fword@redis:6379/0"
     assert redis_url("redis://:own@redis:6379/0", password="other") == "redis://:own@redis:6379/0"
+
+
+def test_on_sqlite_drf_finds_no_postgres_fields_and_on_postgresql_it_does(tmp_path, monkeypatch):
+    from reviewapp.config import database_config, without_postgres_fields
+
+    name = "django.contrib.postgres.fields"
+    monkeypatch.setitem(sys.modules, name, sys.modules.get(name))  # whatever this process had is put back after
+    monkeypatch.delitem(sys.modules, name)
+    without_postgres_fields(database_config("postgres://u@db:5432/app", base_dir=tmp_path))
+    assert name not in sys.modules
+    without_postgres_fields(database_config(f"sqlite:///{tmp_path / 'db.sqlite3'}", base_dir=tmp_path))
+    with pytest.raises(ImportError):  # what DRF's compat module meets in a fresh SQLite process
+        importlib.import_module(name)

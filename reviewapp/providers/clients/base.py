@@ -9,7 +9,6 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-import jsonschema
 from django.conf import settings
 
 from reviewapp.providers.local.distributions import renormalise
@@ -160,6 +159,8 @@ def answer_instructions(*, method: str, n: int, labels: tuple[str, ...]) -> str:
 
 def grades_from_stated(data: Any, *, n: int, labels: tuple[str, ...]) -> tuple[GradeDistribution, ...]:
     """Validate a structured grade answer and align it to the n items (item numbers 1..n in order)."""
+    import jsonschema  # imported on use: pages import the provider layer and validate no answer
+
     try:
         jsonschema.validate(data, grade_answer_schema(labels))
     except jsonschema.ValidationError as error:
@@ -180,6 +181,8 @@ def grades_from_stated(data: Any, *, n: int, labels: tuple[str, ...]) -> tuple[G
 
 
 def validate_structured(data: Any, schema: dict[str, Any]) -> dict[str, Any]:
+    import jsonschema  # imported on use: pages import the provider layer and validate no answer
+
     try:
         jsonschema.validate(data, schema)
     except jsonschema.ValidationError as error:

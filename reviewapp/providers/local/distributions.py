@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy is imported by the functions using it: pages import the provider layer, compute nothing
+    import numpy as np
 
 # The local heuristic maps a cosine similarity to P(grade 0..3) by a fixed
 # cumulative-logit (ordinal) rule: P(grade >= k) = sigmoid((cos - THRESHOLDS[k-1]) / SCALE).
@@ -26,6 +28,8 @@ LOCAL_SCALE = 0.05
 
 def renormalise(weights: Sequence[float]) -> tuple[tuple[float, ...], float]:
     """Scale non-negative weights to sum 1; return (probabilities, captured mass = the original sum)."""
+    import numpy as np
+
     arr = np.asarray(weights, dtype=np.float64)
     if arr.ndim != 1 or arr.size == 0 or not np.all(np.isfinite(arr)) or np.any(arr < 0):
         raise ValueError(f"weights must be finite and non-negative, got {list(weights)!r}")
@@ -53,6 +57,8 @@ def from_top_logprobs(top: Sequence[Mapping], labels: Sequence[str]) -> tuple[tu
 
 def concentration(probs: Sequence[float]) -> float:
     """1 - normalised Shannon entropy: 1 for a one-hot distribution, 0 for uniform. Not P(correct)."""
+    import numpy as np
+
     arr = np.asarray(probs, dtype=np.float64)
     nz = arr[arr > 0]
     entropy = float(-(nz * np.log(nz)).sum())
@@ -61,6 +67,8 @@ def concentration(probs: Sequence[float]) -> float:
 
 def local_grade_probs(cosines: np.ndarray) -> np.ndarray:
     """The fixed local-heuristic mapping: cosine similarities (n,) -> P(grade 0..3) (n, 4). See module note."""
+    import numpy as np
+
     cos = np.asarray(cosines, dtype=np.float64)[:, None]
     at_least = 1.0 / (1.0 + np.exp(-(cos - np.asarray(LOCAL_THRESHOLDS)[None, :]) / LOCAL_SCALE))  # (n, 3)
     ones = np.ones((cos.shape[0], 1))

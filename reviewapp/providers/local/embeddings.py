@@ -54,10 +54,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from reviewapp.providers.types import ProviderError
+
+if TYPE_CHECKING:  # numpy is imported where vectors are made: pages import this module for MODEL_ID, embed nothing
+    import numpy as np
 
 logger = logging.getLogger(__name__)
 
@@ -123,6 +125,8 @@ class VectorStore:
         return self.root / digest[:2] / f"{digest}.f32"
 
     def get(self, text: str) -> np.ndarray | None:
+        import numpy as np
+
         try:
             raw = self._path(text).read_bytes()
         except OSError:
@@ -135,6 +139,8 @@ class VectorStore:
         """Write a vector for every process to share. A full or read-only disk costs speed, never a result,
         so the job goes on; but it is said, loudly and once: every worker then embeds everything itself (a
         volume owned by another user than the worker's was exactly this, and nobody knew)."""
+        import numpy as np
+
         if self.write_error:
             return
         path = self._path(text)
@@ -202,6 +208,8 @@ class LocalEncoder:
         self.computed = 0  # texts this encoder ran through the model (not found in either cache)
 
     def _embed_one(self, text: str) -> np.ndarray:
+        import numpy as np
+
         ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
         if "token_type_ids" in self._inputs:
@@ -251,6 +259,8 @@ class LocalEncoder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """(n, 384) float32 unit vectors, in the order given."""
+        import numpy as np
+
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
         todo: list[int] = []
         with self._lock:
@@ -335,6 +345,8 @@ def cosine_rows(vectors: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
     Each row's products are summed on their own (numpy's pairwise sum along a contiguous
     row), never by BLAS: a row's cosine is the same bits whatever else is in ``vectors``.
     """
+    import numpy as np
+
     rows = np.ascontiguousarray(vectors, dtype=np.float64).reshape(-1, DIMENSION)
     return (rows * np.asarray(query_vector, dtype=np.float64)[None, :]).sum(axis=1)
 
