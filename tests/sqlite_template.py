@@ -38,7 +38,7 @@ def template_applies(connection, *, use_migrations: bool, keepdb: bool) -> bool:
 def _sources() -> list[Path]:
     from django.apps import apps
 
-    from reviewapp.core import access
+    from reviewapp.core.auth import roles as access
 
     files: set[Path] = {Path(inspect.getfile(access))}
     for config in apps.get_app_configs():

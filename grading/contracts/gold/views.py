@@ -21,7 +21,7 @@ from grading.contracts.labelling import LabellingError, clause_labelling_start
 from grading.contracts.models import ContractSet
 from grading.contracts.services import taxonomy_current
 from grading.dataset.selectors import dataset_of_gold_set
-from reviewapp.core.access import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.review.selectors import pool_get, reviewer_candidates
 
 TEMPLATE_GOLD = "cuad/contracts/gold.html"
