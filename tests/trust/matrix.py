@@ -278,6 +278,28 @@ MATRIX: dict[str, Entry] = {
         None, MANAGE_REVIEWS, "/api/v1/cuad/contract-sets/{contract_set_pk}/contracts/"),
     "api/v1/cuad/contract-sets/<int:pk>/taxonomy/": api_post(
         None, MANAGE_REVIEWS, "/api/v1/cuad/contract-sets/{contract_set_pk}/taxonomy/"),
+    # Gold labels of a set: the world has no clause pool and no frozen version, so those answer 404 to the roles
+    # allowed in (after the permission check, which comes first).
+    "cuad/contracts/<int:pk>/gold/": page(VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/gold/"),
+    "cuad/contracts/<int:pk>/gold/start/": post_only(MANAGE_REVIEWS, "/cuad/contracts/{contract_set_pk}/gold/start/"),
+    "cuad/contracts/<int:pk>/gold/freeze/": post_only(MANAGE_REVIEWS,
+                                                      "/cuad/contracts/{contract_set_pk}/gold/freeze/"),
+    "cuad/contracts/<int:pk>/gold/v<int:version>/": page(VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/gold/v1/",
+                                                         ok=404),
+    "cuad/contracts/<int:pk>/gold/v<int:version>/gold.json": page(
+        VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/gold/v1/gold.json", ok=404),
+    "cuad/contracts/<int:pk>/gold/v<int:version>/gold.csv": page(
+        VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/gold/v1/gold.csv", ok=404),
+    "cuad/contracts/<int:pk>/gold/adjudicate/<str:pool_id>/<str:item_id>/": page(
+        MANAGE_REVIEWS, "/cuad/contracts/{contract_set_pk}/gold/adjudicate/nopool/noitem/", ok=404),
+    "api/v1/cuad/contract-sets/<int:pk>/gold-sets/": api_post(
+        VIEW_REPORTS, MANAGE_REVIEWS, "/api/v1/cuad/contract-sets/{contract_set_pk}/gold-sets/"),
+    "api/v1/cuad/contract-sets/<int:pk>/gold-sets/<int:version>/": api(
+        VIEW_REPORTS, "/api/v1/cuad/contract-sets/{contract_set_pk}/gold-sets/1/", ok=404),
+    "api/v1/cuad/contract-sets/<int:pk>/gold-sets/<int:version>/cuad.json": api(
+        VIEW_REPORTS, "/api/v1/cuad/contract-sets/{contract_set_pk}/gold-sets/1/cuad.json", ok=404),
+    "api/v1/cuad/contract-sets/<int:pk>/gold-sets/<int:version>/gold.csv": api(
+        VIEW_REPORTS, "/api/v1/cuad/contract-sets/{contract_set_pk}/gold-sets/1/gold.csv", ok=404),
     "api/v1/cuad/dataset/": api(VIEW_REPORTS, "/api/v1/cuad/dataset/"),
     "api/v1/cuad/runs/": api_post(VIEW_REPORTS, LAUNCH_RUNS, "/api/v1/cuad/runs/",
                                {"run": {"model": "m", "extractions": []}}),
