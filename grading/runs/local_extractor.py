@@ -24,7 +24,7 @@ percentile 0.50. At 0.45 about a third of the span passages pass and roughly
 
 Speed: embedding is ~0.5-0.8 ms per token on 2 cores; at 40 passages a contract
 takes 0.3-2 s, the 100-contract demo sample one to four minutes depending on
-machine load (see perf/bench_cuad_console.py), so it runs on Celery.
+machine load (see perf/cuad/bench_cuad_console.py), so it runs on Celery.
 """
 
 from __future__ import annotations

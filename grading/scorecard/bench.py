@@ -1,4 +1,4 @@
-"""The CUAD grading benchmark body (see perf/bench_cuad_grading.py, which runs it on a throwaway database).
+"""The CUAD grading benchmark body (see perf/cuad/bench_cuad_grading.py, which runs it on a throwaway database).
 
 Kept in grading/ so the perf script reaches it through a management command
 rather than importing the grading job from the benchmarks package.
@@ -46,7 +46,7 @@ def _build_run(contract_ids: list[int], seed: int = 7) -> bytes:
 
 
 def run_benchmark(*, data_dir: pathlib.Path, stdout) -> dict[str, float]:
-    """Prints every figure; returns the headline ones (perf/bench_cuad_grading.py reports them)."""
+    """Prints every figure; returns the headline ones (perf/cuad/bench_cuad_grading.py reports them)."""
     if True:
         from grading.dataset.selectors import sample_contract_ids
         from grading.dataset.services import cuad_load, sample_create
@@ -122,7 +122,7 @@ def run_leaderboard_benchmark(*, data_dir: pathlib.Path, stdout, settings_count:
     """Three runs on the real seed-42 sample (CUAD gold, and gold with injected errors at two seeds) ranked by
     ``leaderboard_view`` at random thresholds and both matchers: figures of every run, every pair, the clause type
     x model table, B = 1000 paired contract bootstrap. "cold" includes reading the pair scores from the database.
-    Prints every figure; returns the headline ones (perf/bench_cuad_leaderboard.py reports them)."""
+    Prints every figure; returns the headline ones (perf/cuad/bench_cuad_leaderboard.py reports them)."""
     import numpy as np
 
     from grading.dataset.models import Contract, Span

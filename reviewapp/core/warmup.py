@@ -4,7 +4,7 @@ Called by ``reviewapp.wsgi`` at import: under ``gunicorn --preload`` (docker-com
 every forked worker inherits the result and answers its first request as fast as its second. Without
 ``--preload`` each worker does it while booting, still before it accepts a connection.
 
-What a first request paid for (measured by perf/bench_pages.py): importing the URL config and the views,
+What a first request paid for (measured by perf/web/bench_pages.py): importing the URL config and the views,
 the reverse tables of the URL resolvers (built per namespace the first time ``{% url %}`` or ``reverse()``
 names one: ~70-160 ms), compiling the templates it renders (the cached loader keeps them per process),
 importing the Redis client (~50-90 ms, on the first cache read) and the modules settings name for a request.

@@ -105,7 +105,7 @@ def test_growth_figures_make_a_table_of_their_own_and_their_goals_still_count():
 
 
 def test_growth_per_tenfold_of_work_is_ten_when_cost_is_linear():
-    from perf.bench_growth import per_tenfold
+    from perf.scoring.bench_growth import per_tenfold
 
     assert per_tenfold(10.0, 1.0, 1000, 100) == pytest.approx(10.0)
     assert per_tenfold(5.0, 1.0, 510, 100) == pytest.approx(5.0 ** (1 / 0.7075701760979364))

@@ -42,7 +42,7 @@ def race(race_server):
 def _world() -> dict:
     from django.contrib.auth import get_user_model
 
-    from perf.review_world import login_sessions
+    from perf.web.review_world import login_sessions
     from reviewapp.core.auth.credentials import api_token_create
     from reviewapp.review import services
     from tests.factories import make_user

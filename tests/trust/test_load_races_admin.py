@@ -30,7 +30,7 @@ def admins(race_server):
     """Two admins, each with a session (pages) and a token (API); the server to send their requests to."""
     from django.contrib.auth import get_user_model
 
-    from perf.review_world import login_sessions
+    from perf.web.review_world import login_sessions
     from reviewapp.core.auth.credentials import api_token_create
     from tests.factories import make_user
 
@@ -230,7 +230,7 @@ def test_confirmation_declared_new_version_frozen_and_a_target_proposed_twice_at
 
 
 def _sessions(users) -> list[str]:
-    from perf.review_world import login_sessions
+    from perf.web.review_world import login_sessions
 
     sessions = login_sessions(users)
     return [sessions[user.username] for user in users]

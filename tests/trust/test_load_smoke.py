@@ -1,4 +1,4 @@
-"""The load benchmark (perf/bench_load.py) with a short duration, as CI runs it.
+"""The load benchmark (perf/service/bench_load.py) with a short duration, as CI runs it.
 
 On PostgreSQL (DATABASE_URL) it runs as documented: its own bench_load database, Redis db 13, gunicorn with
 4 workers and a Celery worker. Otherwise the same code on the embedded defaults (SQLite, filesystem broker)
@@ -26,7 +26,7 @@ def test_the_load_benchmark_stores_every_judgment_it_acknowledged_with_no_errors
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "VAR_DIR")}
     if on_postgres and os.environ.get("REDIS_URL"):
         env["BENCH_LOAD_REDIS_URL"] = os.environ["REDIS_URL"].rsplit("/", 1)[0] + "/13"
-    done = subprocess.run([sys.executable, str(REPO_ROOT / "perf" / "bench_load.py"), *args],
+    done = subprocess.run([sys.executable, str(REPO_ROOT / "perf" / "service" / "bench_load.py"), *args],
                           cwd=REPO_ROOT, env=env, capture_output=True, text=True, timeout=400)
     result_line = [line for line in done.stdout.splitlines() if line.startswith("RESULT ")]
     assert result_line, done.stdout[-3000:] + done.stderr[-3000:]

@@ -15,5 +15,5 @@ class Command(BaseCommand):
         parser.add_argument("--data-dir", default=None)
 
     def handle(self, *args, data_dir: str | None, **options):
-        # Kept on the command for perf/bench_cuad_grading.py, which reports the headline figures.
+        # Kept on the command for perf/cuad/bench_cuad_grading.py, which reports the headline figures.
         self.figures = run_benchmark(data_dir=Path(data_dir or settings.DATA_DIR), stdout=self.stdout)

@@ -1,4 +1,4 @@
-"""Measure the CUAD console on the real CUAD (run by perf/bench_cuad_console.py on a throwaway DB).
+"""Measure the CUAD console on the real CUAD (run by perf/cuad/bench_cuad_console.py on a throwaway DB).
 
 Prints figures; never asserts them. See the bench script for what each figure means.
 """
@@ -51,7 +51,7 @@ class Command(BaseCommand):
 
     def handle(self, *args: object, **o: Any) -> None:
         print = self.stdout.write  # the figures go to the command's output
-        # The headline figures, kept for perf/bench_cuad_console.py, which reports them.
+        # The headline figures, kept for perf/cuad/bench_cuad_console.py, which reports them.
         self.figures: dict[str, tuple[float, float]] = {}
         data_dir = pathlib.Path(o["data_dir"])
         extractor_contracts = o["extractor_contracts"]

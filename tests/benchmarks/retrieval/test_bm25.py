@@ -337,7 +337,7 @@ def test_single_word_queries_rank_as_rank_bm25_okapi_does():
     negative) and its tf part keeps (k1 + 1), so multi-word scores differ from Lucene's. For one query
     word held by fewer than half the documents both are idf x the same tf saturation: the scores are
     proportional (one constant per word) and the rankings identical. Multi-word agreement is measured
-    in perf/bench_bm25.py, not asserted."""
+    in perf/scoring/bench_bm25.py, not asserted."""
     rng = random.Random(3)
     config = Bm25Config()
     docs = sorted(_random_documents(rng, 120), key=lambda d: (d.sort_key, d.doc_id))

@@ -10,7 +10,7 @@ start-up. Then the goal the web start must keep: the first request of each page 
 gunicorn worker, signed in as a superuser, every page of the URL configuration that takes no argument). Prints,
 asserts nothing.
 
-    python perf/bench_startup.py
+    python perf/service/bench_startup.py
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from perf.figures import report  # noqa: E402

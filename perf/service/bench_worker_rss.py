@@ -24,12 +24,12 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from perf import bench_scaleout  # noqa: E402
 from perf.figures import report  # noqa: E402
 from perf.scratch_db import scratch_postgres  # noqa: E402
+from perf.service import bench_scaleout  # noqa: E402
 
 BENCH = Path(__file__).stem
 GOAL_RATIO = 1.3

@@ -10,7 +10,7 @@ with rank_bm25's BM25Okapi over the very same analyzed tokens. Also prints how f
 rankings agree (they use different idf formulas, so they are not expected to be equal) and
 the machine's load average, which the timings depend on. Prints figures; asserts nothing.
 
-    python perf/bench_bm25.py [--data-dir ../shared/data] [--repeats 5]
+    python perf/scoring/bench_bm25.py [--data-dir ../shared/data] [--repeats 5]
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import bm25s
 import numpy as np
 import Stemmer
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
+REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT))
 
 from benchmarks.corpus import hrs_json  # noqa: E402 -- needs the repository on the path first

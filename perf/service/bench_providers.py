@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 # The local model is timed on texts it has never embedded: the shared on-disk vector store (var/embeddings)
 # would serve every earlier run's texts, and the second run would time a cache read (0.01 s), not the model.

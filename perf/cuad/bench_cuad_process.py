@@ -16,7 +16,7 @@ with a note when none answers). The database is fresh each time: a copy of a mig
 temporary folder (migrating is not timed), or a scratch PostgreSQL database of this run's own
 (perf/scratch_db.py), migrated untimed and dropped after the round.
 
-Peer: ``perf/plain_cuad_grader.py`` (standard library + scipy's linear_sum_assignment) reading CUAD_v1.json,
+Peer: ``perf/cuad/plain_cuad_grader.py`` (standard library + scipy's linear_sum_assignment) reading CUAD_v1.json,
 taking the manifest's 100 contracts and grading the same run by the same rules; its per clause type F1 is
 checked against ours (printed with the largest difference).
 
@@ -44,7 +44,7 @@ import time
 from contextlib import ExitStack
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from perf.figures import load_average, report  # noqa: E402
@@ -158,7 +158,7 @@ def one_process_round(env: dict[str, str], cuad: Path, run: Path) -> Process:
 
 
 def peer_round(cuad: Path, tmp: Path, run: Path) -> Process:
-    return Process([sys.executable, str(REPO / "perf" / "plain_cuad_grader.py"), str(cuad),
+    return Process([sys.executable, str(REPO / "perf" / "cuad" / "plain_cuad_grader.py"), str(cuad),
                     str(tmp / "manifest.json"), str(run)], dict(os.environ))
 
 

@@ -1,4 +1,4 @@
-"""A minimal plain-Python CUAD grader: the peer ``perf/bench_cuad_process.py`` measures ``load_cuad`` +
+"""A minimal plain-Python CUAD grader: the peer ``perf/cuad/bench_cuad_process.py`` measures ``load_cuad`` +
 ``sample_cuad`` + ``grade_cuad`` against.
 
 Written as a careful but naive grader would write it: standard library plus scipy's
@@ -11,7 +11,7 @@ outcomes at correct 0.70 / partial 0.40 / grounding 0.80 (credit 1 / 0.5), and p
 figures: P = credit / extractions, R = credit / spans, F1 = 2 credit / (extractions + spans), plus the mean
 matched F1. It does not check spans, store anything or bootstrap: it is the least a grader does.
 
-Usage: ``python perf/plain_cuad_grader.py CUAD_v1.json manifest.json run.json`` prints JSON.
+Usage: ``python perf/cuad/plain_cuad_grader.py CUAD_v1.json manifest.json run.json`` prints JSON.
 """
 
 from __future__ import annotations

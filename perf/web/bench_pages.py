@@ -40,7 +40,7 @@ from contextlib import ExitStack
 from dataclasses import dataclass
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from perf.figures import load_average, report  # noqa: E402
@@ -259,7 +259,7 @@ def _pct(values: list[float], q: int) -> float:
 def _first_requests(opts, env: dict, tmp: Path, browsers: dict[str, str], url: str, who: str,
                     start_port: int) -> tuple[list[float], list[float]]:
     """First-request ms of each freshly forked worker, and warm ms of the same URL, over ``--rounds`` starts."""
-    from perf.review_world import free_port
+    from perf.web.review_world import free_port
 
     first, warm = [], []
     for round_ in range(opts.rounds):
@@ -360,7 +360,7 @@ def _run(opts: argparse.Namespace, database_url: str, tmp: Path) -> int:
     queries = _query_counts(world, pages)
     connection.close()
 
-    from perf.review_world import free_port
+    from perf.web.review_world import free_port
 
     port = free_port()
     server = Gunicorn(port=port, workers=opts.workers, env=env, tmp=tmp, tag="login")

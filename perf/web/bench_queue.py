@@ -34,12 +34,12 @@ import threading
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from perf.figures import report  # noqa: E402
-from perf.review_world import free_port, review_world  # noqa: E402
 from perf.scratch_db import scratch_postgres  # noqa: E402
+from perf.web.review_world import free_port, review_world  # noqa: E402
 
 BENCH = Path(__file__).stem
 GOAL_MS = 300.0

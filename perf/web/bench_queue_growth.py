@@ -17,7 +17,7 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from perf.figures import report  # noqa: E402
@@ -56,7 +56,7 @@ def _world(size: int, group):
     from django.contrib.auth import get_user_model
     from django.test import Client
 
-    from perf.review_world import queue_of
+    from perf.web.review_world import queue_of
     from reviewapp.review import services
     from reviewapp.review.models import ReviewItem
     from reviewapp.review.workspace import skips as workspace

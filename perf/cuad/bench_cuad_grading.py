@@ -21,7 +21,7 @@ import pathlib
 import sys
 import tempfile
 
-REPO = pathlib.Path(__file__).resolve().parents[1]
+REPO = pathlib.Path(__file__).resolve().parents[2]
 BENCH = pathlib.Path(__file__).stem
 
 

@@ -5,9 +5,9 @@ child's own rusage) and peak RSS.
 
 - contracts: ``grade_cuad --cuad CUAD_v1.json --n N --run run_N.json --json`` (load, seeded sample of N, grade with
   bootstrap B=1000) on a fresh migrated database each time (SQLite; PostgreSQL's scratch database when
-  BENCH_DATABASE_URL or DATABASE_URL is postgres://...). The run is built as perf/bench_cuad_process.py builds
+  BENCH_DATABASE_URL or DATABASE_URL is postgres://...). The run is built as perf/cuad/bench_cuad_process.py builds
   it (every gold span of the N contracts plus as many noise extractions), so the work is proportional to N.
-- queries: ``relevance_metrics --qrels --run --json --replicates 1`` on perf/bench_trec.py's synthetic files
+- queries: ``relevance_metrics --qrels --run --json --replicates 1`` on perf/scoring/bench_trec.py's synthetic files
   (100 documents a query).
 
 Each size above the smallest is reported beside the size below it, with the growth of CPU time and of peak memory
@@ -29,12 +29,12 @@ import tempfile
 from contextlib import ExitStack
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from perf.bench_cuad_process import Process, _cuad_path, _postgres_url, build_run  # noqa: E402
-from perf.bench_trec import _write_files  # noqa: E402
+from perf.cuad.bench_cuad_process import Process, _cuad_path, _postgres_url, build_run  # noqa: E402
 from perf.figures import load_average, report  # noqa: E402
+from perf.scoring.bench_trec import _write_files  # noqa: E402
 from perf.scratch_db import scratch_postgres  # noqa: E402
 
 BENCH = "growth"

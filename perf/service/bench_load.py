@@ -33,7 +33,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
 from perf.scratch_db import scratch_postgres  # noqa: E402
@@ -141,7 +141,7 @@ def _setup(opts: argparse.Namespace, loopback_url: str, tmp: Path) -> dict:
                                             "queries": queries}).encode(), filename="load.json")
     retrieval = retrieval_run_create(suite=suite, k=30)
 
-    from perf.review_world import login_sessions
+    from perf.web.review_world import login_sessions
 
     sessions = login_sessions([*reviewers, stakeholder])
     return {"sessions": sessions, "stakeholder": stakeholder.username, "scorecard": f"/cuad/scorecard/?run={run.pk}",
