@@ -36,7 +36,7 @@ test: install
 
 # Everything that needs no browser and no real process (gunicorn, workers, servers to kill): minutes, not tens.
 test-fast: install
-	$(PYTEST) -m "not slow" $(PYTEST_ARGS)
+	$(PYTEST) -m "not slow and not sweep" $(PYTEST_ARGS)
 
 # The same suite on PostgreSQL + Redis with a real Celery worker (the servers CI starts; see .ci/run).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/legal_eval_test

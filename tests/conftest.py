@@ -50,10 +50,30 @@ def pytest_configure(config):
 SLOW_PATHS = ("tests/browser/", "tests/trust/test_faults_", "tests/trust/test_load_")
 
 
+# Tests that walk a whole space: every URL for every role and method, every endpoint with fuzzed bodies, every
+# page an admin can crawl, a whole backup, the real CUAD end to end, the review engine in any order of actions.
+# Seconds to tens of seconds each, and what they check changes only when a URL, a role or a promise does:
+# `make test-fast` leaves them out while you work; `make test` and both CI legs run them.
+SWEEPS = (
+    "tests/trust/test_access_matrix.py::",
+    "tests/trust/test_blind_crawl.py::",
+    "tests/trust/test_fuzz_runs_and_judgments.py::",
+    "tests/trust/test_fuzz_importers.py::",
+    "tests/trust/test_backup_restore.py::",
+    "tests/trust/test_secrets.py::test_a_planted_provider_key_appears_nowhere",
+    "tests/trust/test_access_deploy.py::test_every_unsafe_endpoint_refuses_a_post_without_the_csrf_token",
+    "tests/trust/test_input_bounds.py::test_deeply_nested_json_is_a_400_on_every_endpoint_and_upload",
+    "tests/api/test_generated_client.py::test_every_read_endpoint_answers_in_the_shape_the_schema_declares",
+    "tests/grading/management/test_cuad_real_data.py::",
+    "tests/reviewapp/review/test_engine_stateful.py::test_the_review_engine_keeps_its_promises_in_any_order",
+)
+FAST_ONLY = ("notslow", "notslowandnotsweep", "notsweepandnotslow")
+
+
 def pytest_ignore_collect(collection_path, config):
     """Under `-m "not slow"` the slow paths are not even imported (Playwright, the fault harness): every test in
     them is slow, so none would be selected, and importing them cost each process's collection seconds."""
-    if config.getoption("markexpr").replace(" ", "") != "notslow":
+    if config.getoption("markexpr").replace(" ", "") not in FAST_ONLY:
         return None
     path = collection_path.resolve()
     if not path.is_relative_to(REPO_ROOT):
@@ -62,20 +82,51 @@ def pytest_ignore_collect(collection_path, config):
     return True if relative.startswith(SLOW_PATHS) else None
 
 
+@pytest.hookimpl(tryfirst=True)  # marks added before `-m` selects on them
 def pytest_collection_modifyitems(config, items):
     for item in items:
         path = Path(str(item.fspath)).resolve().relative_to(REPO_ROOT).as_posix()
         if path.startswith(SLOW_PATHS) or item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)
+        if item.nodeid.startswith(SWEEPS):
+            item.add_marker(pytest.mark.sweep)
+    # A renamed test would silently leave the sweeps and slow every `make test-fast`: an entry naming a test must
+    # name a function of its module (checked whenever that module is collected, whatever was selected in it).
+    modules = {item.nodeid.split("::", 1)[0]: item.module for item in items if hasattr(item, "module")}
+    stale = [entry for entry in SWEEPS if entry.split("::", 1)[0] in modules and entry.split("::", 1)[1]
+             and not any(name.startswith(entry.split("::", 1)[1]) for name in vars(modules[entry.split("::", 1)[0]]))]
+    if stale:
+        raise pytest.UsageError(f"tests/conftest.py SWEEPS names no test of its module: {', '.join(stale)}")
     # Tests of real concurrency need two writers at once, which SQLite never allows: on SQLite they are not
     # collected (deselected, so no test skips itself), and CI runs them on PostgreSQL.
     from django.conf import settings
 
     if "postgresql" not in settings.DATABASES["default"]["ENGINE"]:
-        deselected = [item for item in items if item.get_closest_marker("postgresql")]
-        if deselected:
-            config.hook.pytest_deselected(items=deselected)
-            items[:] = [item for item in items if not item.get_closest_marker("postgresql")]
+        _deselect(config, items, lambda item: item.get_closest_marker("postgresql") is not None)
+    # CI's second engine leg: a test that never opens the database (pure scoring, parsers, settings parsing)
+    # gives the same answer on every engine, so it runs once, on the SQLite leg; the second leg runs every test
+    # that touches the database and every test that drives real processes (they read DATABASE_URL themselves).
+    if os.environ.get("TEST_DATABASE_TESTS_ONLY") == "1":
+        _deselect(config, items, lambda item: not (_touches_database(item) or item.get_closest_marker("slow")))
+
+
+DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_reset_sequences", "django_db_serialized_rollback",
+                               "live_server", "django_db_setup"})
+
+
+def _touches_database(item: pytest.Item) -> bool:
+    """pytest-django refuses database access to a test that neither carries ``django_db`` nor requests one of its
+    database fixtures (directly or through another fixture), so these two checks find every test that can."""
+    if item.get_closest_marker("django_db") is not None:
+        return True
+    return bool(DATABASE_FIXTURES.intersection(getattr(item, "fixturenames", ())))
+
+
+def _deselect(config, items: list, leave_out) -> None:
+    deselected = [item for item in items if leave_out(item)]
+    if deselected:
+        config.hook.pytest_deselected(items=deselected)
+        items[:] = [item for item in items if not leave_out(item)]
 
 
 @pytest.fixture(scope="session")
