@@ -11,9 +11,10 @@ from typing import Any
 
 import pytest
 
-from benchmarks.labels.pools import review_pool_declare
-from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
+from benchmarks.rerank.models import RerankRun
+from tests.benchmarks.labels.fixtures import judged_world
 from tests.grading.console_support import load
+from tests.helpers import only_savepoint_tests, rows_for_the_module
 
 BOOTSTRAP = "replicates=1000&seed=7"
 
@@ -41,12 +42,19 @@ def _without(data: dict, *keys: str) -> dict:
     return {k: v for k, v in data.items() if k not in keys}
 
 
+@pytest.fixture(scope="module")
+def _statute(django_db_setup, django_db_blocker):
+    """One judged run for the module's statute tests, which only read it (each in its own savepoint)."""
+    with rows_for_the_module(django_db_blocker):
+        with django_db_blocker.unblock():
+            run, _pool = judged_world(seed=31, grades_seed=3, reviewer_names=("pe_rev_a", "pe_rev_b"))
+        yield run.pk
+
+
 @pytest.fixture
-def statute(db, reviewer_user, reviewer2_user):
-    run = rerank_world(seed=31, queries=12)
-    pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
-    judge(pool, [reviewer_user, reviewer2_user], random_grades(pool, seed=3))
-    return run
+def statute(_statute, request, db):
+    only_savepoint_tests(request)
+    return RerankRun.objects.get(pk=_statute)
 
 
 def test_the_statute_report_export_and_the_report_api_agree(statute, stakeholder_client):

@@ -15,8 +15,10 @@ FAMILIES = [{"id": "dev-a", "split": "dev"}, {"id": "dev-b", "split": "dev"}, {"
             {"id": "ho-a", "split": "heldout"}, {"id": "ho-b", "split": "heldout"}, {"id": "ho-c", "split": "heldout"}]
 
 
-def rerank_world(*, seed: int = 11, queries: int = 12, status: str = "done"):
-    """Suite + retrieval run (k=30) + rerank run whose every candidate has a random P(0..3); some failed."""
+def rerank_world(*, seed: int = 11, queries: int = 12, status: str = "done", chapter: int = 998):
+    """Suite + retrieval run (k=30) + rerank run whose every candidate has a random P(0..3); some failed.
+
+    Two worlds in one database need two ``chapter`` numbers (a section id is one document of the corpus)."""
     from benchmarks.rerank.models import RerankGrade, RerankRun
     from benchmarks.retrieval.models import RetrievalCandidate
     from benchmarks.retrieval.services import retrieval_run_create
@@ -28,7 +30,7 @@ def rerank_world(*, seed: int = 11, queries: int = 12, status: str = "done"):
     rows = []
     for i in range(60):
         heading = " ".join(rng.sample(WORDS, 3)).capitalize() + "."
-        rows.append((f"998.{100 + i * 10}", heading, " ".join(rng.choice(WORDS) for _ in range(40)) + "."))
+        rows.append((f"{chapter}.{100 + i * 10}", heading, " ".join(rng.choice(WORDS) for _ in range(40)) + "."))
     import_synthetic(rows, key=f"human-synthetic-{seed}.html")
     qs = []
     for i in range(queries):
@@ -40,7 +42,7 @@ def rerank_world(*, seed: int = 11, queries: int = 12, status: str = "done"):
     qs.append({"id": "oc1", "kind": "outside_corpus", "text": "What fee applies to a gasoline tax appeal?"})
     suite = freeze_suite(qs, name=f"human-synthetic-{seed}", families=FAMILIES)
     run = retrieval_run_create(suite=suite, k=30)
-    assert run.status == "done"
+    assert run.status == "done", run.error
     ledger = Ledger.objects.create(purpose="tests", provider="local", model_id="minilm", max_requests=400,
                                    max_input_tokens=2_000_000)
     rerank = RerankRun.objects.create(
@@ -77,3 +79,42 @@ def judge(pool, reviewers, grades: dict[tuple[str, str], object], *, complete: b
 def random_grades(pool, *, seed: int) -> dict[tuple[str, str], int]:
     rng = random.Random(seed)
     return {(i.query_id, i.doc_id): rng.choice([0, 0, 1, 1, 2, 3]) for i in pool.items.order_by("query_id", "doc_id")}
+
+
+def declared_world(*, seed: int, reviewer_names: tuple[str, str], chapter: int = 998, queries: int = 12):
+    """``rerank_world`` with its review pool declared for two new reviewers: returns (rerank run, pool,
+    reviewers). For a module fixture (``tests.helpers.rows_for_the_module``); ``world_reload`` reads it back."""
+    from django.contrib.auth import get_user_model
+
+    from benchmarks.labels.pools import review_pool_declare
+    from tests.factories import make_user
+
+    reviewers = [make_user(get_user_model(), name, "reviewer") for name in reviewer_names]
+    run = rerank_world(seed=seed, queries=queries, chapter=chapter)
+    pool = review_pool_declare(rerank_run=run, reviewers=reviewers).pool
+    return run, pool, reviewers
+
+
+def judged_world(*, seed: int, grades_seed: int, reviewer_names: tuple[str, str], chapter: int = 998,
+                 queries: int = 12):
+    """``declared_world`` whose two reviewers both judge every item (``random_grades(grades_seed)``)."""
+    run, pool, reviewers = declared_world(seed=seed, reviewer_names=reviewer_names, chapter=chapter,
+                                          queries=queries)
+    judge(pool, reviewers, random_grades(pool, seed=grades_seed))
+    return run, pool
+
+
+def world_keys(run, pool, reviewers) -> tuple[int, int, list[int]]:
+    return run.pk, pool.pk, [reviewer.pk for reviewer in reviewers]
+
+
+def world_reload(keys: tuple[int, int, list[int]]):
+    """Fresh instances of a module's (run, pool, reviewers): one test's in-memory changes never reach the next."""
+    from django.contrib.auth import get_user_model
+
+    from benchmarks.rerank.models import RerankRun
+    from reviewapp.review.models import ReviewPool
+
+    run_pk, pool_pk, reviewer_pks = keys
+    users = get_user_model().objects.in_bulk(reviewer_pks)
+    return RerankRun.objects.get(pk=run_pk), ReviewPool.objects.get(pk=pool_pk), [users[pk] for pk in reviewer_pks]

@@ -12,15 +12,24 @@ import pytest
 
 from benchmarks.labels.metrics import Calibration, calibration_compute, human_inputs_load
 from benchmarks.labels.pools import review_pool_declare
-from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
+from tests.benchmarks.labels.fixtures import declared_world, judge, random_grades, world_keys, world_reload
+from tests.helpers import only_savepoint_tests, rows_for_the_module
 from tests.references import brier_score_loss, calibration_curve
 
 
+@pytest.fixture(scope="module")
+def _world(django_db_setup, django_db_blocker):
+    """The run and its declared pool, built once for the module; each test judges it in its own savepoint."""
+    with rows_for_the_module(django_db_blocker):
+        with django_db_blocker.unblock():
+            keys = world_keys(*declared_world(seed=21, reviewer_names=("cal_rev_a", "cal_rev_b")))
+        yield keys
+
+
 @pytest.fixture
-def world(db, reviewer_user, reviewer2_user):
-    run = rerank_world(seed=21, queries=12)
-    pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
-    return run, pool, [reviewer_user, reviewer2_user]
+def world(_world, request, db):
+    only_savepoint_tests(request)
+    return world_reload(_world)
 
 
 def _calibration(run, pool) -> Calibration:
@@ -75,7 +84,8 @@ def test_brier_reliability_ece_and_agreement_match_scikit_learn_per_split(world,
 def test_an_unjudged_item_changes_excluded_never_the_value(world):
     run, pool, reviewers = world
     grades = random_grades(pool, seed=3)
-    held_back = sorted(k for k in grades if k in human_inputs_load(rerank_run=run, pool=pool).distributions)[0]
+    distributions = human_inputs_load(rerank_run=run, pool=pool).distributions
+    held_back = sorted(k for k in grades if k in distributions)[0]
     judge(pool, reviewers, {k: g for k, g in grades.items() if k != held_back})
     before = _calibration(run, pool)
     _check_against_sklearn(before, {k: g for k, g in grades.items() if k != held_back})

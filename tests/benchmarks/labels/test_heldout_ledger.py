@@ -6,8 +6,11 @@ import pytest
 
 from benchmarks.labels.pools import review_pool_declare
 from benchmarks.reports.models import HeldoutExposure
+from benchmarks.rerank.models import RerankRun
 from benchmarks.suites.models import SuiteQuery
 from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
+from tests.factories import make_user
+from tests.helpers import only_savepoint_tests, rows_for_the_module
 
 pytestmark = pytest.mark.django_db
 
@@ -21,19 +24,41 @@ READS = [
 ]
 
 
-def _world(reviewer_user, reviewer2_user, *, splits: set[str]):
-    run = rerank_world(seed=31, queries=12)
-    pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
+@pytest.fixture(scope="module")
+def _judged_runs(django_db_setup, django_db_blocker):
+    """Two judged runs built once for the module (each test reads one, in its own savepoint): every split judged,
+    and the dev split only."""
+    from django.contrib.auth import get_user_model
+
+    with rows_for_the_module(django_db_blocker):
+        with django_db_blocker.unblock():
+            def reviewers(*names: str) -> list:
+                return [make_user(get_user_model(), name, "reviewer") for name in names]
+
+            runs = {"all": _world(reviewers("hl_a1", "hl_a2"), seed=31, chapter=998, splits={"dev", "heldout"}),
+                    "dev": _world(reviewers("hl_d1", "hl_d2"), seed=32, chapter=997, splits={"dev"})}
+        yield {name: run.pk for name, run in runs.items()}
+
+
+@pytest.fixture
+def judged_runs(_judged_runs, request, db):
+    only_savepoint_tests(request)
+    return {name: RerankRun.objects.get(pk=pk) for name, pk in _judged_runs.items()}
+
+
+def _world(reviewers, *, seed: int, chapter: int, splits: set[str]):
+    run = rerank_world(seed=seed, queries=12, chapter=chapter)
+    pool = review_pool_declare(rerank_run=run, reviewers=reviewers).pool
     split_of = dict(SuiteQuery.objects.filter(suite=run.suite).values_list("qid", "split"))
     grades = {key: grade for key, grade in random_grades(pool, seed=5).items() if split_of[key[0]] in splits}
-    judge(pool, [reviewer_user, reviewer2_user], grades)
+    judge(pool, reviewers, grades)
     return run
 
 
 @pytest.mark.parametrize(("path", "purpose"), READS)
-def test_reading_held_out_human_figures_appends_a_ledger_row(path, purpose, reviewer_user, reviewer2_user,
-                                                             stakeholder_user, stakeholder_client):
-    run = _world(reviewer_user, reviewer2_user, splits={"dev", "heldout"})
+def test_reading_held_out_human_figures_appends_a_ledger_row(path, purpose, judged_runs, stakeholder_user,
+                                                             stakeholder_client):
+    run = judged_runs["all"]
     before = HeldoutExposure.objects.count()
     response = stakeholder_client.get(path.format(pk=run.pk))
     assert response.status_code == 200
@@ -44,7 +69,6 @@ def test_reading_held_out_human_figures_appends_a_ledger_row(path, purpose, revi
 
 
 @pytest.mark.parametrize(("path", "purpose"), READS[::3])
-def test_dev_only_human_figures_append_nothing(path, purpose, reviewer_user, reviewer2_user, stakeholder_client):
-    run = _world(reviewer_user, reviewer2_user, splits={"dev"})
-    assert stakeholder_client.get(path.format(pk=run.pk)).status_code == 200
+def test_dev_only_human_figures_append_nothing(path, purpose, judged_runs, stakeholder_client):
+    assert stakeholder_client.get(path.format(pk=judged_runs["dev"].pk)).status_code == 200
     assert not HeldoutExposure.objects.exists()

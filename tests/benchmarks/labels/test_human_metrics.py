@@ -23,19 +23,27 @@ from benchmarks.labels.metrics import (
     human_metrics_as_json,
     human_metrics_compute,
 )
-from benchmarks.labels.pools import review_pool_declare
 from reviewapp.review.services import item_rebind
 from scoring.stats.units import MIN_UNITS
-from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
+from tests.benchmarks.labels.fixtures import declared_world, judge, random_grades, world_keys, world_reload
+from tests.helpers import only_savepoint_tests, rows_for_the_module
 
 REPLICATES = 1000
 
 
+@pytest.fixture(scope="module")
+def _world(django_db_setup, django_db_blocker):
+    """The run and its declared pool, built once for the module; each test judges it in its own savepoint."""
+    with rows_for_the_module(django_db_blocker):
+        with django_db_blocker.unblock():
+            keys = world_keys(*declared_world(seed=11, reviewer_names=("hm_rev_a", "hm_rev_b")))
+        yield keys
+
+
 @pytest.fixture
-def world(db, reviewer_user, reviewer2_user):
-    run = rerank_world(seed=11, queries=12)
-    pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
-    return run, pool, [reviewer_user, reviewer2_user]
+def world(_world, request, db):
+    only_savepoint_tests(request)
+    return world_reload(_world)
 
 
 def _compute(run, pool) -> HumanMetrics:

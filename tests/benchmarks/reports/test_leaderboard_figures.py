@@ -68,7 +68,7 @@ def _first_rank(ranked, targets):
 def test_every_pair_and_holm_p_value_matches_a_hand_bootstrap_and_statsmodels(case):
     rng = np.random.default_rng(500 + case)
     inputs = random_inputs(rng, n_reranks=int(rng.integers(2, 5)))
-    replicates, seed = 400, int(rng.integers(0, 2**31))
+    replicates, seed = 200, int(rng.integers(0, 2**31))  # an exact comparison: 200 replicates suffice
     board = leaderboard_compute(inputs, replicates=replicates, seed=seed)
     keys = [s.key for s in board.systems]
     for q in board.queries:

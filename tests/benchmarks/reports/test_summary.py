@@ -7,21 +7,30 @@ import subprocess
 import pytest
 from django.utils.html import escape
 
-from benchmarks.labels.pools import review_pool_declare
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.reading.summary import summary_build
 from benchmarks.reports.selectors import leaderboard_build
-from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
+from benchmarks.rerank.models import RerankRun
+from reviewapp.review.models import ReviewPool
+from tests.benchmarks.labels.fixtures import judged_world
+from tests.helpers import only_savepoint_tests, rows_for_the_module
 
 QS = "?replicates=1000&seed=5"
 
 
+@pytest.fixture(scope="module")
+def _world(django_db_setup, django_db_blocker):
+    """One judged run for the module: every test only reads it (each in its own savepoint)."""
+    with rows_for_the_module(django_db_blocker):
+        with django_db_blocker.unblock():
+            run, pool = judged_world(seed=11, grades_seed=9, reviewer_names=("sum_rev_a", "sum_rev_b"))
+        yield run.pk, pool.pk
+
+
 @pytest.fixture
-def world(db, reviewer_user, reviewer2_user):
-    run = rerank_world(seed=11, queries=12)
-    pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
-    judge(pool, [reviewer_user, reviewer2_user], random_grades(pool, seed=9))
-    return run, pool
+def world(_world, request, db):
+    only_savepoint_tests(request)
+    return RerankRun.objects.get(pk=_world[0]), ReviewPool.objects.get(pk=_world[1])
 
 
 def _words(text: str) -> str:
