@@ -22,11 +22,15 @@ def main() -> None:
         _relevance_metrics_without_django()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
     from reviewapp.config import ConfigError
+    from reviewapp.startup import starting
 
     try:
+        import django
         from django.core.management import execute_from_command_line
         from django.db.utils import OperationalError
 
+        with starting():
+            django.setup()  # execute_from_command_line's own call then finds the apps ready
         execute_from_command_line(sys.argv)
     except ConfigError as error:
         # A misconfigured environment deserves one readable line, not a traceback.

@@ -156,7 +156,29 @@ def django_db_setup(request, django_test_environment, django_db_blocker, django_
     yield
     if not django_db_keepdb:
         with django_db_blocker.unblock():
+            _end_other_sessions(connection)
             teardown_databases(db_cfg, verbosity=verbosity)
+
+
+def _end_other_sessions(connection) -> None:
+    """On PostgreSQL, end every other session on the test database before it is dropped, and say which.
+
+    A process a test started and stopped (the Celery worker, gunicorn, a worker killed on purpose) can leave its
+    server session behind for a moment after it died; DROP DATABASE then failed the whole run after every test
+    had passed ("being accessed by other users", seen once in CI). The sessions are named on stderr, so a test
+    that leaks a process still shows.
+    """
+    if connection.vendor != "postgresql":
+        return
+    name = connection.settings_dict["NAME"]
+    connection.close()  # this process's own session: teardown closes it anyway, and it is not left behind
+    with connection._nodb_cursor() as cursor:
+        cursor.execute("SELECT pid, application_name, state, backend_start FROM pg_stat_activity "
+                       "WHERE datname = %s AND pid <> pg_backend_pid()", [name])
+        others = cursor.fetchall()
+        for pid, *about in others:
+            cursor.execute("SELECT pg_terminate_backend(%s)", [pid])
+            sys.stderr.write(f"\ntest database {name}: ended a session left open: pid {pid} {about}\n")
 
 
 @pytest.fixture

@@ -310,3 +310,22 @@ def test_the_password_validators_are_built_before_the_first_request():
     # The password-change page's first request read the common-password list (a gzip of 20,000 words): +107 ms
     # over its warm median in the start-up bench. Built once in the master, a worker's first request finds it.
     assert _probe(VALIDATORS_PROBE) == 1
+
+
+GC_AFTER_START_PROBE = (
+    "import gc, json, os, runpy, sys\n"
+    "os.environ['DJANGO_SETTINGS_MODULE'] = 'reviewapp.settings'\n"
+    "{start}\n"
+    "print(json.dumps([gc.isenabled(), gc.get_freeze_count()]))\n"
+)
+
+
+@pytest.mark.parametrize("start", [
+    "import reviewapp.wsgi",
+    "sys.argv = ['manage.py', 'check']; runpy.run_path('manage.py', run_name='__main__')",
+])
+def test_a_started_process_collects_garbage_again_with_its_start_up_objects_frozen(start):
+    # reviewapp.startup pauses the collector while Django starts: it must be back on afterwards (a process that
+    # never collected would grow without bound), with what start-up made frozen.
+    enabled, frozen = _probe(GC_AFTER_START_PROBE.format(start=start))
+    assert enabled is True and frozen > 50_000  # the settings, apps and models at least (about 87k for check)
