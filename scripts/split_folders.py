@@ -116,7 +116,7 @@ TEXT_SUFFIXES = {".py", ".pyi", ".toml", ".cfg", ".ini", ".html", ".txt", ".md",
 TEXT_NAMES = {"Makefile", "Dockerfile", ".importlinter", ".pre-commit-config.yaml"}
 # The lead writes these; and this script names the old paths on purpose.
 SKIP_FILES = {"README.md", "CHANGELOG.md", "scripts/split_folders.py"}
-WIDTH_ROOTS = ("reviewapp", "benchmarks", "grading", "scoring", "perf")
+WIDTH_ROOTS = ("reviewapp", "benchmarks", "grading", "scoring", "perf", "tests")
 MAX_MODULES = 12
 
 

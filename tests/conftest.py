@@ -47,7 +47,7 @@ def pytest_configure(config):
 
 # Tests that start real processes (a browser, gunicorn, Celery workers, servers to kill): seconds each.
 # `make test PYTEST_ARGS="-m 'not slow'"` leaves them out while working; CI runs everything.
-SLOW_PATHS = ("tests/browser/", "tests/trust/test_faults_", "tests/trust/test_load_")
+SLOW_PATHS = ("tests/browser/", "tests/trust/faults/", "tests/trust/load/")
 
 
 # Tests that walk a whole space: every URL for every role and method, every endpoint with fuzzed bodies, every
@@ -55,14 +55,14 @@ SLOW_PATHS = ("tests/browser/", "tests/trust/test_faults_", "tests/trust/test_lo
 # Seconds to tens of seconds each, and what they check changes only when a URL, a role or a promise does:
 # `make test-fast` leaves them out while you work; `make test` and both CI legs run them.
 SWEEPS = (
-    "tests/trust/test_access_matrix.py::",
-    "tests/trust/test_blind_crawl.py::",
-    "tests/trust/test_fuzz_runs_and_judgments.py::",
-    "tests/trust/test_fuzz_importers.py::",
-    "tests/trust/test_backup_restore.py::",
-    "tests/trust/test_secrets.py::test_a_planted_provider_key_appears_nowhere",
-    "tests/trust/test_access_deploy.py::test_every_unsafe_endpoint_refuses_a_post_without_the_csrf_token",
-    "tests/trust/test_input_bounds.py::test_deeply_nested_json_is_a_400_on_every_endpoint_and_upload",
+    "tests/trust/access/test_access_matrix.py::",
+    "tests/trust/access/test_blind_crawl.py::",
+    "tests/trust/fuzz/test_fuzz_runs_and_judgments.py::",
+    "tests/trust/fuzz/test_fuzz_importers.py::",
+    "tests/trust/data/test_backup_restore.py::",
+    "tests/trust/data/test_secrets.py::test_a_planted_provider_key_appears_nowhere",
+    "tests/trust/access/test_access_deploy.py::test_every_unsafe_endpoint_refuses_a_post_without_the_csrf_token",
+    "tests/trust/fuzz/test_input_bounds.py::test_deeply_nested_json_is_a_400_on_every_endpoint_and_upload",
     "tests/api/test_generated_client.py::test_every_read_endpoint_answers_in_the_shape_the_schema_declares",
     "tests/grading/management/test_cuad_real_data.py::",
     "tests/reviewapp/review/test_engine_stateful.py::test_the_review_engine_keeps_its_promises_in_any_order",

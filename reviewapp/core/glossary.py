@@ -14,7 +14,7 @@ from reviewapp.core.auth.roles import VIEW_REPORTS
 
 # word -> one-line explanation. Keys are lower case; the order is the glossary page's order.
 # Words a reviewer meets (REVIEW) are explained without naming anything a reviewer must not learn (no
-# model, provider, rank or score: see tests/trust/test_blind_crawl.py); the rest are for report readers.
+# model, provider, rank or score: see tests/trust/access/test_blind_crawl.py); the rest are for report readers.
 REVIEW: dict[str, str] = {
     "draft": "Saved but not marked complete: not counted in any figure yet.",
     "complete": "Marked complete by the reviewer: counted in agreement and labels.",

@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.demo import load_demo_comparison
-from tests.benchmarks.reports.test_report_pages import _stored_report_inputs
+from tests.benchmarks.reports.report.test_report_pages import _stored_report_inputs
 from tests.factories import make_user
 
 

@@ -2,7 +2,8 @@
 
 No Docker engine (nor the compose plugin) runs on these machines, so the files themselves are read; CI exercises
 the same shape with the local PostgreSQL, Redis and real workers, the proxy's configuration with a real nginx
-(tests/trust/test_load_slow_clients.py) and the sweeper with real worker deaths (tests/trust/test_faults_recovery.py).
+(tests/trust/load/test_load_slow_clients.py) and the sweeper with real worker deaths
+(tests/trust/faults/test_faults_recovery.py).
 """
 
 import re

@@ -19,7 +19,7 @@ update or delete these rows at all); on PostgreSQL it is the transaction-local s
 ``app.append_only_bypass``.
 
 A later migration that rebuilds one of these tables on SQLite (``ALTER`` by copy) drops its triggers:
-``tests/reviewapp/core/test_append_only_db.py`` checks every table on the migrated database, so such a
+``tests/reviewapp/core/records/test_append_only_db.py`` checks every table on the migrated database, so such a
 migration fails CI until it recreates them with the same helper.
 """
 

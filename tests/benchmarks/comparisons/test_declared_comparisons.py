@@ -14,8 +14,8 @@ from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.comparisons.services import ComparisonError, comparison_declare
 from benchmarks.reports.models import HeldoutExposure
 from reviewapp.core.models import AppendOnlyError
-from tests.benchmarks.reports.test_leaderboard import _rerank, _reverse_keyword, _targets_first
-from tests.benchmarks.reports.test_report_pages import _stored_report_inputs
+from tests.benchmarks.reports.leaderboard.test_leaderboard import _rerank, _reverse_keyword, _targets_first
+from tests.benchmarks.reports.report.test_report_pages import _stored_report_inputs
 
 # The systems of these tests only: the leaderboard's default hybrids (RRF of keyword order and each run of the
 # bundled model) are left out here and have a test of their own below.

@@ -10,7 +10,7 @@ from django.template import Context, Template
 
 from reviewapp.core.glossary import GLOSSARY, REPORTS, REVIEW
 from tests.conftest import REPO_ROOT
-from tests.trust.test_blind_crawl import FORBIDDEN_WORDS
+from tests.trust.access.test_blind_crawl import FORBIDDEN_WORDS
 
 pytestmark = pytest.mark.django_db
 TAG_USE = re.compile(r"""\{%\s*status_word\s+["']([^"']+)["']""")

@@ -66,7 +66,7 @@ def test_roles_carry_their_permissions(admin_user_, reviewer_user, stakeholder_u
 def test_the_admin_role_reaches_the_django_admin_and_others_do_not(admin_client_, reviewer_client):
     assert admin_client_.get("/admin/").status_code == 200
     assert admin_client_.get("/admin/reviewapp/reviewpool/").status_code == 200
-    # users, groups and tokens are a superuser's alone (tests/reviewapp/core/test_accounts.py)
+    # users, groups and tokens are a superuser's alone (tests/reviewapp/core/auth/test_accounts.py)
     assert admin_client_.get("/admin/auth/user/").status_code == 403
     assert reviewer_client.get("/admin/").status_code == 302
 

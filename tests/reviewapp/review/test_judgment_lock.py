@@ -1,4 +1,4 @@
-"""The judgment moves only from the revision a decision was read on (the race: tests/trust/test_load_races.py)."""
+"""The judgment moves only from the revision a decision was read on (the race: tests/trust/load/test_load_races.py)."""
 
 from __future__ import annotations
 

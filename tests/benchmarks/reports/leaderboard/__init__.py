@@ -1,0 +1,1 @@
+"""The leaderboard of stored runs: its figures, labels, systems."""

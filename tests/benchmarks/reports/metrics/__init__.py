@@ -1,0 +1,1 @@
+"""The relevance_metrics command and the held-out exposure ledger."""

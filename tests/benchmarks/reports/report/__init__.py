@@ -1,0 +1,1 @@
+"""The report of a stored comparison: pages, figures, coverage, status words, suite fields."""

@@ -1,0 +1,1 @@
+"""Suites and reports in chromium: the workbench, target confirmation, the PDF summary."""

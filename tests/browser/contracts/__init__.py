@@ -1,0 +1,1 @@
+"""Contracts in chromium: labelling spans, the gold flow, the CUAD console."""

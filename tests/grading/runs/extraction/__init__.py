@@ -1,0 +1,1 @@
+"""Extraction runs made here: the local extractor, LLM providers, model servers."""

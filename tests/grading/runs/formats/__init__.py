@@ -1,0 +1,1 @@
+"""Runs brought in: pasted or uploaded, their scope, confidences."""

@@ -1,0 +1,1 @@
+"""Extraction jobs: launch, preflight, claims, the job page, resuming a stale one."""

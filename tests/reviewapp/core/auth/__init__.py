@@ -1,0 +1,1 @@
+"""Who a user is and what they may do: roles, accounts, invitations, tokens, their settings."""

@@ -1,0 +1,1 @@
+"""What every request and response goes through: body limits, lazy views, logs, the CSV writer."""

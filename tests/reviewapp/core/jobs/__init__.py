@@ -1,0 +1,1 @@
+"""Tracked jobs: lifecycle, takeover, the sweeper, the worker."""

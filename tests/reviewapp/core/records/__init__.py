@@ -1,0 +1,1 @@
+"""What people made is kept: append-only tables."""

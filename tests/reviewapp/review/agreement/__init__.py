@@ -1,0 +1,1 @@
+"""A pool's judgments read together: agreement figures."""

@@ -1,0 +1,1 @@
+"""Who holds which item: who may hold an assignment, judge once."""

@@ -1,0 +1,1 @@
+"""A reviewer's day: time spent, time left, the queue per pool."""

@@ -1,0 +1,1 @@
+"""People and reliability: reviewer accounts, workload, adjudication, known answers."""

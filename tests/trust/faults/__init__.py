@@ -1,0 +1,1 @@
+"""Real processes killed, paused and cut off: the database, the workers, every job kind."""

@@ -1,0 +1,1 @@
+"""Hostile input: fuzzed importers, runs and judgments, input out of bounds."""

@@ -1,0 +1,1 @@
+"""Promises under concurrency and slow clients, against a real gunicorn (and nginx)."""
