@@ -95,6 +95,7 @@ def pytest_collection_modifyitems(config, items):
     modules = {item.nodeid.split("::", 1)[0]: item.module for item in items if hasattr(item, "module")}
     stale = [entry for entry in SWEEPS if entry.split("::", 1)[0] in modules and entry.split("::", 1)[1]
              and not any(name.startswith(entry.split("::", 1)[1]) for name in vars(modules[entry.split("::", 1)[0]]))]
+    stale += [entry for entry in SWEEPS if not (REPO_ROOT / entry.split("::", 1)[0]).is_file()]  # a moved file
     if stale:
         raise pytest.UsageError(f"tests/conftest.py SWEEPS names no test of its module: {', '.join(stale)}")
     # Tests of real concurrency need two writers at once, which SQLite never allows: on SQLite they are not
