@@ -19,7 +19,8 @@ the login form as an admin and as a stakeholder, and measures:
 Also prints the SQL queries each page runs (in-process, django's CaptureQueriesContext). Reports each figure
 through perf.figures.report(bench="pages"). SQLite in a temporary folder by default; with
 BENCH_DATABASE_URL=postgres://... a database of this run's own on that server (perf/scratch_db.py), dropped by
-this run only; BENCH_REDIS_URL adds the Redis cache compose uses. Asserts nothing.
+this run only. The Redis cache compose uses (production settings refuse to start without a shared cache for the
+login limit): BENCH_REDIS_URL, by default database 13 of the local server, emptied first. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -321,7 +322,10 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(opts: argparse.Namespace, database_url: str, tmp: Path) -> int:
-    redis_url = os.environ.get("BENCH_REDIS_URL", "")
+    redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13")
+    import redis
+
+    redis.Redis.from_url(redis_url).flushdb()  # sign-in counts of an earlier run would refuse this one's logins
     # The compose environment (x-app-env): production settings, a key of this run's own, no TLS redirect.
     env = {**os.environ, "DATABASE_URL": database_url, "VAR_DIR": str(tmp / "var"), "PRODUCTION": "1",
            "REQUIRE_SECRET_KEY": "1", "SECRET_KEY": secrets.token_urlsafe(48), "ALLOWED_HOSTS": "127.0.0.1",
