@@ -70,7 +70,8 @@ def compose_web_command() -> list[str]:
     """The ``web`` service's command in docker-compose.yml, as a list."""
     text = (REPO / "docker-compose.yml").read_text()
     web = text.split("\n  web:", 1)[1]
-    found = re.search(r"^\s+command: (\[.*\])\s*$", web, re.MULTILINE)
+    # The list may span lines (compose's web command does); it holds no nested list, so the first "]" ends it.
+    found = re.search(r"^\s+command: (\[.*?\])", web, re.MULTILINE | re.DOTALL)
     if not found or "gunicorn" not in found.group(1):
         raise SystemExit("bench_pages: no gunicorn command in docker-compose.yml's web service")
     return json.loads(found.group(1))
