@@ -90,12 +90,15 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
         if item.nodeid.startswith(SWEEPS):
             item.add_marker(pytest.mark.sweep)
-    # A renamed test would silently leave the sweeps and slow every `make test-fast`: an entry naming a test must
-    # name a function of its module (checked whenever that module is collected, whatever was selected in it).
+    # A renamed or moved test would silently leave the sweeps and slow every `make test-fast`: an entry's file must
+    # exist, and an entry naming a test must name a function of its module whenever that module is collected.
     modules = {item.nodeid.split("::", 1)[0]: item.module for item in items if hasattr(item, "module")}
-    stale = [entry for entry in SWEEPS if entry.split("::", 1)[0] in modules and entry.split("::", 1)[1]
-             and not any(name.startswith(entry.split("::", 1)[1]) for name in vars(modules[entry.split("::", 1)[0]]))]
-    stale += [entry for entry in SWEEPS if not (REPO_ROOT / entry.split("::", 1)[0]).is_file()]  # a moved file
+    stale = []
+    for entry in SWEEPS:
+        path, test = entry.split("::", 1)
+        if not (REPO_ROOT / path).is_file() or (
+                test and path in modules and not any(name.startswith(test) for name in vars(modules[path]))):
+            stale.append(entry)
     if stale:
         raise pytest.UsageError(f"tests/conftest.py SWEEPS names no test of its module: {', '.join(stale)}")
     # Tests of real concurrency need two writers at once, which SQLite never allows: on SQLite they are not

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 def wait_until(predicate: Callable[[], object], *, timeout: float = 60.0, interval: float = 0.2) -> object:
@@ -32,22 +35,26 @@ def shown_hashes(item_public_id: str) -> dict[str, str]:
 
 
 @contextmanager
-def rows_for_the_module(django_db_blocker: Any) -> Iterator[None]:
-    """Hold an open transaction for a whole test module, rolled back after its last test.
+def rows_for_the_module(django_db_blocker: Any, build: Callable[[], T]) -> Iterator[T]:
+    """Rows made by ``build`` once for a whole test module, in a transaction rolled back after its last test.
 
-    For a module-scoped fixture that builds its rows once (inside ``django_db_blocker.unblock()``) instead of once
-    per test, as Django's ``TestCase.setUpTestData`` does: each test still runs in its own savepoint
-    (pytest-django's ``db``), so what one test writes is undone before the next. Tests must re-read model
-    instances by key (the rows are shared, the Python objects would carry one test's changes into the next), and a
-    module using it must not use ``transactional_db`` (``only_savepoint_tests`` checks that).
+    For a module-scoped fixture, as Django's ``TestCase.setUpTestData``: each test still runs in its own
+    savepoint (pytest-django's ``db``), so what one test writes is undone before the next. ``build`` should return
+    keys, not model instances: tests re-read the rows (the Python objects would carry one test's changes into the
+    next). A module using it must not use ``transactional_db`` (``only_savepoint_tests`` checks that).
     """
     from django.db import transaction
 
     with django_db_blocker.unblock():
         outer = transaction.atomic()
         outer.__enter__()
+        try:
+            built = build()
+        except BaseException:
+            outer.__exit__(*sys.exc_info())
+            raise
     try:
-        yield
+        yield built
     finally:
         with django_db_blocker.unblock():
             transaction.set_rollback(True)

@@ -67,14 +67,13 @@ def _options(argv: list[str] | None) -> argparse.Namespace:
 
 
 def compose_web_command() -> list[str]:
-    """The ``web`` service's command in docker-compose.yml, as a list."""
-    text = (REPO / "docker-compose.yml").read_text()
-    web = text.split("\n  web:", 1)[1]
-    # The list may span lines (compose's web command does); it holds no nested list, so the first "]" ends it.
-    found = re.search(r"^\s+command: (\[.*?\])", web, re.MULTILINE | re.DOTALL)
-    if not found or "gunicorn" not in found.group(1):
+    """The ``web`` service's command in docker-compose.yml, as a list (read as YAML, as the slow-client test does)."""
+    import yaml
+
+    command = yaml.safe_load((REPO / "docker-compose.yml").read_text())["services"]["web"].get("command")
+    if not isinstance(command, list) or "gunicorn" not in command:
         raise SystemExit("bench_pages: no gunicorn command in docker-compose.yml's web service")
-    return json.loads(found.group(1))
+    return [str(part) for part in command]
 
 
 def gunicorn_args(port: int, workers: int, access_log: Path) -> list[str]:

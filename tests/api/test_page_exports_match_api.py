@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks.rerank.models import RerankRun
-from tests.benchmarks.labels.fixtures import judged_world
+from tests.benchmarks.labels.fixtures import judged_world, world_keys, world_reload
 from tests.grading.console_support import load
 from tests.helpers import only_savepoint_tests, rows_for_the_module
 
@@ -45,16 +44,15 @@ def _without(data: dict, *keys: str) -> dict:
 @pytest.fixture(scope="module")
 def _statute(django_db_setup, django_db_blocker):
     """One judged run for the module's statute tests, which only read it (each in its own savepoint)."""
-    with rows_for_the_module(django_db_blocker):
-        with django_db_blocker.unblock():
-            run, _pool = judged_world(seed=31, grades_seed=3, reviewer_names=("pe_rev_a", "pe_rev_b"))
-        yield run.pk
+    with rows_for_the_module(django_db_blocker, lambda: world_keys(*judged_world(
+            seed=31, grades_seed=3, reviewer_names=("pe_rev_a", "pe_rev_b")))) as keys:
+        yield keys
 
 
 @pytest.fixture
 def statute(_statute, request, db):
     only_savepoint_tests(request)
-    return RerankRun.objects.get(pk=_statute)
+    return world_reload(_statute)[0]
 
 
 def test_the_statute_report_export_and_the_report_api_agree(statute, stakeholder_client):

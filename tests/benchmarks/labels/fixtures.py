@@ -101,7 +101,7 @@ def judged_world(*, seed: int, grades_seed: int, reviewer_names: tuple[str, str]
     run, pool, reviewers = declared_world(seed=seed, reviewer_names=reviewer_names, chapter=chapter,
                                           queries=queries)
     judge(pool, reviewers, random_grades(pool, seed=grades_seed))
-    return run, pool
+    return run, pool, reviewers
 
 
 def world_keys(run, pool, reviewers) -> tuple[int, int, list[int]]:

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.labels.pools import review_pool_declare
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.rerank.models import RerankRun
 from benchmarks.suites.models import SuiteQuery
-from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
-from tests.factories import make_user
+from tests.benchmarks.labels.fixtures import declared_world, judge, random_grades
 from tests.helpers import only_savepoint_tests, rows_for_the_module
 
 pytestmark = pytest.mark.django_db
@@ -27,17 +25,13 @@ READS = [
 @pytest.fixture(scope="module")
 def _judged_runs(django_db_setup, django_db_blocker):
     """Two judged runs built once for the module (each test reads one, in its own savepoint): every split judged,
-    and the dev split only."""
-    from django.contrib.auth import get_user_model
+    and the dev split only. Two chapters and two pairs of reviewers: one database holds both."""
+    def build() -> dict[str, int]:
+        return {"all": _judged(seed=31, chapter=998, names=("hl_a1", "hl_a2"), splits={"dev", "heldout"}),
+                "dev": _judged(seed=32, chapter=997, names=("hl_d1", "hl_d2"), splits={"dev"})}
 
-    with rows_for_the_module(django_db_blocker):
-        with django_db_blocker.unblock():
-            def reviewers(*names: str) -> list:
-                return [make_user(get_user_model(), name, "reviewer") for name in names]
-
-            runs = {"all": _world(reviewers("hl_a1", "hl_a2"), seed=31, chapter=998, splits={"dev", "heldout"}),
-                    "dev": _world(reviewers("hl_d1", "hl_d2"), seed=32, chapter=997, splits={"dev"})}
-        yield {name: run.pk for name, run in runs.items()}
+    with rows_for_the_module(django_db_blocker, build) as keys:
+        yield keys
 
 
 @pytest.fixture
@@ -46,13 +40,12 @@ def judged_runs(_judged_runs, request, db):
     return {name: RerankRun.objects.get(pk=pk) for name, pk in _judged_runs.items()}
 
 
-def _world(reviewers, *, seed: int, chapter: int, splits: set[str]):
-    run = rerank_world(seed=seed, queries=12, chapter=chapter)
-    pool = review_pool_declare(rerank_run=run, reviewers=reviewers).pool
+def _judged(*, seed: int, chapter: int, names: tuple[str, str], splits: set[str]) -> int:
+    run, pool, reviewers = declared_world(seed=seed, reviewer_names=names, chapter=chapter)
     split_of = dict(SuiteQuery.objects.filter(suite=run.suite).values_list("qid", "split"))
-    grades = {key: grade for key, grade in random_grades(pool, seed=5).items() if split_of[key[0]] in splits}
-    judge(pool, reviewers, grades)
-    return run
+    judge(pool, reviewers, {key: grade for key, grade in random_grades(pool, seed=5).items()
+                            if split_of[key[0]] in splits})
+    return run.pk
 
 
 @pytest.mark.parametrize(("path", "purpose"), READS)

@@ -34,9 +34,8 @@ REPLICATES = 1000
 @pytest.fixture(scope="module")
 def _world(django_db_setup, django_db_blocker):
     """The run and its declared pool, built once for the module; each test judges it in its own savepoint."""
-    with rows_for_the_module(django_db_blocker):
-        with django_db_blocker.unblock():
-            keys = world_keys(*declared_world(seed=11, reviewer_names=("hm_rev_a", "hm_rev_b")))
+    with rows_for_the_module(django_db_blocker, lambda: world_keys(*declared_world(
+            seed=11, reviewer_names=("hm_rev_a", "hm_rev_b")))) as keys:
         yield keys
 
 

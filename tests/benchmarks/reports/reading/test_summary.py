@@ -10,9 +10,7 @@ from django.utils.html import escape
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.reading.summary import summary_build
 from benchmarks.reports.selectors import leaderboard_build
-from benchmarks.rerank.models import RerankRun
-from reviewapp.review.models import ReviewPool
-from tests.benchmarks.labels.fixtures import judged_world
+from tests.benchmarks.labels.fixtures import judged_world, world_keys, world_reload
 from tests.helpers import only_savepoint_tests, rows_for_the_module
 
 QS = "?replicates=1000&seed=5"
@@ -21,16 +19,16 @@ QS = "?replicates=1000&seed=5"
 @pytest.fixture(scope="module")
 def _world(django_db_setup, django_db_blocker):
     """One judged run for the module: every test only reads it (each in its own savepoint)."""
-    with rows_for_the_module(django_db_blocker):
-        with django_db_blocker.unblock():
-            run, pool = judged_world(seed=11, grades_seed=9, reviewer_names=("sum_rev_a", "sum_rev_b"))
-        yield run.pk, pool.pk
+    with rows_for_the_module(django_db_blocker, lambda: world_keys(*judged_world(
+            seed=11, grades_seed=9, reviewer_names=("sum_rev_a", "sum_rev_b")))) as keys:
+        yield keys
 
 
 @pytest.fixture
 def world(_world, request, db):
     only_savepoint_tests(request)
-    return RerankRun.objects.get(pk=_world[0]), ReviewPool.objects.get(pk=_world[1])
+    run, pool, _reviewers = world_reload(_world)
+    return run, pool
 
 
 def _words(text: str) -> str:
