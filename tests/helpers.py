@@ -26,6 +26,25 @@ def wait_until(predicate: Callable[[], object], *, timeout: float = 60.0, interv
         time.sleep(interval)
 
 
+def cache_clear() -> None:
+    """Forget the Django cache's own keys (login counters, throttles) and nothing else.
+
+    ``cache.clear()`` on Redis is FLUSHDB: with the broker in the same database (one REDIS_URL), a test on one
+    pytest worker would wipe the Celery messages and queue bindings of a real-worker test on the other (a task
+    sent and never received). Only the keys the cache itself names are deleted here.
+    """
+    from django.core.cache import cache
+
+    if not hasattr(cache, "_cache") or not hasattr(cache._cache, "get_client"):
+        cache.clear()  # a per-process cache: nobody else's keys live in it
+        return
+    client = cache._cache.get_client(write=True)
+    pattern = cache.make_key("*")
+    keys = list(client.scan_iter(match=pattern, count=1000))
+    if keys:
+        client.delete(*keys)
+
+
 def shown_hashes(item_public_id: str) -> dict[str, str]:
     """The hashes of an item's texts as its page and API show them: what every grading submit sends back."""
     from reviewapp.review.models import ReviewItem

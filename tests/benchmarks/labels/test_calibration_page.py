@@ -21,7 +21,7 @@ from tests.references import brier_score_loss, calibration_curve
 def _world(django_db_setup, django_db_blocker):
     """The run and its declared pool, built once for the module; each test judges it in its own savepoint."""
     with rows_for_the_module(django_db_blocker, lambda: world_keys(*declared_world(
-            seed=21, reviewer_names=("cal_rev_a", "cal_rev_b")))) as keys:
+            seed=21, reviewer_names=("cal_rev_a", "cal_rev_b"), queries=8))) as keys:
         yield keys
 
 

@@ -41,7 +41,7 @@ def judged_runs(_judged_runs, request, db):
 
 
 def _judged(*, seed: int, chapter: int, names: tuple[str, str], splits: set[str]) -> int:
-    run, pool, reviewers = declared_world(seed=seed, reviewer_names=names, chapter=chapter)
+    run, pool, reviewers = declared_world(seed=seed, reviewer_names=names, chapter=chapter, queries=6)
     split_of = dict(SuiteQuery.objects.filter(suite=run.suite).values_list("qid", "split"))
     judge(pool, reviewers, {key: grade for key, grade in random_grades(pool, seed=5).items()
                             if split_of[key[0]] in splits})

@@ -36,6 +36,7 @@ pytestmark = pytest.mark.browser
 WIDTHS = {"phone": (390, 844), "desktop": (1440, 900)}
 MID_WIDTH = (640, 844)  # pages with a narrow redraw of a plot are measured here too (in the phone pass)
 MIN_SVG_TEXT_PX = 11.0
+QUIET_MS, STEP_MS = 100, 20  # a page has settled when none of its requests is in flight for QUIET_MS
 # Pages saved as screenshots when SCREENSHOT_DIR is set: matrix route -> file name.
 SCREENSHOTS = {
     "cuad/scorecard/": "scorecard-390.png",
@@ -154,9 +155,15 @@ def _crawl_one(page, url: str, live_server, shot: Path | None, axe: list[dict] |
     on_console = lambda msg: errors.append(f"console {msg.type}: {msg.text}") if msg.type == "error" else None  # noqa: E731
     on_pageerror = lambda exc: errors.append(f"uncaught: {exc}")  # noqa: E731
     on_response = lambda r: server_errors.append(f"{r.status} {r.url}") if r.status >= 500 else None  # noqa: E731
+    in_flight: set = set()
+    on_request = lambda r: in_flight.add(r)  # noqa: E731
+    on_request_done = lambda r: in_flight.discard(r)  # noqa: E731
     page.on("console", on_console)
     page.on("pageerror", on_pageerror)
     page.on("response", on_response)
+    page.on("request", on_request)
+    page.on("requestfinished", on_request_done)
+    page.on("requestfailed", on_request_done)
     try:
         try:
             response = page.goto(live_server.url + url, wait_until="load")
@@ -168,10 +175,9 @@ def _crawl_one(page, url: str, live_server, shot: Path | None, axe: list[dict] |
             return [f"{url}: no response"]
         if response.status >= 500:
             return [f"{url}: HTTP {response.status}"]
-        if not page.query_selector('[hx-trigger*="every"]'):  # a polling page is never network-idle
-            page.wait_for_load_state("networkidle")  # what the page asks for next (icon, fragments) is its own
         if not response.headers.get("content-type", "").startswith("text/html"):
             return [f"{url}: {e}" for e in errors + server_errors]  # JSON, text: only what the browser logged
+        _settle(page, in_flight)  # what the page asks for next (icon, fragments) is its own
         problems += _measure(page, url)
         if axe is not None:
             problems += _axe(page, url, axe, axe_seconds if axe_seconds is not None else [])
@@ -190,8 +196,26 @@ def _crawl_one(page, url: str, live_server, shot: Path | None, axe: list[dict] |
         page.remove_listener("console", on_console)
         page.remove_listener("pageerror", on_pageerror)
         page.remove_listener("response", on_response)
+        page.remove_listener("request", on_request)
+        page.remove_listener("requestfinished", on_request_done)
+        page.remove_listener("requestfailed", on_request_done)
     problems += [f"{url}: {e}" for e in errors + server_errors]
     return problems
+
+
+def _settle(page, in_flight: set, quiet_ms: int = QUIET_MS, limit_ms: int = 15_000) -> None:
+    """Wait until nothing the page asked for is in flight and nothing new was asked for QUIET_MS.
+
+    Playwright's "networkidle" waits 500 ms of quiet after every visit, most of the crawl's time; the page's
+    own requests (htmx fragments fired on load, the icon) start within a few milliseconds of the load event,
+    so a short quiet window after the last one ends sees them all. A polling page (every 2 s or more) is
+    quiet between its polls.
+    """
+    quiet = waited = 0
+    while quiet < quiet_ms and waited < limit_ms:
+        page.wait_for_timeout(STEP_MS)  # lets Playwright deliver the request events
+        waited += STEP_MS
+        quiet = 0 if in_flight else quiet + STEP_MS
 
 
 def _measure(page, url: str) -> list[str]:

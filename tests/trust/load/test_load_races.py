@@ -29,14 +29,14 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.postgresql]
 def race(race_server):
     """A reviewer with a session and a token, a pool assigned to them; committed (the server is another process),
     flushed after the test by pytest-django, and the cache's counters cleared."""
-    from django.core.cache import cache
+    from tests.helpers import cache_clear
 
     world = _world()
     world["server"] = race_server
     try:
         yield world
     finally:
-        cache.clear()
+        cache_clear()
 
 
 def _world() -> dict:

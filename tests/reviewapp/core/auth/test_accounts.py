@@ -8,7 +8,6 @@ from datetime import timedelta
 
 import pytest
 from django.contrib.auth.models import Group, Permission
-from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
@@ -16,13 +15,14 @@ from reviewapp.core.auth.credentials import api_token_create, token_digest
 from reviewapp.core.auth.roles import ensure_role_groups
 from reviewapp.core.models import AccountAudit, ApiToken, AppendOnlyError
 from tests.factories import client_for
+from tests.helpers import cache_clear
 
 
 @pytest.fixture(autouse=True)
 def _clear_login_counts():
-    cache.clear()
+    cache_clear()
     yield
-    cache.clear()
+    cache_clear()
 
 
 @pytest.fixture
