@@ -177,6 +177,26 @@ def test_a_missing_file_is_named(tmp_path):
         _run_command("--qrels", str(tmp_path / "qrels.txt"), "--run", str(tmp_path / "nowhere.run"))
 
 
+def test_the_collector_is_paused_while_files_are_read_and_on_again_after_success_or_a_bad_file(tmp_path,
+                                                                                              monkeypatch):
+    import gc
+
+    from scoring.ir import trec_cli
+
+    seen = []
+    real_read_run = trec_cli.read_run
+    monkeypatch.setattr(trec_cli, "read_run", lambda path: seen.append(gc.isenabled()) or real_read_run(path))
+    (tmp_path / "qrels.txt").write_text("q1 0 a 1\n", encoding="utf-8")
+    (tmp_path / "run.txt").write_text("q1 Q0 a 1 1.0 t\n", encoding="utf-8")
+    (tmp_path / "bad.txt").write_text("q1 Q0 a 1 one t\n", encoding="utf-8")
+    assert gc.isenabled()
+    _run_command("--qrels", str(tmp_path / "qrels.txt"), "--run", str(tmp_path / "run.txt"), "--json")
+    assert gc.isenabled()
+    with pytest.raises(CommandError, match=r"bad\.txt, line 1"):
+        _run_command("--qrels", str(tmp_path / "qrels.txt"), "--run", str(tmp_path / "bad.txt"))
+    assert gc.isenabled() and seen == [False, False]
+
+
 def test_several_runs_get_every_pair_with_intervals_and_holm_p_values_against_a_hand_bootstrap(tmp_path):
     from statsmodels.stats.multitest import multipletests
 
