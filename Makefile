@@ -48,6 +48,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/check_import_cycles.py
+	$(PY) scripts/split_folders.py --check-widths
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --file /dev/null --validate --fail-on-warn

@@ -2,6 +2,7 @@
 
     python scripts/split_folders.py            # move what is still in place, rewrite references, report widths
     python scripts/split_folders.py --dry-run  # print what would move and which files would change
+    python scripts/split_folders.py --check-widths  # make lint: no folder of more than 12 modules
 
 1. Each entry of MOVES whose source module still exists is moved with ``git mv`` (a new folder gets an
    ``__init__.py`` holding the docstring in PACKAGES). An entry whose source is gone is skipped.
@@ -373,7 +374,15 @@ def too_wide() -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dry-run", action="store_true", help="print what would change, change nothing")
+    parser.add_argument("--check-widths", action="store_true",
+                        help="only check folder widths: exit 1 naming each folder of more than 12 modules "
+                             "(make lint)")
     args = parser.parse_args(argv)
+    if args.check_widths:
+        wide = too_wide()
+        for line in wide:
+            print(f"too wide: {line}", file=sys.stderr)
+        return 1 if wide else 0
     for line in move_all(dry_run=args.dry_run):
         print(line)
     mapping = mapping_build()
