@@ -26,10 +26,17 @@ from reviewapp.core.records.hashing import sha256_hex, sha256_json
 
 
 def new_public_id() -> str:
-    """An opaque random id (no order, no meaning): 22 URL-safe characters."""
+    """An opaque random id (no order, no meaning): 22 URL-safe characters, never a leading "-".
+
+    One id in 64 began with "-": a CSV export then neutralises the cell as a possible formula ("'-i6k..."), so
+    the exported id no longer matched the page's, and on a command line it reads as an option.
+    """
     import secrets
 
-    return secrets.token_urlsafe(16)
+    while True:
+        value = secrets.token_urlsafe(16)
+        if not value.startswith("-"):
+            return value
 
 
 # Settings of a pool that decide its labels: once any judgment exists they are frozen (a change would turn

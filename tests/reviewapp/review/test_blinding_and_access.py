@@ -183,3 +183,15 @@ def test_the_judgment_api_is_idempotent_for_a_double_submit(pool, reviewer_clien
                                                                           **shown_hashes(item_id)},
                                content_type="application/json")
     assert bad.status_code == 400 and "grades.passage" in bad.json()["detail"]
+
+
+def test_public_ids_are_opaque_urlsafe_and_never_begin_with_a_dash():
+    # A leading "-" made a CSV export neutralise the id as a possible formula ("'-i6k..."), so the exported pool
+    # id differed from the page's (1 id in 64). 3,000 draws of a generator that allowed it would show one.
+    import re
+
+    from reviewapp.review.models import new_public_id
+
+    ids = [new_public_id() for _ in range(3000)]
+    assert len(set(ids)) == len(ids)
+    assert all(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_-]{21}", value) for value in ids), ids[:5]
