@@ -67,7 +67,7 @@ SWEEPS = (
     "tests/grading/management/test_cuad_real_data.py::",
     "tests/reviewapp/review/test_engine_stateful.py::test_the_review_engine_keeps_its_promises_in_any_order",
     "tests/scoring/cuad/test_cuad_fast_paths.py::test_words_equal_the_regular_expression_on_every_character",
-    "tests/scoring/ir/test_bootstrap_numbers_kept.py::test_paired_intervals_are_bit_identical_to_the_first_implementation",
+    "tests/scoring/ir/test_bootstrap_numbers_kept.py::",
     "tests/reviewapp/review/workspace/test_queue_scale.py::test_the_queue_page_and_the_item_page_cost_a_fixed_number_of_"
     "queries_whatever_the_queue_length[10000]",
 )
