@@ -1,38 +1,25 @@
-"""The CUAD console under /cuad/ (login required; reviewers get 403); a page's exports are files below it."""
+"""The CUAD console under /cuad/ (login required; reviewers get 403); a page's exports are files below it.
 
-from django.urls import path
+Each feature's URLs live in its own folder's urls.py, one namespace; the order below is the order Django tries
+them in, and no two features' patterns match the same path.
+"""
 
-from grading.contracts.urls import urlpatterns as _contracts_urlpatterns
+from grading.audits.urls import urlpatterns as _audits
+from grading.contracts.urls import urlpatterns as _contracts
+from grading.dataset.urls import urlpatterns as _dataset
 from grading.export_urls import page_with_exports
+from grading.runs.urls import urlpatterns as _runs
+from grading.scorecard.urls import urlpatterns as _scorecard
 from reviewapp.core.http.lazy_views import lazy_module
 
 views = lazy_module("grading.views")
-audits_views = lazy_module("grading.audits.views")
-dataset_views = lazy_module("grading.dataset.views")
-runs_views = lazy_module("grading.runs.views")
-scorecard_views = lazy_module("grading.scorecard.views")
 
 app_name = "cuad"
 urlpatterns = [
     *page_with_exports("", views.home, name="home", stem="overview"),
-    *page_with_exports("dataset/", dataset_views.dataset, name="dataset"),
-    *page_with_exports("runs/", runs_views.runs, name="runs"),
-    path("runs/launch/", runs_views.launch, name="launch"),
-    *page_with_exports("runs/<int:pk>/", runs_views.run_detail, name="run"),
-    *page_with_exports("jobs/<int:pk>/", runs_views.job_detail, name="job"),
-    path("jobs/<int:pk>/progress/", runs_views.job_progress, name="job-progress"),
-    path("jobs/<int:pk>/resume/", runs_views.job_resume, name="job-resume"),
-    *page_with_exports("scorecard/", scorecard_views.scorecard, name="scorecard"),
-    *page_with_exports("leaderboard/", scorecard_views.leaderboard, name="leaderboard"),
-    path("summary/", scorecard_views.summary, name="summary"),
-    path("summary/summary.pdf", scorecard_views.summary_pdf, name="summary-pdf"),
-    *page_with_exports("explorer/", scorecard_views.explorer, name="explorer"),
-    *page_with_exports("playground/", scorecard_views.playground, name="playground"),
-    *page_with_exports("audits/", audits_views.audits, name="audits"),
-    *page_with_exports("audits/<int:pk>/", audits_views.audit_detail, name="audit"),
-    path("audits/<int:pk>/progress/", audits_views.audit_progress, name="audit-progress"),
-    path("audits/<int:pk>/resume/", audits_views.audit_resume, name="audit-resume"),
-    path("audits/<int:pk>/review/", audits_views.audit_review, name="audit-review"),
+    *_dataset,
+    *_runs,
+    *_scorecard,
+    *_audits,
+    *_contracts,
 ]
-# The firm's own contracts: their own URL module (grading.contracts.urls), same namespace.
-urlpatterns += _contracts_urlpatterns

@@ -89,6 +89,15 @@ MOVES: tuple[tuple[str, str], ...] = (
     # grading/audits/judging/: how a judge is asked, and what it is shown of a candidate.
     ("grading.audits.judges", "grading.audits.judging.judges"),
     ("grading.audits.excerpts", "grading.audits.judging.excerpts"),
+    # benchmarks/corpus/formats/: every official format's parser, beside the eCFR one (room for corpus/urls.py).
+    ("benchmarks.corpus.hrs_json", "benchmarks.corpus.formats.hrs_json"),
+    ("benchmarks.corpus.nrs_html", "benchmarks.corpus.formats.nrs_html"),
+    ("benchmarks.corpus.uslm_xml", "benchmarks.corpus.formats.uslm_xml"),
+    # benchmarks/reports/exports/: the files of a report and of a leaderboard (room for reports/urls.py).
+    ("benchmarks.reports.exports", "benchmarks.reports.exports.report"),
+    ("benchmarks.reports.leaderboard_exports", "benchmarks.reports.exports.leaderboard"),
+    # The CUAD grading bench is run by perf/ only (room for grading/scorecard/urls.py).
+    ("grading.scorecard.bench", "perf.cuad.grading_bench"),
 )
 
 # The docstring of each new folder's __init__.py.
@@ -110,6 +119,8 @@ PACKAGES: dict[str, str] = {
                                "reassignment, a reviewer's account, the walk through disagreements.",
     "reviewapp.review.agreement": "A pool's judgments read together: progress, agreement between reviewers, "
                                   "disagreements and their rulings, exports (qrels, judgments).",
+    "benchmarks.reports.exports": "The files of a report and of a leaderboard (JSON, CSV, TREC), the very figures "
+                                  "their pages show.",
 }
 
 TEXT_SUFFIXES = {".py", ".pyi", ".toml", ".cfg", ".ini", ".html", ".txt", ".md", ".yml", ".yaml", ".json", ".sh",
@@ -213,7 +224,8 @@ def text_rewrite(text: str, mapping: Mapping) -> str:
 
     def slashed(match: re.Match[str]) -> str:
         written = match.group(1)
-        short = not written.startswith("reviewapp/")
+        # benchmarks/ and grading/ paths are written whole; only reviewapp/'s have the short form
+        short = written.replace("/", ".") not in mapping.moves
         new = mapping.moves[("reviewapp." if short else "") + written.replace("/", ".")].replace(".", "/")
         return (new.removeprefix("reviewapp/") if short else new) + ".py"
 

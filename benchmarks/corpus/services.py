@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING
 from django.db import transaction
 from django.utils import timezone
 
-from benchmarks.corpus import ParsedSource, corpus_file, hrs_json, nrs_html, uslm_xml
-from benchmarks.corpus.formats import ecfr_xml
+from benchmarks.corpus import ParsedSource, corpus_file
+from benchmarks.corpus.formats import ecfr_xml, hrs_json, nrs_html, uslm_xml
 from benchmarks.corpus.models import Corpus, CorpusCode, Passage, Provision, SourceSnapshot
 from benchmarks.corpus.passages import PASSAGE_RULE, passage_extract
 from benchmarks.retrieval.engines import engine_for_connection

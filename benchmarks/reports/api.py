@@ -10,10 +10,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from benchmarks.reports.exports import report_as_json, report_text_export
+from benchmarks.reports.exports.leaderboard import leaderboard_as_json
+from benchmarks.reports.exports.report import report_as_json, report_text_export
 from benchmarks.reports.exposure import exposure_record, known_targets_exposure_record, leaderboard_exposure_record
 from benchmarks.reports.figures import Report
-from benchmarks.reports.leaderboard_exports import leaderboard_as_json
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.reports.selectors import (
@@ -79,7 +79,7 @@ class ReportSplitOut(serializers.Serializer):
 
 
 class ReportOut(serializers.Serializer):
-    """The report, section by section; each section's structure is documented in benchmarks/reports/exports.py."""
+    """The report, section by section; each section's structure is documented in reports/exports/report.py."""
 
     schema = serializers.CharField()
     conclusion = ConclusionOut(help_text="one quotable sentence from the primary endpoint and its interval")
@@ -188,7 +188,7 @@ class RetrievalReportTrecApi(_ReportTrecApi):
 
 
 class StatuteLeaderboardOut(serializers.Serializer):
-    """The statute leaderboard; each section's structure is documented in benchmarks/reports/leaderboard_exports.py."""
+    """The statute leaderboard; each section's structure is documented in benchmarks/reports/exports/leaderboard.py."""
 
     schema = serializers.CharField()
     verdict = serializers.JSONField(help_text="the one sentence to quote across the systems (kind, sentence, best)")

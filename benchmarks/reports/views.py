@@ -13,7 +13,15 @@ from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.text import slugify
 
-from benchmarks.reports.exports import report_as_json, report_text_export
+from benchmarks.reports.exports.leaderboard import (
+    leaderboard_as_json,
+    leaderboard_csv,
+    leaderboard_families,
+    leaderboard_per_query,
+    leaderboard_trec_qrels,
+    leaderboard_trec_run,
+)
+from benchmarks.reports.exports.report import report_as_json, report_text_export
 from benchmarks.reports.exposure import (
     exposure_declarations,
     exposure_record,
@@ -31,14 +39,6 @@ from benchmarks.reports.figures import (
     report_systems,
 )
 from benchmarks.reports.leaderboard import Leaderboard
-from benchmarks.reports.leaderboard_exports import (
-    leaderboard_as_json,
-    leaderboard_csv,
-    leaderboard_families,
-    leaderboard_per_query,
-    leaderboard_trec_qrels,
-    leaderboard_trec_run,
-)
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
 from benchmarks.reports.reading.summary import Summary, summary_build, summary_primary_first

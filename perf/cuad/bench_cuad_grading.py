@@ -40,7 +40,7 @@ def _setup_django(tmp: str) -> None:
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         _setup_django(tmp)
-        from grading.scorecard.bench import run_benchmark
+        from perf.cuad.grading_bench import run_benchmark
         from perf.figures import report
 
         data_dir = pathlib.Path(os.environ.get("DATA_DIR", REPO.parent / "shared" / "data"))

@@ -32,7 +32,7 @@ def main() -> None:
         from django.core.management import call_command
 
         call_command("migrate", verbosity=0)
-        from grading.scorecard.bench import run_leaderboard_benchmark
+        from perf.cuad.grading_bench import run_leaderboard_benchmark
         from perf.figures import report
 
         data_dir = pathlib.Path(os.environ.get("DATA_DIR", REPO.parent / "shared" / "data"))

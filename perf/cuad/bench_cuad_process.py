@@ -20,7 +20,7 @@ Peer: ``perf/cuad/plain_cuad_grader.py`` (standard library + scipy's linear_sum_
 taking the manifest's 100 contracts and grading the same run by the same rules; its per clause type F1 is
 checked against ours (printed with the largest difference).
 
-The run (seeded, built once from the manifest and CUAD_v1.json, as grading/scorecard/bench.py builds its own):
+The run (seeded, built once from the manifest and CUAD_v1.json, as perf/cuad/grading_bench.py builds its own):
 every gold span of the 100 contracts, plus as many noise extractions of the same clause type, half verbatim
 passages of the contract that overlap no gold span, half the span's words shuffled with three words no
 contract has (fabricated).

@@ -30,7 +30,7 @@ import Stemmer
 REPO_ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO_ROOT))
 
-from benchmarks.corpus import hrs_json  # noqa: E402 -- needs the repository on the path first
+from benchmarks.corpus.formats import hrs_json  # noqa: E402 -- needs the repository on the path first
 from benchmarks.retrieval import bm25  # noqa: E402
 from perf.figures import report  # noqa: E402
 from perf.questions import QUESTIONS as SHARED_QUESTIONS  # noqa: E402

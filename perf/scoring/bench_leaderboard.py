@@ -23,6 +23,13 @@ django.setup()
 
 import numpy as np  # noqa: E402
 
+from benchmarks.reports.exports.leaderboard import (  # noqa: E402
+    leaderboard_as_json,
+    leaderboard_csv,
+    leaderboard_per_query,
+    leaderboard_trec_qrels,
+    leaderboard_trec_run,
+)
 from benchmarks.reports.figures import PRIMARY_METRIC, PRIMARY_SPLIT  # noqa: E402
 from benchmarks.reports.inputs import (  # noqa: E402
     Candidate,
@@ -34,13 +41,6 @@ from benchmarks.reports.inputs import (  # noqa: E402
     rerank_apply,
 )
 from benchmarks.reports.leaderboard import LeaderboardInputs, RerankEntry, leaderboard_compute  # noqa: E402
-from benchmarks.reports.leaderboard_exports import (  # noqa: E402
-    leaderboard_as_json,
-    leaderboard_csv,
-    leaderboard_per_query,
-    leaderboard_trec_qrels,
-    leaderboard_trec_run,
-)
 from benchmarks.reports.reading.svg import leaderboard_forest_svg  # noqa: E402
 from perf.figures import report  # noqa: E402
 

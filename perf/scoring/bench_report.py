@@ -29,7 +29,7 @@ django.setup()
 
 import numpy as np  # noqa: E402
 
-from benchmarks.reports.exports import report_as_json, report_csv, report_trec_qrels, report_trec_run  # noqa: E402
+from benchmarks.reports.exports.report import report_as_json, report_csv, report_trec_qrels, report_trec_run  # noqa: E402
 from benchmarks.reports.figures import Report, report_compute, report_systems  # noqa: E402
 from benchmarks.reports.inputs import Candidate, QueryInput, ReportInputs, RerankMeta, RetrievalMeta, SuiteMeta  # noqa: E402
 from benchmarks.reports.reading.svg import forest_plot_svg  # noqa: E402

@@ -22,7 +22,7 @@ def nrs_imported(db, data_dir, monkeypatch):
     """The real NRS pages imported into this test's database (each test imports them in its own transaction)."""
     import hashlib
 
-    from benchmarks.corpus import nrs_html
+    from benchmarks.corpus.formats import nrs_html
     from benchmarks.corpus.services import statutes_import
 
     parse = nrs_html.parse

@@ -1,5 +1,6 @@
-"""Parsers of further official formats (benchmarks/corpus holds twelve modules, its limit).
+"""The parsers of the official formats: Nevada's NRS HTML, Hawaii's HRS JSON, the US Code's USLM XML and the
+eCFR's XML.
 
-Each is a pure function of the source bytes returning a ``ParsedSource``, like the NRS, HRS and USLM parsers
-one level up.
+Each is a pure function of the source bytes returning a ``ParsedSource`` (``benchmarks/corpus/base.py``); a bad
+source is refused naming where.
 """

@@ -20,7 +20,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import Http404
 
-from benchmarks.reports.exports import report_as_json, report_csv, report_trec_run
+from benchmarks.reports.exports.report import report_as_json, report_csv, report_trec_run
 from benchmarks.reports.exposure import exposure_record
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import ReportParameterError

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.corpus import ParseError, hrs_json, nrs_html, uslm_xml
+from benchmarks.corpus import ParseError
+from benchmarks.corpus.formats import hrs_json, nrs_html, uslm_xml
 
 
 def _nrs(data_dir, chapter):
@@ -140,7 +141,7 @@ def test_parsers_reject_bytes_of_another_format():
 def test_a_uslm_file_declaring_an_unknown_encoding_is_refused_with_a_parse_error():
     # Found by the importer fuzz test: ElementTree raised LookupError, which escaped as a crash.
     from benchmarks.corpus import ParseError
-    from benchmarks.corpus.uslm_xml import parse
+    from benchmarks.corpus.formats.uslm_xml import parse
 
     raw = b'<?xml version="1.0" encoding="no-such-encoding"?><uscDoc identifier="/us/usc/t9"/>'
     with pytest.raises(ParseError, match="unreadable XML declaration"):

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from benchmarks.corpus import ParseError, hrs_json, nrs_html, uslm_xml
-from benchmarks.corpus.formats import ecfr_xml
+from benchmarks.corpus import ParseError
+from benchmarks.corpus.formats import ecfr_xml, hrs_json, nrs_html, uslm_xml
 from tests.trust.fuzz_support import (
     FUZZ,
     HRS_META,

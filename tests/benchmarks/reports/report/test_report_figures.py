@@ -19,7 +19,13 @@ import numpy as np
 import pytest
 from ir_measures import RR, Success
 
-from benchmarks.reports.exports import report_as_json, report_csv, report_families, report_trec_qrels, report_trec_run
+from benchmarks.reports.exports.report import (
+    report_as_json,
+    report_csv,
+    report_families,
+    report_trec_qrels,
+    report_trec_run,
+)
 from benchmarks.reports.figures import METRICS, report_compute
 from benchmarks.reports.inputs import (
     Candidate,

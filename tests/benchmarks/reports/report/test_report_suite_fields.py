@@ -8,7 +8,7 @@ import json
 import pytest
 
 from benchmarks.corpus import ParsedProvision, ParsedSource
-from benchmarks.reports.exports import report_as_json, report_trec_qrels
+from benchmarks.reports.exports.report import report_as_json, report_trec_qrels
 from benchmarks.reports.selectors import report_build
 from benchmarks.retrieval.selectors import retrieval_run_qrels
 from benchmarks.retrieval.services import retrieval_run_create

@@ -1,7 +1,6 @@
-"""The CUAD grading benchmark body (see perf/cuad/bench_cuad_grading.py, which runs it on a throwaway database).
+"""The CUAD grading benchmark body (perf/cuad/bench_cuad_grading.py runs it on a throwaway database).
 
-Kept in grading/ so the perf script reaches it through a management command
-rather than importing the grading job from the benchmarks package.
+Only the bench runs it, so it lives beside the bench rather than in the grading job.
 """
 
 from __future__ import annotations
