@@ -15,15 +15,14 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from scoring.collector import collector_paused
+
 
 @contextmanager
 def starting() -> Iterator[None]:
     """Pause the collector for a process's start-up; on leaving, freeze what was made and collect as before."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        gc.freeze()
-        if was_enabled:
-            gc.enable()
+    with collector_paused():
+        try:
+            yield
+        finally:
+            gc.freeze()  # before the collector is back on: its first collection already skips them

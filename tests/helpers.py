@@ -33,14 +33,15 @@ def cache_clear() -> None:
     pytest worker would wipe the Celery messages and queue bindings of a real-worker test on the other (a task
     sent and never received). Only the keys the cache itself names are deleted here.
     """
-    from django.core.cache import cache
+    from django.core.cache import caches
+    from django.core.cache.backends.redis import RedisCache
 
-    if not hasattr(cache, "_cache") or not hasattr(cache._cache, "get_client"):
+    cache = caches["default"]
+    if not isinstance(cache, RedisCache):
         cache.clear()  # a per-process cache: nobody else's keys live in it
         return
     client = cache._cache.get_client(write=True)
-    pattern = cache.make_key("*")
-    keys = list(client.scan_iter(match=pattern, count=1000))
+    keys = list(client.scan_iter(match=cache.make_key("*"), count=1000))
     if keys:
         client.delete(*keys)
 

@@ -11,14 +11,13 @@ stays with Django's command, which documents every option.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import gc
 import json
 import math
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
+from scoring.collector import collector_paused
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, UNIT
 from scoring.ir.measures import DEFAULT_REL_LEVEL
 from scoring.ir.trec_evaluation import METRICS, TrecEvaluation, evaluate_trec_runs, read_families
@@ -97,27 +96,10 @@ def evaluate_files(qrels_path: str, run_paths: list[str], *, families_path: str 
     """Reads and scores the files; every input problem is a :class:`MetricsError` naming the file."""
     if replicates < 1:
         raise MetricsError("--replicates must be at least 1")
-    with _collector_paused():
+    # Reading a run makes millions of tuples and strings that hold no cycle: scoring.collector says why.
+    with collector_paused():
         return _evaluate_files(qrels_path, run_paths, families_path=families_path, replicates=replicates,
                                seed=seed, measures=measures, rel_level=rel_level)
-
-
-@contextlib.contextmanager
-def _collector_paused() -> Iterator[None]:
-    """CPython's cycle collector off while files are read and scored, on as before afterwards.
-
-    Reading a run makes millions of tuples, lists and strings that live until the figures are out and hold no
-    reference cycle, so each full collection found nothing while its cost grew with everything read so far:
-    at 50,000 queries x 100 documents the collector made the command's CPU grow 12.7x per 10x of queries
-    (10.2x with it paused; ``make bench``'s growth table). Any cycle made meanwhile is collected once it is on.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _evaluate_files(qrels_path: str, run_paths: list[str], *, families_path: str | None, replicates: int,
