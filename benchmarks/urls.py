@@ -1,7 +1,8 @@
 """The statute benchmark under /benchmarks/: each feature's URLs live in its own folder's urls.py, one namespace.
 
-The order below is the order Django tries them in; no two features' patterns match the same path (the labels'
-pages sit under a rerank run's rerank/<pk>/ prefix, after the run's own patterns).
+The order below is the order Django tries them in; no two features' patterns match the same path. Each feature's
+paths begin with its folder's name (corpus/, snapshots/, suites/, retrieval/, rerank/, reports/, comparisons/,
+labels/); a page that lived elsewhere before keeps its old path as a permanent redirect (core/http/moved.py).
 """
 
 from django.urls import path

@@ -1,7 +1,8 @@
 """The CUAD console under /cuad/ (login required; reviewers get 403); a page's exports are files below it.
 
-Each feature's URLs live in its own folder's urls.py, one namespace; the order below is the order Django tries
-them in, and no two features' patterns match the same path.
+Each feature's URLs live in its own folder's urls.py, one namespace, and begin with its folder's name (dataset/,
+runs/, scorecard/, audits/, contracts/); the order below is the order Django tries them in, and no two features'
+patterns match the same path. Pages that lived elsewhere before keep their old paths as permanent redirects.
 """
 
 from grading.audits.urls import urlpatterns as _audits

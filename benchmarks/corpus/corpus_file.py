@@ -25,6 +25,8 @@ OPTIONAL = (*HIERARCHY, "chapter_title", "version", "number", "history", "notes"
 FIELDS = (*REQUIRED, *OPTIONAL)
 # The id of a code names it in URLs and suite files.
 CODE_ID = re.compile(r"^[a-z][a-z0-9-]{1,15}$")
+# Pages beside /benchmarks/corpus/<code>/ (benchmarks/corpus/urls.py): a code of that name would be unreachable.
+RESERVED_CODES = frozenset({"import", "provisions"})
 MAX_PROBLEMS = 50
 _LIMITS = {"citation": 120, "number": 80, "version": 100, "url": 500, "jurisdiction": 200, "code": 300,
            "title": 40, "chapter": 40, "part": 40, "chapter_title": 400}
@@ -92,6 +94,15 @@ def _text(value: Any) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def code_id_problem(code: str) -> str | None:
+    """Why ``code`` cannot name a code (in URLs and suite files), or None."""
+    if not CODE_ID.match(code):
+        return f"{code!r} is not a code id (2-16 lowercase letters, digits or '-', a letter first)"
+    if code in RESERVED_CODES:
+        return f"{code!r} names a page of the corpus pages (/benchmarks/corpus/{code}/): choose another code id"
+    return None
+
+
 def parse(raw: bytes, *, code: str, filename: str = "") -> ParsedSource:
     """Parse a corpus file of code ``code`` (its id); raises CorpusFileInvalid naming each bad line and field."""
     problems: list[LineProblem] = []
@@ -103,8 +114,8 @@ def parse(raw: bytes, *, code: str, filename: str = "") -> ParsedSource:
     def refuse() -> CorpusFileInvalid:
         return CorpusFileInvalid(problems, filename=filename)
 
-    if not CODE_ID.match(code):
-        bad(0, "code id", f"{code!r} is not a code id (2-16 lowercase letters, digits or '-', a letter first)")
+    if (problem := code_id_problem(code)) is not None:
+        bad(0, "code id", problem)
         raise refuse()
     try:
         text = raw.decode("utf-8-sig")

@@ -226,8 +226,8 @@ def corpus_file_import(*, code: str, raw: bytes, filename: str, retrieved_from: 
     if fmt == "ecfr-xml":
         parsed = ecfr_xml.parse(raw, filename=filename)
         code = code or parsed.corpus
-        if not corpus_file.CODE_ID.match(code):
-            raise ImportProblem(f"{code!r} is not a code id (2-16 lowercase letters, digits or '-', a letter first)")
+        if (problem := corpus_file.code_id_problem(code)) is not None:
+            raise ImportProblem(problem)
         parsed = replace(parsed, corpus=code)
     else:
         parsed = corpus_file.parse(raw, code=code, filename=filename if fmt == corpus_file.file_format(filename)

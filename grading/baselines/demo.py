@@ -24,6 +24,6 @@ def load_baselines_demo(*, sample: Sample, stdout) -> float:
     seconds = time.perf_counter() - started
     stdout.write(
         f"grading baselines: {seconds:.1f} s ({time.process_time() - cpu:.1f} s CPU); the CUAD leaderboard "
-        "(/cuad/leaderboard/) ranks them with the local MiniLM extractor once the worker has run its job\n"
+        "(/cuad/scorecard/leaderboard/) ranks them with the local MiniLM extractor once the worker has run its job\n"
     )
     return seconds

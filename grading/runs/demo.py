@@ -86,5 +86,5 @@ def load_console_demo(*, data_dir: pathlib.Path, stdout, queue_local: bool = Tru
     job = extraction_job_create(sample=sample, provider="local")
     stdout.write(
         f"grading console: local heuristic-baseline extraction queued as job #{job.pk} ({job.total} contracts; "
-        "the demo worker runs it, progress at /cuad/jobs/{job.pk}/)\n".replace("{job.pk}", str(job.pk))
+        "the demo worker runs it, progress at /cuad/runs/jobs/{job.pk}/)\n".replace("{job.pk}", str(job.pk))
     )

@@ -1,4 +1,6 @@
-"""Extraction runs and the jobs that make or grade them: lists, launch, pages, progress, resume.
+"""Extraction runs and the jobs that make or grade them under runs/: lists, launch, pages, progress, resume.
+
+A job's pages lived under jobs/ before; those paths answer with a permanent redirect.
 
 Included by grading/urls.py (namespace "cuad").
 """
@@ -7,6 +9,7 @@ from django.urls import path
 
 from grading.export_urls import page_with_exports
 from reviewapp.core.http.lazy_views import lazy_module
+from reviewapp.core.http.moved import moved
 
 views = lazy_module("grading.runs.views")
 
@@ -14,7 +17,11 @@ urlpatterns = [
     *page_with_exports("runs/", views.runs, name="runs"),
     path("runs/launch/", views.launch, name="launch"),
     *page_with_exports("runs/<int:pk>/", views.run_detail, name="run"),
-    *page_with_exports("jobs/<int:pk>/", views.job_detail, name="job"),
-    path("jobs/<int:pk>/progress/", views.job_progress, name="job-progress"),
-    path("jobs/<int:pk>/resume/", views.job_resume, name="job-resume"),
+    *page_with_exports("runs/jobs/<int:pk>/", views.job_detail, name="job"),
+    path("runs/jobs/<int:pk>/progress/", views.job_progress, name="job-progress"),
+    path("runs/jobs/<int:pk>/resume/", views.job_resume, name="job-resume"),
+    moved("jobs/<int:pk>/", "cuad:job"),
+    moved("jobs/<int:pk>/job.<str:fmt>", "cuad:job-export"),
+    moved("jobs/<int:pk>/progress/", "cuad:job-progress"),
+    moved("jobs/<int:pk>/resume/", "cuad:job-resume"),
 ]

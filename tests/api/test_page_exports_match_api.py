@@ -83,7 +83,7 @@ def test_the_statute_leaderboard_export_and_its_api_agree(statute, stakeholder_c
 
 
 def test_the_human_metric_and_calibration_exports_and_their_apis_agree(statute, stakeholder_client):
-    base = f"/benchmarks/rerank/{statute.pk}"
+    base = f"/benchmarks/labels/rerank/{statute.pk}"
     api_base = f"/api/v1/benchmarks/rerank-runs/{statute.pk}"
     calibration = _json(stakeholder_client, f"{base}/calibration/calibration.json?{BOOTSTRAP}")
     assert _json(stakeholder_client, f"{api_base}/calibration/?{BOOTSTRAP}") == calibration
@@ -107,7 +107,8 @@ def test_the_cuad_scorecard_comparison_leaderboard_and_explorer_exports_and_thei
                                                                                               stakeholder_client):
     query = f"sample={cuad.sample.pk}&run={cuad.gold.pk}&run={cuad.noisy.pk}&correct=0.6&partial=0.3"
     for name in ("scorecard", "leaderboard", "explorer"):
-        page = _json(stakeholder_client, f"/cuad/{name}/{name}.json?{query}")
+        folder = "" if name == "scorecard" else f"{name}/"
+        page = _json(stakeholder_client, f"/cuad/scorecard/{folder}{name}.json?{query}")
         api = _json(stakeholder_client, f"/api/v1/cuad/{name}/?{query}")
         assert not _differences(api, page), name
     card = _json(stakeholder_client, f"/api/v1/cuad/scorecard/?{query}")
@@ -134,7 +135,7 @@ def test_the_cuad_dataset_runs_job_and_playground_exports_and_their_apis_agree(c
     texts = {"a": "governed by the laws of Nevada", "b": "This Agreement is governed by the laws of Nevada",
              "claim": "the laws of Nevada", "source": "This Agreement is governed by the laws of Nevada."}
     query = "&".join(f"{k}={v.replace(' ', '+')}" for k, v in texts.items())
-    page = _json(stakeholder_client, f"/cuad/playground/playground.json?{query}")
+    page = _json(stakeholder_client, f"/cuad/scorecard/playground/playground.json?{query}")
     api = _json(stakeholder_client, f"/api/v1/cuad/playground/?{query}")
     overlap, ground = page["overlap"], page["grounding"]
     assert (api["f1"], api["precision"], api["recall"], api["shared_tokens"]) == (

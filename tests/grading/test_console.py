@@ -10,7 +10,8 @@ import pytest
 
 from grading.runs.models import ConsoleJob, ExtractionRun
 
-PAGES = ["/cuad/", "/cuad/dataset/", "/cuad/runs/", "/cuad/scorecard/", "/cuad/explorer/", "/cuad/playground/"]
+PAGES = ["/cuad/", "/cuad/dataset/", "/cuad/runs/", "/cuad/scorecard/", "/cuad/scorecard/explorer/",
+         "/cuad/scorecard/playground/"]
 APIS = [
     "/api/v1/cuad/dataset/",
     "/api/v1/cuad/runs/",
@@ -26,11 +27,12 @@ APIS = [
 
 def test_reviewers_get_403_on_every_console_page_and_api(loaded, reviewer_client):
     job = ConsoleJob.objects.create(kind="grade", dataset=loaded.dataset, total=1)
-    urls = [*PAGES, *APIS, f"/cuad/runs/{loaded.gold.pk}/", f"/cuad/jobs/{job.pk}/", f"/cuad/jobs/{job.pk}/progress/",
+    urls = [*PAGES, *APIS, f"/cuad/runs/{loaded.gold.pk}/", f"/cuad/runs/jobs/{job.pk}/",
+            f"/cuad/runs/jobs/{job.pk}/progress/",
             f"/api/v1/cuad/runs/{loaded.gold.pk}/", f"/api/v1/cuad/jobs/{job.pk}/"]
     for url in urls:
         assert reviewer_client.get(url).status_code == 403, url
-    for url in ["/cuad/runs/", "/cuad/runs/launch/", f"/cuad/jobs/{job.pk}/resume/", "/api/v1/cuad/runs/",
+    for url in ["/cuad/runs/", "/cuad/runs/launch/", f"/cuad/runs/jobs/{job.pk}/resume/", "/api/v1/cuad/runs/",
                 "/api/v1/cuad/jobs/"]:
         assert reviewer_client.post(url, {}).status_code == 403, url
 

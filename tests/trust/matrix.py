@@ -41,6 +41,7 @@ class Entry:
     data: dict = field(default_factory=dict)  # a POST body that would be accepted from an allowed role
     json: bool = False  # POST data sent as JSON (API)
     note: str = ""
+    location: str = ""  # where every answer must send the caller (a moved page's old path)
 
 
 def _by_perm(perm: str, *, anon, ok=200, refused=403) -> dict:
@@ -71,6 +72,14 @@ def post_only(perm: str, url: str, data: dict | None = None) -> Entry:
 def api_post(get_perm: str | None, post_perm: str, url: str, data: dict | None = None) -> Entry:
     get = _by_perm(get_perm, anon=API_ANON) if get_perm else _by_perm(post_perm, anon=API_ANON, ok=405)
     return Entry(url, get, post=_by_perm(post_perm, anon=API_ANON, ok=None), data=data or {}, json=True)
+
+
+def moved(old: str, new: str) -> Entry:
+    """The old path of a page that moved (reviewapp.core.http.moved): every role, signed in or not, is sent on to
+    ``new`` with the same answer (301 to a read, 308 to a POST: method and body kept); the new path's own checks
+    then apply."""
+    roles = ("anonymous", "reviewer", "stakeholder", "admin")
+    return Entry(old, dict.fromkeys(roles, 301), post=dict.fromkeys(roles, 308), location=new)
 
 
 def everyone(url: str, **expected) -> Entry:
@@ -114,11 +123,11 @@ MATRIX: dict[str, Entry] = {
     "api/v1/docs/": Entry("/api/v1/docs/", {"anonymous": API_ANON, "reviewer": 403, "stakeholder": 200, "admin": 200}),
     # --- statute benchmark pages
     "benchmarks/": page(VIEW_REPORTS, "/benchmarks/"),
-    "benchmarks/corpora/import/": form(LAUNCH_RUNS, LAUNCH_RUNS, "/benchmarks/corpora/import/"),
+    "benchmarks/corpus/import/": form(LAUNCH_RUNS, LAUNCH_RUNS, "/benchmarks/corpus/import/"),
     "benchmarks/corpus/<str:corpus>/": page(VIEW_REPORTS, "/benchmarks/corpus/{corpus}/"),
     "benchmarks/corpus/<str:corpus>/chapter/<path:chapter>/": page(VIEW_REPORTS,
                                                                    "/benchmarks/corpus/{corpus}/chapter/{chapter}/"),
-    "benchmarks/provisions/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/provisions/{provision_pk}/"),
+    "benchmarks/corpus/provisions/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/corpus/provisions/{provision_pk}/"),
     "benchmarks/snapshots/<int:pk>/changes/": page(VIEW_REPORTS, "/benchmarks/snapshots/{snapshot_pk}/changes/",
                                                     note="the first snapshot of its source: nothing to compare"),
     "benchmarks/suites/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/suites/{suite_pk}/"),
@@ -175,16 +184,16 @@ MATRIX: dict[str, Entry] = {
     "benchmarks/reports/summary/<int:pk>/": page(VIEW_REPORTS, "/benchmarks/reports/summary/{retrieval_pk}/?replicates=1000"),
     "benchmarks/reports/summary/<int:pk>/summary.pdf": page(
         VIEW_REPORTS, "/benchmarks/reports/summary/{retrieval_pk}/summary.pdf?replicates=1000"),
-    "benchmarks/rerank/<int:pk>/human-metrics/": page(VIEW_REPORTS,
-                                                      "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/"),
-    "benchmarks/rerank/<int:pk>/human-metrics/<str:export>": page(
-        VIEW_REPORTS, "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/human-metrics.json"),
-    "benchmarks/rerank/<int:pk>/calibration/": page(VIEW_REPORTS,
-                                                    "/benchmarks/rerank/{planted_rerank_pk}/calibration/"),
-    "benchmarks/rerank/<int:pk>/calibration/<str:export>": page(
-        VIEW_REPORTS, "/benchmarks/rerank/{planted_rerank_pk}/calibration/items.csv"),
-    "benchmarks/rerank/<int:pk>/review-pool/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,
-                                                    "/benchmarks/rerank/{rerank_pk}/review-pool/",
+    "benchmarks/labels/rerank/<int:pk>/human-metrics/": page(VIEW_REPORTS,
+                                                      "/benchmarks/labels/rerank/{planted_rerank_pk}/human-metrics/"),
+    "benchmarks/labels/rerank/<int:pk>/human-metrics/<str:export>": page(
+        VIEW_REPORTS, "/benchmarks/labels/rerank/{planted_rerank_pk}/human-metrics/human-metrics.json"),
+    "benchmarks/labels/rerank/<int:pk>/calibration/": page(VIEW_REPORTS,
+                                                    "/benchmarks/labels/rerank/{planted_rerank_pk}/calibration/"),
+    "benchmarks/labels/rerank/<int:pk>/calibration/<str:export>": page(
+        VIEW_REPORTS, "/benchmarks/labels/rerank/{planted_rerank_pk}/calibration/items.csv"),
+    "benchmarks/labels/rerank/<int:pk>/review-pool/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,
+                                                    "/benchmarks/labels/rerank/{rerank_pk}/review-pool/",
                                                     {"k": "3", "reviewers_per_item": "1"}),
     # --- statute benchmark API
     "api/v1/benchmarks/snapshots/": api(VIEW_REPORTS, "/api/v1/benchmarks/snapshots/"),
@@ -231,15 +240,15 @@ MATRIX: dict[str, Entry] = {
                        {"run_text": '{{"model": "m", "extractions": []}}'}),
     "cuad/runs/launch/": post_only(LAUNCH_RUNS, "/cuad/runs/launch/", {"provider": "local", "limit": "1"}),
     "cuad/runs/<int:pk>/": page(VIEW_REPORTS, "/cuad/runs/{cuad_run_pk}/"),
-    "cuad/jobs/<int:pk>/": page(VIEW_REPORTS, "/cuad/jobs/{cuad_job_pk}/"),
-    "cuad/jobs/<int:pk>/progress/": page(VIEW_REPORTS, "/cuad/jobs/{cuad_job_pk}/progress/"),
-    "cuad/jobs/<int:pk>/resume/": post_only(LAUNCH_RUNS, "/cuad/jobs/{cuad_job_pk}/resume/"),
+    "cuad/runs/jobs/<int:pk>/": page(VIEW_REPORTS, "/cuad/runs/jobs/{cuad_job_pk}/"),
+    "cuad/runs/jobs/<int:pk>/progress/": page(VIEW_REPORTS, "/cuad/runs/jobs/{cuad_job_pk}/progress/"),
+    "cuad/runs/jobs/<int:pk>/resume/": post_only(LAUNCH_RUNS, "/cuad/runs/jobs/{cuad_job_pk}/resume/"),
     "cuad/scorecard/": page(VIEW_REPORTS, "/cuad/scorecard/"),
-    "cuad/leaderboard/": page(VIEW_REPORTS, "/cuad/leaderboard/"),
-    "cuad/summary/": page(VIEW_REPORTS, "/cuad/summary/?run={cuad_run_pk}"),
-    "cuad/summary/summary.pdf": page(VIEW_REPORTS, "/cuad/summary/summary.pdf?run={cuad_run_pk}"),
-    "cuad/explorer/": page(VIEW_REPORTS, "/cuad/explorer/"),
-    "cuad/playground/": page(VIEW_REPORTS, "/cuad/playground/"),
+    "cuad/scorecard/leaderboard/": page(VIEW_REPORTS, "/cuad/scorecard/leaderboard/"),
+    "cuad/scorecard/summary/": page(VIEW_REPORTS, "/cuad/scorecard/summary/?run={cuad_run_pk}"),
+    "cuad/scorecard/summary/summary.pdf": page(VIEW_REPORTS, "/cuad/scorecard/summary/summary.pdf?run={cuad_run_pk}"),
+    "cuad/scorecard/explorer/": page(VIEW_REPORTS, "/cuad/scorecard/explorer/"),
+    "cuad/scorecard/playground/": page(VIEW_REPORTS, "/cuad/scorecard/playground/"),
     "cuad/audits/": form(VIEW_REPORTS, LAUNCH_RUNS, "/cuad/audits/",
                          {"run": "{cuad_run_pk}", "judge_a": "local-description", "judge_b": "local-exemplars"}),
     "cuad/audits/<int:pk>/": page(VIEW_REPORTS, "/cuad/audits/{audit_pk}/"),
@@ -258,12 +267,12 @@ MATRIX: dict[str, Entry] = {
     "cuad/dataset/dataset.<str:fmt>": page(VIEW_REPORTS, "/cuad/dataset/dataset.csv"),
     "cuad/runs/runs.<str:fmt>": page(VIEW_REPORTS, "/cuad/runs/runs.json"),
     "cuad/runs/<int:pk>/run.<str:fmt>": page(VIEW_REPORTS, "/cuad/runs/{cuad_run_pk}/run.json"),
-    "cuad/jobs/<int:pk>/job.<str:fmt>": page(VIEW_REPORTS, "/cuad/jobs/{cuad_job_pk}/job.json"),
+    "cuad/runs/jobs/<int:pk>/job.<str:fmt>": page(VIEW_REPORTS, "/cuad/runs/jobs/{cuad_job_pk}/job.json"),
     "cuad/scorecard/scorecard.<str:fmt>": page(VIEW_REPORTS, "/cuad/scorecard/scorecard.csv?run={cuad_run_pk}"),
-    "cuad/leaderboard/leaderboard.<str:fmt>": page(VIEW_REPORTS,
-                                                   "/cuad/leaderboard/leaderboard.json?run={cuad_run_pk}"),
-    "cuad/explorer/explorer.<str:fmt>": page(VIEW_REPORTS, "/cuad/explorer/explorer.json?run={cuad_run_pk}"),
-    "cuad/playground/playground.<str:fmt>": page(VIEW_REPORTS, "/cuad/playground/playground.json?a=x+y&b=x"),
+    "cuad/scorecard/leaderboard/leaderboard.<str:fmt>": page(VIEW_REPORTS,
+                                                   "/cuad/scorecard/leaderboard/leaderboard.json?run={cuad_run_pk}"),
+    "cuad/scorecard/explorer/explorer.<str:fmt>": page(VIEW_REPORTS, "/cuad/scorecard/explorer/explorer.json?run={cuad_run_pk}"),
+    "cuad/scorecard/playground/playground.<str:fmt>": page(VIEW_REPORTS, "/cuad/scorecard/playground/playground.json?a=x+y&b=x"),
     "cuad/audits/audits.<str:fmt>": page(VIEW_REPORTS, "/cuad/audits/audits.csv"),
     "cuad/audits/<int:pk>/audit.<str:fmt>": page(VIEW_REPORTS, "/cuad/audits/{audit_pk}/audit.json"),
     "cuad/contracts/contract-sets.<str:fmt>": page(VIEW_REPORTS, "/cuad/contracts/contract-sets.json"),
@@ -418,6 +427,42 @@ MATRIX: dict[str, Entry] = {
     # --- providers
     "providers/ledgers/<int:pk>/receipts.jsonl": page(VIEW_REPORTS, "/providers/ledgers/{ledger_pk}/receipts.jsonl"),
     "api/v1/providers/ledgers/<int:pk>/": api(VIEW_REPORTS, "/api/v1/providers/ledgers/{ledger_pk}/"),
+    # --- old paths of pages that moved under their feature's folder name (permanent redirects)
+    "benchmarks/corpora/import/": moved("/benchmarks/corpora/import/", "/benchmarks/corpus/import/"),
+    "benchmarks/provisions/<int:pk>/": moved("/benchmarks/provisions/{provision_pk}/",
+                                             "/benchmarks/corpus/provisions/{provision_pk}/"),
+    "benchmarks/rerank/<int:pk>/human-metrics/": moved(
+        "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/?replicates=1000",
+        "/benchmarks/labels/rerank/{planted_rerank_pk}/human-metrics/?replicates=1000"),
+    "benchmarks/rerank/<int:pk>/human-metrics/<str:export>": moved(
+        "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/human-metrics.json",
+        "/benchmarks/labels/rerank/{planted_rerank_pk}/human-metrics/human-metrics.json"),
+    "benchmarks/rerank/<int:pk>/calibration/": moved("/benchmarks/rerank/{planted_rerank_pk}/calibration/",
+                                                     "/benchmarks/labels/rerank/{planted_rerank_pk}/calibration/"),
+    "benchmarks/rerank/<int:pk>/calibration/<str:export>": moved(
+        "/benchmarks/rerank/{planted_rerank_pk}/calibration/items.csv",
+        "/benchmarks/labels/rerank/{planted_rerank_pk}/calibration/items.csv"),
+    "benchmarks/rerank/<int:pk>/review-pool/": moved("/benchmarks/rerank/{rerank_pk}/review-pool/",
+                                                     "/benchmarks/labels/rerank/{rerank_pk}/review-pool/"),
+    "cuad/jobs/<int:pk>/": moved("/cuad/jobs/{cuad_job_pk}/", "/cuad/runs/jobs/{cuad_job_pk}/"),
+    "cuad/jobs/<int:pk>/job.<str:fmt>": moved("/cuad/jobs/{cuad_job_pk}/job.csv",
+                                              "/cuad/runs/jobs/{cuad_job_pk}/job.csv"),
+    "cuad/jobs/<int:pk>/progress/": moved("/cuad/jobs/{cuad_job_pk}/progress/",
+                                          "/cuad/runs/jobs/{cuad_job_pk}/progress/"),
+    "cuad/jobs/<int:pk>/resume/": moved("/cuad/jobs/{cuad_job_pk}/resume/", "/cuad/runs/jobs/{cuad_job_pk}/resume/"),
+    "cuad/leaderboard/": moved("/cuad/leaderboard/?run={cuad_run_pk}&grounding=2",
+                               "/cuad/scorecard/leaderboard/?run={cuad_run_pk}&grounding=2"),
+    "cuad/summary/": moved("/cuad/summary/?run={cuad_run_pk}", "/cuad/scorecard/summary/?run={cuad_run_pk}"),
+    "cuad/explorer/": moved("/cuad/explorer/", "/cuad/scorecard/explorer/"),
+    "cuad/playground/": moved("/cuad/playground/", "/cuad/scorecard/playground/"),
+    "cuad/leaderboard/leaderboard.<str:fmt>": moved("/cuad/leaderboard/leaderboard.csv?run={cuad_run_pk}",
+                                                    "/cuad/scorecard/leaderboard/leaderboard.csv?run={cuad_run_pk}"),
+    "cuad/explorer/explorer.<str:fmt>": moved("/cuad/explorer/explorer.json",
+                                              "/cuad/scorecard/explorer/explorer.json"),
+    "cuad/playground/playground.<str:fmt>": moved("/cuad/playground/playground.json?a=x",
+                                                  "/cuad/scorecard/playground/playground.json?a=x"),
+    "cuad/summary/summary.pdf": moved("/cuad/summary/summary.pdf?run={cuad_run_pk}",
+                                      "/cuad/scorecard/summary/summary.pdf?run={cuad_run_pk}"),
     # --- Django admin, top level (model pages: admin_model_routes)
     "admin/": Entry("/admin/", {"anonymous": ADMIN_LOGIN, "reviewer": ADMIN_LOGIN, "stakeholder": ADMIN_LOGIN,
                                 "admin": 200}),

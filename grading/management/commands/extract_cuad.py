@@ -82,7 +82,7 @@ class Command(BaseCommand):
             while not ConsoleJob.objects.get(pk=job.pk).is_finished:
                 time.sleep(1)
         else:
-            self.stdout.write(f"queued on the worker; progress at /cuad/jobs/{job.pk}/")
+            self.stdout.write(f"queued on the worker; progress at /cuad/runs/jobs/{job.pk}/")
             return
         job = ConsoleJob.objects.get(pk=job.pk)  # a fresh instance: provider_setup is read again
         self.stdout.write(f"job {job.pk} {job.status}: {job.stage}"

@@ -164,4 +164,4 @@ def test_the_corpus_pages_list_and_show_the_imported_code(cfr14, stakeholder_cli
     assert page.status_code == 200 and "14/101" in page.content.decode()
     section = Provision.objects.get(citation="14 CFR § 101.1")
     assert "Code of Federal Regulations, Title 14" in stakeholder_client.get(
-        f"/benchmarks/provisions/{section.pk}/").content.decode()
+        f"/benchmarks/corpus/provisions/{section.pk}/").content.decode()

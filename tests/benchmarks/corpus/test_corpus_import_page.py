@@ -10,7 +10,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from benchmarks.corpus.models import CorpusCode, Provision, SourceSnapshot
 
 CFR = Path(__file__).parent / "data" / "cfr14-parts101-105.jsonl"
-URL = "/benchmarks/corpora/import/"
+URL = "/benchmarks/corpus/import/"
 
 
 def _upload(client, raw: bytes, *, code: str = "cfr14", name: str = "cfr.jsonl"):
@@ -51,6 +51,23 @@ def test_the_page_names_a_missing_code_and_a_missing_file(admin_client_):
 def test_a_built_in_code_is_refused_with_the_command_to_use(admin_client_):
     response = _upload(admin_client_, CFR.read_bytes(), code="nrs")
     assert response.status_code == 400 and "import_statutes" in response.content.decode()
+
+
+def test_a_code_that_names_a_corpus_page_is_refused(admin_client_):
+    # /benchmarks/corpus/import/ is this page: a corpus coded "import" could never be shown.
+    for code in ("import", "provisions"):
+        response = _upload(admin_client_, CFR.read_bytes(), code=code)
+        assert response.status_code == 400
+        assert f"&#x27;{code}&#x27; names a page of the corpus pages" in response.content.decode()
+    assert not CorpusCode.objects.exists() and not Provision.objects.exists()
+
+
+def test_an_upload_posted_to_the_old_path_is_sent_on_with_its_body(admin_client_):
+    # A form still open at the page's old address posts there; 308 keeps the method and the file.
+    response = admin_client_.post("/benchmarks/corpora/import/", {"code": "cfr14", "file": SimpleUploadedFile(
+        "cfr.jsonl", CFR.read_bytes())})
+    assert response.status_code == 308 and response["Location"] == URL
+    assert not Provision.objects.exists()  # the redirect itself imports nothing; the new path does, as above
 
 
 def test_only_admins_may_import_a_corpus(stakeholder_client, reviewer_client):

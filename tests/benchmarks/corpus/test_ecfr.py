@@ -146,14 +146,14 @@ def test_a_bad_file_through_the_command_exits_non_zero_and_writes_nothing(db, tm
 
 
 def test_the_upload_page_takes_an_ecfr_file_without_a_code(admin_client_):
-    response = admin_client_.post("/benchmarks/corpora/import/",
+    response = admin_client_.post("/benchmarks/corpus/import/",
                                   {"code": "", "file": SimpleUploadedFile(CURRENT.name, CURRENT.read_bytes())})
     assert response.status_code == 302 and response["Location"] == "/benchmarks/corpus/cfr1/"
     assert Provision.objects.filter(corpus="cfr1").count() == 288
-    bad = admin_client_.post("/benchmarks/corpora/import/",
+    bad = admin_client_.post("/benchmarks/corpus/import/",
                              {"code": "", "file": SimpleUploadedFile("x.xml", b"<DLPSTEXTCLASS><DIV1>")})
     assert bad.status_code == 400 and "not well-formed XML at line 1" in bad.content.decode()
-    no_code = admin_client_.post("/benchmarks/corpora/import/",
+    no_code = admin_client_.post("/benchmarks/corpus/import/",
                                  {"code": "", "file": SimpleUploadedFile("x.jsonl", b"{}")})
     assert no_code.status_code == 400 and "code: required" in no_code.content.decode()
 

@@ -39,11 +39,11 @@ def test_a_long_chapter_is_paginated_with_page_links(db, stakeholder_client):
     import_synthetic([(f"999.{100 + i}", f"Heading {i}.", f"Body of section {i}.") for i in range(total)])
     url = reverse("benchmarks:chapter", args=["nrs", "999"])
     first = stakeholder_client.get(url).content.decode()
-    assert first.count('href="/benchmarks/provisions/') == PROVISIONS_PER_PAGE
+    assert first.count('href="/benchmarks/corpus/provisions/') == PROVISIONS_PER_PAGE
     assert "NRS 999.100" in first and f"NRS 999.{100 + total - 1}" not in first
     assert re.search(r'href="\?page=2"', first) and f"of {total} sections" in first
     second = stakeholder_client.get(url, {"page": 2}).content.decode()
-    assert second.count('href="/benchmarks/provisions/') == 7
+    assert second.count('href="/benchmarks/corpus/provisions/') == 7
     assert f"NRS 999.{100 + total - 1}" in second and 'href="?page=1"' in second
     # A page number past the end shows the last page rather than an error.
     assert stakeholder_client.get(url, {"page": 99}).status_code == 200

@@ -111,7 +111,7 @@ def test_draft_and_stale_judgments_never_count(world):
 
 
 def _page(client, run, suffix: str = "", pool: str = ""):
-    return client.get(f"/benchmarks/rerank/{run.pk}/calibration/{suffix}" + (f"?pool={pool}" if pool else ""))
+    return client.get(f"/benchmarks/labels/rerank/{run.pk}/calibration/{suffix}" + (f"?pool={pool}" if pool else ""))
 
 
 def test_a_stakeholder_reads_brier_ece_and_the_diagram_per_split_with_the_caveats(world, stakeholder_client):
@@ -178,15 +178,15 @@ def test_every_export_parses_and_agrees_with_the_json_and_the_api(world, stakeho
                 assert row[column] == ("" if value is None else str(value))
     api = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/calibration/").json()
     assert json.loads(json.dumps(api)) == payload
-    human = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/human-metrics.json"
+    human = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/human-metrics/human-metrics.json"
                                    "?replicates=1000").json()
     api_human = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/human-metrics/?replicates=1000").json()
     assert api_human["summary"] == human["summary"] and api_human["pool"] == human["pool"]
     assert [q["qid"] for q in api_human["queries"]] == [q["qid"] for q in human["queries"]]
     for name, key in (("summary.csv", "summary"), ("queries.csv", "queries")):
-        text = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/{name}?replicates=1000")
+        text = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/human-metrics/{name}?replicates=1000")
         assert len(list(csv.DictReader(io.StringIO(text.content.decode())))) == len(human[key])
-    page = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/?replicates=1000").content.decode()
+    page = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/human-metrics/?replicates=1000").content.decode()
     assert "ideal ranking uses only the judged grades" in page and "never a zero" in page
     pools = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/review-pools/").json()
     assert [p["public_id"] for p in pools] == [pool.public_id]
@@ -194,10 +194,9 @@ def test_every_export_parses_and_agrees_with_the_json_and_the_api(world, stakeho
 
 def test_reviewers_get_403_and_anonymous_users_the_login_page_everywhere(world, reviewer_client, client):
     run, _pool, _reviewers = world
-    urls = [f"/benchmarks/rerank/{run.pk}/calibration/", f"/benchmarks/rerank/{run.pk}/calibration/items.csv",
-            f"/benchmarks/rerank/{run.pk}/calibration/calibration.json",
-            f"/benchmarks/rerank/{run.pk}/human-metrics/", f"/benchmarks/rerank/{run.pk}/human-metrics/queries.csv",
-            f"/benchmarks/rerank/{run.pk}/review-pool/"]
+    base = f"/benchmarks/labels/rerank/{run.pk}"
+    urls = [f"{base}/calibration/", f"{base}/calibration/items.csv", f"{base}/calibration/calibration.json",
+            f"{base}/human-metrics/", f"{base}/human-metrics/queries.csv", f"{base}/review-pool/"]
     api = [f"/api/v1/benchmarks/rerank-runs/{run.pk}/{name}/" for name in ("calibration", "human-metrics",
                                                                           "review-pools")]
     for url in urls + api:
@@ -211,9 +210,9 @@ def test_reviewers_get_403_and_anonymous_users_the_login_page_everywhere(world, 
 def test_a_bad_pool_or_bootstrap_setting_gets_a_message(world, stakeholder_client):
     run, _pool, _reviewers = world
     assert _page(stakeholder_client, run, pool="nope").status_code == 400
-    response = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/?replicates=5")
+    response = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/human-metrics/?replicates=5")
     assert response.status_code == 400 and "replicates must be between" in response.content.decode()
-    assert stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/nope.csv").status_code == 404
+    assert stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/calibration/nope.csv").status_code == 404
 
 
 def _family_loop(calibration: Calibration, split: str, labels, *, replicates: int, seed: int):
@@ -226,13 +225,21 @@ def _family_loop(calibration: Calibration, split: str, labels, *, replicates: in
     y = np.array([labels[k] >= 2 for k in keys], dtype=int)
     families = sorted({ranking[k[0]].family for k in keys})
     members = [[i for i, k in enumerate(keys) if ranking[k[0]].family == f] for f in families]
+    # A resample's Brier and ECE depend only on how often it drew each family, not in which order: each distinct
+    # draw is computed once (three families give ten), not a thousand scikit-learn calls per split.
+    figures: dict[tuple[int, ...], tuple[float, float]] = {}
     brier, ece = [], []
     for row in np.random.default_rng(seed).integers(0, len(families), (replicates, len(families))):
-        rows = [i for u in row for i in members[u]]
-        brier.append(brier_score_loss(y[rows], p[rows]))
-        _, edges = np.histogram(p[rows], bins=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
-        which = np.clip(np.searchsorted(edges[1:-1], p[rows], side="right"), 0, 4)
-        ece.append(sum(abs(p[rows][which == b].sum() - y[rows][which == b].sum()) for b in range(5)) / len(rows))
+        drawn = tuple(sorted(row.tolist()))
+        if drawn not in figures:
+            rows = [i for u in drawn for i in members[u]]
+            _, edges = np.histogram(p[rows], bins=[0, 0.2, 0.4, 0.6, 0.8, 1.0])
+            which = np.clip(np.searchsorted(edges[1:-1], p[rows], side="right"), 0, 4)
+            figures[drawn] = (brier_score_loss(y[rows], p[rows]),
+                              sum(abs(p[rows][which == b].sum() - y[rows][which == b].sum()) for b in range(5))
+                              / len(rows))
+        brier.append(figures[drawn][0])
+        ece.append(figures[drawn][1])
     return len(families), len(keys), np.percentile(brier, [2.5, 97.5]), np.percentile(ece, [2.5, 97.5])
 
 
@@ -256,10 +263,10 @@ def test_the_page_api_and_exports_show_brier_and_ece_intervals_with_families_ite
     run, pool, reviewers = world
     judge(pool, reviewers, random_grades(pool, seed=9))
     query = "replicates=2000&seed=17"
-    html = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/?{query}").content.decode()
+    html = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/calibration/?{query}").content.decode()
     calibration = calibration_compute(human_inputs_load(rerank_run=run, pool=pool), replicates=2000, seed=17)
     payload = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/calibration/?{query}").json()
-    exported = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/summary.csv?{query}")
+    exported = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/calibration/summary.csv?{query}")
     csv_rows = {r["split"]: r for r in csv.DictReader(io.StringIO(exported.content.decode()))}
     assert payload["bootstrap"] == {"replicates": 2000, "seed": 17, "level": 0.95, "unit": "query family",
                                     "method": "percentile; Brier and ECE on the same resamples of query families"}

@@ -41,14 +41,14 @@ def test_the_demo_declares_an_honest_pool_and_a_marked_synthetic_one_idempotentl
     assert Judgment.objects.filter(item__pool=fake).count() == 2 * fake.items.count()  # the second load added none
     assert all(not u.has_usable_password() for u in get_user_model().objects.filter(username__in=SYNTHETIC_ACCOUNTS))
     assert "DEMO SYNTHETIC LABELS" in fake.name and fake.declared_params["label_source"] == "demo-synthetic-labels"
-    page = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/").content.decode()
+    page = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/calibration/").content.decode()
     assert "No completed labels yet" in page
-    synthetic = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/calibration/?pool={fake.public_id}")
+    synthetic = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/calibration/?pool={fake.public_id}")
     html = synthetic.content.decode()
     assert "DEMO DATA, NOT HUMAN LABELS" in html and 'id="brier-heldout">n/a<' not in html
     run_page = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/").content.decode()
-    assert f"/benchmarks/rerank/{run.pk}/calibration/" in run_page
-    assert f"/benchmarks/rerank/{run.pk}/human-metrics/" in run_page
+    assert f"/benchmarks/labels/rerank/{run.pk}/calibration/" in run_page
+    assert f"/benchmarks/labels/rerank/{run.pk}/human-metrics/" in run_page
 
 
 def test_the_synthetic_pool_can_be_switched_off(demo_reviewers, monkeypatch):

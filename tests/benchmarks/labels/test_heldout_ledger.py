@@ -13,11 +13,11 @@ from tests.helpers import only_savepoint_tests, rows_for_the_module
 pytestmark = pytest.mark.django_db
 
 READS = [
-    ("/benchmarks/rerank/{pk}/human-metrics/", HeldoutExposure.Purpose.PAGE),
-    ("/benchmarks/rerank/{pk}/human-metrics/human-metrics.json", HeldoutExposure.Purpose.EXPORT),
+    ("/benchmarks/labels/rerank/{pk}/human-metrics/", HeldoutExposure.Purpose.PAGE),
+    ("/benchmarks/labels/rerank/{pk}/human-metrics/human-metrics.json", HeldoutExposure.Purpose.EXPORT),
     ("/api/v1/benchmarks/rerank-runs/{pk}/human-metrics/", HeldoutExposure.Purpose.API),
-    ("/benchmarks/rerank/{pk}/calibration/", HeldoutExposure.Purpose.PAGE),
-    ("/benchmarks/rerank/{pk}/calibration/calibration.json", HeldoutExposure.Purpose.EXPORT),
+    ("/benchmarks/labels/rerank/{pk}/calibration/", HeldoutExposure.Purpose.PAGE),
+    ("/benchmarks/labels/rerank/{pk}/calibration/calibration.json", HeldoutExposure.Purpose.EXPORT),
     ("/api/v1/benchmarks/rerank-runs/{pk}/calibration/", HeldoutExposure.Purpose.API),
 ]
 

@@ -211,7 +211,7 @@ def test_the_page_and_api_show_reviewer_alpha_with_its_interval_over_query_famil
         grades[key] = (g, other)
     judge(pool, reviewers, grades)
     query = "replicates=2000&seed=5"
-    html = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/?{query}").content.decode()
+    html = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/human-metrics/?{query}").content.decode()
     api = stakeholder_client.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/human-metrics/?{query}").json()
     alpha = api["reviewer_agreement"]["krippendorff_alpha_ordinal"]
 
@@ -232,5 +232,6 @@ def test_the_page_and_api_show_reviewer_alpha_with_its_interval_over_query_famil
     # Stakeholders read this page: the reviewers are counted, never named.
     section = html.split('id="reviewer-agreement"')[1].split("</section>")[0]
     assert all(r.username not in section for r in reviewers)
-    exported = stakeholder_client.get(f"/benchmarks/rerank/{run.pk}/human-metrics/human-metrics.json?{query}").json()
+    exported = stakeholder_client.get(
+        f"/benchmarks/labels/rerank/{run.pk}/human-metrics/human-metrics.json?{query}").json()
     assert exported["reviewer_agreement"] == api["reviewer_agreement"]

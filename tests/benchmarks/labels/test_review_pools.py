@@ -123,7 +123,7 @@ def test_the_command_declares_once_assigns_and_says_so(run, reviewer_user, revie
 
 def test_only_admins_reach_the_declaration_page_and_a_post_declares_and_assigns(
         run, admin_client_, stakeholder_client, reviewer_client, reviewer_user, reviewer2_user):
-    url = f"/benchmarks/rerank/{run.pk}/review-pool/"
+    url = f"/benchmarks/labels/rerank/{run.pk}/review-pool/"
     assert reviewer_client.get(url).status_code == 403
     assert stakeholder_client.get(url).status_code == 403
     page = admin_client_.get(url)

@@ -74,7 +74,7 @@ def test_clicking_a_quote_scrolls_the_contract_to_it_and_highlights_it(page, liv
     _user(django_user_model, "stakeholder")
     login(page, live_server, "cuad_stakeholder", PASSWORD)
     alpha = Contract.objects.get(title="ALPHA-DISTRIBUTOR AGREEMENT")
-    page.goto(f"{live_server.url}/cuad/explorer/?run={loaded.noisy.pk}&type=Governing+Law&contract={alpha.pk}")
+    page.goto(f"{live_server.url}/cuad/scorecard/explorer/?run={loaded.noisy.pk}&type=Governing+Law&contract={alpha.pk}")
     span = page.locator('[data-testid="span"]').first
     span_text = span.locator(".body").inner_text()
     span.click()
@@ -110,7 +110,7 @@ def test_pasting_an_invalid_run_shows_the_error_and_saves_nothing(page, live_ser
 def test_the_playground_recomputes_as_you_type(page, live_server, django_user_model, loaded, settings):
     _user(django_user_model, "stakeholder")
     login(page, live_server, "cuad_stakeholder", PASSWORD)
-    page.goto(f"{live_server.url}/cuad/playground/")
+    page.goto(f"{live_server.url}/cuad/scorecard/playground/")
     page.fill('[data-testid="pg-a"]', "governed by Nevada law")
     page.fill('[data-testid="pg-b"]', "Nevada law governs")
     page.wait_for_function("() => document.querySelector('[data-testid=f1]').innerText === '0.571'")

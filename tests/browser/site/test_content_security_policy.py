@@ -107,7 +107,7 @@ def test_report_pages_and_api_docs_have_no_csp_violation_and_swagger_renders_off
     login(page, live_server, "csp_stakeholder", PASSWORD)
     page.wait_for_selector('[data-testid="roles"]')
     for path in ("/", "/benchmarks/", "/cuad/", "/cuad/dataset/", f"/cuad/scorecard/?run={loaded.noisy.pk}",
-                 "/cuad/playground/", f"/cuad/explorer/?run={loaded.noisy.pk}&contract={alpha.pk}"):
+                 "/cuad/scorecard/playground/", f"/cuad/scorecard/explorer/?run={loaded.noisy.pk}&contract={alpha.pk}"):
         watch.visit(path)
     # The explorer's selects submit on change (formerly an inline onchange, which the policy forbids).
     page.select_option('[data-testid="type-select"]', "Governing Law")

@@ -79,7 +79,7 @@ def test_the_leaderboard_lists_the_three_offline_systems_with_their_labels(loade
     runs = [_local_run(loaded), baseline_run_create(sample=loaded.sample, key="nearest").run,
             baseline_run_create(sample=loaded.sample, key="rules").run]
     query = "&".join(f"run={r.pk}" for r in runs)
-    response = stakeholder_client.get(f"/cuad/leaderboard/?{query}")
+    response = stakeholder_client.get(f"/cuad/scorecard/leaderboard/?{query}")
     assert response.status_code == 200
     page = response.content.decode()
     lb = response.context["lb"]
@@ -95,11 +95,11 @@ def test_the_leaderboard_lists_the_three_offline_systems_with_their_labels(loade
     # the exports and the summary carry the same labels
     data = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{query}").json()
     assert {r["system"]["key"] for r in data["runs"]} == {"local", "nearest", "rules"}
-    exported = stakeholder_client.get(f"/cuad/leaderboard/leaderboard.csv?{query}")
+    exported = stakeholder_client.get(f"/cuad/scorecard/leaderboard/leaderboard.csv?{query}")
     rows = list(csv.DictReader(io.StringIO(exported.content.decode())))
     assert sorted(r["run"] for r in rows if r["kind"] == "system") == sorted(str(r.pk) for r in runs)
     assert {r["kind"] for r in rows} >= {"verdict", "system", "run", "pair"}
-    summary = stakeholder_client.get(f"/cuad/summary/?{query}").content.decode()
+    summary = stakeholder_client.get(f"/cuad/scorecard/summary/?{query}").content.decode()
     assert 'id="summary-systems"' in summary and "nearest labelled example" in summary
     # the run page and the scorecard say what the run is
     run_page = stakeholder_client.get(f"/cuad/runs/{runs[1].pk}/").content.decode()

@@ -49,7 +49,7 @@ def gold(loaded) -> CuadDataset:
 def _pages(client) -> dict[str, bytes]:
     return {path: client.get(path).content for path in (
         "/cuad/overview.json", "/cuad/runs/runs.json", "/cuad/scorecard/scorecard.json",
-        "/cuad/leaderboard/leaderboard.json", "/cuad/dataset/dataset.json")}
+        "/cuad/scorecard/leaderboard/leaderboard.json", "/cuad/dataset/dataset.json")}
 
 
 def test_loading_a_gold_set_leaves_every_cuad_default_page_as_it_was(loaded, stakeholder_client):
@@ -104,22 +104,22 @@ def test_a_run_pasted_on_the_gold_set_is_graded_on_it_and_shown_on_every_page(go
     assert set(card["per_category"]) == {*SHARED, FIRM_ONLY}
     html = stakeholder_client.get(f"/cuad/scorecard/?run={run.pk}").content.decode()
     assert 'data-testid="population-dataset"' in html
-    explorer = stakeholder_client.get(f"/cuad/explorer/?run={run.pk}&type={FIRM_ONLY}")
+    explorer = stakeholder_client.get(f"/cuad/scorecard/explorer/?run={run.pk}&type={FIRM_ONLY}")
     assert explorer.status_code == 200 and "Personal data is processed" in explorer.content.decode()
-    board = stakeholder_client.get(f"/cuad/leaderboard/leaderboard.json?dataset={gold.pk}")
+    board = stakeholder_client.get(f"/cuad/scorecard/leaderboard/leaderboard.json?dataset={gold.pk}")
     assert board.status_code == 200
     assert "firm-m" in board.content.decode() and "gold-model" not in board.content.decode()
     assert "of Acme gold set v2 (firm gold set) that every run attempted" in board.content.decode()
     assert stakeholder_client.get(f"/cuad/overview.json?dataset={gold.pk}").json()["runs"][0]["id"] == run.pk
-    assert stakeholder_client.get("/cuad/leaderboard/?dataset=999999").status_code == 404
+    assert stakeholder_client.get("/cuad/scorecard/leaderboard/?dataset=999999").status_code == 404
 
 
 def test_a_board_never_mixes_cuad_with_a_gold_set(loaded, gold, stakeholder_client):
     from grading.runs.services import extraction_run_import
 
     run, _ = extraction_run_import(dataset=gold, raw=json.dumps(firm_run("firm-m")))
-    for page in ("scorecard", "leaderboard"):
-        response = stakeholder_client.get(f"/cuad/{page}/{page}.json?run={run.pk}&run={loaded.gold.pk}")
+    for export in ("scorecard/scorecard", "scorecard/leaderboard/leaderboard"):
+        response = stakeholder_client.get(f"/cuad/{export}.json?run={run.pk}&run={loaded.gold.pk}")
         assert response.status_code == 400
         assert "another dataset than the sample" in response.content.decode()
 

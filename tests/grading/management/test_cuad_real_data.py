@@ -145,7 +145,7 @@ def test_three_models_are_compared_end_to_end_on_the_real_sample(real_cuad, tmp_
     sample = Sample.objects.get(dataset=real_cuad[0], n=100, seed=42, min_per_type=30)
     ids = [ExtractionRun.objects.get(dataset=real_cuad[0], model=r["model"]).pk for r in result["runs"]]
     query = "&".join([f"sample={sample.pk}"] + [f"run={pk}" for pk in reversed(ids)])
-    page = stakeholder_client.get(f"/cuad/leaderboard/leaderboard.json?{query}").json()
+    page = stakeholder_client.get(f"/cuad/scorecard/leaderboard/leaderboard.json?{query}").json()
     assert [r["id"] for r in page["runs"]] == ids
     for mine, theirs in zip(page["runs"], result["runs"], strict=True):
         assert (mine["f1"], mine["ci"], mine["hallucination_rate"]) == (

@@ -8,7 +8,8 @@ from tests.grading.console_support import FABRICATED
 
 def test_the_explorer_shows_graded_extractions_next_to_spans_with_offsets(loaded, stakeholder_client):
     alpha = Contract.objects.get(title="ALPHA-DISTRIBUTOR AGREEMENT")
-    response = stakeholder_client.get(f"/cuad/explorer/?run={loaded.noisy.pk}&type=Governing+Law&contract={alpha.pk}")
+    response = stakeholder_client.get(
+        f"/cuad/scorecard/explorer/?run={loaded.noisy.pk}&type=Governing+Law&contract={alpha.pk}")
     ex = response.context["ex"]
     outcomes = {e.text: e.outcome for e in ex.extractions}
     assert outcomes[FABRICATED] == "hallucinated"

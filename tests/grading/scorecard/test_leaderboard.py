@@ -161,17 +161,17 @@ def test_reviewers_are_refused_and_readers_of_reports_see_the_leaderboard(
     loaded, reviewer_client, stakeholder_client, admin_client_, client
 ):
     q = _query(loaded.gold, loaded.noisy)
-    assert reviewer_client.get(f"/cuad/leaderboard/?{q}").status_code == 403
+    assert reviewer_client.get(f"/cuad/scorecard/leaderboard/?{q}").status_code == 403
     assert reviewer_client.get(f"/api/v1/cuad/leaderboard/?{q}").status_code == 403
-    assert client.get(f"/cuad/leaderboard/?{q}").status_code == 302
+    assert client.get(f"/cuad/scorecard/leaderboard/?{q}").status_code == 302
     for c in (stakeholder_client, admin_client_):
-        assert c.get(f"/cuad/leaderboard/?{q}").status_code == 200
+        assert c.get(f"/cuad/scorecard/leaderboard/?{q}").status_code == 200
         assert c.get(f"/api/v1/cuad/leaderboard/?{q}").status_code == 200
 
 
 def test_three_runs_are_ranked_with_every_pair_and_the_method_named(loaded, stakeholder_client):
     third = _third(loaded)
-    response = stakeholder_client.get(f"/cuad/leaderboard/?{_query(third, loaded.noisy, loaded.gold)}")
+    response = stakeholder_client.get(f"/cuad/scorecard/leaderboard/?{_query(third, loaded.noisy, loaded.gold)}")
     assert response.status_code == 200
     lb = response.context["lb"]
     assert lb.entries[0].run.pk == loaded.gold.pk  # gold is perfect: F1 1.0
@@ -191,11 +191,11 @@ def test_three_runs_are_ranked_with_every_pair_and_the_method_named(loaded, stak
 
 
 def test_the_leaderboard_page_has_no_inline_style_or_script(loaded, stakeholder_client):
-    page = stakeholder_client.get(f"/cuad/leaderboard/?{_query(loaded.gold, loaded.noisy)}").content.decode()
+    page = stakeholder_client.get(f"/cuad/scorecard/leaderboard/?{_query(loaded.gold, loaded.noisy)}").content.decode()
     main = page.split('<form id="controls"')[1]
     assert "style=" not in main and "<script>" not in main and " on" + "change=" not in main
     fragment = stakeholder_client.get(
-        f"/cuad/leaderboard/?{_query(loaded.gold, loaded.noisy)}", HTTP_HX_REQUEST="true"
+        f"/cuad/scorecard/leaderboard/?{_query(loaded.gold, loaded.noisy)}", HTTP_HX_REQUEST="true"
     ).content.decode()
     assert fragment.lstrip().startswith('<div id="board"') and "style=" not in fragment
 
@@ -223,7 +223,7 @@ def test_thresholds_and_matcher_apply_to_every_run_as_each_runs_own_scorecard(lo
 
 def test_bad_thresholds_are_refused_naming_the_field(loaded, stakeholder_client):
     q = _query(loaded.gold, loaded.noisy, correct="0.3", partial="0.6")
-    response = stakeholder_client.get(f"/cuad/leaderboard/?{q}")
+    response = stakeholder_client.get(f"/cuad/scorecard/leaderboard/?{q}")
     assert response.status_code == 400
     assert "partial: the partial floor 0.6 is above the correct threshold 0.3" in response.content.decode()
     api = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{q}&grounding=2")
@@ -233,14 +233,14 @@ def test_bad_thresholds_are_refused_naming_the_field(loaded, stakeholder_client)
 def test_the_exports_parse_and_carry_the_same_figures(loaded, stakeholder_client):
     third = _third(loaded)
     q = _query(loaded.gold, loaded.noisy, third)
-    data = json.loads(stakeholder_client.get(f"/cuad/leaderboard/leaderboard.json?{q}").content)
+    data = json.loads(stakeholder_client.get(f"/cuad/scorecard/leaderboard/leaderboard.json?{q}").content)
     assert data["method"] == MULTIPLE_COMPARISON_METHOD
     assert data["bootstrap"] == {"replicates": 1000, "seed": 0, "unit": "contract", "paired": True}
     assert [r["rank"] for r in data["runs"]] == [1, 2, 3] and len(data["pairs"]) == 3
     assert set(data["runs"][0]["per_category"]) == {"Document Name", "Governing Law", "Anti-Assignment"}
     assert stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{q}").json() == data
 
-    response = stakeholder_client.get(f"/cuad/leaderboard/leaderboard.csv?{q}")
+    response = stakeholder_client.get(f"/cuad/scorecard/leaderboard/leaderboard.csv?{q}")
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     pairs = [r for r in rows if r["kind"] == "pair"]
@@ -264,7 +264,7 @@ def _scoped(loaded, model: str, titles: list[str]):
 
 def test_runs_with_different_scopes_are_ranked_on_their_common_contracts_with_a_notice(loaded, stakeholder_client):
     two = _scoped(loaded, "two-contracts", [ALPHA, BETA])
-    response = stakeholder_client.get(f"/cuad/leaderboard/?{_query(loaded.noisy, two)}")
+    response = stakeholder_client.get(f"/cuad/scorecard/leaderboard/?{_query(loaded.noisy, two)}")
     assert response.status_code == 200
     lb = response.context["lb"]
     assert lb.common == 2 and lb.board.n_contracts == 2
@@ -278,7 +278,7 @@ def test_runs_with_different_scopes_are_ranked_on_their_common_contracts_with_a_
 def test_runs_sharing_no_contract_are_refused_with_the_reason(loaded, stakeholder_client):
     a = _scoped(loaded, "alpha-only", [ALPHA])
     b = _scoped(loaded, "beta-only", [BETA])
-    response = stakeholder_client.get(f"/cuad/leaderboard/?{_query(a, b)}")
+    response = stakeholder_client.get(f"/cuad/scorecard/leaderboard/?{_query(a, b)}")
     assert response.status_code == 400
     assert "share no contract" in response.content.decode()
     api = stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{_query(a, b)}")
@@ -287,7 +287,7 @@ def test_runs_sharing_no_contract_are_refused_with_the_reason(loaded, stakeholde
 
 def test_without_runs_asked_it_ranks_the_complete_runs_of_the_sample(loaded, stakeholder_client):
     _scoped(loaded, "partial", [ALPHA])  # not complete: never a default
-    response = stakeholder_client.get("/cuad/leaderboard/")
+    response = stakeholder_client.get("/cuad/scorecard/leaderboard/")
     assert response.status_code == 200
     lb = response.context["lb"]
     assert lb.chosen_by_default and {e.run.pk for e in lb.entries} == {loaded.gold.pk, loaded.noisy.pk}
@@ -302,23 +302,23 @@ def test_too_many_runs_are_refused(loaded, stakeholder_client, monkeypatch):
 
 
 def test_the_overview_links_to_the_leaderboard(loaded, stakeholder_client):
-    assert 'href="/cuad/leaderboard/"' in stakeholder_client.get("/cuad/").content.decode()
+    assert 'href="/cuad/scorecard/leaderboard/"' in stakeholder_client.get("/cuad/").content.decode()
 
 
 def test_the_board_opens_with_one_verdict_in_the_page_exports_and_api(loaded, stakeholder_client):
     third = _third(loaded)
     q = _query(loaded.gold, loaded.noisy, third)
-    data = json.loads(stakeholder_client.get(f"/cuad/leaderboard/leaderboard.json?{q}").content)
+    data = json.loads(stakeholder_client.get(f"/cuad/scorecard/leaderboard/leaderboard.json?{q}").content)
     verdict = data["verdict"]
     # Four contracts: intervals shown, marked as few units; the sentence says so and names the population.
     assert data["units"]["support"] == "few" and verdict["kind"] in {"best", "cannot tell apart"}
     assert "over 4 contracts" in verdict["sentence"] and "few units (n=4 contracts)" in verdict["sentence"]
     assert verdict["sentence"].count("#") >= 3 and "top difference" in verdict["sentence"]
     assert stakeholder_client.get(f"/api/v1/cuad/leaderboard/?{q}").json()["verdict"] == verdict
-    page = stakeholder_client.get(f"/cuad/leaderboard/?{q}").content.decode()
+    page = stakeholder_client.get(f"/cuad/scorecard/leaderboard/?{q}").content.decode()
     assert 'data-testid="verdict"' in page and escape(verdict["sentence"]) in page
     assert page.index('data-testid="verdict"') < page.index('data-testid="standings"')
-    rows = list(csv.DictReader(io.StringIO(stakeholder_client.get(f"/cuad/leaderboard/leaderboard.csv?{q}")
+    rows = list(csv.DictReader(io.StringIO(stakeholder_client.get(f"/cuad/scorecard/leaderboard/leaderboard.csv?{q}")
                                            .content.decode())))
     assert (rows[0]["kind"], rows[0]["note"]) == ("verdict", verdict["sentence"])
 

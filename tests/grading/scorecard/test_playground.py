@@ -32,7 +32,7 @@ def test_the_playground_endpoint_returns_the_graders_figures_on_random_strings(d
 
 def test_the_playground_page_recomputes_a_fragment_as_you_type(db, stakeholder_client):
     response = stakeholder_client.get(
-        "/cuad/playground/", {"part": "overlap", "a": "governed by Nevada law", "b": "Nevada law governs"},
+        "/cuad/scorecard/playground/", {"part": "overlap", "a": "governed by Nevada law", "b": "Nevada law governs"},
         HTTP_HX_REQUEST="true",
     )
     page = response.content.decode()
@@ -53,13 +53,14 @@ def test_the_playground_takes_a_70000_character_contract_by_post(db, stakeholder
     source = _contract(70_000)
     claim = "The Licensee shall pay the royalty of clause 800 within"
     response = stakeholder_client.post(
-        "/cuad/playground/?part=grounding", {"claim": claim, "source": source}, HTTP_HX_REQUEST="true"
+        "/cuad/scorecard/playground/?part=grounding", {"claim": claim, "source": source}, HTTP_HX_REQUEST="true"
     )
     page = response.content.decode()
     assert response.status_code == 200 and page.lstrip().startswith('<div id="grounding"')
     assert "verbatim in the source" in page and '<span class="score" data-testid="grounding-value">1.000' in page
     # the full page and the API take the same POST
-    full = stakeholder_client.post("/cuad/playground/", {"a": source, "b": source, "claim": claim, "source": source})
+    full = stakeholder_client.post("/cuad/scorecard/playground/",
+                                   {"a": source, "b": source, "claim": claim, "source": source})
     assert full.status_code == 200 and full.context["overlap"].f1 == 1.0
     api = stakeholder_client.post(
         "/api/v1/cuad/playground/", {"a": claim, "b": source, "claim": claim, "source": source})
@@ -67,19 +68,19 @@ def test_the_playground_takes_a_70000_character_contract_by_post(db, stakeholder
 
 
 def test_the_page_posts_its_texts(db, stakeholder_client):
-    page = stakeholder_client.get("/cuad/playground/").content.decode()
+    page = stakeholder_client.get("/cuad/scorecard/playground/").content.decode()
     assert 'method="post"' in page and "csrfmiddlewaretoken" in page
     assert "hx-post=" in page and "hx-get=" not in page
 
 
 def test_two_empty_boxes_show_no_tokens_instead_of_a_perfect_f1(db, stakeholder_client):
     fragment = stakeholder_client.post(
-        "/cuad/playground/?part=overlap", {"a": "", "b": "  "}, HTTP_HX_REQUEST="true"
+        "/cuad/scorecard/playground/?part=overlap", {"a": "", "b": "  "}, HTTP_HX_REQUEST="true"
     ).content.decode()
     assert '<span class="score" data-testid="f1">no tokens</span>' in fragment
     assert "1.000" not in fragment and "0/0" not in fragment
     empty_claim = stakeholder_client.post(
-        "/cuad/playground/?part=grounding", {"claim": "", "source": "some text"}, HTTP_HX_REQUEST="true"
+        "/cuad/scorecard/playground/?part=grounding", {"claim": "", "source": "some text"}, HTTP_HX_REQUEST="true"
     ).content.decode()
     assert '<span class="score" data-testid="grounding-value">no tokens</span>' in empty_claim
     assert "hallucinated at" not in empty_claim
@@ -93,8 +94,8 @@ def test_an_oversized_box_is_refused_by_name_and_replaces_the_result(db, stakeho
     from grading.scorecard.playground import MAX_CHARS
 
     fragment = stakeholder_client.post(
-        "/cuad/playground/?part=grounding", {"claim": "x", "source": "y" * (MAX_CHARS + 1)}, HTTP_HX_REQUEST="true"
-    )
+        "/cuad/scorecard/playground/?part=grounding", {"claim": "x", "source": "y" * (MAX_CHARS + 1)},
+        HTTP_HX_REQUEST="true")
     text = fragment.content.decode()
     assert fragment.status_code == 200 and text.lstrip().startswith('<div id="grounding"')
     assert f"source: {MAX_CHARS + 1:,} characters is over the {MAX_CHARS:,}-character limit" in text

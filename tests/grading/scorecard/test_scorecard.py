@@ -166,7 +166,7 @@ def test_sorting_by_a_column_orders_rows_with_undefined_figures_last(loaded, sta
 def test_the_headline_states_its_population_and_a_row_links_to_the_explorer(loaded, stakeholder_client):
     page = stakeholder_client.get(f"/cuad/scorecard/?run={loaded.noisy.pk}").content.decode()
     assert "4 contracts of the seed-42 sample; intervals resample contracts" in page
-    assert "/cuad/explorer/?sample=" in page and "type=Governing+Law" in page
+    assert "/cuad/scorecard/explorer/?sample=" in page and "type=Governing+Law" in page
 
 
 def test_several_runs_compare_side_by_side_with_the_matcher_delta(loaded, stakeholder_client):
@@ -224,7 +224,7 @@ def test_a_cleared_threshold_box_is_never_replaced_by_the_default(loaded, stakeh
     fragment = stakeholder_client.get(f"/cuad/scorecard/?run={loaded.noisy.pk}&correct=0.7&partial=&grounding=0.8",
                                       HTTP_HX_REQUEST="true")
     assert "card" not in fragment.context and "partial: the box is empty" in fragment.content.decode()
-    explorer = stakeholder_client.get(f"/cuad/explorer/?run={loaded.noisy.pk}&correct=")
+    explorer = stakeholder_client.get(f"/cuad/scorecard/explorer/?run={loaded.noisy.pk}&correct=")
     assert explorer.status_code == 400 and "correct: the box is empty" in explorer.content.decode()
     # absent (a plain link) still means the defaults
     plain = stakeholder_client.get(f"/cuad/scorecard/?run={loaded.noisy.pk}")

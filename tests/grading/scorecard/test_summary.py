@@ -25,7 +25,7 @@ def _board(loaded):
 def test_the_cuad_summary_pdf_is_one_page_with_the_verdict_and_the_population(loaded, stakeholder_client,
                                                                                  tmp_path):
     q = f"run={loaded.gold.pk}&run={loaded.noisy.pk}"
-    response = stakeholder_client.get(f"/cuad/summary/summary.pdf?{q}")
+    response = stakeholder_client.get(f"/cuad/scorecard/summary/summary.pdf?{q}")
     assert response.status_code == 200 and response["Content-Type"] == "application/pdf"
     path = tmp_path / "cuad.pdf"
     path.write_bytes(response.content)
@@ -42,12 +42,12 @@ def test_the_cuad_summary_pdf_is_one_page_with_the_verdict_and_the_population(lo
 def test_the_cuad_summary_page_shows_the_verdict_and_reviewers_are_refused(loaded, stakeholder_client,
                                                                              reviewer_client):
     q = f"run={loaded.gold.pk}&run={loaded.noisy.pk}"
-    html = stakeholder_client.get(f"/cuad/summary/?{q}").content.decode()
+    html = stakeholder_client.get(f"/cuad/scorecard/summary/?{q}").content.decode()
     lb = _board(loaded)
     assert escape(lb.verdict.sentence) in html.split('id="summary-verdict"')[1].split("</p>")[0]
     assert escape(lb.population) in html
-    assert "/cuad/summary/summary.pdf?" in html
+    assert "/cuad/scorecard/summary/summary.pdf?" in html
     assert "<script" not in html.split("<main")[-1] and ' style="' not in html
-    assert reviewer_client.get(f"/cuad/summary/?{q}").status_code == 403
-    assert reviewer_client.get(f"/cuad/summary/summary.pdf?{q}").status_code == 403
-    assert stakeholder_client.get("/cuad/summary/?run=999999").status_code == 400
+    assert reviewer_client.get(f"/cuad/scorecard/summary/?{q}").status_code == 403
+    assert reviewer_client.get(f"/cuad/scorecard/summary/summary.pdf?{q}").status_code == 403
+    assert stakeholder_client.get("/cuad/scorecard/summary/?run=999999").status_code == 400

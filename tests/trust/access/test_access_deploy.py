@@ -67,7 +67,8 @@ def test_every_unsafe_endpoint_refuses_a_post_without_the_csrf_token(world):
     for route, entry in MATRIX.items():
         if entry.post is None:
             continue
-        role = _allowed_role(entry)
+        # A moved page's old path sends every role on (no role "may" POST there): it must not skip the check either.
+        role = _allowed_role(entry) or "admin"
         client = Client(enforce_csrf_checks=True)
         client.force_login(world.users[role])
         url = world.fmt(entry.url)
@@ -98,7 +99,7 @@ def test_every_post_form_carries_the_token_and_htmx_sends_it_in_a_header(world):
     pages = {("reviewer", "/review/"), ("reviewer", f"/review/items/{world.marker_item_id}/")}
     pages |= {("admin", world.fmt(e.url)) for e in MATRIX.values() if e.get["admin"] == 200 and e.post is not None}
     pages |= {("admin", f"/review/admin/pools/{world.marker_pool_id}/"), ("admin", f"/cuad/audits/{world.audit_pk}/"),
-              ("admin", f"/benchmarks/rerank/{world.rerank_pk}/"), ("admin", f"/cuad/jobs/{world.cuad_job_pk}/")}
+              ("admin", f"/benchmarks/rerank/{world.rerank_pk}/"), ("admin", f"/cuad/runs/jobs/{world.cuad_job_pk}/")}
     forms = 0
     for role, url in sorted(pages):
         response = client_for(world.users[role]).get(url)

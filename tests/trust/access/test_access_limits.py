@@ -30,16 +30,17 @@ ABSURD = [
         "seed=" + HUGE, "secondary=" + HUGE, "secondary=" + ENORMOUS, "secondary=-3")],
     ("report export replicates", "get", "/benchmarks/reports/retrieval/{retrieval_pk}/report.json?replicates=1", None),
     ("report API replicates", "get", "/api/v1/benchmarks/reports/rerank/{rerank_pk}/?replicates=" + HUGE, None),
-    ("human metrics replicates", "get", "/benchmarks/rerank/{planted_rerank_pk}/human-metrics/?replicates=-1", None),
+    ("human metrics replicates", "get", "/benchmarks/labels/rerank/{planted_rerank_pk}/human-metrics/?replicates=-1",
+     None),
     ("human metrics API replicates", "get",
      "/api/v1/benchmarks/rerank-runs/{planted_rerank_pk}/human-metrics/?replicates=" + HUGE, None),
-    ("human metrics pool", "get", "/benchmarks/rerank/{planted_rerank_pk}/calibration/?pool=" + ENORMOUS, None),
+    ("human metrics pool", "get", "/benchmarks/labels/rerank/{planted_rerank_pk}/calibration/?pool=" + ENORMOUS, None),
     # CUAD thresholds and ids
     *[("scorecard " + q, "get", "/cuad/scorecard/?" + q, None) for q in (
         "correct=1.5", "partial=-0.2", "grounding=nan", "correct=inf", "partial=0.9&correct=0.1", "run=" + HUGE,
         "run=" + ENORMOUS, "sample=" + HUGE, "contract=x" + HUGE, "matcher=quantum", "sort=nope")],
     ("scorecard API thresholds", "get", "/api/v1/cuad/scorecard/?correct=7", None),
-    ("explorer contract", "get", "/cuad/explorer/?contract=" + ENORMOUS, None),
+    ("explorer contract", "get", "/cuad/scorecard/explorer/?contract=" + ENORMOUS, None),
     ("dataset sample", "get", "/cuad/dataset/?sample=" + HUGE, None),
     # launches with absurd budgets and sizes
     ("rerank candidates per request", "post", "/benchmarks/rerank/new/",
@@ -55,11 +56,11 @@ ABSURD = [
      {"retrieval_run": "{retrieval_pk}", "provider": "local", "question_version": "statute-relevance-v1",
       "candidates_per_request": "4", "max_requests": "10", "max_input_tokens": "1000", "concurrency": "100000"}),
     ("retrieval run unknown suite", "post", "/benchmarks/retrieval/new/", {"suite": HUGE, "configuration": "x"}),
-    ("review pool k", "post", "/benchmarks/rerank/{planted_rerank_pk}/review-pool/",
+    ("review pool k", "post", "/benchmarks/labels/rerank/{planted_rerank_pk}/review-pool/",
      {"k": "1000000", "reviewers_per_item": "2"}),
-    ("review pool negative k", "post", "/benchmarks/rerank/{planted_rerank_pk}/review-pool/",
+    ("review pool negative k", "post", "/benchmarks/labels/rerank/{planted_rerank_pk}/review-pool/",
      {"k": "-3", "reviewers_per_item": "0"}),
-    ("review pool reviewers", "post", "/benchmarks/rerank/{planted_rerank_pk}/review-pool/",
+    ("review pool reviewers", "post", "/benchmarks/labels/rerank/{planted_rerank_pk}/review-pool/",
      {"k": "3", "reviewers_per_item": HUGE}),
     ("CUAD launch limit", "post", "/cuad/runs/launch/", {"provider": "local", "limit": "-5"}),
     ("CUAD launch sample", "post", "/cuad/runs/launch/", {"provider": "local", "sample": "abc"}),
@@ -93,7 +94,7 @@ TOLERATED = [
     ("CUAD launch huge limit", "post", "/cuad/runs/launch/", {"provider": "local", "limit": HUGE}),
     ("CUAD job API huge limit", "post-json", "/api/v1/cuad/jobs/", {"provider": "local", "limit": int(HUGE)}),
     ("scorecard unknown contract", "get", "/cuad/scorecard/?contract=" + HUGE, None),
-    ("explorer unknown contract", "get", "/cuad/explorer/?contract=" + HUGE, None),
+    ("explorer unknown contract", "get", "/cuad/scorecard/explorer/?contract=" + HUGE, None),
 ]
 
 
@@ -167,7 +168,7 @@ def test_an_oversized_request_body_is_refused_not_crashed(world, settings):
         ("pool via API", admin.post("/api/v1/review/pools/", json.dumps({"name": "p", "items": [big_run]}),
                                     content_type="application/json")),
         ("label import", admin.post("/review/admin/labels/import/", {"name": "x", "labels": big_run})),
-        ("explicit pool list", admin.post(f"/benchmarks/rerank/{world.planted_rerank_pk}/review-pool/",
+        ("explicit pool list", admin.post(f"/benchmarks/labels/rerank/{world.planted_rerank_pk}/review-pool/",
                                           {"k": "3", "reviewers_per_item": "2", "explicit": big_run})),
     ):
         assert response.status_code in (400, 413), f"{what}: {response.status_code}"

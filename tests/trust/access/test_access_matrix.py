@@ -82,6 +82,9 @@ def test_every_role_gets_its_expected_answer_on_every_url_pattern(world):
             problem = _mismatch(response, entry.get[role])
             if problem:
                 failures.append(f"GET {url} ({route}) as {role}: {problem}")
+            if entry.location and response.get("Location") != world.fmt(entry.location):
+                failures.append(f"GET {url} ({route}) as {role}: sent to {response.get('Location')}, "
+                                f"not {world.fmt(entry.location)}")
     assert not failures, f"{len(failures)} wrong answers:\n" + "\n".join(failures)
 
 
@@ -162,6 +165,6 @@ def test_the_admin_pages_of_every_pool_and_run_of_the_world_answer(world):
             url = f"/review/admin/pools/{pool_id}/{suffix}"
             assert admin.get(url).status_code == 200, url
     for pk in (world.rerank_pk, world.planted_rerank_pk):
-        for url in (f"/benchmarks/rerank/{pk}/", f"/benchmarks/rerank/{pk}/human-metrics/",
-                    f"/benchmarks/rerank/{pk}/calibration/", f"/benchmarks/rerank/{pk}/review-pool/"):
+        for url in (f"/benchmarks/rerank/{pk}/", f"/benchmarks/labels/rerank/{pk}/human-metrics/",
+                    f"/benchmarks/labels/rerank/{pk}/calibration/", f"/benchmarks/labels/rerank/{pk}/review-pool/"):
             assert admin.get(url).status_code == 200, url

@@ -38,8 +38,8 @@ def _world(tmp_path, reviewers, settings):
     return [
         f"/benchmarks/reports/rerank/{run.pk}/report.json?replicates=1000",
         f"/benchmarks/rerank/{run.pk}/receipts.jsonl",
-        f"/benchmarks/rerank/{judged.pk}/calibration/calibration.json",
-        f"/benchmarks/rerank/{judged.pk}/human-metrics/human-metrics.json?replicates=1000",
+        f"/benchmarks/labels/rerank/{judged.pk}/calibration/calibration.json",
+        f"/benchmarks/labels/rerank/{judged.pk}/human-metrics/human-metrics.json?replicates=1000",
         f"/cuad/scorecard/scorecard.json?run={cuad.noisy.pk}",
         f"/cuad/scorecard/scorecard.json?run={cuad.gold.pk}",
         f"/cuad/runs/{cuad.noisy.pk}/run.json",

@@ -49,7 +49,7 @@ def test_the_runs_csv_quotes_a_formula_model_name(planted_run):
 def test_the_explorer_csv_quotes_formula_texts(planted_run):
     admin, pk = planted_run
     contract = Contract.objects.get(dataset=ExtractionRun.objects.get(pk=pk).dataset_id, title=CONTRACT)
-    rows = _csv(admin.get(f"/cuad/explorer/explorer.csv?run={pk}&contract={contract.pk}"))
+    rows = _csv(admin.get(f"/cuad/scorecard/explorer/explorer.csv?run={pk}&contract={contract.pk}"))
     texts = [r["text"] for r in rows if r["kind"] == "extraction"]
     assert texts, rows[:3]
     for text in texts:

@@ -119,7 +119,7 @@ def test_a_planted_provider_key_appears_nowhere(world, settings, monkeypatch, ca
                    f"/api/v1/benchmarks/rerank-runs/{run_pk}/"]
     for fmt in ("json", "csv"):
         starts += [f"/cuad/runs/{world.cuad_run_pk}/?format={fmt}", f"/cuad/audits/{world.audit_pk}/?format={fmt}",
-                   f"/cuad/scorecard/?format={fmt}", f"/cuad/jobs/{world.cuad_job_pk}/?format={fmt}"]
+                   f"/cuad/scorecard/?format={fmt}", f"/cuad/runs/jobs/{world.cuad_job_pk}/?format={fmt}"]
     pages = _admin_crawl(admin, starts)
     assert len(pages) > 150  # the crawl really read the site
     where["pages, exports and API answers crawled as admin"] = "\n".join(pages.values())

@@ -112,7 +112,7 @@ def test_the_same_pool_declared_twice_at_once_from_a_rerank_run_is_one_whole_poo
     for trial, k in enumerate((1, 2, 3)):
         tabs = [server.client(session_key=session) for session in admins["sessions"]]
         form = {"k": str(k), "reviewers_per_item": "1", "reviewers": str(reviewer.pk)}
-        responses = release_together([partial(tab.post, f"/benchmarks/rerank/{rerank_run.pk}/review-pool/",
+        responses = release_together([partial(tab.post, f"/benchmarks/labels/rerank/{rerank_run.pk}/review-pool/",
                                                data=form) for tab in tabs])
         planned = {(item["query_id"], item["doc_id"]) for item in review_pool_plan(rerank_run=rerank_run, k=k).items}
         pools = [pool for pool in run_pools(rerank_run=rerank_run) if pool.declared_params.get("k") == k]

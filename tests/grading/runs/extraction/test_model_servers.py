@@ -44,12 +44,13 @@ def test_a_keyless_server_extracts_verbatim_quotes_and_the_run_is_named_simulate
     groundings = list(run.extractions.values_list("grounding", flat=True))
     assert groundings and min(groundings) == pytest.approx(1.0)
 
-    assert "simulated provider" in admin_client_.get(f"/cuad/jobs/{job.pk}/").content.decode()
-    job_json = admin_client_.get(f"/cuad/jobs/{job.pk}/job.json").json()
+    assert "simulated provider" in admin_client_.get(f"/cuad/runs/jobs/{job.pk}/").content.decode()
+    job_json = admin_client_.get(f"/cuad/runs/jobs/{job.pk}/job.json").json()
     assert job_json["simulated"] is True and job_json["base_url"] == server.url + "/v1"
     assert "simulated provider" in admin_client_.get(f"/cuad/runs/{run.pk}/").content.decode()
     assert admin_client_.get(f"/cuad/runs/{run.pk}/run.json").json()["model"].endswith("(simulated provider)")
-    for url in ("/cuad/leaderboard/", "/cuad/leaderboard/leaderboard.csv", "/cuad/summary/"):
+    for url in ("/cuad/scorecard/leaderboard/", "/cuad/scorecard/leaderboard/leaderboard.csv",
+                "/cuad/scorecard/summary/"):
         assert "simulated provider" in admin_client_.get(url).content.decode(), url
 
 

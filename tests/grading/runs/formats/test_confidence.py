@@ -138,5 +138,6 @@ def test_the_scorecard_and_leaderboard_show_cuads_metric_only_for_a_run_with_con
     by_id = {r["id"]: r["cuad_evaluate"] for r in board["runs"]}
     assert by_id[scored.pk]["available"] and by_id[loaded.noisy.pk] == {
         "available": False, "reason": "not available: the run has no confidences"}
-    html = stakeholder_client.get(f"/cuad/leaderboard/?run={scored.pk}&run={loaded.noisy.pk}").content.decode()
+    html = stakeholder_client.get(
+        f"/cuad/scorecard/leaderboard/?run={scored.pk}&run={loaded.noisy.pk}").content.decode()
     assert f'data-testid="aupr-{scored.pk}">100.0%' in html.replace("\n", "")

@@ -67,19 +67,19 @@ def test_a_large_pasted_run_is_graded_by_a_task_with_progress_that_stops_polling
     monkeypatch.setattr(jobs, "run_paste", lambda **kw: original(**{**kw, "inline_limit": 2}))
     run = random_run(np.random.default_rng(5), model="big")
     response = admin_client_.post("/cuad/runs/", {"run_text": json.dumps(run)})
-    assert response.status_code == 302 and "/cuad/jobs/" in response["Location"]
+    assert response.status_code == 302 and "/cuad/runs/jobs/" in response["Location"]
     job = ConsoleJob.objects.get(kind="grade")
     wait_until(lambda: ConsoleJob.objects.get(pk=job.pk).is_finished, timeout=60)
     job.refresh_from_db()
     assert job.status == "done" and job.run.model == "big" and job.raw_run == ""
-    progress = admin_client_.get(f"/cuad/jobs/{job.pk}/progress/", HTTP_HX_REQUEST="true")
+    progress = admin_client_.get(f"/cuad/runs/jobs/{job.pk}/progress/", HTTP_HX_REQUEST="true")
     assert progress.status_code == 286
     assert f"/cuad/runs/{job.run_id}/" in progress.content.decode()
 
 
 def test_the_progress_fragment_keeps_polling_while_a_job_is_queued(loaded, stakeholder_client):
     job = ConsoleJob.objects.create(kind="grade", dataset=loaded.dataset, total=10, stage="queued")
-    response = stakeholder_client.get(f"/cuad/jobs/{job.pk}/progress/", HTTP_HX_REQUEST="true")
+    response = stakeholder_client.get(f"/cuad/runs/jobs/{job.pk}/progress/", HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and 'hx-trigger="every 1s"' in response.content.decode()
 
 

@@ -9,7 +9,7 @@ def test_an_admin_launches_the_local_extractor_from_the_runs_page(loaded, admin_
     from tests.helpers import wait_until
 
     response = admin_client_.post("/cuad/runs/launch/", {"provider": "local", "limit": "2"})
-    assert response.status_code == 302 and response["Location"].startswith("/cuad/jobs/")
+    assert response.status_code == 302 and response["Location"].startswith("/cuad/runs/jobs/")
     job = ConsoleJob.objects.get()
     wait_until(lambda: ConsoleJob.objects.get(pk=job.pk).is_finished, timeout=120)
     page = admin_client_.get(response["Location"]).content.decode()

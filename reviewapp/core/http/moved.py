@@ -1,0 +1,28 @@
+"""Old paths kept as permanent redirects to where their pages moved: bookmarks and links people hold keep working.
+
+A read (GET, HEAD) gets 301, what every client follows with its query; anything else gets 308, so a form posted
+to an old path (declaring a review pool, resuming a job, importing a corpus) is sent again, method and body kept,
+to the new path, where the new path's own permission and CSRF checks apply. The
+redirect reads nothing from the database, so every role, signed in or not, gets the same answer, and it tells
+nobody more than the path they asked for already says (a page's existence or permission is checked at the new
+path, as before).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponsePermanentRedirect
+from django.urls import URLPattern, path, reverse
+
+
+def moved(old_route: str, to: str) -> URLPattern:
+    """The pattern ``old_route`` sending every request on to the pattern named ``to``, arguments and query kept."""
+
+    def moved_permanently(request: HttpRequest, **kwargs: Any) -> HttpResponsePermanentRedirect:
+        url = reverse(to, kwargs=kwargs)
+        query = request.META.get("QUERY_STRING", "")
+        return HttpResponsePermanentRedirect(f"{url}?{query}" if query else url,
+                                             preserve_request=request.method not in ("GET", "HEAD"))
+
+    return path(old_route, moved_permanently)
