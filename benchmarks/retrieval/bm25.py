@@ -49,6 +49,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from importlib import metadata
+from itertools import filterfalse
 from pathlib import Path
 from typing import Any
 
@@ -411,17 +412,20 @@ def _document_token_ids(docs: list[Document], config: Bm25Config) -> tuple[list[
         if repeat:  # with no copy of the heading, its words are in no document: not in the vocabulary either
             distinct.update(heading)
         distinct.update(body)
-    distinct.difference_update(STOPWORD_LISTS[config.stopwords])
+    stopwords = frozenset(STOPWORD_LISTS[config.stopwords])
+    distinct.difference_update(stopwords)
     ordered = sorted(distinct)
     stemmer = _stemmer(config.stemmer)
     stems = stemmer.stemWords(ordered) if stemmer is not None else ordered
     vocabulary = {stem: i for i, stem in enumerate(sorted(set(stems)))}
     word_id = {word: vocabulary[stem] for word, stem in zip(ordered, stems, strict=True)}
-    found = word_id.get
+    # Every word that is not a stop word is in word_id, so dropping the stop words then looking the rest up
+    # is all C calls (filterfalse, map, bound methods): no bytecode per token (~7% of the build, HRS).
+    is_stop, lookup = stopwords.__contains__, word_id.__getitem__
     tokens = []
     for heading, body in words:
-        head = [i for i in map(found, heading) if i is not None] if repeat else []
-        tokens.append(head * repeat + [i for i in map(found, body) if i is not None])
+        head = list(map(lookup, filterfalse(is_stop, heading))) if repeat else []
+        tokens.append(head * repeat + list(map(lookup, filterfalse(is_stop, body))))
     return tokens, vocabulary
 
 
