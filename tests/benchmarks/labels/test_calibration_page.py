@@ -225,8 +225,8 @@ def _family_loop(calibration: Calibration, split: str, labels, *, replicates: in
     y = np.array([labels[k] >= 2 for k in keys], dtype=int)
     families = sorted({ranking[k[0]].family for k in keys})
     members = [[i for i, k in enumerate(keys) if ranking[k[0]].family == f] for f in families]
-    # A resample's Brier and ECE depend only on how often it drew each family, not in which order: each distinct
-    # draw is computed once (three families give ten), not a thousand scikit-learn calls per split.
+    # A resample's Brier and ECE depend only on how often it drew each family, not on the order: each distinct draw
+    # is computed once (ten for this world's three families a split), not a thousand scikit-learn calls a split.
     figures: dict[tuple[int, ...], tuple[float, float]] = {}
     brier, ece = [], []
     for row in np.random.default_rng(seed).integers(0, len(families), (replicates, len(families))):

@@ -3,7 +3,9 @@
 With TEST_REAL_WORKER=1 a Celery worker subprocess of our own (on a dedicated queue)
 is SIGKILLed mid-run and the shared worker resumes the run; otherwise the executor
 is stopped abruptly in-process (a BaseException escapes mid-flight, exactly what a
-kill leaves behind: an open claim, receipts sent without an answer).
+kill leaves behind: an open claim, receipts sent without an answer). Either way the
+loopback holds every request after the first few until the kill, so the run dies
+at the same point with requests in flight however fast the machine or the engine.
 """
 
 from __future__ import annotations
@@ -13,44 +15,67 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.tasks import rerank_run_execute
 from reviewapp.core.records.hashing import canonical_json, sha256_hex
-from reviewapp.providers.loopback import LoopbackServer
+from reviewapp.providers.loopback import LoopbackServer, Reply, default_responder
 from reviewapp.providers.models import Ledger, Receipt
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 from tests.conftest import REPO_ROOT
 from tests.helpers import wait_until
 
 KILL_QUEUE = "rerank-kill-test"
+ANSWERED_BEFORE_KILL = 6
 
 
 class SimulatedKill(BaseException):
     """Not an Exception: nothing in the executor may catch it, as nothing can catch SIGKILL."""
 
 
+class Gate:
+    """The loopback's answers, except that every request after the first ``answer`` waits for ``release``.
+
+    A fixed latency only made a kill mid-flight likely (a fast engine could record every answer before it); a
+    held request stays in flight until the test has killed its executor.
+    """
+
+    def __init__(self, answer: int) -> None:
+        self.answer, self.seen = answer, 0
+        self.release = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, path: str, headers: dict[str, str], body: bytes) -> Reply:
+        with self._lock:
+            self.seen += 1
+            held = self.seen > self.answer
+        if held:
+            self.release.wait(timeout=180)
+        return default_responder(path, headers, body)
+
+
 def _answered(run) -> int:
     return Receipt.objects.filter(ledger=run.ledger, status="answered").count()
 
 
-def _kill_mid_run(run, worker_info, tmp_path) -> None:
+def _kill_mid_run(run, worker_info, tmp_path, gate: Gate) -> int:
+    """Kill the run's executor with requests held at the gate; how many it left in flight."""
     if worker_info is None:
         calls = []
 
         def before_send():
             calls.append(1)
-            # Stop only while a request is in flight (its receipt open): two requests that answer
-            # together would otherwise both be recorded first, and the "kill" would find none in flight.
-            if len(calls) > 8 and Receipt.objects.filter(ledger=run.ledger, status="sent").exists():
+            # The request after the answered ones is held at the gate, so its receipt is open. Released, it lets
+            # the executor's thread pool end on the way out; its answer is never recorded, as after a kill.
+            if len(calls) > gate.answer + 1:
+                gate.release.set()
                 raise SimulatedKill
 
         with contextlib.suppress(SimulatedKill):
             rerank.rerank_run_execute(run_id=run.pk, before_send=before_send)
-        # the abrupt stop left the request in flight with an open receipt
-        assert Receipt.objects.filter(ledger=run.ledger, status="sent").exists()
-        return
+        return 1  # the next request was never opened: the kill came before its receipt
     log = open(tmp_path / "kill-worker.log", "w")  # noqa: SIM115 - closed below
     env = {**os.environ, "DATABASE_URL": worker_info["database_url"], "CELERY_TASK_ALWAYS_EAGER": "0"}
     worker = subprocess.Popen(
@@ -60,11 +85,14 @@ def _kill_mid_run(run, worker_info, tmp_path) -> None:
     )
     try:
         rerank_run_execute.apply_async(args=[run.pk], queue=KILL_QUEUE)
-        wait_until(lambda: _answered(run) >= 6, timeout=180)
+        # Both slots (concurrency 2) hold a request at the gate: the worker sends nothing more until it dies.
+        wait_until(lambda: gate.seen >= gate.answer + 2, timeout=180)
     finally:
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait(timeout=30)
         log.close()
+        gate.release.set()  # the held requests answer a dead connection; the resumed run's pass straight through
+    return 2
 
 
 def _results(run) -> list[tuple]:
@@ -81,15 +109,17 @@ def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninter
 ):
     settings.PROVIDER_KEYS = {"openrouter": "", "openai_compatible": "", "anthropic": ""}
     retrieval_run = synthetic_retrieval_run(seed=21)
-    with LoopbackServer(latency=0.15) as server, LoopbackServer() as reference_server:
+    gate = Gate(answer=ANSWERED_BEFORE_KILL)
+    with LoopbackServer(gate) as server:
         run = rerank.rerank_run_create(retrieval_run=retrieval_run, provider="openai_compatible", model_id="loop/m",
                                        base_url=server.url + "/v1", concurrency=2, enqueue=False)
-        _kill_mid_run(run, celery_worker, tmp_path)
+        in_flight = _kill_mid_run(run, celery_worker, tmp_path, gate)
         run.refresh_from_db()
         assert run.status == "running"  # the dead executor never finished it
-        answered_before = _answered(run)
-        assert 0 < answered_before < run.requests_planned
+        assert _answered(run) == ANSWERED_BEFORE_KILL < run.requests_planned
+        # the abrupt stop left the requests in flight with open receipts
         open_receipts = Receipt.objects.filter(ledger=run.ledger, status="sent").count()
+        assert open_receipts == in_flight
 
         settings.JOB_STALE_SECONDS = 0  # the test knows the worker is dead
         rerank.rerank_run_resume(run=run)
@@ -111,19 +141,20 @@ def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninter
         assert progress.graded + progress.unknown == run.candidates_planned
 
         # An explicit re-attempt of the unknown requests completes the run, counted against the budget.
-        if unknown:
-            rerank.rerank_run_resume(run=run, reattempt_failures=True)
-            run = _wait_finished(run)
-            assert Receipt.objects.filter(ledger=run.ledger).count() == run.requests_planned + len(unknown)
-            assert set(Receipt.objects.filter(ledger=run.ledger, attempt=2).values_list("request_key", flat=True)) \
-                == {r.request_key for r in unknown}
+        rerank.rerank_run_resume(run=run, reattempt_failures=True)
+        run = _wait_finished(run)
+        assert Receipt.objects.filter(ledger=run.ledger).count() == run.requests_planned + len(unknown)
+        assert set(Receipt.objects.filter(ledger=run.ledger, attempt=2).values_list("request_key", flat=True)) \
+            == {r.request_key for r in unknown}
         for receipt in Receipt.objects.filter(ledger=run.ledger):
             body_sha = sha256_hex(canonical_json(receipt.request_body))
             attempts = Receipt.objects.filter(ledger=run.ledger, request_key=receipt.request_key).count()
             assert server.counts[body_sha] <= attempts  # every send the server saw has its receipt
 
+        # The uninterrupted run asks the same server, its gate open and its counts checked: a second server
+        # cost up to half a second more on the way out (http.server polls for shutdown every 0.5 s).
         reference = rerank.rerank_run_create(retrieval_run=retrieval_run, provider="openai_compatible",
-                                             model_id="loop/m", base_url=reference_server.url + "/v1",
+                                             model_id="loop/m", base_url=server.url + "/v1",
                                              concurrency=2, enqueue=False)
         assert rerank.rerank_run_execute(run_id=reference.pk) == "done"
     assert _results(run) == _results(reference)
