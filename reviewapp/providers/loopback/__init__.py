@@ -128,7 +128,10 @@ class LoopbackServer:
 
         self._server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
         self._server.daemon_threads = True
-        self._thread = threading.Thread(target=self._server.serve_forever, name="loopback", daemon=True)
+        # serve_forever checks for shutdown every poll_interval: its default (0.5 s) made every stop wait up to half a
+        # second, paid by each test that starts a server.
+        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
+                                        name="loopback", daemon=True)
 
     @property
     def url(self) -> str:

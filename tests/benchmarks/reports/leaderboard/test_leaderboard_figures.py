@@ -10,7 +10,6 @@ metric in one split.
 from __future__ import annotations
 
 import math
-from unittest import mock
 
 import numpy as np
 import pytest
@@ -65,17 +64,6 @@ def _first_rank(ranked, targets):
     return next((i for i, d in enumerate(ranked, start=1) if d in targets), 0)
 
 
-def _holm(p_values: list[float]) -> list[float]:
-    """statsmodels' Holm adjustment, without the full garbage collection ``multipletests`` runs on every call.
-
-    That ``gc.collect()`` walks the whole heap of the test process, a fifth of a second a call once the suite is
-    collected (more after hundreds of tests), and a case calls it once per metric and split: it was nearly all of
-    a case's time, and it frees memory without touching a figure.
-    """
-    with mock.patch("gc.collect", return_value=0):
-        return list(multipletests(p_values, method="holm")[1])
-
-
 @pytest.mark.parametrize("case", range(6))
 def test_every_pair_and_holm_p_value_matches_a_hand_bootstrap_and_statsmodels(case):
     rng = np.random.default_rng(500 + case)
@@ -110,7 +98,8 @@ def test_every_pair_and_holm_p_value_matches_a_hand_bootstrap_and_statsmodels(ca
                 assert (pair.difference.low, pair.difference.high) == pytest.approx((low, high), abs=1e-12)
                 assert pair.p_value == pytest.approx(hand_p(diffs), abs=1e-12)
                 expected_p.append(hand_p(diffs))
-            assert [p.p_adjusted for p in pairs] == pytest.approx(_holm(expected_p), abs=1e-12)
+            holm = multipletests(expected_p, method="holm")[1]
+            assert [p.p_adjusted for p in pairs] == pytest.approx(list(holm), abs=1e-12)
             for row in split.rows:
                 if row.system.key != KEYWORD:
                     assert row.vs_keyword[metric] == next(p for p in pairs if (p.a, p.b) == (row.system.key,
