@@ -8,13 +8,11 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "reviewapp.settings")
 with starting():
     application = get_wsgi_application()
 
-    # Django imports the URL config, builds its reverse tables and compiles templates on the first request of
-    # each process; doing it here means gunicorn --preload does it once in the master, so forked workers answer
-    # their first request warm (reviewapp.core.warmup).
+    # Django imports the URL config, builds its reverse tables and compiles the layout on the first request of
+    # each process; doing it here means gunicorn --preload does it once in the master, so forked workers inherit
+    # it (reviewapp.core.warmup: what is shared is built here, each page's own view and templates are not).
+    # The Celery app is not loaded here: a web process needs it only to send a task (a launch, an audit), and
+    # loads it then (~45 ms, once per worker) rather than making every start pay for it.
     from reviewapp.core.warmup import warm_up
 
     warm_up()
-
-    # The web process sends tasks (a launched run, an audit): its Celery app is loaded here, in the --preload
-    # master, not by each forked worker on its first launch. Commands and tests load it only with a task.
-    import reviewapp.celery  # noqa: F401

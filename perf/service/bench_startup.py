@@ -111,7 +111,8 @@ def _web_start(app: str, cwd: Path, env: dict[str, str], workers: int = 4,
 
 
 # Every page the URL configuration names without an argument (a page with one needs rows to show): not the API,
-# not the admin (Django's own), not what only redirects or streams (sign-out, the OIDC hand-offs, the favicon).
+# not the admin (Django's own), not what only redirects or streams (sign-out, the OIDC hand-offs, the favicon,
+# the old paths of moved pages).
 PAGES_SCRIPT = """
 import json, django
 django.setup()
@@ -121,7 +122,8 @@ def walk(patterns, prefix):
         route = prefix + str(p.pattern)
         if isinstance(p, URLResolver):
             yield from walk(p.url_patterns, route)
-        elif isinstance(p, URLPattern) and "<" not in route and "(?P" not in route:
+        elif (isinstance(p, URLPattern) and "<" not in route and "(?P" not in route
+              and getattr(p.callback, "__name__", "") != "moved_permanently"):  # an old path: a redirect
             yield "/" + route.lstrip("^").rstrip("$")
 skip = ("/api/", "/admin/", "/healthz", "/favicon.ico", "/accounts/logout/", "/accounts/oidc/")
 print(json.dumps(sorted({u for u in walk(get_resolver().url_patterns, "") if not u.startswith(skip)})))

@@ -1,41 +1,45 @@
-"""Work every web process would otherwise do on its first request, done once before it serves any.
+"""What every web process would otherwise do on its first request, and only what many pages share, done once
+before it serves any.
 
 Called by ``reviewapp.wsgi`` at import: under ``gunicorn --preload`` (docker-compose) that is the master, so
-every forked worker inherits the result and answers its first request as fast as its second. Without
-``--preload`` each worker does it while booting, still before it accepts a connection.
+every forked worker inherits the result. Without ``--preload`` each worker does it while booting, still before it
+accepts a connection.
 
-What a first request paid for (measured by perf/web/bench_pages.py): importing the URL config and the views,
-the reverse tables of the URL resolvers (built per namespace the first time ``{% url %}`` or ``reverse()``
-names one: ~70-160 ms), compiling the templates it renders (the cached loader keeps them per process),
-importing the Redis client (~50-90 ms, on the first cache read) and the modules settings name for a request.
+Shared by every page, so built here: the URL config and its reverse tables (built per namespace the first time
+``{% url %}`` or ``reverse()`` names one: ~70-160 ms on a first request), the layout every page extends
+(``base.html``), the Redis client (~50-90 ms on the first cache read), the modules settings name for a request,
+the password validators, and numpy (~45 ms), which every page with figures or bootstraps reaches.
+
+Left to each page's first request: its own view module and templates. Importing every view and compiling all 90
+templates here made the web start 3.75-4.2x a bare Django project's (issue #38 asks at most 2x) for a first
+request that was 0-5 ms slower than a warm one; now the master takes ~0.3 s less and a page's first request is
+at most ~55-95 ms slower than its warm median (issue #38's limit: 100 ms), both measured by
+``perf/service/bench_startup.py`` in ``make bench``. The cost: a worker holds only the views it has served, and
+loads each on its own (memory not shared copy-on-write with the master).
 Nothing here opens a connection (database, Redis): connections must not be shared across the fork.
 """
 
 from __future__ import annotations
 
 import contextlib
-import logging
-from pathlib import Path
 
-logger = logging.getLogger(__name__)
+LAYOUT = "base.html"
 
 
 def warm_up() -> None:
-    """Import the URL config, build every URL reverse table, compile the project's templates, load the rest."""
+    """Import the URL config, build every URL reverse table, compile the layout, load the shared modules."""
     _url_reverse_tables()
-    _templates()
+    _layout()
     _request_modules()
+    _shared_libraries()
 
 
 def _url_reverse_tables() -> None:
     from django.urls import URLResolver, get_resolver
 
-    from reviewapp.core.http.lazy_views import resolve_all
-
+    # The URL config names its views (reviewapp.core.http.lazy_views): each is imported by its page's first
+    # request, not here.
     root = get_resolver()
-    # The URL config names its views (reviewapp.core.http.lazy_views) so that `manage.py check` imports none; a web
-    # process imports them all here, before its first request.
-    resolve_all(root.url_patterns)
     _walk(root, URLResolver)
     _namespaces(root, prefix="")
 
@@ -63,20 +67,10 @@ def _namespaces(resolver, *, prefix: str) -> None:
         _namespaces(sub, prefix=path)
 
 
-def _templates() -> None:
-    from django.conf import settings
-    from django.template import TemplateSyntaxError
+def _layout() -> None:
     from django.template.loader import get_template
 
-    for config in settings.TEMPLATES:
-        for folder in map(Path, config.get("DIRS", [])):
-            for path in sorted(folder.rglob("*.html")):
-                name = path.relative_to(folder).as_posix()
-                try:
-                    get_template(name)
-                except TemplateSyntaxError:
-                    # The page using it fails as it would have; one broken template must not stop the server.
-                    logger.warning("template %s does not compile; left for its page to report", name)
+    get_template(LAYOUT)  # the cached loader keeps it for every page that extends it
 
 
 def _request_modules() -> None:
@@ -97,3 +91,7 @@ def _request_modules() -> None:
     import_string(settings.MESSAGE_STORAGE)
     formats.get_format("DECIMAL_SEPARATOR")
     get_default_password_validators()  # kept by the function's cache
+
+
+def _shared_libraries() -> None:
+    import numpy  # noqa: F401 - the figures, bootstraps and leaderboards of many pages; ~45 ms on a first request

@@ -6,7 +6,8 @@ scipy and drf-spectacular: about 0.9 s of CPU and 50 MB in every process that me
 with what the resolver and the checks read without importing anything (``__module__``, ``__qualname__``, so
 ``URLPattern.lookup_str`` is the same string as the real view's), and imports the view when it is first called
 or when someone asks for another attribute (``csrf_exempt`` from the CSRF middleware, ``cls`` from the API schema
-generator). Web processes import every view before they serve (``reviewapp.core.warmup``), so no request pays.
+generator). A web process imports each view on its page's first request (``reviewapp.core.warmup`` says why
+not before).
 """
 
 from __future__ import annotations
@@ -86,17 +87,3 @@ def lazy_module(module: str) -> LazyModule:
 def lazy_view(target: str, *, as_view: bool = False, **initkwargs: Any) -> LazyView:
     """The view at ``target`` ("package.module.name"), imported when first needed; ``as_view`` for a class."""
     return LazyView(target, as_view=as_view, **initkwargs)
-
-
-def resolve_all(patterns: Any) -> int:
-    """Import every lazy view under these URL patterns (web processes, before they serve); how many there were."""
-    from django.urls import URLPattern, URLResolver
-
-    count = 0
-    for pattern in patterns:
-        if isinstance(pattern, URLResolver):
-            count += resolve_all(pattern.url_patterns)
-        elif isinstance(pattern, URLPattern) and isinstance(pattern.callback, LazyView):
-            pattern.callback.resolve()
-            count += 1
-    return count
