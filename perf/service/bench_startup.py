@@ -117,13 +117,13 @@ PAGES_SCRIPT = """
 import json, django
 django.setup()
 from django.urls import URLPattern, URLResolver, get_resolver
+from reviewapp.core.http.moved import is_moved
 def walk(patterns, prefix):
     for p in patterns:
         route = prefix + str(p.pattern)
         if isinstance(p, URLResolver):
             yield from walk(p.url_patterns, route)
-        elif (isinstance(p, URLPattern) and "<" not in route and "(?P" not in route
-              and getattr(p.callback, "__name__", "") != "moved_permanently"):  # an old path: a redirect
+        elif isinstance(p, URLPattern) and "<" not in route and "(?P" not in route and not is_moved(p.callback):
             yield "/" + route.lstrip("^").rstrip("$")
 skip = ("/api/", "/admin/", "/healthz", "/favicon.ico", "/accounts/logout/", "/accounts/oidc/")
 print(json.dumps(sorted({u for u in walk(get_resolver().url_patterns, "") if not u.startswith(skip)})))

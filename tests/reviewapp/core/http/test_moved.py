@@ -9,7 +9,7 @@ from django.http import HttpRequest, JsonResponse
 from django.test import Client
 from django.urls import path
 
-from reviewapp.core.http.moved import moved
+from reviewapp.core.http.moved import is_moved, moved
 
 
 def _echo(request: HttpRequest, pk: int) -> JsonResponse:
@@ -34,3 +34,7 @@ def test_the_old_path_sends_every_method_on_with_its_arguments_query_and_body():
     assert posted.redirect_chain == [("/new/things/8/?next=x", 308)]
     assert json.loads(posted.content) == {"method": "POST", "pk": 8, "query": {"next": "x"},
                                           "body": {"declare": "yes"}}
+
+
+def test_an_old_path_is_told_apart_from_a_page():
+    assert is_moved(urlpatterns[1].callback) and not is_moved(urlpatterns[0].callback) and not is_moved(None)
