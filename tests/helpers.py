@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +25,28 @@ def wait_until(predicate: Callable[[], object], *, timeout: float = 60.0, interv
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout} s: {predicate}")
         time.sleep(interval)
+
+
+class Gate:
+    """A loopback responder that holds requests ``first`` to ``last`` (1-based; ``last`` None: every later one)
+    until ``release`` is set, and sets ``reached`` when the first of them arrives: a request kept in flight for
+    exactly as long as a test needs, where a fixed latency only made it likely."""
+
+    def __init__(self, responder: Callable[..., Any], *, first: int, last: int | None = None,
+                 timeout: float = 180.0) -> None:
+        self.responder, self.first, self.last, self.timeout = responder, first, last, timeout
+        self.seen = 0
+        self.reached, self.release = threading.Event(), threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, path: str, headers: dict[str, str], body: bytes) -> Any:
+        with self._lock:
+            self.seen += 1
+            held = self.first <= self.seen and (self.last is None or self.seen <= self.last)
+        if held:
+            self.reached.set()
+            self.release.wait(timeout=self.timeout)
+        return self.responder(path, headers, body)
 
 
 def cache_clear() -> None:

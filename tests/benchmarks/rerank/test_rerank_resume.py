@@ -15,17 +15,16 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.tasks import rerank_run_execute
 from reviewapp.core.records.hashing import canonical_json, sha256_hex
-from reviewapp.providers.loopback import LoopbackServer, Reply, default_responder
+from reviewapp.providers.loopback import LoopbackServer, default_responder
 from reviewapp.providers.models import Ledger, Receipt
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 from tests.conftest import REPO_ROOT
-from tests.helpers import wait_until
+from tests.helpers import Gate, wait_until
 
 KILL_QUEUE = "rerank-kill-test"
 ANSWERED_BEFORE_KILL = 6
@@ -33,27 +32,6 @@ ANSWERED_BEFORE_KILL = 6
 
 class SimulatedKill(BaseException):
     """Not an Exception: nothing in the executor may catch it, as nothing can catch SIGKILL."""
-
-
-class Gate:
-    """The loopback's answers, except that every request after the first ``answer`` waits for ``release``.
-
-    A fixed latency only made a kill mid-flight likely (a fast engine could record every answer before it); a
-    held request stays in flight until the test has killed its executor.
-    """
-
-    def __init__(self, answer: int) -> None:
-        self.answer, self.seen = answer, 0
-        self.release = threading.Event()
-        self._lock = threading.Lock()
-
-    def __call__(self, path: str, headers: dict[str, str], body: bytes) -> Reply:
-        with self._lock:
-            self.seen += 1
-            held = self.seen > self.answer
-        if held:
-            self.release.wait(timeout=180)
-        return default_responder(path, headers, body)
 
 
 def _answered(run) -> int:
@@ -69,7 +47,7 @@ def _kill_mid_run(run, worker_info, tmp_path, gate: Gate) -> int:
             calls.append(1)
             # The request after the answered ones is held at the gate, so its receipt is open. Released, it lets
             # the executor's thread pool end on the way out; its answer is never recorded, as after a kill.
-            if len(calls) > gate.answer + 1:
+            if len(calls) > ANSWERED_BEFORE_KILL + 1:
                 gate.release.set()
                 raise SimulatedKill
 
@@ -86,7 +64,7 @@ def _kill_mid_run(run, worker_info, tmp_path, gate: Gate) -> int:
     try:
         rerank_run_execute.apply_async(args=[run.pk], queue=KILL_QUEUE)
         # Both slots (concurrency 2) hold a request at the gate: the worker sends nothing more until it dies.
-        wait_until(lambda: gate.seen >= gate.answer + 2, timeout=180)
+        wait_until(lambda: gate.seen >= ANSWERED_BEFORE_KILL + 2, timeout=180)
     finally:
         os.kill(worker.pid, signal.SIGKILL)
         worker.wait(timeout=30)
@@ -109,7 +87,7 @@ def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninter
 ):
     settings.PROVIDER_KEYS = {"openrouter": "", "openai_compatible": "", "anthropic": ""}
     retrieval_run = synthetic_retrieval_run(seed=21)
-    gate = Gate(answer=ANSWERED_BEFORE_KILL)
+    gate = Gate(default_responder, first=ANSWERED_BEFORE_KILL + 1)
     with LoopbackServer(gate) as server:
         run = rerank.rerank_run_create(retrieval_run=retrieval_run, provider="openai_compatible", model_id="loop/m",
                                        base_url=server.url + "/v1", concurrency=2, enqueue=False)

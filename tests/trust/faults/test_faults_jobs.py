@@ -49,7 +49,7 @@ from reviewapp.providers import services as provider_services
 from reviewapp.providers.loopback import LoopbackServer, default_responder
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
 from tests.conftest import REAL_WORKER, REPO_ROOT
-from tests.helpers import wait_until
+from tests.helpers import Gate, wait_until
 from tests.trust.faults.test_faults_workers import _quotes, _verdicts
 
 KEYLESS = {"openrouter": "", "openai_compatible": "", "anthropic": ""}
@@ -374,28 +374,10 @@ def test_a_worker_killed_with_requests_in_flight_is_taken_over_and_ends_exactly_
 # --------------------------------------------------------------------------- SIGSTOP, takeover, SIGCONT
 
 
-class Gate:
-    """A responder that holds its ``nth`` request until released (a worker paused with it in flight)."""
-
-    def __init__(self, responder, nth: int) -> None:
-        self.responder, self.nth, self.seen = responder, nth, 0
-        self.reached, self.release = threading.Event(), threading.Event()
-        self._lock = threading.Lock()
-
-    def __call__(self, path, headers, body):
-        with self._lock:
-            self.seen += 1
-            mine = self.seen == self.nth
-        if mine:
-            self.reached.set()
-            self.release.wait(timeout=60)
-        return self.responder(path, headers, body)
-
-
 @pytest.mark.parametrize("name", list(KINDS))
 def test_a_paused_worker_taken_over_and_continued_writes_nothing(name, celery_worker, keyless, tmp_path, settings):
     kind = KINDS[name]
-    gate = Gate(kind.responder, nth=3)
+    gate = Gate(kind.responder, first=3, last=3, timeout=60)  # its 3rd request
     with LoopbackServer(gate if not REAL_WORKER else kind.responder, latency=0.3) as server:
         job = kind.create(tmp_path, server.url)
         ledgers = kind.ledger_ids(job)
