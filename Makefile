@@ -11,7 +11,7 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 COMPILE = $(PY) -m compileall -q -j 0 reviewapp benchmarks grading scoring perf manage.py >/dev/null
 
-.PHONY: install demo test test-fast test-postgres lint bench bench-readme clean
+.PHONY: install system-deps demo test test-fast test-postgres lint bench bench-readme clean
 
 $(STAMP): pyproject.toml package.json package-lock.json
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,17 @@ $(STAMP): pyproject.toml package.json package-lock.json
 
 install: $(STAMP)
 
+# The Debian packages the tests call (chromium, poppler-utils, nginx-light, pango, redis-server; the list and why
+# each is needed: scripts/system_deps.py), installed only when missing, so that `make test` passes on a fresh
+# machine by itself. Installing needs root (or sudo).
+system-deps:
+	@missing="$$($(PYTHON) scripts/system_deps.py)"; \
+	if [ -n "$$missing" ]; then \
+	  echo "installing Debian packages the tests need: $$missing"; \
+	  SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
 demo: install
 	HOST=$(HOST) PORT=$(PORT) bash scripts/demo.sh
 
@@ -31,17 +42,17 @@ demo: install
 # thirds of collection's CPU. The slowest 20 tests are listed at the end of every run.
 PYTEST = env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -n 2 --durations=20 --durations-min=0.5
 
-test: install
+test: install system-deps
 	$(PYTEST) $(PYTEST_ARGS)
 
 # Everything that needs no browser and no real process (gunicorn, workers, servers to kill): minutes, not tens.
-test-fast: install
+test-fast: install system-deps
 	$(PYTEST) -m "not slow and not sweep" $(PYTEST_ARGS)
 
 # The same suite on PostgreSQL + Redis with a real Celery worker (the servers CI starts; see .ci/run).
 TEST_DATABASE_URL ?= postgres://postgres@127.0.0.1:5432/legal_eval_test
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/8
-test-postgres: install
+test-postgres: install system-deps
 	DATABASE_URL=$(TEST_DATABASE_URL) REDIS_URL=$(TEST_REDIS_URL) TEST_REAL_WORKER=1 $(PYTEST) $(PYTEST_ARGS)
 
 lint: install
