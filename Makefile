@@ -59,7 +59,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/check_import_cycles.py
-	$(PY) scripts/split_folders.py --check-widths
+	$(PY) scripts/house_rules.py
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --file /dev/null --validate --fail-on-warn

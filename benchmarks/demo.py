@@ -59,7 +59,7 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
 
 
 def load_demo_comparison(*, retrieval_run: RetrievalRun, stdout) -> None:
-    """Declare the demo's systems one comparison before anyone reads a held-out figure (issue #32): keyword order,
+    """Declare the demo's systems one comparison before anyone reads a held-out figure: keyword order,
     the MiniLM rerank (its hybrid comes with it) and the other first-stage configurations of the suite. Idempotent:
     nothing is declared once any of them was declared or scored."""
     from django.contrib.auth import get_user_model

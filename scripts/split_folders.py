@@ -2,7 +2,6 @@
 
     python scripts/split_folders.py            # move what is still in place, rewrite references, report widths
     python scripts/split_folders.py --dry-run  # print what would move and which files would change
-    python scripts/split_folders.py --check-widths  # make lint: no folder of more than 12 modules
 
 1. Each entry of MOVES whose source module still exists is moved with ``git mv`` (a new folder gets an
    ``__init__.py`` holding the docstring in PACKAGES). An entry whose source is gone is skipped.
@@ -33,6 +32,8 @@ import textwrap
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from house_rules import too_wide  # the width rule has one owner: make lint's house rules
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -128,8 +129,6 @@ TEXT_SUFFIXES = {".py", ".pyi", ".toml", ".cfg", ".ini", ".html", ".txt", ".md",
 TEXT_NAMES = {"Makefile", "Dockerfile", ".importlinter", ".pre-commit-config.yaml"}
 # The lead writes these; and this script names the old paths on purpose.
 SKIP_FILES = {"README.md", "CHANGELOG.md", "scripts/split_folders.py"}
-WIDTH_ROOTS = ("reviewapp", "benchmarks", "grading", "scoring", "perf", "tests")
-MAX_MODULES = 12
 
 
 def module_file(module: str) -> Path:
@@ -371,30 +370,10 @@ def rewrite_all(mapping: Mapping, *, dry_run: bool) -> list[Path]:
     return changed
 
 
-def too_wide() -> list[str]:
-    said = []
-    for root in WIDTH_ROOTS:
-        for folder in sorted([ROOT / root, *(ROOT / root).rglob("*")]):
-            if not folder.is_dir() or "__pycache__" in folder.parts or "migrations" in folder.parts:
-                continue
-            count = len(list(folder.glob("*.py")))
-            if count > MAX_MODULES:
-                said.append(f"{folder.relative_to(ROOT)}/ holds {count} modules (at most {MAX_MODULES})")
-    return said
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dry-run", action="store_true", help="print what would change, change nothing")
-    parser.add_argument("--check-widths", action="store_true",
-                        help="only check folder widths: exit 1 naming each folder of more than 12 modules "
-                             "(make lint)")
     args = parser.parse_args(argv)
-    if args.check_widths:
-        wide = too_wide()
-        for line in wide:
-            print(f"too wide: {line}", file=sys.stderr)
-        return 1 if wide else 0
     for line in move_all(dry_run=args.dry_run):
         print(line)
     mapping = mapping_build()

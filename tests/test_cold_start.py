@@ -163,7 +163,7 @@ WSGI_CELERY_PROBE = (
 
 def test_the_web_process_leaves_its_celery_app_to_its_first_task():
     # A web process needs the app only to send a task (a launch, an audit): loaded in the --preload master it cost
-    # every start ~45 ms for a first launch ~45 ms faster (issue #38's web start goal). reviewapp.core.jobs loads
+    # every start ~45 ms for a first launch ~45 ms faster (the web start goal). reviewapp.core.jobs loads
     # it before the first send (test_a_process_that_sends_a_job_sends_it_through_the_workers_app).
     assert _probe(WSGI_CELERY_PROBE) is False
 
@@ -275,7 +275,7 @@ WARM_PROBE = (
 
 
 def test_a_web_master_loads_what_pages_share_and_leaves_each_view_to_its_first_request():
-    # Importing every view in the master made the web start 3.75-4.2x a bare Django project's (issue #38: at most
+    # Importing every view in the master made the web start 3.75-4.2x a bare Django project's (the goal: at most
     # 2x); numpy, reached by every page with figures, is the one heavy import pages share (~45 ms).
     total, unresolved, numpy_loaded = _probe(WARM_PROBE)
     assert total > 100 and unresolved == total and numpy_loaded

@@ -1,6 +1,6 @@
 """Start-up beside a bare Django project made in the same run (``django-admin startproject``, same interpreter).
 
-Issue #38's goals: ``manage.py check`` and a one-shot command at most 1.3x a bare project's CPU and peak memory;
+The goals: ``manage.py check`` and a one-shot command at most 1.3x a bare project's CPU and peak memory;
 a web server (gunicorn --preload, 4 workers) from start to its first 200 at most 2x. Each figure is the median of
 ROUNDS fresh processes, ours and the peer alternating, measured with ``resource.getrusage(RUSAGE_CHILDREN)`` (CPU
 seconds, peak RSS). On SQLite, the embedded default. Both trees are compiled to bytecode first, as an installed

@@ -1,6 +1,6 @@
 """Peak memory of a Celery worker executing a local-model rerank run, beside a naive onnxruntime process.
 
-Issue #21's goal: the worker's peak RSS within 1.3x of a plain process that loads the same model with
+The goal: the worker's peak RSS within 1.3x of a plain process that loads the same model with
 onnxruntime + tokenizers and embeds the same texts (the snapshot's provisions and the suite's queries).
 Both figures are the kernel's high-water mark (VmHWM) of the process, read in the same run.
 

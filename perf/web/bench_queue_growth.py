@@ -1,6 +1,6 @@
 """How the queue page and the item page grow with what a reviewer holds: 100 / 1k / 10k / 100k items per reviewer.
 
-Issue #38's goal: at 10k and 100k items the median within 1.2x of the 100-item figure, the page under 100 KiB,
+The goal: at 10k and 100k items the median within 1.2x of the 100-item figure, the page under 100 KiB,
 the same number of SQL queries. One reviewer per size (their only pool, a draft, a completed and a skipped item
 in it), in-process (Django's test client, warm), on a scratch PostgreSQL database (prefix ``ci_perf_growth``) of
 BENCH_QUEUE_DATABASE_URL's server, dropped after. The sizes are measured in alternation, ROUNDS requests each, so

@@ -11,9 +11,9 @@ Shared by every page, so built here: the URL config and its reverse tables (buil
 the password validators, and numpy (~45 ms), which every page with figures or bootstraps reaches.
 
 Left to each page's first request: its own view module and templates. Importing every view and compiling all 90
-templates here made the web start 3.75-4.2x a bare Django project's (issue #38 asks at most 2x) for a first
+templates here made the web start 3.75-4.2x a bare Django project's (the goal: at most 2x) for a first
 request that was 0-5 ms slower than a warm one; now the master takes ~0.3 s less and a page's first request is
-at most ~55-95 ms slower than its warm median (issue #38's limit: 100 ms), both measured by
+at most ~55-95 ms slower than its warm median (the limit: 100 ms), both measured by
 ``perf/service/bench_startup.py`` in ``make bench``. The cost: a worker holds only the views it has served, and
 loads each on its own (memory not shared copy-on-write with the master).
 Nothing here opens a connection (database, Redis): connections must not be shared across the fork.

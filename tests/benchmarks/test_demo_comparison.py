@@ -1,4 +1,4 @@
-"""The demo declares its systems one comparison before any held-out figure is read (issue #32), once."""
+"""The demo declares its systems one comparison before any held-out figure is read, once."""
 
 from __future__ import annotations
 

@@ -278,7 +278,7 @@ def test_the_plan_api_answers_admins_what_each_system_needs_and_refuses_bad_runs
 
 def test_a_depth_three_pool_is_declared_through_the_form_and_names_the_figures_it_cannot_complete(
         runs, admin_client_, reviewer_user, reviewer2_user):
-    """Issue 41, finding 5: k = 3 answered a 500 ("the tiers leave figures incomplete")."""
+    """k = 3 answered a 500 ("the tiers leave figures incomplete")."""
     url = f"/benchmarks/labels/rerank/{runs[0].pk}/review-pool/"
     form = {"k": 3, "reviewers_per_item": 2, "reviewers": [reviewer_user.pk, reviewer2_user.pk]}
     preview = admin_client_.post(url, {**form, "preview": "1"})

@@ -1,4 +1,4 @@
-"""The queue order carries no model signal (issue 31, finding 4): permutation tests, on the demo pool and on
+"""The queue order carries no model signal: permutation tests, on the demo pool and on
 100 random multi-run worlds, that a reviewer's position is independent of every system's ranks and top k.
 
 The statistic of one queue is the largest absolute value, over the systems, of Spearman's correlation between

@@ -1,4 +1,4 @@
-"""Issue #36's whole path in headless chromium, through the real pages: an admin imports a PDF, a DOCX and a text
+"""The firm's own gold labels, the whole path in headless chromium, through the real pages: an admin imports a PDF, a DOCX and a text
 contract and starts labelling two categories; two lawyers label them blind (one category agreed, one disagreed on a
 contract); the admin adjudicates, freezes, pastes a run on the frozen gold set and reads its scorecard.
 

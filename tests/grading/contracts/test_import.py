@@ -1,6 +1,6 @@
 """A firm's contracts in: PDF, DOCX, text and HTML read by their libraries; bad files refused one by one, by name.
 
-Issue #36: "an import test feeds corrupt, encrypted, empty and image-only PDFs and a renamed binary and gets one
+The promise: "an import test feeds corrupt, encrypted, empty and image-only PDFs and a renamed binary and gets one
 clear error each"; the same text twice is stored once; offsets map back to pages and paragraphs.
 """
 

@@ -1,4 +1,4 @@
-"""Email notices (issue #40): assignment, reminder after N days, adjudication waiting; each can be turned off; each
+"""Email notices: assignment, reminder after N days, adjudication waiting; each can be turned off; each
 is sent once however many senders run; a reviewer's email is as blind as their queue."""
 
 from __future__ import annotations

@@ -1,0 +1,89 @@
+"""The house rules that `make lint` checks and no other linter can: each says what is wrong and where.
+
+    python scripts/house_rules.py     # exit 1 naming every breach
+
+- Folder width: no folder of the apps, perf/ or tests/ holds more than 12 modules (split it by feature).
+- No issue numbers in code or comments: a reader of the code has no tracker; the story is in the commit and
+  CHANGELOG.md.
+- CHANGELOG.md is in versioned releases (``## 0.5.0 - 2026-12-04``, newest first), one line a change, and names
+  no issue either.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WIDTH_ROOTS = ("reviewapp", "benchmarks", "grading", "scoring", "perf", "tests")
+MAX_MODULES = 12
+# The word "issue" and a number, with or without "#": a tracker's number means nothing to a reader of the code.
+ISSUE_REFERENCE = re.compile(r"\bissues? ?#?\d+\b", re.IGNORECASE)
+CODE_SUFFIXES = {".py", ".html", ".js", ".css", ".toml", ".yml", ".yaml", ".sh", ".cfg"}
+CODE_NAMES = {"Makefile", "Dockerfile", "run"}
+RELEASE = re.compile(r"^## (?P<version>\d+\.\d+\.\d+) - (?P<date>\d{4}-\d{2}-\d{2})$")
+
+
+def too_wide(root: Path = ROOT) -> list[str]:
+    said = []
+    for top in WIDTH_ROOTS:
+        for folder in sorted([root / top, *(root / top).rglob("*")]):
+            if not folder.is_dir() or "__pycache__" in folder.parts or "migrations" in folder.parts:
+                continue
+            count = len(list(folder.glob("*.py")))
+            if count > MAX_MODULES:
+                said.append(f"{folder.relative_to(root)}/ holds {count} modules (at most {MAX_MODULES})")
+    return said
+
+
+def _tracked(root: Path) -> list[Path]:
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=root, capture_output=True, text=True, check=True).stdout
+    return [root / name for name in listed.split("\0") if name]
+
+
+def issue_references(root: Path = ROOT) -> list[str]:
+    said = []
+    for path in _tracked(root):
+        if path.suffix not in CODE_SUFFIXES and path.name not in CODE_NAMES:
+            continue
+        if not path.is_file():
+            continue  # deleted in the working tree, not yet in the index
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), start=1):
+            if ISSUE_REFERENCE.search(line):
+                said.append(f"{path.relative_to(root)}:{number}: names an issue: {line.strip()[:100]}")
+    return said
+
+
+def changelog_problems(text: str) -> list[str]:
+    """Releases newest first, each `## X.Y.Z - YYYY-MM-DD`; every bullet one line; no issue numbers."""
+    said = []
+    versions: list[tuple[int, ...]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if line.startswith("## "):
+            match = RELEASE.match(line)
+            if not match:
+                said.append(f"CHANGELOG.md:{number}: a release heading is `## X.Y.Z - YYYY-MM-DD`, not {line!r}")
+                continue
+            versions.append(tuple(int(part) for part in match["version"].split(".")))
+        elif line.startswith(("  ", "\t")) and line.strip():
+            said.append(f"CHANGELOG.md:{number}: a change is one line; this continues the line above")
+        if ISSUE_REFERENCE.search(line):
+            said.append(f"CHANGELOG.md:{number}: names an issue; say what a user or an operator notices")
+    if not versions:
+        said.append("CHANGELOG.md: no versioned release (`## X.Y.Z - YYYY-MM-DD`)")
+    if versions != sorted(versions, reverse=True):
+        said.append("CHANGELOG.md: releases are not newest first")
+    return said
+
+
+def main() -> int:
+    problems = too_wide() + issue_references() + changelog_problems((ROOT / "CHANGELOG.md").read_text())
+    for line in problems:
+        print(line, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
