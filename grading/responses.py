@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterable, Sequence
 
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
@@ -12,7 +11,7 @@ from rest_framework.response import Response
 
 from grading.dataset.models import CuadDataset
 from grading.dataset.selectors import ScopeError, dataset_chosen
-from reviewapp.core.http.csv_export import SafeCsvDictWriter
+from reviewapp.core.http.downloads import csv_download
 
 
 def dataset_or_404(params) -> CuadDataset | None:
@@ -24,14 +23,7 @@ def dataset_or_404(params) -> CuadDataset | None:
 
 
 def csv_response(name: str, fields: Sequence[str], rows: Iterable[dict]) -> HttpResponse:
-    buffer = io.StringIO()
-    writer = SafeCsvDictWriter(buffer, fieldnames=list(fields), extrasaction="ignore")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(row)
-    response = HttpResponse(buffer.getvalue(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}.csv"'
-    return response
+    return csv_download(rows, filename=f"{name}.csv", fields=fields)
 
 
 def json_response(data, *, status: int = 200) -> JsonResponse:

@@ -53,6 +53,7 @@ from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.http.downloads import as_download
 from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 
@@ -152,8 +153,7 @@ def calibration_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def _attachment(response: HttpResponse, run: RerankRun, page: str, export: str) -> HttpResponse:
-    response["Content-Disposition"] = f'attachment; filename="rerank-{run.pk}-{page}-{export}"'
-    return response
+    return as_download(response, f"rerank-{run.pk}-{page}-{export}")
 
 
 def _export(request: HttpRequest, pk: int, export: str, *, page: str, exports: dict, build, as_json,

@@ -59,6 +59,7 @@ from benchmarks.reports.selectors import (
 )
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
+from reviewapp.core.http.downloads import as_download, download
 from reviewapp.core.http.pdf import pdf_from_html
 
 EXPORTS = {
@@ -126,8 +127,7 @@ def report_export(request: HttpRequest, source: str, pk: int, export: str) -> Ht
         response = HttpResponse(report_text_export(report, export), content_type=EXPORTS[export])
     suite = report.inputs.suite
     stem = slugify(f"{suite.name}-v{suite.version}-{source}-{pk}")
-    response["Content-Disposition"] = f'attachment; filename="{stem}-{export}"'
-    return response
+    return as_download(response, f"{stem}-{export}")
 
 
 # --------------------------------------------------------------------------- the statute leaderboard
@@ -205,8 +205,7 @@ def leaderboard_export(request: HttpRequest, pk: int, export: str) -> HttpRespon
         response = HttpResponse(body, content_type=LEADERBOARD_EXPORTS[export])
     suite = board.inputs.suite
     stem = slugify(f"{suite.name}-v{suite.version}-leaderboard-{pk}")
-    response["Content-Disposition"] = f'attachment; filename="{stem}-{export}"'
-    return response
+    return as_download(response, f"{stem}-{export}")
 
 
 # --------------------------------------------------------------------------- the one page to send
@@ -238,8 +237,5 @@ def summary_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     except ReportParameterError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
     html = render_to_string("benchmarks/summary_pdf.html", _summary_context(parsed, summary, pk), request=request)
-    response = HttpResponse(pdf_from_html(html), content_type="application/pdf")
     suite = summary.board.inputs.suite
-    stem = slugify(f"{suite.name}-v{suite.version}-summary-{pk}")
-    response["Content-Disposition"] = f'attachment; filename="{stem}.pdf"'
-    return response
+    return download(pdf_from_html(html), filename=f"{slugify(f'{suite.name}-v{suite.version}-summary-{pk}')}.pdf")

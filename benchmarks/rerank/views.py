@@ -18,6 +18,7 @@ from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
+from reviewapp.core.http.downloads import as_download
 from reviewapp.core.jobs import job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import receipts_jsonl
@@ -181,5 +182,4 @@ def rerank_run_resume(request: HttpRequest, pk: int) -> HttpResponse:
 def rerank_run_receipts(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     run = get_object_or_404(RerankRun.objects.select_related("ledger"), pk=pk)
     response = StreamingHttpResponse(receipts_jsonl(ledger=run.ledger), content_type="application/x-ndjson")
-    response["Content-Disposition"] = f'attachment; filename="rerank-{run.pk}-receipts.jsonl"'
-    return response
+    return as_download(response, f"rerank-{run.pk}-receipts.jsonl")

@@ -16,6 +16,7 @@ from benchmarks.suites.models import NominatedTarget, Suite, SuiteQuery
 from benchmarks.suites.selectors import suite_export
 from reviewapp.core.auth.roles import CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, error_responses
+from reviewapp.core.http.downloads import download
 
 
 class ConfirmedByOut(serializers.Serializer):
@@ -108,6 +109,4 @@ class SuiteExport(APIView):
             body, content_type, filename = suite_export(suite=suite, fmt=fmt)
         except ValueError as exc:
             raise Http404(str(exc)) from exc
-        response = HttpResponse(body, content_type=content_type)
-        response["Content-Disposition"] = f'attachment; filename="{filename}"'
-        return response
+        return download(body, filename=filename, content_type=content_type)

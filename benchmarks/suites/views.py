@@ -21,6 +21,7 @@ from benchmarks.suites.citations import citation_parse
 from benchmarks.suites.files import KINDS, SPLITS, SuiteInvalid, SuiteProblem
 from benchmarks.suites.models import Suite, SuiteDraft
 from reviewapp.core.auth.roles import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.http.downloads import download
 from reviewapp.review.services import NotAssigned
 
 # --------------------------------------------------------------------------- a frozen suite
@@ -59,9 +60,7 @@ def suite_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
         body, content_type, filename = selectors.suite_export(suite=suite, fmt=fmt)
     except ValueError as exc:
         raise Http404(str(exc)) from exc
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return download(body, filename=filename, content_type=content_type)
 
 
 @perm_required(LAUNCH_RUNS)

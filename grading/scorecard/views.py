@@ -40,6 +40,7 @@ from grading.scorecard.selectors import (
 )
 from grading.scorecard.summary import CuadSummary, cuad_summary_build
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
+from reviewapp.core.http.downloads import download
 from reviewapp.core.http.pdf import pdf_from_html
 from scoring.cuad.matching import MATCHERS
 
@@ -369,6 +370,4 @@ def summary_pdf(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"errors": errors}, status=400)
     html = render_to_string("cuad/summary_pdf.html", {"lb": built.lb, "audits": built.audits, "query": query},
                             request=request)
-    response = HttpResponse(pdf_from_html(html), content_type="application/pdf")
-    response["Content-Disposition"] = f'attachment; filename="cuad-summary-sample-{built.lb.sample.pk}.pdf"'
-    return response
+    return download(pdf_from_html(html), filename=f"cuad-summary-sample-{built.lb.sample.pk}.pdf")

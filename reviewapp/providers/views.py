@@ -6,6 +6,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
+from reviewapp.core.http.downloads import as_download
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.selectors import receipts_jsonl
 
@@ -14,5 +15,4 @@ from reviewapp.providers.selectors import receipts_jsonl
 def ledger_receipts_jsonl(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     ledger = get_object_or_404(Ledger, pk=pk)
     response = StreamingHttpResponse(receipts_jsonl(ledger=ledger), content_type="application/x-ndjson")
-    response["Content-Disposition"] = f'attachment; filename="ledger-{ledger.pk}-receipts.jsonl"'
-    return response
+    return as_download(response, f"ledger-{ledger.pk}-receipts.jsonl")

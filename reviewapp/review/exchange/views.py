@@ -11,6 +11,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
+from reviewapp.core.http.downloads import download
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
 from reviewapp.review.models import ReviewPool
@@ -25,9 +26,7 @@ def _pool_or_404(pool_id: str) -> ReviewPool:
 
 
 def _attachment(body: str | bytes, content_type: str, filename: str) -> HttpResponse:
-    response = HttpResponse(body, content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return response
+    return download(body, filename=filename, content_type=content_type)
 
 
 @perm_required(MANAGE_REVIEWS)

@@ -1,6 +1,7 @@
-"""The firm's own gold labels, the whole path in headless chromium, through the real pages: an admin imports a PDF, a DOCX and a text
-contract and starts labelling two categories; two lawyers label them blind (one category agreed, one disagreed on a
-contract); the admin adjudicates, freezes, pastes a run on the frozen gold set and reads its scorecard.
+"""The firm's own gold labels, the whole path in headless chromium, through the real pages: an admin imports a
+PDF, a DOCX and a text contract and starts labelling two categories; two lawyers label them blind (one category
+agreed, one disagreed on a contract); the admin adjudicates, freezes, pastes a run on the frozen gold set and reads
+its scorecard.
 
 Prints (never asserts) what a lawyer's flow took per contract (clicks, keystrokes, seconds) and how long a 100-page
 PDF contract's labelling page took to open.
