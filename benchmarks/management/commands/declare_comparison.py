@@ -5,6 +5,7 @@
   manage.py declare_comparison --retrieval-run 3 --keyword 7 --keyword 8 --rerank-run 5 --hybrid 5 --by alice
                                  # keyword orders of runs 3, 7 and 8 (bm25, rm3, qld...), rerank 5 and its hybrid
   manage.py declare_comparison --list                                                      # every declaration
+  manage.py declare_comparison --cuad-run 3 --cuad-run 4 --by alice    # CUAD runs of one dataset (compare_cuad_runs)
 
 Refused, writing nothing, for a system already scored on the held-out split (it was seen) or already declared.
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.urls import reverse
 
@@ -42,12 +44,21 @@ class Command(BaseCommand):
         parser.add_argument("--split", default=PRIMARY_SPLIT)
         parser.add_argument("--by", default="", help="username of the admin declaring it (recorded)")
         parser.add_argument("--list", action="store_true", help="print every declared comparison and stop")
+        parser.add_argument("--cuad-run", type=int, action="append", default=[],
+                            help="a CUAD extraction run (the CUAD job declares it: compare_cuad_runs --declare)")
+        parser.add_argument("--cuad-sample", type=int, help="with --cuad-run: the sample (default: the newest)")
 
     def handle(self, *args: Any, **o: Any) -> None:
         if o["list"]:
             for d in comparison_list():
                 self.stdout.write(f"#{d.pk} {d.suite} {d.split}: {d.sentence} (via {d.declared_via}, sha256 "
                                   f"{d.sha256}): {'; '.join(d.labels)}")
+            return
+        if o["cuad_run"]:
+            # The CUAD job declares its own comparisons; called by name, so the statute job imports nothing of it.
+            args = ["--declare", *(a for pk in o["cuad_run"] for a in ("--run-id", str(pk))), "--by", o["by"]]
+            args += ["--sample", str(o["cuad_sample"])] if o["cuad_sample"] is not None else []
+            call_command("compare_cuad_runs", *args, stdout=self.stdout._out)
             return
         if o["retrieval_run"] is None and not (o["keyword"] or o["rerank_run"] or o["hybrid"]):
             raise CommandError("--retrieval-run (or --keyword, --rerank-run, --hybrid) is required (or --list)")
