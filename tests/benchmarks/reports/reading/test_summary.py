@@ -116,3 +116,15 @@ def test_reading_the_summary_records_its_held_out_figures_in_the_ledger(stakehol
     assert stakeholder_client.get(f"/benchmarks/reports/summary/{pk}/summary.pdf{QS}").status_code == 200
     pdf = list(HeldoutExposure.objects.order_by("id")[before + 2:])
     assert len(pdf) == 2 and {e.purpose for e in pdf} == {HeldoutExposure.Purpose.EXPORT}
+
+
+def test_the_lede_counts_a_rerank_run_and_its_hybrid_as_one_of_each(stakeholder_client, world):
+    run, _pool = world
+    pk = run.retrieval_run.pk
+    html = _words(stakeholder_client.get(f"/benchmarks/reports/summary/{pk}/{QS}&rerank={run.pk}"
+                                         f"&hybrid={run.pk}").content.decode())
+    lede = html.split('class="summary-lede"')[1].split("</p>")[0]
+    assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in lede and "2 rerank runs" not in lede
+    board = _words(stakeholder_client.get(f"/benchmarks/reports/leaderboard/{pk}/{QS}&rerank={run.pk}"
+                                          f"&hybrid={run.pk}").content.decode())
+    assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in board
