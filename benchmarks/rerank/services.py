@@ -45,6 +45,7 @@ from reviewapp.core.jobs import (
     job_enqueue,
     job_fail,
     job_finish,
+    job_interrupted,
     job_liveness,
     job_resume,
 )
@@ -319,6 +320,8 @@ def rerank_run_execute(
         logger.info("rerank run %s: claim lost, another execution holds it; stopping", run_id)
         return ""
     except Exception as error:
+        if job_interrupted(RerankRun, pk=run_id, error=error):
+            return ""
         logger.exception("rerank run %s failed", run_id)
         failed = job_fail(RerankRun, pk=run_id, token=token, message=f"{type(error).__name__}: {error}")
         return RerankStatus.FAILED if failed else ""

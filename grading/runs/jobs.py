@@ -40,6 +40,7 @@ from reviewapp.core.jobs import (
     job_enqueue,
     job_fail,
     job_finish,
+    job_interrupted,
 )
 from reviewapp.core.jobs import job_resume as resume_tracked  # this module's own job_resume says what is a job's
 
@@ -115,6 +116,8 @@ def job_grade_execute(*, job_id: int) -> ConsoleJob | None:
     except RunFormatError as exc:
         return _fail(job, token, str(exc))
     except Exception as exc:
+        if job_interrupted(ConsoleJob, pk=job_id, error=exc):
+            return None
         logger.exception("grading job %s failed", job_id)
         return _fail(job, token, f"{type(exc).__name__}: {exc}")
     job_finish(ConsoleJob, pk=job.pk, token=token, status=ConsoleJob.Status.DONE, run=run, done=job.total,
@@ -291,6 +294,8 @@ def job_extract_execute(*, job_id: int) -> ConsoleJob | None:
         logger.info("extraction job %s: claim lost, another execution holds it; stopping", job_id)
         return None
     except Exception as exc:
+        if job_interrupted(ConsoleJob, pk=job_id, error=exc):
+            return None
         logger.exception("extraction job %s failed", job_id)
         return _fail(job, token, f"{type(exc).__name__}: {exc}")
 

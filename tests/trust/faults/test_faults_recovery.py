@@ -24,11 +24,13 @@ import sys
 import time
 
 import pytest
+from django.db import InterfaceError, OperationalError
 
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
 from benchmarks.rerank.tasks import rerank_run_execute
 from reviewapp.core.jobs import jobs_sweep
+from reviewapp.providers import services as provider_services
 from reviewapp.providers.loopback import LoopbackServer, default_responder
 from reviewapp.providers.models import Receipt
 from tests.conftest import REAL_WORKER, REPO_ROOT
@@ -109,8 +111,50 @@ def test_a_job_whose_executor_died_is_requeued_by_the_sweeper_and_finishes(
         assert jobs_sweep().requeued == []  # finished: nothing more to sweep
 
 
+def _outage_in_process(kind: Kind, job, *, after: int, error: Exception) -> None:
+    """The database goes away while the executor records its ``after + 1``-th answer (a PostgreSQL restart)."""
+    completions = []
+    original = provider_services.receipt_complete
+
+    def cut(**kwargs):
+        completions.append(1)
+        if len(completions) > after:
+            raise error
+        return original(**kwargs)
+
+    provider_services.receipt_complete = cut
+    try:
+        kind.execute(job.pk)  # an outage is an interruption: nothing escapes, nothing is failed
+    finally:
+        provider_services.receipt_complete = original
+
+
+OUTAGES = {
+    "terminated": lambda: OperationalError("terminating connection due to administrator command"),
+    "closed": lambda: InterfaceError("connection already closed"),
+}
+
+
+@pytest.mark.parametrize(("name", "outage"), [*((name, "terminated") for name in ALL_KINDS), ("extraction", "closed")])
+def test_a_database_outage_mid_job_interrupts_it_and_the_sweeper_finishes_it(
+        name, outage, transactional_db, keyless, tmp_path, settings):
+    kind = ALL_KINDS[name]
+    settings.JOB_STALE_SECONDS = 1
+    with LoopbackServer(kind.responder) as server:
+        job = kind.create(tmp_path, server.url)
+        _outage_in_process(kind, job, after=2, error=OUTAGES[outage]())
+        job = _reload(kind, job)
+        # Not a verdict: still held and running, no error, so the sweeper resumes it like a dead worker's job.
+        assert (job.status, job.error, job.finished_at) == ("running", "", None)
+        time.sleep(1.1)
+        assert jobs_sweep().requeued == [f"{kind.model._meta.label} {job.pk}"]
+        _assert_recovered(kind, job, server)
+        assert "Error" not in _reload(kind, job).error  # ended by its own work, not by the outage
+
+
 if REAL_WORKER:
     del test_a_job_whose_executor_died_is_requeued_by_the_sweeper_and_finishes
+    del test_a_database_outage_mid_job_interrupts_it_and_the_sweeper_finishes_it
 
 
 # --------------------------------------------------------------------------- real workers (PostgreSQL + Redis)
