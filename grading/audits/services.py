@@ -45,6 +45,7 @@ from reviewapp.core.jobs import (
     job_fail,
     job_finish,
     job_held,
+    job_incomplete_message,
     job_interrupted,
     job_resume,
 )
@@ -339,12 +340,8 @@ def audit_execute(*, audit_id: int) -> Audit | None:
         if problems:
             failed = Audit(pk=audit.pk, status=Audit.Status.FAILED, n_candidates=audit.n_candidates,
                            params=audit.params)
-            return _fail(
-                audit, token,
-                " ".join(problems) + " Failed requests are never re-sent automatically: resume with "
-                "'re-attempt failed requests' to send them again (each re-attempt counts against the budget). "
-                f"To finish: {audit_finish_command(audit=failed)}",
-            )
+            return _fail(audit, token, job_incomplete_message(problems=" ".join(problems),
+                                                              finish_command=audit_finish_command(audit=failed)))
     except ClaimLost:
         logger.info("audit %s: claim lost, another execution holds it; stopping", audit_id)
         return None

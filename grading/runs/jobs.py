@@ -40,6 +40,7 @@ from reviewapp.core.jobs import (
     job_enqueue,
     job_fail,
     job_finish,
+    job_incomplete_message,
     job_interrupted,
 )
 from reviewapp.core.jobs import job_resume as resume_tracked  # this module's own job_resume says what is a job's
@@ -410,11 +411,8 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
     stop = f"; stopped: {report.stop_reason}" if report.stop_reason else ""
     failed = ConsoleJob(pk=job.pk, kind=job.kind, status=ConsoleJob.Status.FAILED, ledger_id=job.ledger_id,
                         total=job.total)
-    return (
-        f"{len(missing)} of {len(members)} contracts have no answer ({counts}){stop}. Failed requests are never "
-        "re-sent automatically: resume with 're-attempt failed requests' to send them again "
-        f"(each re-attempt counts against the budget). To finish: {job_finish_command(job=failed)}"
-    )
+    problems = f"{len(missing)} of {len(members)} contracts have no answer ({counts}){stop}"
+    return job_incomplete_message(problems=problems, finish_command=job_finish_command(job=failed))
 
 
 def _finish_extraction(job: ConsoleJob, token: str) -> ConsoleJob:

@@ -203,6 +203,15 @@ def job_interrupted(model: type[TrackedJob], *, pk: int, error: BaseException) -
     return True
 
 
+def job_incomplete_message(*, problems: str, finish_command: str) -> str:
+    """The error of a job whose work ended with items that have no answer (failed, or 'unknown': in flight when an
+    execution was lost), the same words for every kind: what is missing, why nothing is re-sent by itself, and
+    the command that finishes it. Such a job ends FAILED (resumable), never "done" with holes in it."""
+    text = (f"incomplete: {problems.rstrip().rstrip('.')}. Failed requests are never re-sent automatically: resume "
+            "with 're-attempt failed requests' to send them again (each re-attempt counts against the budget).")
+    return f"{text} To finish: {finish_command}" if finish_command else text
+
+
 # --------------------------------------------------------------------------- where a job runs
 
 
