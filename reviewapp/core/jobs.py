@@ -32,6 +32,11 @@ logger = logging.getLogger(__name__)
 
 
 class TrackedJob(models.Model):
+    # What every kind shows of a job: what it does now, who launched it, when.
+    stage = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
     claim_token = models.CharField(max_length=32, blank=True, help_text="which execution holds the job")
     worker = models.CharField(max_length=255, blank=True, help_text="host:pid of the execution holding the job")
     executions = models.PositiveIntegerField(default=0, help_text="how many times an execution claimed the job")
@@ -384,7 +389,7 @@ def jobs_sweep() -> SweepReport:
 
 def _resend_queued(model: type[TrackedJob], report: SweepReport) -> None:
     now = timezone.now()
-    unconfirmed = Q(sent_at__isnull=True) | Q(sent_at__lt=F("queued_at"))
+    unconfirmed = Q(sent_at__isnull=True)  # every path that queues a job again clears sent_at
     lost = Q(sent_at__lt=now - timedelta(seconds=int(getattr(settings, "JOB_RESEND_SENT_SECONDS", 600))))
     due = Q(queued_at__isnull=True) | Q(queued_at__lt=now - timedelta(
         seconds=int(getattr(settings, "JOB_RESEND_SECONDS", 30))))

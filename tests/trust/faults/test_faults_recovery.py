@@ -343,3 +343,94 @@ if REAL_WORKER and os.environ.get("REDIS_URL"):
         _test_a_job_queued_while_the_broker_was_down_is_sent_by_the_sweeper)
     test_a_worker_death_is_recovered_by_the_sweeper_without_an_operator = pytest.mark.parametrize(
         ("name", "death"), CELLS)(_test_a_worker_death_is_recovered_by_the_sweeper_without_an_operator)
+
+
+# --------------------------------------------------------------------------- Redis down mid-run (a private Redis)
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+class PrivateRedis:
+    """A redis-server of this test alone (the machine's shared Redis is never stopped), with no persistence: a
+    restart loses every message, the worst case of a broker outage."""
+
+    def __init__(self, folder) -> None:
+        self.port = _free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.folder = folder
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        import redis
+
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+             "--dir", str(self.folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        client = redis.Redis.from_url(self.url, socket_connect_timeout=0.5)
+        wait_until(lambda: _pings(client), timeout=20, interval=0.05)
+
+    def kill(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait(timeout=20)
+            self.process = None
+
+
+def _pings(client) -> bool:
+    import redis
+
+    try:
+        return bool(client.ping())
+    except redis.exceptions.ConnectionError:
+        return False
+
+
+REDIS_DOWN_SECONDS = float(os.environ.get("RECOVERY_REDIS_DOWN_SECONDS", "5"))
+
+
+def _test_redis_down_mid_run_and_a_launch_meanwhile_finish_by_themselves(celery_worker, keyless, tmp_path, capsys):
+    """The broker (and cache) goes away for REDIS_DOWN_SECONDS while a job runs, losing every message, and a job
+    is launched meanwhile (its message cannot be sent). Both finish with no operator and nothing sent twice: the
+    running one keeps its claim and finishes, the other is sent by the sweeper once Redis answers again."""
+    kind = ALL_KINDS["rerank"]
+    broker = PrivateRedis(tmp_path)
+    broker.start()
+    queue = f"redis-outage-{os.getpid()}"
+    env = {"REDIS_URL": broker.url, "CELERY_QUEUE": queue}
+    processes = [Process(celery_worker, tmp_path, "outage-beat", ["beat", "--loglevel=INFO"], **env),
+                 Process.worker(celery_worker, tmp_path, "outage-worker", pool="prefork", concurrency=2, queue=queue,
+                                **env)]
+    try:
+        with LoopbackServer(kind.responder, latency=0.5) as server:
+            running = kind.create(tmp_path, server.url)  # no message: the sweeper sends it (as any lost one)
+            wait_until(lambda: _mid_job(kind, running), timeout=WAIT, interval=0.05)
+            broker.kill()
+            fault = time.monotonic()
+            launched = kind.create(tmp_path, server.url)  # its on-commit send would fail: no message, no sent_at
+            time.sleep(REDIS_DOWN_SECONDS)
+            broker.start()
+            for job in (running, launched):
+                wait_until(lambda job=job: _reload(kind, job).is_finished, timeout=WAIT + 30, interval=0.05)
+            finished = time.monotonic() - fault
+    finally:
+        for process in processes:
+            process.stop()
+        broker.kill()
+    for job in (running, launched):
+        job = _reload(kind, job)
+        assert kind.complete(job) and job.executions == 1, (job.pk, job.status, job.executions, job.error)
+    assert server.max_count_per_body == 1  # nothing sent twice
+    with capsys.disabled():
+        print(f"\nrecovery rerank x Redis down {REDIS_DOWN_SECONDS:.0f} s mid-run, a launch meanwhile: fault -> both "
+              f"done {finished:.1f} s ({_timeouts()}); running job not interrupted (1 execution), sent twice 0")
+
+
+if REAL_WORKER and os.environ.get("REDIS_URL"):
+    test_redis_down_mid_run_and_a_launch_meanwhile_finish_by_themselves = (
+        _test_redis_down_mid_run_and_a_launch_meanwhile_finish_by_themselves)

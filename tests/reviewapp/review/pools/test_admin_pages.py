@@ -123,7 +123,7 @@ def test_a_ruling_made_on_a_stale_view_of_the_disagreement_is_refused(pool, admi
     services.judgment_reopen(item=item, reviewer=reviewer_user)
     services.judgment_submit(item=item, reviewer=reviewer_user, grades=regraded, complete=True)
     after = agreement.pool_adjudication_item(pool=pool, item_id=item.public_id)
-    assert dict((n, g) for n, _s, g, _no, _st in after.reviewer_grades)[reviewer_user.username] == regraded
+    assert {n: g for n, _s, g, _no, _st in after.reviewer_grades}[reviewer_user.username] == regraded
     refused = admin_client_.post(url, {disagreement.grade_type: "2", "seen": seen})
     assert refused.status_code == 409
     assert "changed after you opened it" in refused.content.decode() and not Adjudication.objects.exists()
