@@ -32,7 +32,7 @@ class BenchmarksConfig(AppConfig):
 
 
 def _rerank_resume_stale(run) -> None:
-    """The sweeper's takeover of a run whose heartbeat is stale (never a re-attempt of paid requests)."""
+    """The sweeper's takeover of a run whose execution is gone (never a re-attempt of paid requests)."""
     from benchmarks.rerank.services import rerank_run_resume
 
-    rerank_run_resume(run=run, ask_workers=False)
+    rerank_run_resume(run=run)

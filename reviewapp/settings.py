@@ -69,6 +69,8 @@ MIDDLEWARE = [
     # uploads to disk) or authentication touch it, for anonymous and signed-in callers alike.
     "reviewapp.core.http.middleware.RequestBodyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # A lost database or Redis connection answers 503 with the reason (process_exception), not a bare 500.
+    "reviewapp.core.http.middleware.OutageMiddleware",
     "reviewapp.core.http.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -362,6 +364,14 @@ if env_str("JOB_STALE_SECONDS"):
 # kills its worker would loop); 0 = no limit.
 JOB_SWEEP_SECONDS = env_int("JOB_SWEEP_SECONDS", 30)
 JOB_SWEEP_MAX_EXECUTIONS = env_int("JOB_SWEEP_MAX_EXECUTIONS", 5)
+# A running job whose Celery node answers `celery inspect` without it (a killed pool child, an execution that a
+# database or broker outage stopped) is taken over at the next sweep once silent this long (not at its start).
+JOB_GONE_GRACE_SECONDS = env_int("JOB_GONE_GRACE_SECONDS", 5)
+# Sent or swept: a queued job whose message never reached the broker (it was down) is sent by the sweeper after
+# JOB_RESEND_SECONDS; one sent but still queued after JOB_RESEND_SENT_SECONDS is sent again (a broker that
+# restarted without its data). A second delivery is harmless: the claim admits one execution.
+JOB_RESEND_SECONDS = env_int("JOB_RESEND_SECONDS", 30)
+JOB_RESEND_SENT_SECONDS = env_int("JOB_RESEND_SENT_SECONDS", 600)
 # Worker pools per job kind (reviewapp.core.jobs.job_queue): jobs on the local model to one queue (a solo worker),
 # jobs that wait on a provider (and the sweeper) to another (a concurrent pool). Unset: the default queue.
 # The Celery app of the workers (the project package wires it); core loads it by this name before sending a task.
@@ -396,7 +406,9 @@ CELERY_BEAT_SCHEDULE = {
         "options": {"queue": JOB_QUEUE_REMOTE or CELERY_TASK_DEFAULT_QUEUE, "expires": float(JOB_SWEEP_SECONDS)},
     },
 }
-CELERY_BEAT_SCHEDULE_FILENAME = env_str("CELERY_BEAT_SCHEDULE_FILENAME", str(VAR_DIR / "celerybeat-schedule"))
+# Beat keeps its schedule in memory: every entry is an interval, so nothing is lost by a restart, and a var/ that
+# the embedding cache filled (or a read-only one) cannot stop beat, and with it the sweeper.
+CELERY_BEAT_SCHEDULER = env_str("CELERY_BEAT_SCHEDULER", "celery.beat:Scheduler")
 # Vectors of the local model shared by every worker process on this machine (one file per text, keyed by
 # model and sha256); empty = each process keeps its own.
 EMBEDDING_CACHE_DIR = env_str("EMBEDDING_CACHE_DIR", str(VAR_DIR / "embeddings"))

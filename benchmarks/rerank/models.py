@@ -8,7 +8,6 @@ probability of being correct.
 
 from __future__ import annotations
 
-from django.conf import settings
 from django.db import models
 
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun
@@ -46,9 +45,6 @@ class RerankRun(TrackedJob):
     stop_reason = models.TextField(blank=True)
     cancel_requested = models.BooleanField(default=False)
     reattempt_requested = models.BooleanField(default=False, help_text="re-send failed/unknown requests once")
-    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
-                                   related_name="+")
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         ordering = ["-id"]

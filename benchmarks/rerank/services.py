@@ -45,6 +45,8 @@ from reviewapp.core.jobs import (
     job_enqueue,
     job_fail,
     job_finish,
+    job_incomplete_message,
+    job_interrupted,
     job_liveness,
     job_resume,
 )
@@ -319,6 +321,8 @@ def rerank_run_execute(
         logger.info("rerank run %s: claim lost, another execution holds it; stopping", run_id)
         return ""
     except Exception as error:
+        if job_interrupted(RerankRun, pk=run_id, error=error):
+            return ""
         logger.exception("rerank run %s failed", run_id)
         failed = job_fail(RerankRun, pk=run_id, token=token, message=f"{type(error).__name__}: {error}")
         return RerankStatus.FAILED if failed else ""
@@ -326,8 +330,9 @@ def rerank_run_execute(
     if reason.startswith("claim lost"):
         return ""
     failure = _run_failure(report)
-    if failure:
-        if not job_fail(RerankRun, pk=run_id, token=token, message=_with_finish(run_id, failure),
+    message = _with_finish(run_id, failure) if failure else "" if reason else _incomplete(run)
+    if message:
+        if not job_fail(RerankRun, pk=run_id, token=token, message=message,
                         stop_reason=reason, reattempt_requested=False):
             return ""
         return RerankStatus.FAILED
@@ -338,6 +343,20 @@ def rerank_run_execute(
                       reattempt_requested=False):
         return ""
     return status
+
+
+def _incomplete(run: RerankRun) -> str:
+    """The error of a run whose requests all went out but whose grades have holes ('' when none): it ends failed
+    with the finish command, as every kind ends the same loss (never "done" at 100% with unknown candidates)."""
+    grades = _current_grades(run)
+    unknown = sum(g.status == RerankGrade.Status.UNKNOWN for g in grades)
+    failed = sum(g.status == RerankGrade.Status.FAILED for g in grades)
+    if not unknown and not failed:
+        return ""
+    counts = ", ".join(f"{name} {n}" for name, n in (("failed", failed), ("unknown", unknown)) if n)
+    return job_incomplete_message(
+        problems=f"{unknown + failed} of {run.candidates_planned} candidates have no grade ({counts})",
+        finish_command=rerank_finish_command(run=RerankRun.objects.select_related("ledger").get(pk=run.pk)))
 
 
 def _warm_local(requests: list, *, run_id: int, token: str) -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from django.conf import settings
 from django.db import models
 
 from reviewapp.core.jobs import TrackedJob
@@ -41,14 +40,9 @@ class Audit(TrackedJob):
     # the same audit again finds this one, so nothing already judged is ever asked again.
     signature = models.CharField(max_length=64, db_index=True)
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.QUEUED, db_index=True)
-    stage = models.CharField(max_length=300, blank=True)
     n_candidates = models.PositiveIntegerField(default=0)
     flagged = models.BooleanField(default=False, help_text="candidates have been flagged (once, from the run)")
     params = models.JSONField(default=dict, blank=True, help_text="e.g. reattempt failed requests on resume")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         app_label = "grading"

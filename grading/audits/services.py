@@ -28,6 +28,7 @@ import logging
 from collections.abc import Sequence
 
 from django.db import IntegrityError, transaction
+from django.db.models.functions import Now
 
 from grading.audits.judging.excerpts import candidate_contexts
 from grading.audits.judging.judges import EXEMPLARS_METHOD, LLM, JudgeChoice, Ruling, no_request_ruling, prepare, rule
@@ -44,6 +45,8 @@ from reviewapp.core.jobs import (
     job_fail,
     job_finish,
     job_held,
+    job_incomplete_message,
+    job_interrupted,
     job_resume,
 )
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
@@ -337,16 +340,14 @@ def audit_execute(*, audit_id: int) -> Audit | None:
         if problems:
             failed = Audit(pk=audit.pk, status=Audit.Status.FAILED, n_candidates=audit.n_candidates,
                            params=audit.params)
-            return _fail(
-                audit, token,
-                " ".join(problems) + " Failed requests are never re-sent automatically: resume with "
-                "'re-attempt failed requests' to send them again (each re-attempt counts against the budget). "
-                f"To finish: {audit_finish_command(audit=failed)}",
-            )
+            return _fail(audit, token, job_incomplete_message(problems=" ".join(problems),
+                                                              finish_command=audit_finish_command(audit=failed)))
     except ClaimLost:
         logger.info("audit %s: claim lost, another execution holds it; stopping", audit_id)
         return None
     except Exception as exc:
+        if job_interrupted(Audit, pk=audit_id, error=exc):
+            return None
         logger.exception("audit %s failed", audit_id)
         return _fail(audit, token, f"{type(exc).__name__}: {exc}")
     job_finish(Audit, pk=audit.pk, token=token, status=Audit.Status.DONE, stage="done")
@@ -370,7 +371,7 @@ def _attach_run(audit: Audit, token: str) -> bool:
             raise AuditError(f"extraction job {job.pk} has not finished ({job.status}); resume the audit later")
         # Back to the queue for a later delivery; the token goes with it, as in a resume.
         job_held(Audit, pk=audit.pk, token=token).update(
-            status=Audit.Status.QUEUED, claim_token="", worker="",
+            status=Audit.Status.QUEUED, claim_token="", worker="", queued_at=Now(), sent_at=None,
             params={**audit.params, "waits": waits},
             stage=f"waiting for extraction job {job.pk} ({job.done} of {job.total} contracts)",
         )

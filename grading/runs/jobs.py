@@ -40,6 +40,8 @@ from reviewapp.core.jobs import (
     job_enqueue,
     job_fail,
     job_finish,
+    job_incomplete_message,
+    job_interrupted,
 )
 from reviewapp.core.jobs import job_resume as resume_tracked  # this module's own job_resume says what is a job's
 
@@ -115,6 +117,8 @@ def job_grade_execute(*, job_id: int) -> ConsoleJob | None:
     except RunFormatError as exc:
         return _fail(job, token, str(exc))
     except Exception as exc:
+        if job_interrupted(ConsoleJob, pk=job_id, error=exc):
+            return None
         logger.exception("grading job %s failed", job_id)
         return _fail(job, token, f"{type(exc).__name__}: {exc}")
     job_finish(ConsoleJob, pk=job.pk, token=token, status=ConsoleJob.Status.DONE, run=run, done=job.total,
@@ -291,6 +295,8 @@ def job_extract_execute(*, job_id: int) -> ConsoleJob | None:
         logger.info("extraction job %s: claim lost, another execution holds it; stopping", job_id)
         return None
     except Exception as exc:
+        if job_interrupted(ConsoleJob, pk=job_id, error=exc):
+            return None
         logger.exception("extraction job %s failed", job_id)
         return _fail(job, token, f"{type(exc).__name__}: {exc}")
 
@@ -405,11 +411,8 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
     stop = f"; stopped: {report.stop_reason}" if report.stop_reason else ""
     failed = ConsoleJob(pk=job.pk, kind=job.kind, status=ConsoleJob.Status.FAILED, ledger_id=job.ledger_id,
                         total=job.total)
-    return (
-        f"{len(missing)} of {len(members)} contracts have no answer ({counts}){stop}. Failed requests are never "
-        "re-sent automatically: resume with 're-attempt failed requests' to send them again "
-        f"(each re-attempt counts against the budget). To finish: {job_finish_command(job=failed)}"
-    )
+    problems = f"{len(missing)} of {len(members)} contracts have no answer ({counts}){stop}"
+    return job_incomplete_message(problems=problems, finish_command=job_finish_command(job=failed))
 
 
 def _finish_extraction(job: ConsoleJob, token: str) -> ConsoleJob:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from functools import cached_property
 
-from django.conf import settings
 from django.db import models
 
 from grading.dataset.models import Category, Contract, CuadDataset, Span
@@ -109,12 +108,7 @@ class ConsoleJob(TrackedJob):
     ledger_id = models.PositiveIntegerField(null=True, blank=True, help_text="providers.Ledger of the requests")
     total = models.PositiveIntegerField(default=0)
     done = models.PositiveIntegerField(default=0)
-    stage = models.CharField(max_length=200, blank=True)
     run = models.ForeignKey("grading.ExtractionRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
-    created_by = models.ForeignKey(
-        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
-    )
-    created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
         app_label = "grading"

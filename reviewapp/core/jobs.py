@@ -12,6 +12,7 @@ A concrete job model subclasses ``TrackedJob``, keeps its own ``status`` field, 
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import socket
@@ -31,6 +32,11 @@ logger = logging.getLogger(__name__)
 
 
 class TrackedJob(models.Model):
+    # What every kind shows of a job: what it does now, who launched it, when.
+    stage = models.CharField(max_length=300, blank=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+                                   related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
     claim_token = models.CharField(max_length=32, blank=True, help_text="which execution holds the job")
     worker = models.CharField(max_length=255, blank=True, help_text="host:pid of the execution holding the job")
     executions = models.PositiveIntegerField(default=0, help_text="how many times an execution claimed the job")
@@ -40,6 +46,11 @@ class TrackedJob(models.Model):
     heartbeat_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # The outbox of the job's message: ``queued_at`` when it was (last) put in the queue, ``sent_at`` when its
+    # message reached the broker after that (None: not known to be sent). The sweeper sends a queued job whose
+    # message was never confirmed, or was confirmed long ago (a broker restarted without its data).
+    queued_at = models.DateTimeField(null=True, blank=True, default=timezone.now)
+    sent_at = models.DateTimeField(null=True, blank=True)
 
     QUEUED = "queued"
     RUNNING = "running"
@@ -173,6 +184,39 @@ def job_fail(model: type[TrackedJob], *, pk: int, token: str, message: str, **fi
     return job_finish(model, pk=pk, token=token, status=model.FAILED, error=message[:10000], **fields)
 
 
+def job_interrupted(model: type[TrackedJob], *, pk: int, error: BaseException) -> bool:
+    """True when ``error`` is an outage (a lost database or broker connection), not an error of the work itself.
+
+    The execution then stops and writes no verdict: the job stays running with its claim, its answered requests
+    kept and those in flight left 'sent' (disclosed 'unknown' at the resume, never re-sent by themselves). The
+    sweeper resumes it: at its next sweep, since ``celery inspect`` then shows its node no longer runs it, or
+    after its stale timeout. An outage that persists ends like a worker that keeps dying
+    (``JOB_SWEEP_MAX_EXECUTIONS``). The same outage therefore ends the same way for every kind, whatever the
+    timing (a "fail" write that happened to succeed no longer turns an interruption into a verdict).
+    """
+    from django.db import connections
+
+    from reviewapp.core.health import is_outage, outage_reason
+
+    if not is_outage(error):
+        return False
+    logger.warning("%s %s interrupted: %s; left to the sweeper to resume", model._meta.label, pk,
+                   outage_reason(error))
+    for connection in connections.all(initialized_only=True):  # the next task of this worker connects afresh
+        with contextlib.suppress(Exception):
+            connection.close_if_unusable_or_obsolete()
+    return True
+
+
+def job_incomplete_message(*, problems: str, finish_command: str) -> str:
+    """The error of a job whose work ended with items that have no answer (failed, or 'unknown': in flight when an
+    execution was lost), the same words for every kind: what is missing, why nothing is re-sent by itself, and
+    the command that finishes it. Such a job ends FAILED (resumable), never "done" with holes in it."""
+    text = (f"incomplete: {problems.rstrip().rstrip('.')}. Failed requests are never re-sent automatically: resume "
+            "with 're-attempt failed requests' to send them again (each re-attempt counts against the budget).")
+    return f"{text} To finish: {finish_command}" if finish_command else text
+
+
 # --------------------------------------------------------------------------- where a job runs
 
 
@@ -202,12 +246,35 @@ def job_task(job: TrackedJob) -> Any:
 
 
 def job_enqueue(job: TrackedJob, *, countdown: int | None = None) -> None:
-    """Send the job's task (``task(job.pk)``) to the job's queue once the current transaction commits."""
+    """Send the job's task (``task(job.pk)``) to the job's queue once the current transaction commits.
+
+    Sent or swept, never lost: inside a transaction (a launch creating its job) an unreachable broker raises
+    ``BrokerUnavailable`` (reviewapp.core.health) at once, so the launch rolls back and answers 503 with nothing
+    saved. A send that fails after the commit (the broker went down meanwhile; a resume or the sweeper, whose
+    row is already written) is logged and leaves the job queued with no ``sent_at``: the sweeper sends it once
+    the broker is back. A second delivery is harmless: the task's claim (queued -> running) admits one execution.
+    """
+    from reviewapp.core.health import broker_require, is_outage
+
+    if transaction.get_connection().in_atomic_block and not getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):
+        broker_require("nothing was launched")
     celery_app()
     task = job_task(job)
     queue = job_queue(job)
-    pk = job.pk
-    transaction.on_commit(lambda: task.apply_async((pk,), queue=queue, countdown=countdown or None))
+    model, pk = type(job), job.pk
+
+    def send() -> None:
+        try:
+            task.apply_async((pk,), queue=queue, countdown=countdown or None)
+        except Exception as error:
+            if not is_outage(error):
+                raise
+            logger.warning("%s %s: its message was not sent (%s); the sweeper sends it once the broker is back",
+                           model._meta.label, pk, error)
+            return
+        model.objects.filter(pk=pk, status=model.QUEUED, sent_at__isnull=True).update(sent_at=Now())
+
+    transaction.on_commit(send)
 
 
 # --------------------------------------------------------------------------- the sweeper
@@ -244,48 +311,67 @@ class SweepReport:
     requeued: list[str] = field(default_factory=list)  # "<model label> <pk>" of each job taken over
     abandoned: list[str] = field(default_factory=list)  # failed: their worker died too often
     skipped: list[str] = field(default_factory=list)  # stale, but changed meanwhile or refused by their kind
+    resent: list[str] = field(default_factory=list)  # queued, whose message may be lost: sent again
 
 
-def _abandon(model: type[TrackedJob], job: TrackedJob, limit: int) -> bool:
+def _abandon(model: type[TrackedJob], job: TrackedJob, limit: int, *, gone: bool) -> bool:
     message = (
-        f"its worker was lost in each of {job.executions} executions (the last was {job.worker or 'unknown'}); "
-        f"the sweeper stopped requeueing it after {limit}, since a job that kills its worker (out of memory, a "
-        "crash in a library) would loop. Answered requests are kept: resume it by hand once the cause is fixed."
+        f"its worker was lost in each of {job.executions} executions (it died, or a database or broker outage "
+        f"interrupted it; the last was {job.worker or 'unknown'}); the sweeper stopped requeueing it after "
+        f"{limit}, since a job that kills its worker (out of memory, a crash in a library) would loop. "
+        "Answered requests are kept: resume it by hand once the cause is fixed."
     )
-    rows = model.objects.filter(pk=job.pk, status=model.RUNNING, claim_token=job.claim_token).filter(
-        _silent_since(timezone.now() - stale_after(job)))
+    rows = model.objects.filter(pk=job.pk, status=model.RUNNING, claim_token=job.claim_token)
+    if not gone:
+        rows = rows.filter(_silent_since(timezone.now() - stale_after(job)))
     return bool(rows.update(status=model.FAILED, error=message, finished_at=Now(), claim_token=""))
 
 
-def _shortest_stale() -> timedelta:
-    if getattr(settings, "JOB_STALE_SECONDS", None) is not None:
-        return stale_after()
-    return min(stale_after(), timedelta(seconds=int(getattr(settings, "JOB_STALE_SECONDS_LOCAL", 30))))
+_NOT_ASKED = object()
 
 
 def jobs_sweep() -> SweepReport:
-    """Requeue every running job whose heartbeat is stale (its worker died), through its kind's own resume.
+    """Recover every job whose execution is gone, and send every queued job whose message may be lost.
 
-    Run by celery beat every ``JOB_SWEEP_SECONDS``, so a job whose holder died resumes within its stale timeout
-    plus that interval, with no operator. Safe to run anywhere and concurrently: each takeover is the
-    conditional UPDATE on the very claim token judged stale, so of two sweepers (or a sweeper and a redelivered
-    message) exactly one requeues the job, and the requeued task's claim (queued -> running) admits exactly one
-    execution. The resume never re-attempts a paid provider's unanswered requests (they stay disclosed as
-    'unknown'); the local model's are recomputed (``reviewapp.providers.services.ledger_execute``).
+    Run by celery beat every ``JOB_SWEEP_SECONDS``, with no operator:
+
+    - a running job is taken over (through its kind's own resume) when its heartbeat is older than its stale
+      timeout, or at once, on the evidence the manual takeover uses, when ``celery inspect`` shows that its
+      Celery node answers and no longer runs it (a killed pool child; an execution stopped by a database or
+      broker outage, which leaves its job running rather than failed). ``JOB_GONE_GRACE_SECONDS`` of silence
+      are asked of the latter first, so a task that has just started is not mistaken for a gone one;
+    - a queued job whose message was never confirmed sent (the broker was down when it was queued) is sent after
+      ``JOB_RESEND_SECONDS``, and one confirmed but still queued after ``JOB_RESEND_SENT_SECONDS`` (a broker that
+      restarted without its data) is sent again.
+
+    Safe to run anywhere and concurrently: each takeover is the conditional UPDATE on the very claim token
+    judged, each re-send is conditional on the queued row as read, and the task's claim (queued -> running)
+    admits exactly one execution however many messages arrive. The resume never re-attempts a paid provider's
+    unanswered requests (they stay disclosed as 'unknown'); the local model's are recomputed
+    (``reviewapp.providers.services.ledger_execute``).
     """
     report = SweepReport()
     limit = int(settings.JOB_SWEEP_MAX_EXECUTIONS)
+    grace = timedelta(seconds=int(getattr(settings, "JOB_GONE_GRACE_SECONDS", 5)))
+    active: Any = _NOT_ASKED
     for kind in job_kinds():
         model = kind.model
-        # The shorter timeout selects candidates; each row is then judged by its own (local or remote).
-        candidates = model.objects.filter(Q(status=model.RUNNING) & _silent_since(timezone.now() - _shortest_stale()))
-        for job in candidates.order_by("pk"):
+        for job in model.objects.filter(status=model.RUNNING).order_by("pk"):
             name = f"{model._meta.label} {job.pk}"
+            gone = False
             if not is_stale(job):
-                continue
+                seen = last_progress(job)
+                if _celery_node(job.worker) is None or (seen is not None and seen > timezone.now() - grace):
+                    continue
+                if active is _NOT_ASKED:  # one question to the workers per sweep, only when it can matter
+                    active = celery_active()
+                if job_liveness(job, active=active or {}).inspect != "gone":
+                    continue
+                gone = True
             if limit and job.executions >= limit:
-                if _abandon(model, job, limit):
-                    logger.warning("sweeper: %s failed, its worker died in %s executions", name, job.executions)
+                if _abandon(model, job, limit, gone=gone):
+                    logger.warning("sweeper: %s failed, its execution was lost in %s executions", name,
+                                   job.executions)
                     report.abandoned.append(name)
                 continue
             try:
@@ -294,9 +380,29 @@ def jobs_sweep() -> SweepReport:
                 logger.warning("sweeper: %s not requeued: %s", name, error)
                 report.skipped.append(name)
                 continue
-            logger.warning("sweeper: %s had a stale heartbeat (worker %s); requeued", name, job.worker)
+            logger.warning("sweeper: %s %s (worker %s); requeued", name,
+                           "is no longer run by its worker" if gone else "had a stale heartbeat", job.worker)
             report.requeued.append(name)
+        _resend_queued(model, report)
     return report
+
+
+def _resend_queued(model: type[TrackedJob], report: SweepReport) -> None:
+    now = timezone.now()
+    unconfirmed = Q(sent_at__isnull=True)  # every path that queues a job again clears sent_at
+    lost = Q(sent_at__lt=now - timedelta(seconds=int(getattr(settings, "JOB_RESEND_SENT_SECONDS", 600))))
+    due = Q(queued_at__isnull=True) | Q(queued_at__lt=now - timedelta(
+        seconds=int(getattr(settings, "JOB_RESEND_SECONDS", 30))))
+    for job in model.objects.filter(due & (unconfirmed | lost), status=model.QUEUED).order_by("pk"):
+        # Of two sweepers, the one whose UPDATE finds the row as both read it sends.
+        if not model.objects.filter(pk=job.pk, status=model.QUEUED, queued_at=job.queued_at,
+                                    sent_at=job.sent_at).update(queued_at=Now(), sent_at=None):
+            continue
+        job.refresh_from_db()
+        job_enqueue(job)
+        name = f"{model._meta.label} {job.pk}"
+        logger.warning("sweeper: %s was queued with no message known to be on the broker; sent", name)
+        report.resent.append(name)
 
 
 # --------------------------------------------------------------------------- who holds a job
@@ -409,7 +515,8 @@ def job_takeover(model: type[TrackedJob], *, job: TrackedJob, from_statuses: lis
         # process paused right there keeps the lock. Skip it rather than wait: try again in a moment.
         if not list(model.objects.select_for_update(skip_locked=True).filter(pk=job.pk).values_list("pk", flat=True)):
             return False, liveness
-        taken = bool(rows.update(status=model.QUEUED, claim_token="", worker="", finished_at=None, **fields))
+        taken = bool(rows.update(status=model.QUEUED, claim_token="", worker="", finished_at=None, queued_at=Now(),
+                                 sent_at=None, **fields))
     return taken, liveness
 
 

@@ -373,18 +373,20 @@ def admin_adjudicate(request: HttpRequest, pool_id: str, item_id: str) -> HttpRe
     except ObjectDoesNotExist:
         raise Http404("no such item in this pool") from None
     error = ""
+    conflict = False
     if request.method == "POST":
         item_row = ReviewItem.objects.select_related("pool").get(pool=pool, public_id=item_id)
         try:
-            recorded = 0
-            for grade_type in view.kind.grade_type_keys:
-                value = request.POST.get(grade_type, "")
-                if value:
-                    disagreements.adjudication_record(item=item_row, grade_type=grade_type, value=value,
-                                                 adjudicator=request.user, note=request.POST.get("note", ""))
-                    recorded += 1
-            if not recorded:
+            values = {grade_type: request.POST[grade_type] for grade_type in view.kind.grade_type_keys
+                      if request.POST.get(grade_type, "")}
+            if not values:
                 raise services.ReviewError("choose a grade (or unknown) for at least one grade type")
+            disagreements.adjudication_record_seen(item=item_row, values=values, adjudicator=request.user,
+                                                   note=request.POST.get("note", ""),
+                                                   seen=request.POST.get("seen", ""))
+        except disagreements.RulingChanged as exc:
+            error, conflict = str(exc), True
+            view = agreement.pool_adjudication_item(pool=pool, item_id=item_id)  # as it is now
         except services.ReviewError as exc:
             error = str(exc)
         else:
@@ -397,7 +399,7 @@ def admin_adjudicate(request: HttpRequest, pool_id: str, item_id: str) -> HttpRe
     return render(request, "review/admin/adjudicate.html",
                   {"pool": pool, "view": view, "error": error, "walk": walk,
                    "open_here": item_id in disagreements.pool_open_disagreements(pool=pool)},
-                  status=400 if error else 200)
+                  status=(409 if conflict else 400) if error else 200)
 
 
 @perm_required(MANAGE_REVIEWS)

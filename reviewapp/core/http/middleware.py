@@ -113,3 +113,42 @@ class DebugNotFoundMiddleware:
 
             return page_not_found(request, exception=None)
         return response
+
+
+class OutageMiddleware:
+    """A lost database or broker/cache connection answers 503 naming what is down, not a bare 500.
+
+    The request did nothing half-way: a launch refuses before it saves (``reviewapp.core.jobs.job_enqueue``
+    checks the broker inside the launch's transaction), sign-in refuses when its attempt limiter cannot count,
+    and a token call when its failure counter cannot be read. The client may try again later (Retry-After).
+    """
+
+    RETRY_AFTER_SECONDS = 30
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        import logging
+
+        from django.http import JsonResponse
+        from django.utils.html import escape
+
+        from reviewapp.core.health import is_outage, outage_reason
+
+        if not is_outage(exception):
+            return None
+        reason = f"Service unavailable: {outage_reason(exception)}. The request was not carried out; try again shortly."
+        logging.getLogger(__name__).warning("503 for %s %s: %s", request.method, request.path, reason)
+        response: HttpResponse
+        if request.path.startswith("/api/") or "application/json" in request.headers.get("Accept", ""):
+            response = JsonResponse({"errors": [reason]}, status=503)
+        else:
+            response = HttpResponse(
+                f"<!doctype html><title>Service unavailable</title><h1>Service unavailable</h1><p>{escape(reason)}</p>",
+                status=503, content_type="text/html; charset=utf-8")
+        response["Retry-After"] = str(self.RETRY_AFTER_SECONDS)
+        return response

@@ -15,7 +15,7 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
-from reviewapp.review.agreement.selectors import pool_disagreements
+from reviewapp.review.agreement.selectors import pool_adjudication_item, pool_disagreements
 from reviewapp.review.models import Adjudication, ReviewItem, ReviewPool
 from reviewapp.review.services import ReviewError, pool_kind
 from reviewapp.review.spans.offsets import SpanError, spans_clean
@@ -90,6 +90,32 @@ def adjudication_record(
         source_hash=item.source_hash,
         passage_hash=item.passage_hash,
     )
+
+
+class RulingChanged(ReviewError):
+    """The disagreement changed after the adjudicator opened it: nothing was saved (the page answers 409)."""
+
+
+@transaction.atomic
+def adjudication_record_seen(
+    *, item: ReviewItem, values: dict[str, Any], adjudicator: AbstractBaseUser, note: str = "", seen: str = "",
+) -> list[Adjudication]:
+    """Record the rulings of one adjudication page (grade type -> value), all or none.
+
+    ``seen`` is the digest of the disagreement the adjudicator was shown (``AdjudicationItem.seen``). When a
+    reviewer regraded, the texts changed, or another ruling was recorded since, the rulings were made on a stale
+    view: ``RulingChanged``, nothing saved, as a judgment on changed texts is refused. Two adjudicators posting at
+    once are serialised on the item's row, so the second one is refused rather than silently overwriting.
+    """
+    ReviewItem.objects.select_for_update().filter(pk=item.pk).first()
+    if seen:
+        current = pool_adjudication_item(pool=item.pool, item_id=item.public_id)
+        if current.seen != seen:
+            raise RulingChanged(
+                "The disagreement changed after you opened it (a reviewer regraded, its texts changed, or another "
+                "ruling was recorded): nothing was saved. It is shown below as it is now; rule again.")
+    return [adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=adjudicator, note=note)
+            for grade_type, value in values.items()]
 
 
 def pool_open_disagreement_count(*, public_id: str) -> int:

@@ -24,6 +24,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 
+from reviewapp.core.records.hashing import sha256_json
 from reviewapp.review.kinds import PoolKind, kind_get
 from reviewapp.review.models import Adjudication, Assignment, Judgment, JudgmentRevision, ReviewItem, ReviewPool
 from reviewapp.review.selectors import (
@@ -345,6 +346,9 @@ class AdjudicationItem:
     passage_text: str
     reviewer_grades: list[tuple[str, str, dict[str, Any], str, bool]]  # username, status, grades, note, stale
     rulings: dict[str, Any]  # grade_type -> latest ruling value
+    # A digest of the disagreement as shown (texts, every reviewer's current grades, the latest rulings): a ruling
+    # posted with another digest was made on a stale view and is refused (``disagreements.RulingChanged``).
+    seen: str = ""
 
 
 def pool_adjudication_item(*, pool: ReviewPool, item_id: str) -> AdjudicationItem:
@@ -357,11 +361,17 @@ def pool_adjudication_item(*, pool: ReviewPool, item_id: str) -> AdjudicationIte
              not hashes_match(revision, item))
         )
     rulings = {}
+    ruling_ids = {}
     for ruling in Adjudication.objects.filter(item=item).order_by("id"):
         if hashes_match(ruling, item):
             rulings[ruling.grade_type] = ruling.value
+            ruling_ids[ruling.grade_type] = ruling.pk
+    rows.sort()
+    seen = sha256_json({"texts": [item.query_hash, item.source_hash, item.passage_hash],
+                        "grades": [[name, status, grades, stale] for name, status, grades, _note, stale in rows],
+                        "rulings": ruling_ids})
     return AdjudicationItem(
         item_id=item.public_id, kind=kind_get(pool.kind), query_text=item.query_text,
         source_heading=item.source_heading, source_text=item.source_text, passage_caption=item.passage_caption,
-        passage_text=item.passage_text, reviewer_grades=sorted(rows), rulings=rulings,
+        passage_text=item.passage_text, reviewer_grades=rows, rulings=rulings, seen=seen,
     )

@@ -176,7 +176,7 @@ def test_a_run_where_every_request_failed_is_failed_not_done(retrieval, keys):
     assert "The server had an error" in run.error
 
 
-def test_a_run_with_some_answers_is_not_failed_and_shows_its_counts(retrieval, keys, admin_client_):
+def test_a_run_with_some_answers_ends_incomplete_and_shows_its_counts(retrieval, keys, admin_client_):
     calls = []
 
     def answer_some(path, headers, body):
@@ -190,7 +190,12 @@ def test_a_run_with_some_answers_is_not_failed_and_shows_its_counts(retrieval, k
     with LoopbackServer(answer_some) as server:
         run = rerank.rerank_run_create(retrieval_run=retrieval, provider="openai_compatible", model_id="m",
                                        base_url=server.url + "/v1", concurrency=1, enqueue=False)
-        assert rerank.rerank_run_execute(run_id=run.pk) == "done"
+        # Not "done" with holes: incomplete, like an extraction or an audit with unanswered requests.
+        assert rerank.rerank_run_execute(run_id=run.pk) == "failed"
+    run.refresh_from_db()
+    failed = sum(g.status == "failed" for g in rerank.rerank_run_grades(run=run))
+    assert run.error.startswith(f"incomplete: {failed} of 120 candidates have no grade (failed {failed})"), run.error
+    assert "To finish: python manage.py rerank --resume" in run.error and "--reattempt" in run.error
     spend = rerank.rerank_run_progress(run=run).spend
     assert (spend.requests, spend.answered, spend.failed) == (32, 22, 10)
     assert spend.reported_input_tokens > 0 and spend.estimated_requests == 10  # the 500s reported no usage

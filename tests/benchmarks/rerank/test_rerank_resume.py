@@ -102,7 +102,10 @@ def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninter
         settings.JOB_STALE_SECONDS = 0  # the test knows the worker is dead
         rerank.rerank_run_resume(run=run)
         run = _wait_finished(run)
-        assert run.status == "done" and run.executions == 2
+        # The same loss ends as every kind ends it: incomplete, with the command that finishes it.
+        assert run.status == "failed" and run.executions == 2
+        assert run.error.startswith(f"incomplete: {open_receipts * run.candidates_per_request} of "), run.error
+        assert "unknown" in run.error and f"To finish: python manage.py rerank --resume {run.pk}" in run.error
 
         # No request was sent twice, and every planned request has exactly one receipt.
         assert server.max_count_per_body == 1

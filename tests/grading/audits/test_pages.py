@@ -140,7 +140,7 @@ def test_the_progress_fragment_stops_polling_once_the_audit_is_finished(judged, 
     assert stakeholder_client.get(f"/cuad/audits/{judged.pk}/progress/").status_code == 286
     Audit.objects.filter(pk=judged.pk).update(status="running")
     response = stakeholder_client.get(f"/cuad/audits/{judged.pk}/progress/")
-    assert response.status_code == 200 and b"hx-trigger" in response.content
+    assert response.status_code == 200 and b'hx-trigger="every 2s"' in response.content  # one interval, every kind
 
 
 # ---------------------------------------------------------------------------

@@ -128,3 +128,15 @@ def test_jobs_go_to_the_queue_of_their_worker_pool(retrieval, settings, monkeypa
             jobs.job_enqueue(run)
     default = settings.CELERY_TASK_DEFAULT_QUEUE
     assert queues == [default, default, "local", "remote"]
+
+
+def test_every_job_kind_inherits_its_lifecycle_fields_and_polls_at_one_interval():
+    from django.template.loader import get_template
+
+    lifecycle = {"stage", "created_by", "created_at", "claim_token", "heartbeat_at", "queued_at", "sent_at"}
+    assert lifecycle <= {f.name for f in jobs.TrackedJob._meta.fields}  # declared once, in core
+    for kind in jobs.job_kinds():
+        assert lifecycle <= {f.name for f in kind.model._meta.fields}, kind.model
+    for page in ("cuad/job.html", "cuad/audit.html", "benchmarks/rerank_run.html"):
+        source = get_template(page).template.source
+        assert "hx-trigger" not in source and '{% include "_job_lifecycle.html#poll" %}' in source, page

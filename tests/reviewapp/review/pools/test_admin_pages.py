@@ -105,3 +105,31 @@ def test_the_admin_api_creates_assigns_and_reports(admin_client_, reviewer_user,
     assert "adjudicated" in agreement["label_rule"]
     assert [g["grade_type"] for g in agreement["grade_types"]] == ["section", "passage"]
     assert admin_client_.get(f"/api/v1/review/pools/{pool_id}/qrels/").content == b""
+
+
+def test_a_ruling_made_on_a_stale_view_of_the_disagreement_is_refused(pool, admin_client_, admin_user_,
+                                                                      reviewer_user, reviewer2_user):
+    import re
+
+    _grade_all(pool, reviewer_user, reviewer2_user)
+    disagreement = agreement.pool_disagreements(pool=pool)[0]
+    url = f"/review/admin/pools/{pool.public_id}/items/{disagreement.item_id}/adjudicate/"
+    (seen,) = re.findall(r'name="seen" value="([0-9a-f]{64})"', admin_client_.get(url).content.decode())
+    # Meanwhile a reviewer changes their grade: the disagreement the adjudicator looks at is not the current one.
+    item = pool.items.get(public_id=disagreement.item_id)
+    before = {name: grades for name, _status, grades, _note, _stale in
+              agreement.pool_adjudication_item(pool=pool, item_id=item.public_id).reviewer_grades}
+    regraded = {key: (value + 1) % 4 for key, value in before[reviewer_user.username].items()}
+    services.judgment_reopen(item=item, reviewer=reviewer_user)
+    services.judgment_submit(item=item, reviewer=reviewer_user, grades=regraded, complete=True)
+    after = agreement.pool_adjudication_item(pool=pool, item_id=item.public_id)
+    assert {n: g for n, _s, g, _no, _st in after.reviewer_grades}[reviewer_user.username] == regraded
+    refused = admin_client_.post(url, {disagreement.grade_type: "2", "seen": seen})
+    assert refused.status_code == 409
+    assert "changed after you opened it" in refused.content.decode() and not Adjudication.objects.exists()
+    (fresh,) = re.findall(r'name="seen" value="([0-9a-f]{64})"', refused.content.decode())
+    assert fresh != seen  # the page shows the disagreement as it is now
+    assert admin_client_.post(url, {disagreement.grade_type: "2", "seen": fresh}).status_code == 302
+    # A second adjudicator who opened the page before that ruling is refused too, not last-writer-wins.
+    assert admin_client_.post(url, {disagreement.grade_type: "0", "seen": fresh}).status_code == 409
+    assert list(Adjudication.objects.values_list("value", flat=True)) == [2]
