@@ -7,6 +7,7 @@ never stored twice; the same text twice in one set is reported as a duplicate an
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,7 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from grading.contracts.extract import DocumentRefused, extract
+from grading.contracts.extract import DocumentRefused, ReadBounds, extract
 from grading.contracts.models import ClauseTaxonomy, ContractSet, ContractText, SetContract
 from grading.dataset.cuad_file import read_category_csv
 from grading.dataset.selectors import dataset_categories, dataset_current
@@ -73,7 +74,7 @@ def contract_import(*, contract_set: ContractSet, filename: str, data: bytes, us
     filename = Path(filename).name or "(unnamed)"
     try:
         extracted = extract(filename, data, max_bytes=settings.CONTRACT_MAX_BYTES,
-                            max_units=settings.CONTRACT_MAX_UNITS)
+                            max_units=settings.CONTRACT_MAX_UNITS, bounds=read_bounds())
     except DocumentRefused as exc:
         return ImportOutcome(filename, "refused", str(exc))
     sha256 = sha256_hex(extracted.text)
@@ -100,9 +101,27 @@ def contract_import(*, contract_set: ContractSet, filename: str, data: bytes, us
                          f"{len(extracted.text):,} characters; {how})", member)
 
 
+def read_bounds() -> ReadBounds:
+    """What reading one PDF or DOCX may cost, from the settings."""
+    return ReadBounds(seconds=settings.CONTRACT_READ_SECONDS, memory_mb=settings.CONTRACT_READ_MEMORY_MB,
+                      docx_inflated_bytes=settings.CONTRACT_DOCX_MAX_INFLATED_BYTES,
+                      docx_ratio=settings.CONTRACT_DOCX_MAX_RATIO)
+
+
 def contracts_import(*, contract_set: ContractSet, files: Iterable[tuple[str, bytes]],
                      user: Any = None) -> list[ImportOutcome]:
-    return [contract_import(contract_set=contract_set, filename=name, data=data, user=user) for name, data in files]
+    """Each file's outcome, in order. Files not yet begun when the batch has used CONTRACT_BATCH_SECONDS are
+    named as not read (nothing of them stored), so that one request ends within the web server's timeout."""
+    deadline = time.monotonic() + settings.CONTRACT_BATCH_SECONDS
+    outcomes = []
+    for name, data in files:
+        if time.monotonic() >= deadline:
+            outcomes.append(ImportOutcome(Path(name).name or "(unnamed)", "refused",
+                                          f"not read: this batch used its {settings.CONTRACT_BATCH_SECONDS} s "
+                                          "(setting CONTRACT_BATCH_SECONDS); nothing stored, upload it again"))
+            continue
+        outcomes.append(contract_import(contract_set=contract_set, filename=name, data=data, user=user))
+    return outcomes
 
 
 def _text_get_or_create(*, sha256: str, extracted: Any) -> tuple[ContractText, bool]:
