@@ -1,6 +1,8 @@
-"""Append-only tables refuse UPDATE and DELETE in the database itself, and through every ORM path.
+"""Append-only tables refuse UPDATE and DELETE in the database itself, and through every ORM path; on PostgreSQL
+they refuse TRUNCATE too (directly or by CASCADE from a table they reference).
 
-Runs on SQLite, and on PostgreSQL when DATABASE_URL points there (CI runs both).
+Runs on SQLite, and on PostgreSQL when DATABASE_URL points there (CI runs both); the TRUNCATE tests are marked
+postgresql (SQLite has no TRUNCATE).
 """
 
 from __future__ import annotations
@@ -16,7 +18,12 @@ from benchmarks.suites.models import Suite
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.models import ClauseTaxonomy, ContractText
 from reviewapp.core.models import AccountAudit, AppendOnlyError
-from reviewapp.core.records.append_only import append_only_bypassed, append_only_models, triggers_present
+from reviewapp.core.records.append_only import (
+    append_only_bypassed,
+    append_only_models,
+    expected_triggers,
+    triggers_present,
+)
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
 from reviewapp.review import services
 from reviewapp.review.agreement import disagreements
@@ -27,6 +34,7 @@ from reviewapp.review.models import (
     KnownAnswer,
     LabelImport,
     PoolGuidelines,
+    ReviewPool,
 )
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
@@ -142,9 +150,41 @@ def test_every_append_only_model_is_tried_here():
 
 
 @pytest.mark.django_db
-def test_every_append_only_table_carries_both_triggers_after_migrate():
+def test_every_append_only_table_carries_its_triggers_after_migrate():
     for model in append_only_models():
-        assert len(triggers_present(connection, model._meta.db_table)) == 2, model.__name__
+        table = model._meta.db_table
+        assert triggers_present(connection, table) == expected_triggers(connection.vendor, table), model.__name__
+    assert len(expected_triggers("postgresql", "t")) == 3 and len(expected_triggers("sqlite", "t")) == 2
+
+
+def _truncate(table: str) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        # The fixture's rows leave deferred foreign-key checks pending, and PostgreSQL refuses to TRUNCATE a table
+        # with pending trigger events before any trigger runs: check them now, as a commit would.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(f'TRUNCATE "{table}" CASCADE')
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", APPEND_ONLY, ids=lambda m: m.__name__)
+def test_postgresql_refuses_to_truncate_an_append_only_table(model, evidence):
+    table, pk = model._meta.db_table, evidence[model]
+    with pytest.raises(DatabaseError, match=r"append-only( \(.*\))?: the table is never truncated"):
+        _truncate(table)
+    assert model._base_manager.filter(pk=pk).exists()
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db
+def test_postgresql_refuses_a_truncate_that_would_cascade_into_append_only_tables(evidence):
+    # Truncating pools cascades into judgment revisions, guidelines, known answers and label imports: the first
+    # of their guards to fire refuses the whole statement.
+    with pytest.raises(DatabaseError, match="append-only: the table is never truncated"):
+        _truncate(ReviewPool._meta.db_table)
+    assert ReviewPool.objects.exists()
+    for model in (JudgmentRevision, PoolGuidelines, KnownAnswer, LabelImport, ImportedAnnotation):
+        assert model._base_manager.filter(pk=evidence[model]).exists(), model.__name__
 
 
 @pytest.mark.django_db(transaction=True)
