@@ -17,16 +17,23 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from grading.contracts.extract import DocumentRefused, ReadBounds, extract
-from grading.contracts.models import ClauseTaxonomy, ContractSet, ContractText, SetContract
+from grading.contracts.kinds import CONTRACT_CLAUSE_KIND_KEY
+from grading.contracts.models import ClauseTaxonomy, ContractExclusion, ContractSet, ContractText, SetContract
 from grading.dataset.cuad_file import read_category_csv
 from grading.dataset.selectors import dataset_categories, dataset_current
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
+from reviewapp.review.selectors import pool_find
 
 NAME_MAX = 100
+REASON_MAX = 2000
 
 
 class TaxonomyError(ValueError):
     """A taxonomy that cannot be published; the message names the row and the field."""
+
+
+class ExclusionError(ValueError):
+    """A contract that cannot be excluded (no reason given, already excluded, or already being labelled)."""
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,36 @@ def contracts_import(*, contract_set: ContractSet, files: Iterable[tuple[str, by
             continue
         outcomes.append(contract_import(contract_set=contract_set, filename=name, data=data, user=user))
     return outcomes
+
+
+def contract_labelling_pools(*, member: SetContract) -> list[Any]:
+    """The clause labelling pools that hold this contract (``clause_pool_declare`` records their titles)."""
+    pools = pool_find(external_ref={"contract_set": member.contract_set_id}, kind=CONTRACT_CLAUSE_KIND_KEY)
+    return [pool for pool in pools if member.title in (pool.declared_params or {}).get("titles", [])]
+
+
+def contract_exclude(*, member: SetContract, reason: str, user: Any = None) -> ContractExclusion:
+    """Take a contract back out of its set, recording why and by whom; refused once it is in a labelling pool.
+
+    Labelling starts by declaring a pool of the set's contracts (and assigning its lawyers in the same
+    transaction), so a contract in a pool has labels under way that name its text: from then on it stays. The
+    set's row is locked, as ``clause_pool_declare`` locks it, so an exclusion and a labelling start never cross.
+    """
+    reason = " ".join(str(reason or "").split())
+    if not reason:
+        raise ExclusionError("give a reason: say why this file is taken back (it is recorded with the exclusion)")
+    if len(reason) > REASON_MAX:
+        raise ExclusionError(f"reason: at most {REASON_MAX} characters, got {len(reason)}")
+    with transaction.atomic():
+        ContractSet.objects.select_for_update().filter(pk=member.contract_set_id).first()
+        if ContractExclusion.objects.filter(member=member).exists():
+            raise ExclusionError(f"{member.title!r} is already excluded from this set")
+        pools = contract_labelling_pools(member=member)
+        if pools:
+            names = ", ".join(repr(pool.name) for pool in pools)
+            raise ExclusionError(f"{member.title!r} is in labelling pool {names}: its labelling has started, so it "
+                                 "stays in the set (its exclusion would leave labels about a text nobody counts)")
+        return ContractExclusion.objects.create(member=member, reason=reason, excluded_by=_name(user)[:150])
 
 
 def _text_get_or_create(*, sha256: str, extracted: Any) -> tuple[ContractText, bool]:

@@ -16,7 +16,7 @@ from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
 from grading.contracts.gold.models import GoldSet
-from grading.contracts.models import ClauseTaxonomy, ContractText
+from grading.contracts.models import ClauseTaxonomy, ContractExclusion, ContractText
 from reviewapp.core.models import AccountAudit, AppendOnlyError
 from reviewapp.core.records.append_only import (
     append_only_bypassed,
@@ -41,7 +41,7 @@ from tests.reviewapp.review.conftest import make_pool
 
 APPEND_ONLY = [JudgmentRevision, Adjudication, PoolGuidelines, KnownAnswer, AccountAudit, BudgetRaise, Receipt,
                HeldoutExposure, DeclaredComparison, ContractText, ClauseTaxonomy, GoldSet, LabelImport,
-               ImportedAnnotation]
+               ImportedAnnotation, ContractExclusion]
 HASH = "0" * 64
 
 
@@ -90,14 +90,17 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
 
 
 def _contract_evidence() -> dict[type, int]:
-    from grading.contracts.services import contract_import, contract_set_get_or_create
+    from grading.contracts.services import contract_exclude, contract_import, contract_set_get_or_create
 
     contract_set, _ = contract_set_get_or_create(name="evidence")
     member = contract_import(contract_set=contract_set, filename="a.txt", data=b"Governing Law.").contract
     gold = GoldSet.objects.create(contract_set=contract_set, version=1, sha256=HASH, taxonomy_version=1,
                                   taxonomy_sha256=HASH, content={}, provenance={}, left_out=[], counts={},
                                   agreement=[], pools=[], created_by="tests")
-    return {ContractText: member.text_id, ClauseTaxonomy: contract_set.taxonomies.get().pk, GoldSet: gold.pk}
+    wrong = contract_import(contract_set=contract_set, filename="b.txt", data=b"Not a contract.").contract
+    exclusion = contract_exclude(member=wrong, reason="a wrong file", user="tests")
+    return {ContractText: member.text_id, ClauseTaxonomy: contract_set.taxonomies.get().pk, GoldSet: gold.pk,
+            ContractExclusion: exclusion.pk}
 
 
 def _raw(sql: str, params: list) -> None:
