@@ -3,8 +3,8 @@ bounded reader), eCFR XML and CSV / JSON Lines corpora (through the corpus impor
 Label Studio and Argilla label exchange files (JSON and zip). Whatever the bytes, each importer answers a clean
 import or its own clear error, and a refused file leaves every table exactly as it was.
 
-A fixed budget: ``FILES`` examples per property (fewer where each example starts the bounded reader's child
-process), so the module runs in CI in well under a minute. Time and memory per file are bounded by the reader
+A fixed budget: ``FILES`` examples per property (20; fewer where each example starts the bounded reader's child
+process, 10), so the module runs in CI in well under a minute. Time and memory per file are bounded by the reader
 itself (CPU and address-space limits of its child); the largest figures a fuzzed input reached are measured
 outside the tests (``/usr/bin/time -v`` over this module), never asserted here.
 """
@@ -27,10 +27,10 @@ from tests.trust.files import crafted
 from tests.trust.fuzz.test_fuzz_importers import ECFR, VALID_SUITE, suite_corpus  # noqa: F401 (a fixture)
 from tests.trust.fuzz_support import json_values, mutated, mutated_text, row_counts
 
-FILES = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
+FILES = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                         HealthCheck.too_slow])
 # Each DOCX or PDF example starts the reader's child process (a few tenths of a second).
-CHILD = settings(FILES, max_examples=12)
+CHILD = settings(FILES, max_examples=10)
 
 
 @st.composite
