@@ -177,6 +177,7 @@ def test_an_admin_excludes_a_wrong_file_with_its_reason_and_every_figure_of_the_
     listed = client.get("/api/v1/cuad/contract-sets/").json()["contract_sets"]
     assert listed == [{"id": contract_set.pk, "name": "Firm A", "contracts": 1, "excluded": 1}]
     assert "Excluded from Firm A" in client.get(page).content.decode()
+    assert "Contracts of the set: 1 (1 excluded, never labelled)." in client.get(f"{base}gold/").content.decode()
     # Recorded once and for good.
     again = client.post(page, {"reason": "twice"})
     assert again.status_code == 400 and "already excluded" in again.content.decode()
