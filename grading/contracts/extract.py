@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import re
+import struct
 import unicodedata
 import zipfile
 from collections.abc import Iterable
@@ -63,7 +64,7 @@ def sniff(data: bytes) -> str:
     if data.startswith(b"PK\x03\x04"):
         try:
             names = set(zipfile.ZipFile(io.BytesIO(data)).namelist())
-        except zipfile.BadZipFile as exc:
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, struct.error) as exc:
             raise DocumentRefused(f"a damaged ZIP archive, not a readable DOCX ({exc})") from exc
         if "word/document.xml" in names:
             return "docx"

@@ -221,6 +221,9 @@ def _child(argv: list[str]) -> int:
         answer = {"memory": True} if _near_limit(memory) else {"refused": str(exc)}
     except MemoryError:
         answer = {"memory": True}
+    except Exception as exc:  # the parsers' own bugs on crafted bytes: still this file's refusal, never a crash
+        answer = {"memory": True} if _near_limit(memory) else {
+            "refused": f"the file could not be read ({type(exc).__name__}: {str(exc)[:200]})"}
     sys.stdout.write(json.dumps(answer))
     return 0
 

@@ -109,3 +109,25 @@ def test_a_batch_stops_reading_new_files_when_it_has_used_its_time(settings):
     assert [o.status for o in outcomes] == ["refused", "refused"]
     assert all("this batch used its 0 s (setting CONTRACT_BATCH_SECONDS)" in o.detail for o in outcomes)
     assert not SetContract.objects.exists()
+
+
+def _central_entry_edited(**edits: bytes) -> bytes:
+    """The real DOCX with its first central directory entry edited: ``at<offset>=bytes`` each."""
+    data = bytearray(files.docx_bytes())
+    entry = data.index(b"PK\x01\x02")
+    for where, value in edits.items():
+        offset = entry + int(where.removeprefix("at"))
+        data[offset:offset + len(value)] = value
+    return bytes(data)
+
+
+@pytest.mark.parametrize("data, why", [
+    (_central_entry_edited(at6=b"\x51"), "zip file version 8.1"),  # "version needed to extract": 8.1
+    # The UTF-8 flag (bit 11 of the flags) on a file name that is not UTF-8.
+    (_central_entry_edited(at8=b"\x00\x08", at46=b"\xff"), "can't decode"),
+], ids=["version", "name"])
+def test_a_zip_whose_directory_python_cannot_read_is_refused_as_that_files_error(data, why):
+    # Found by fuzzing the ZIP's central directory: zipfile raised NotImplementedError or UnicodeDecodeError out
+    # of the type sniffing, past every refusal (a 500 on the upload page).
+    with pytest.raises(DocumentRefused, match=f"a damaged ZIP archive, not a readable DOCX .*{why}"):
+        extract("edited.docx", data, **LIMITS)

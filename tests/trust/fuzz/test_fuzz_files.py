@@ -34,11 +34,12 @@ CHILD = settings(FILES, max_examples=10)
 
 
 @st.composite
-def mutated_bytes(draw, data: bytes) -> bytes:
-    """Bytes with a few random edits: flipped bytes, a slice cut out, duplicated or overwritten with noise."""
+def mutated_bytes(draw, data: bytes, *, tail: int = 0) -> bytes:
+    """Bytes with a few random edits: flipped bytes, a slice cut out, duplicated or overwritten with noise;
+    ``tail``: only in the last that many bytes (a ZIP's central directory, a PDF's cross-reference table)."""
     data = bytearray(data)
     for _ in range(draw(st.integers(1, 4))):
-        at = draw(st.integers(0, max(len(data) - 1, 0)))
+        at = draw(st.integers(max(len(data) - tail, 0) if tail else 0, max(len(data) - 1, 0)))
         action = draw(st.sampled_from(["flip", "cut", "duplicate", "noise", "truncate"]))
         if action == "flip" and data:
             data[at] ^= draw(st.integers(1, 255))
@@ -94,7 +95,7 @@ def _imported_whole_or_refused(contract_set, filename: str, data: bytes) -> None
 
 
 @CHILD
-@given(data=mutated_bytes(files.docx_bytes())
+@given(data=mutated_bytes(files.docx_bytes()) | mutated_bytes(files.docx_bytes(), tail=1500)
        | mutated_text(_document_xml()).map(lambda xml: _rezipped(files.docx_bytes(), "word/document.xml",
                                                                    xml.encode("utf-8", "surrogatepass"))))
 def test_a_fuzzed_docx_is_imported_whole_or_refused_with_nothing_written(contract_set, data):
@@ -102,7 +103,8 @@ def test_a_fuzzed_docx_is_imported_whole_or_refused_with_nothing_written(contrac
 
 
 @CHILD
-@given(data=mutated_bytes(crafted.pdf_many_pages(3)) | mutated_bytes(files.pdf_with_text()))
+@given(data=mutated_bytes(crafted.pdf_many_pages(3)) | mutated_bytes(files.pdf_with_text())
+       | mutated_bytes(files.pdf_with_text(), tail=600))
 def test_a_fuzzed_pdf_is_imported_whole_or_refused_with_nothing_written(contract_set, data):
     _imported_whole_or_refused(contract_set, "fuzzed.pdf", data)
 
@@ -242,7 +244,7 @@ def test_a_fuzzed_argilla_zip_is_imported_whole_or_refused_naming_the_record(exc
     archive = argilla.argilla_zip(pool=exchange_pool)
     records = json.loads(json.dumps(argilla.argilla_records(pool=exchange_pool)))
     content = data.draw(
-        mutated_bytes(archive)
+        mutated_bytes(archive) | mutated_bytes(archive, tail=300)
         | mutated(records, rounds=4).map(lambda doc: _rezipped(archive, argilla.RECORDS_PATH,
                                                                 json.dumps(doc).encode("utf-8", "surrogatepass"))))
     _labels_imported_whole_or_refused(exchange_pool, "argilla", content)
