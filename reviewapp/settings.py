@@ -196,6 +196,15 @@ REQUEST_BODY_MAX_BYTES = env_int("REQUEST_BODY_MAX_BYTES", DATA_UPLOAD_MAX_MEMOR
 # paragraphs (DOCX) or lines (text, HTML); larger files are refused by name, the rest of a batch still imports.
 CONTRACT_MAX_BYTES = env_int("CONTRACT_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)
 CONTRACT_MAX_UNITS = env_int("CONTRACT_MAX_UNITS", 100_000)
+# PDF and DOCX files are parsed in a child process limited to this much CPU time and address space, and a DOCX's
+# parts may inflate to this much in all, none more than CONTRACT_DOCX_MAX_RATIO times its compressed size
+# (grading.contracts.reader); a batch stops reading new files after CONTRACT_BATCH_SECONDS (each later file is
+# named as not read) so that a request ends before the web server's timeout.
+CONTRACT_READ_SECONDS = env_int("CONTRACT_READ_SECONDS", 20)
+CONTRACT_READ_MEMORY_MB = env_int("CONTRACT_READ_MEMORY_MB", 512)
+CONTRACT_DOCX_MAX_INFLATED_BYTES = env_int("CONTRACT_DOCX_MAX_INFLATED_BYTES", 25_000_000)
+CONTRACT_DOCX_MAX_RATIO = env_int("CONTRACT_DOCX_MAX_RATIO", 100)
+CONTRACT_BATCH_SECONDS = env_int("CONTRACT_BATCH_SECONDS", 20)
 # Request JSON (API bodies, pasted runs, pool items, label imports): bounded in bytes and in nesting depth
 # (reviewapp.core.http.json_input); deeper documents are refused with a 400 instead of a RecursionError.
 JSON_MAX_BYTES = env_int("JSON_MAX_BYTES", DATA_UPLOAD_MAX_MEMORY_SIZE)

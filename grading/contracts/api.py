@@ -28,7 +28,8 @@ from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 class ContractSetOut(serializers.Serializer):
     id = serializers.IntegerField()
     name = serializers.CharField()
-    contracts = serializers.IntegerField()
+    contracts = serializers.IntegerField(help_text="contracts that count (excluded ones not among them)")
+    excluded = serializers.IntegerField(help_text="contracts taken back out of the set before labelling")
 
 
 class ContractSetListOut(serializers.Serializer):
@@ -64,6 +65,9 @@ class ContractOut(serializers.Serializer):
     source_bytes = serializers.IntegerField()
     imported_by = serializers.CharField()
     imported_at = serializers.CharField()
+    excluded_reason = serializers.CharField(allow_blank=True, help_text="why it was excluded; empty if it counts")
+    excluded_by = serializers.CharField(allow_blank=True)
+    excluded_at = serializers.CharField(allow_blank=True)
 
 
 class ContractSetDetailOut(serializers.Serializer):
@@ -120,8 +124,8 @@ class ContractSetsApi(_ReadOrManage):
     @extend_schema(operation_id="cuad_contract_sets_list", responses={200: ContractSetListOut,
                                                                      **error_responses(403)})
     def get(self, request: Request) -> Response:
-        return Response({"contract_sets": [{"id": s.pk, "name": s.name, "contracts": s.n_contracts}
-                                           for s in contract_sets()]})
+        return Response({"contract_sets": [{"id": s.pk, "name": s.name, "contracts": s.n_contracts,
+                                            "excluded": s.n_excluded} for s in contract_sets()]})
 
     @extend_schema(request=ContractSetIn, responses={201: ContractSetDetailOut, 200: ContractSetDetailOut,
                                                      **error_responses(*WRITE_ERRORS)})

@@ -6,8 +6,9 @@ rest must decode as text. A name whose extension claims another type than the co
 binary is the usual mistake, and importing it as text would store garbage that graders then grade).
 
 Maintained libraries read the formats: pypdf for PDF (text per page, page numbers kept), python-docx for DOCX
-(paragraphs and table cells in body order), lxml for HTML. There is no OCR: a PDF whose pages hold no text
-layer is refused with that reason, never stored empty.
+(paragraphs and table cells in body order), lxml for HTML. The first two run in a child process bounded in CPU
+time and memory, and a DOCX's parts are checked for decompression bombs first (``reader``). There is no OCR: a
+PDF whose pages hold no text layer is refused with that reason, never stored empty.
 
 The text is built unit by unit (pages, paragraphs, lines), each unit normalised on its own (line ends, trailing
 spaces, runs of blank lines), so every location offset points at exactly the character where its unit starts.
@@ -17,10 +18,15 @@ from __future__ import annotations
 
 import io
 import re
+import struct
 import unicodedata
 import zipfile
 from collections.abc import Iterable
 from dataclasses import dataclass
+
+from grading.contracts.reader import DocumentRefused, ReadBounds, read_units
+
+__all__ = ["DocumentRefused", "ExtractedText", "ReadBounds", "extract", "sniff"]
 
 # What a contract may be. Files with another extension are still read by their content.
 EXTENSIONS = {".pdf": "pdf", ".docx": "docx", ".txt": "text", ".text": "text", ".md": "text", ".htm": "html",
@@ -34,10 +40,6 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "section",
                          "article", "blockquote", "pre", "ol", "ul", "dt", "dd", "td", "th", "title", "hr"})
 _BLANK_RUNS = re.compile(r"\n{3,}")
-
-
-class DocumentRefused(ValueError):
-    """The file cannot be imported; the message says why in words (the caller prefixes the file's name)."""
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ def sniff(data: bytes) -> str:
     if data.startswith(b"PK\x03\x04"):
         try:
             names = set(zipfile.ZipFile(io.BytesIO(data)).namelist())
-        except zipfile.BadZipFile as exc:
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError, NotImplementedError, struct.error) as exc:
             raise DocumentRefused(f"a damaged ZIP archive, not a readable DOCX ({exc})") from exc
         if "word/document.xml" in names:
             return "docx"
@@ -81,8 +83,12 @@ def sniff(data: bytes) -> str:
     return "text"
 
 
-def extract(filename: str, data: bytes, *, max_bytes: int, max_units: int) -> ExtractedText:
-    """The text of one contract file; DocumentRefused (with the reason in words) when it cannot be read."""
+def extract(filename: str, data: bytes, *, max_bytes: int, max_units: int,
+            bounds: ReadBounds | None = None) -> ExtractedText:
+    """The text of one contract file; DocumentRefused (with the reason in words) when it cannot be read.
+
+    PDF and DOCX are read by their libraries in a child process within ``bounds`` (``reader.read_units``).
+    """
     if len(data) > max_bytes:
         raise DocumentRefused(f"too large ({_size(len(data))}; the limit is {_size(max_bytes)}, setting "
                               "CONTRACT_MAX_BYTES)")
@@ -91,10 +97,8 @@ def extract(filename: str, data: bytes, *, max_bytes: int, max_units: int) -> Ex
     claimed = EXTENSIONS.get(extension)
     if claimed is not None and claimed != kind and {claimed, kind} != {"text", "html"}:
         raise DocumentRefused(f"named {extension} but the content is {KIND_NAMES[kind]}")
-    if kind == "pdf":
-        units = _pdf_pages(data, max_units=max_units)
-    elif kind == "docx":
-        units = _docx_paragraphs(data)
+    if kind in ("pdf", "docx"):
+        units = read_units(kind, data, max_units=max_units, bounds=bounds or ReadBounds())
     elif kind == "html":
         units = _html_lines(_decode(data))
     else:
@@ -155,47 +159,6 @@ def _decode(data: bytes) -> str:
         return data.decode("cp1252")
     except UnicodeDecodeError:
         raise DocumentRefused(f"neither UTF-8 nor Windows-1252 text (byte {utf8_error.start})") from utf8_error
-
-
-def _pdf_pages(data: bytes, *, max_units: int) -> list[str]:
-    from pypdf import PdfReader
-    from pypdf.errors import DependencyError, FileNotDecryptedError, PdfReadError
-
-    try:
-        reader = PdfReader(io.BytesIO(data))
-        # Encrypted with an owner password only, a PDF opens in any reader: so it does here. A user password is a
-        # lock this product must not pick.
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise DocumentRefused("the PDF is encrypted with a password: remove the password, then import it")
-        if len(reader.pages) > max_units:
-            raise DocumentRefused(f"too long ({len(reader.pages)} pages; the limit is {max_units}, setting "
-                                  "CONTRACT_MAX_UNITS)")
-        return [page.extract_text() or "" for page in reader.pages]
-    except DocumentRefused:
-        raise
-    except (FileNotDecryptedError, DependencyError) as exc:
-        raise DocumentRefused(f"the PDF is encrypted and cannot be opened ({exc})") from exc
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError, IndexError, OSError) as exc:
-        raise DocumentRefused(f"a damaged PDF that cannot be read ({type(exc).__name__}: {exc})") from exc
-
-
-def _docx_paragraphs(data: bytes) -> list[str]:
-    import docx
-    from docx.table import Table
-
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except Exception as exc:  # python-docx raises KeyError, ValueError, lxml errors, PackageNotFoundError ...
-        raise DocumentRefused(f"a damaged DOCX that cannot be read ({type(exc).__name__}: {exc})") from exc
-    paragraphs: list[str] = []
-    for block in document.iter_inner_content():
-        if isinstance(block, Table):
-            for row in block.rows:
-                for cell in row.cells:
-                    paragraphs.extend(p.text for p in cell.paragraphs)
-        else:
-            paragraphs.append(block.text)
-    return paragraphs
 
 
 def _html_lines(markup: str) -> list[str]:

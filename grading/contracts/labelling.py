@@ -45,6 +45,7 @@ def clause_pool_declare(
     created_by: Any = None,
 ) -> Any:
     """A review pool (``ReviewPool``): the set's contracts x its current taxonomy's categories (None: all of either).
+    Contracts excluded from the set (``ContractExclusion``) are never in it.
 
     Refused, naming what is wrong, when the set has no taxonomy or no contracts, or a category or title asked for
     is not in it. Every item of one category shares a ``query_id`` (the category), and ``doc_id`` is the text's
@@ -59,9 +60,17 @@ def clause_pool_declare(
     if missing:
         raise LabellingError(f"categories not in taxonomy v{taxonomy.version} of {contract_set.name!r}: "
                              f"{', '.join(missing)}")
-    members = list(SetContract.objects.filter(contract_set=contract_set).select_related("text").order_by("title"))
+    # Locked as contract_exclude locks it: a contract is either excluded or in this pool, never both.
+    ContractSet.objects.select_for_update().filter(pk=contract_set.pk).first()
+    members = list(SetContract.objects.filter(contract_set=contract_set).select_related("text", "exclusion")
+                   .order_by("title"))
+    excluded = {m.title for m in members if hasattr(m, "exclusion")}
+    members = [m for m in members if m.title not in excluded]
     if titles is not None:
         wanted = set(titles)
+        taken_back = sorted(wanted & excluded)
+        if taken_back:
+            raise LabellingError(f"contracts excluded from set {contract_set.name!r}: {', '.join(taken_back)}")
         unknown = sorted(wanted - {m.title for m in members})
         if unknown:
             raise LabellingError(f"contracts not in set {contract_set.name!r}: {', '.join(unknown)}")
@@ -85,7 +94,8 @@ def clause_pool_declare(
     try:
         return pool_create(
             name=name, kind=CONTRACT_CLAUSE_KIND_KEY, items=items,
-            declared_rule=(f"every contract of set {contract_set.name!r} ({len(members)}) x "
+            declared_rule=(f"every contract of set {contract_set.name!r} ({len(members)}"
+                           f"{f'; {len(excluded)} excluded' if excluded else ''}) x "
                            f"{len(chosen)} categories of taxonomy v{taxonomy.version}"),
             declared_params={"contract_set": contract_set.pk, "taxonomy_version": taxonomy.version,
                              "taxonomy_sha256": taxonomy.sha256, "categories": chosen,

@@ -74,6 +74,29 @@ class SetContract(models.Model):
         return self.title
 
 
+class ContractExclusion(AppendOnlyModel):
+    """A contract taken back out of its set (a wrong file dropped onto the upload), with the reason and who did it.
+
+    Append-only, like the texts: an exclusion is a record of a decision, never edited or undone. It is allowed only
+    before the contract is in a labelling pool (``services.contract_exclude``); an excluded contract is left out of
+    every pool declared after, and the set's figures count it apart (``selectors.contract_sets``).
+    """
+
+    member = models.OneToOneField(SetContract, on_delete=models.PROTECT, related_name="exclusion")
+    reason = models.TextField()
+    excluded_by = models.CharField(max_length=150)
+    excluded_at = models.DateTimeField(auto_now_add=True)
+
+    append_only_updated = "contract exclusions are append-only: an exclusion is never updated"
+    append_only_deleted = "contract exclusions are append-only: an exclusion is never deleted (never withdrawn)"
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"{self.member} excluded"
+
+
 class ClauseTaxonomy(AppendOnlyModel):
     """One version of a set's clause categories: CUAD's by default, a subset, renamed, or extended.
 

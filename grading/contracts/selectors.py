@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Q, QuerySet
 
 from grading.contracts.extract import UNIT_NAMES
 from grading.contracts.models import ContractSet, ContractText, SetContract
@@ -24,13 +24,27 @@ SNIPPET = 60
 
 
 def contract_sets() -> QuerySet[ContractSet]:
-    return ContractSet.objects.annotate(n_contracts=Count("contracts")).order_by("name")
+    """The sets with their figures, the one place they are counted: ``n_contracts`` the contracts that count
+    (imported and not excluded), ``n_excluded`` those taken back (each page and export shows both)."""
+    return ContractSet.objects.annotate(
+        n_contracts=Count("contracts", filter=Q(contracts__exclusion__isnull=True)),
+        n_excluded=Count("contracts__exclusion"),
+    ).order_by("name")
 
 
-def set_contracts(*, contract_set: ContractSet) -> QuerySet[SetContract]:
-    """The set's contracts with their text's size and hash, never the text itself."""
-    return (SetContract.objects.filter(contract_set=contract_set).select_related("text")
+def set_figures(*, contract_set: ContractSet) -> ContractSet:
+    """One set with the same figures as ``contract_sets`` (``n_contracts``, ``n_excluded``)."""
+    return contract_sets().get(pk=contract_set.pk)
+
+
+def set_contracts(*, contract_set: ContractSet, excluded: bool | None = None) -> QuerySet[SetContract]:
+    """The set's contracts with their text's size and hash (never the text itself) and their exclusion if any;
+    ``excluded`` False: only those that count, True: only those taken back, None: all."""
+    rows = (SetContract.objects.filter(contract_set=contract_set).select_related("text", "exclusion")
             .defer("text__text", "text__locations").order_by("title"))
+    if excluded is not None:
+        rows = rows.filter(exclusion__isnull=not excluded)
+    return rows
 
 
 @dataclass(frozen=True)

@@ -7,6 +7,7 @@ never stored twice; the same text twice in one set is reported as a duplicate an
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,17 +16,24 @@ from typing import Any
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
-from grading.contracts.extract import DocumentRefused, extract
-from grading.contracts.models import ClauseTaxonomy, ContractSet, ContractText, SetContract
+from grading.contracts.extract import DocumentRefused, ReadBounds, extract
+from grading.contracts.kinds import CONTRACT_CLAUSE_KIND_KEY
+from grading.contracts.models import ClauseTaxonomy, ContractExclusion, ContractSet, ContractText, SetContract
 from grading.dataset.cuad_file import read_category_csv
 from grading.dataset.selectors import dataset_categories, dataset_current
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
+from reviewapp.review.selectors import pool_find
 
 NAME_MAX = 100
+REASON_MAX = 2000
 
 
 class TaxonomyError(ValueError):
     """A taxonomy that cannot be published; the message names the row and the field."""
+
+
+class ExclusionError(ValueError):
+    """A contract that cannot be excluded (no reason given, already excluded, or already being labelled)."""
 
 
 @dataclass(frozen=True)
@@ -73,7 +81,7 @@ def contract_import(*, contract_set: ContractSet, filename: str, data: bytes, us
     filename = Path(filename).name or "(unnamed)"
     try:
         extracted = extract(filename, data, max_bytes=settings.CONTRACT_MAX_BYTES,
-                            max_units=settings.CONTRACT_MAX_UNITS)
+                            max_units=settings.CONTRACT_MAX_UNITS, bounds=read_bounds())
     except DocumentRefused as exc:
         return ImportOutcome(filename, "refused", str(exc))
     sha256 = sha256_hex(extracted.text)
@@ -100,9 +108,57 @@ def contract_import(*, contract_set: ContractSet, filename: str, data: bytes, us
                          f"{len(extracted.text):,} characters; {how})", member)
 
 
+def read_bounds() -> ReadBounds:
+    """What reading one PDF or DOCX may cost, from the settings."""
+    return ReadBounds(seconds=settings.CONTRACT_READ_SECONDS, memory_mb=settings.CONTRACT_READ_MEMORY_MB,
+                      docx_inflated_bytes=settings.CONTRACT_DOCX_MAX_INFLATED_BYTES,
+                      docx_ratio=settings.CONTRACT_DOCX_MAX_RATIO)
+
+
 def contracts_import(*, contract_set: ContractSet, files: Iterable[tuple[str, bytes]],
                      user: Any = None) -> list[ImportOutcome]:
-    return [contract_import(contract_set=contract_set, filename=name, data=data, user=user) for name, data in files]
+    """Each file's outcome, in order. Files not yet begun when the batch has used CONTRACT_BATCH_SECONDS are
+    named as not read (nothing of them stored), so that one request ends within the web server's timeout."""
+    deadline = time.monotonic() + settings.CONTRACT_BATCH_SECONDS
+    outcomes = []
+    for name, data in files:
+        if time.monotonic() >= deadline:
+            outcomes.append(ImportOutcome(Path(name).name or "(unnamed)", "refused",
+                                          f"not read: this batch used its {settings.CONTRACT_BATCH_SECONDS} s "
+                                          "(setting CONTRACT_BATCH_SECONDS); nothing stored, upload it again"))
+            continue
+        outcomes.append(contract_import(contract_set=contract_set, filename=name, data=data, user=user))
+    return outcomes
+
+
+def contract_labelling_pools(*, member: SetContract) -> list[Any]:
+    """The clause labelling pools that hold this contract (``clause_pool_declare`` records their titles)."""
+    pools = pool_find(external_ref={"contract_set": member.contract_set_id}, kind=CONTRACT_CLAUSE_KIND_KEY)
+    return [pool for pool in pools if member.title in (pool.declared_params or {}).get("titles", [])]
+
+
+def contract_exclude(*, member: SetContract, reason: str, user: Any = None) -> ContractExclusion:
+    """Take a contract back out of its set, recording why and by whom; refused once it is in a labelling pool.
+
+    Labelling starts by declaring a pool of the set's contracts (and assigning its lawyers in the same
+    transaction), so a contract in a pool has labels under way that name its text: from then on it stays. The
+    set's row is locked, as ``clause_pool_declare`` locks it, so an exclusion and a labelling start never cross.
+    """
+    reason = " ".join(str(reason or "").split())
+    if not reason:
+        raise ExclusionError("give a reason: say why this file is taken back (it is recorded with the exclusion)")
+    if len(reason) > REASON_MAX:
+        raise ExclusionError(f"reason: at most {REASON_MAX} characters, got {len(reason)}")
+    with transaction.atomic():
+        ContractSet.objects.select_for_update().filter(pk=member.contract_set_id).first()
+        if ContractExclusion.objects.filter(member=member).exists():
+            raise ExclusionError(f"{member.title!r} is already excluded from this set")
+        pools = contract_labelling_pools(member=member)
+        if pools:
+            names = ", ".join(repr(pool.name) for pool in pools)
+            raise ExclusionError(f"{member.title!r} is in labelling pool {names}: its labelling has started, so it "
+                                 "stays in the set (its exclusion would leave labels about a text nobody counts)")
+        return ContractExclusion.objects.create(member=member, reason=reason, excluded_by=_name(user)[:150])
 
 
 def _text_get_or_create(*, sha256: str, extracted: Any) -> tuple[ContractText, bool]:

@@ -13,10 +13,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from grading.contracts.extract import KIND_NAMES
 from grading.contracts.gold.selectors import gold_sets
 from grading.contracts.models import ContractSet, SetContract
-from grading.contracts.selectors import contract_search, contract_sets, contract_window, set_contracts
+from grading.contracts.selectors import contract_search, contract_sets, contract_window, set_contracts, set_figures
 from grading.contracts.services import (
+    ExclusionError,
     ImportOutcome,
     TaxonomyError,
+    contract_exclude,
+    contract_labelling_pools,
     contract_set_get_or_create,
     contracts_import,
     cuad_categories,
@@ -40,10 +43,14 @@ def _require(request: HttpRequest, perm: str) -> None:
 
 def contract_row(member: SetContract) -> dict:
     text = member.text
+    exclusion = getattr(member, "exclusion", None)
     return {"id": member.pk, "title": member.title, "filename": member.filename, "kind": text.kind,
             "units": text.units, "characters": text.length, "text_sha256": text.sha256,
             "source_sha256": member.source_sha256, "source_bytes": member.source_bytes,
-            "imported_by": member.imported_by, "imported_at": member.imported_at.isoformat()}
+            "imported_by": member.imported_by, "imported_at": member.imported_at.isoformat(),
+            "excluded_reason": exclusion.reason if exclusion else "",
+            "excluded_by": exclusion.excluded_by if exclusion else "",
+            "excluded_at": exclusion.excluded_at.isoformat() if exclusion else ""}
 
 
 @perm_required(VIEW_REPORTS)
@@ -59,12 +66,12 @@ def sets_page(request: HttpRequest, fmt: str = "") -> HttpResponse:
             errors.append(str(exc))
     sets = list(contract_sets())
     fmt = export_format(fmt)
-    rows = [{"id": s.pk, "name": s.name, "contracts": s.n_contracts, "created_at": s.created_at.isoformat()}
-            for s in sets]
+    rows = [{"id": s.pk, "name": s.name, "contracts": s.n_contracts, "excluded": s.n_excluded,
+             "created_at": s.created_at.isoformat()} for s in sets]
     if fmt == "json":
         return json_response({"contract_sets": rows})
     if fmt == "csv":
-        return csv_response("contract-sets", ["id", "name", "contracts", "created_at"], rows)
+        return csv_response("contract-sets", ["id", "name", "contracts", "excluded", "created_at"], rows)
     return render(request, TEMPLATE_SETS, {"tab": "contracts", "sets": sets, "errors": errors,
                                            "can_manage": request.user.has_perm(MANAGE_REVIEWS)},
                   status=400 if errors else 200)
@@ -86,11 +93,13 @@ def set_page(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
             status = 200 if any(o.status != "refused" for o in outcomes) else 400
     members = list(set_contracts(contract_set=contract_set))
     rows = [contract_row(m) for m in members]
+    figures = set_figures(contract_set=contract_set)
     taxonomy = taxonomy_current(contract_set)
     fmt = export_format(fmt)
     if fmt == "json":
         return json_response({
-            "contract_set": {"id": contract_set.pk, "name": contract_set.name},
+            "contract_set": {"id": contract_set.pk, "name": contract_set.name, "contracts": figures.n_contracts,
+                             "excluded": figures.n_excluded},
             "taxonomy": None if taxonomy is None else {"version": taxonomy.version, "sha256": taxonomy.sha256,
                                                        "categories": taxonomy.categories},
             "contracts": rows,
@@ -98,7 +107,9 @@ def set_page(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
     if fmt == "csv":
         return csv_response(f"contract-set-{contract_set.pk}", list(rows[0]) if rows else ["id"], rows)
     return render(request, TEMPLATE_SET, {
-        "tab": "contracts", "contract_set": contract_set, "members": members, "taxonomy": taxonomy,
+        "tab": "contracts", "contract_set": contract_set, "figures": figures, "taxonomy": taxonomy,
+        "members": [m for m in members if not hasattr(m, "exclusion")],
+        "excluded": [m for m in members if hasattr(m, "exclusion")],
         "outcomes": outcomes, "posted": request.method == "POST", "kind_names": KIND_NAMES,
         "can_manage": request.user.has_perm(MANAGE_REVIEWS), "gold_sets": list(gold_sets(contract_set=contract_set)),
     }, status=status)
@@ -147,8 +158,16 @@ def taxonomy_page(request: HttpRequest, pk: int) -> HttpResponse:
 
 @perm_required(VIEW_REPORTS)
 def contract_page(request: HttpRequest, pk: int, contract_pk: int, fmt: str = "") -> HttpResponse:
-    member = get_object_or_404(SetContract.objects.select_related("text", "contract_set"), pk=contract_pk,
-                               contract_set_id=pk)
+    member = get_object_or_404(SetContract.objects.select_related("text", "contract_set", "exclusion"),
+                               pk=contract_pk, contract_set_id=pk)
+    errors: list[str] = []
+    if request.method == "POST":
+        _require(request, MANAGE_REVIEWS)
+        try:
+            contract_exclude(member=member, reason=request.POST.get("reason", ""), user=request.user)
+            return redirect(f"/cuad/contracts/{member.contract_set_id}/#excluded")
+        except ExclusionError as exc:
+            errors.append(str(exc))
     query = request.GET.get("q", "")[:200]
     try:
         start = max(1, int(request.GET.get("start", "1") or 1))
@@ -166,7 +185,10 @@ def contract_page(request: HttpRequest, pk: int, contract_pk: int, fmt: str = ""
     if fmt == "csv":
         return csv_response(f"contract-{member.pk}-window", ["number", "text"],
                             [{"number": u.number, "text": u.text} for u in window.units])
+    can_manage = request.user.has_perm(MANAGE_REVIEWS)
     return render(request, TEMPLATE_CONTRACT, {
         "tab": "contracts", "member": member, "contract_set": member.contract_set, "window": window,
         "query": query, "hits": hits, "total": total, "kind_name": KIND_NAMES.get(member.text.kind, ""),
-    })
+        "exclusion": getattr(member, "exclusion", None), "errors": errors, "can_manage": can_manage,
+        "pools": contract_labelling_pools(member=member) if can_manage else [],
+    }, status=400 if errors else 200)

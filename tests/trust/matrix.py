@@ -261,8 +261,9 @@ MATRIX: dict[str, Entry] = {
     "cuad/contracts/<int:pk>/": form(VIEW_REPORTS, MANAGE_REVIEWS, "/cuad/contracts/{contract_set_pk}/"),
     "cuad/contracts/<int:pk>/taxonomy/": form(VIEW_REPORTS, MANAGE_REVIEWS,
                                               "/cuad/contracts/{contract_set_pk}/taxonomy/"),
-    "cuad/contracts/<int:pk>/<int:contract_pk>/": page(
-        VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/{set_contract_pk}/?q=law"),
+    "cuad/contracts/<int:pk>/<int:contract_pk>/": form(
+        VIEW_REPORTS, MANAGE_REVIEWS, "/cuad/contracts/{contract_set_pk}/{set_contract_pk}/?q=law",
+        {"reason": "a wrong file"}),
     # A console page's exports: the same view, the file named in the path (grading.export_urls).
     "cuad/overview.<str:fmt>": page(VIEW_REPORTS, "/cuad/overview.json"),
     "cuad/dataset/dataset.<str:fmt>": page(VIEW_REPORTS, "/cuad/dataset/dataset.csv"),

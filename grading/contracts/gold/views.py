@@ -19,6 +19,7 @@ from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_sets, labelling_state
 from grading.contracts.labelling import LabellingError, clause_labelling_start
 from grading.contracts.models import ContractSet
+from grading.contracts.selectors import set_figures
 from grading.contracts.services import taxonomy_current
 from grading.dataset.selectors import dataset_of_gold_set
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
@@ -36,7 +37,7 @@ def gold_page(request: HttpRequest, pk: int) -> HttpResponse:
     taxonomy = taxonomy_current(contract_set)
     return render(request, TEMPLATE_GOLD, {
         "tab": "contracts", "contract_set": contract_set, "pools": labelling_state(contract_set=contract_set),
-        "versions": list(gold_sets(contract_set=contract_set)),
+        "versions": list(gold_sets(contract_set=contract_set)), "figures": set_figures(contract_set=contract_set),
         "can_manage": can_manage,
         # The "start labelling" form: the taxonomy's categories and the people who may be assigned blind review.
         "categories": taxonomy.categories if taxonomy is not None and can_manage else [],

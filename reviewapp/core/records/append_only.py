@@ -6,16 +6,19 @@ the model. Each append-only table therefore carries two triggers, created by its
 :func:`append_only_triggers`:
 
 - SQLite: ``BEFORE UPDATE`` / ``BEFORE DELETE`` triggers that ``SELECT RAISE(ABORT, ...)``;
-- PostgreSQL: one plpgsql function raising an exception, and ``BEFORE UPDATE`` / ``BEFORE DELETE`` row triggers.
+- PostgreSQL: one plpgsql function raising an exception, and ``BEFORE UPDATE`` / ``BEFORE DELETE`` row triggers;
+  and, because row triggers do not fire on ``TRUNCATE`` (``TRUNCATE ... CASCADE`` would empty the table in one
+  statement), a ``BEFORE TRUNCATE`` statement trigger with its own function. SQLite has no TRUNCATE. Tables made
+  append-only before the statement trigger existed get it from :func:`append_only_truncate_guards`.
 
 One table may declare a single allowed update (receipts: the one completion of a ``sent`` receipt, with the
 request columns unchanged); everything else is refused.
 
 The only way past the triggers is :func:`append_only_bypassed`, a per-connection switch used where a whole
 database is wiped on purpose (``manage.py flush``, which the test runner also uses between transactional
-tests; on PostgreSQL it TRUNCATEs, which fires no row trigger anyway). On SQLite the switch is a function
-registered on every connection Django opens (a connection that lacks it, e.g. the ``sqlite3`` shell, cannot
-update or delete these rows at all); on PostgreSQL it is the transaction-local setting
+tests; on PostgreSQL it TRUNCATEs, which the statement trigger lets through only under the switch). On SQLite
+the switch is a function registered on every connection Django opens (a connection that lacks it, e.g. the
+``sqlite3`` shell, cannot update or delete these rows at all); on PostgreSQL it is the transaction-local setting
 ``app.append_only_bypass``.
 
 A later migration that rebuilds one of these tables on SQLite (``ALTER`` by copy) drops its triggers:
@@ -35,6 +38,7 @@ from django.db import migrations
 BYPASS_FUNCTION = "append_only_bypass"
 PG_SETTING = "app.append_only_bypass"
 PG_FUNCTION = "append_only_refuse"
+PG_TRUNCATE_FUNCTION = "append_only_refuse_truncate"
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,10 @@ class AllowedUpdate:
 
 def _names(table: str) -> tuple[str, str]:
     return f"{table}_append_only_no_update", f"{table}_append_only_no_delete"
+
+
+def _truncate_name(table: str) -> str:
+    return f"{table}_append_only_no_truncate"
 
 
 def _sqlite_sql(table: str, message: str, allowed: AllowedUpdate | None) -> list[str]:
@@ -81,6 +89,25 @@ END
 $$"""
 
 
+def _pg_truncate_sql(table: str, message: str) -> list[str]:
+    quoted = message.replace("'", "''")
+    name = _truncate_name(table)
+    return [
+        f"""
+CREATE OR REPLACE FUNCTION {PG_TRUNCATE_FUNCTION}() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    IF coalesce(current_setting('{PG_SETTING}', true), '') = 'on' THEN
+        RETURN NULL;
+    END IF;
+    RAISE EXCEPTION '%: the table is never truncated', TG_ARGV[0] USING ERRCODE = 'restrict_violation';
+END
+$$""",
+        f'DROP TRIGGER IF EXISTS "{name}" ON "{table}"',
+        f'CREATE TRIGGER "{name}" BEFORE TRUNCATE ON "{table}" FOR EACH STATEMENT '
+        f"EXECUTE FUNCTION {PG_TRUNCATE_FUNCTION}('{quoted}')",
+    ]
+
+
 def _pg_sql(table: str, message: str, allowed: AllowedUpdate | None) -> list[str]:
     no_update, no_delete = _names(table)
     quoted = message.replace("'", "''")
@@ -96,6 +123,7 @@ def _pg_sql(table: str, message: str, allowed: AllowedUpdate | None) -> list[str
         f"EXECUTE FUNCTION {PG_FUNCTION}('{quoted}')",
         f'CREATE TRIGGER "{no_delete}" BEFORE DELETE ON "{table}" FOR EACH ROW '
         f"EXECUTE FUNCTION {PG_FUNCTION}('{quoted}')",
+        *_pg_truncate_sql(table, message),
     ]
 
 
@@ -110,8 +138,9 @@ def trigger_sql(vendor: str, *, table: str, message: str, allowed: AllowedUpdate
 
 def drop_sql(vendor: str, *, table: str) -> list[str]:
     no_update, no_delete = _names(table)
-    on = f' ON "{table}"' if vendor == "postgresql" else ""
-    return [f'DROP TRIGGER IF EXISTS "{no_update}"{on}', f'DROP TRIGGER IF EXISTS "{no_delete}"{on}']
+    if vendor != "postgresql":
+        return [f'DROP TRIGGER IF EXISTS "{no_update}"', f'DROP TRIGGER IF EXISTS "{no_delete}"']
+    return [f'DROP TRIGGER IF EXISTS "{name}" ON "{table}"' for name in (no_update, no_delete, _truncate_name(table))]
 
 
 def append_only_triggers(
@@ -130,9 +159,35 @@ def append_only_triggers(
     return migrations.RunPython(forwards, backwards, elidable=False)
 
 
+def append_only_truncate_guards(messages: dict[str, str]) -> migrations.RunPython:
+    """A migration operation giving tables made append-only earlier (table -> message) their TRUNCATE guard.
+
+    PostgreSQL only (SQLite has no TRUNCATE); reversed, it drops the guard again.
+    """
+
+    def forwards(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            for table, message in messages.items():
+                for sql in _pg_truncate_sql(table, message):
+                    schema_editor.execute(sql, params=None)
+
+    def backwards(apps: Any, schema_editor: Any) -> None:
+        if schema_editor.connection.vendor == "postgresql":
+            for table in messages:
+                schema_editor.execute(f'DROP TRIGGER IF EXISTS "{_truncate_name(table)}" ON "{table}"', params=None)
+
+    return migrations.RunPython(forwards, backwards, elidable=False)
+
+
+def expected_triggers(vendor: str, table: str) -> set[str]:
+    """The append-only triggers ``table`` carries on this engine (PostgreSQL adds the TRUNCATE guard)."""
+    names = set(_names(table))
+    return names | {_truncate_name(table)} if vendor == "postgresql" else names
+
+
 def triggers_present(connection: Any, table: str) -> set[str]:
     """Names of this table's append-only triggers that exist in the database (for checks and tests)."""
-    wanted = set(_names(table))
+    wanted = expected_triggers(connection.vendor, table)
     with connection.cursor() as cursor:
         if connection.vendor == "sqlite":
             cursor.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = %s", [table])

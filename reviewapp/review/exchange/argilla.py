@@ -17,6 +17,7 @@ import io
 import json
 import uuid
 import zipfile
+import zlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -147,8 +148,13 @@ def argilla_records_from_zip(content: bytes, *, max_bytes: int) -> object:
         info = archive.getinfo(names[0])
         if info.file_size > max_bytes:  # a zip bomb is refused before it is inflated
             raise ExchangeError(f"{names[0]}: {info.file_size} bytes, more than the limit of {max_bytes}")
+        try:
+            content = archive.read(info)
+        except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError, ValueError,
+                OSError) as error:  # a damaged or lying member: a bad CRC, a broken stream, an encrypted entry
+            raise ExchangeError(f"{names[0]}: cannot be read from the zip ({error})") from None
         try:  # the one bounded JSON path: a records.json nested too deeply is refused, never a recursion error
-            return json_loads(archive.read(info), limit_bytes=max_bytes)
+            return json_loads(content, limit_bytes=max_bytes)
         except JsonInputError as error:
             raise ExchangeError(f"{names[0]}: not acceptable JSON: {error}") from None
 

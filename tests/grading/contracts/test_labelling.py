@@ -90,3 +90,20 @@ def test_starting_labelling_is_refused_whole_and_only_for_admins(admin_user_, re
                                              ).status_code == 403
     assert 'data-testid="gold-start"' not in client_for(stakeholder_user).get(
         f"/cuad/contracts/{contract_set.pk}/gold/").content.decode()
+
+
+def test_an_excluded_contract_is_never_labelled_and_a_contract_in_a_pool_cannot_be_excluded():
+    from grading.contracts.services import ExclusionError, contract_exclude
+
+    contract_set = _set_with_two_contracts()
+    beta = contract_set.contracts.get(title="beta")
+    contract_exclude(member=beta, reason="the wrong counterparty's draft", user="admin")
+    with pytest.raises(LabellingError, match="contracts excluded from set 'Firm set': beta"):
+        clause_pool_declare(contract_set=contract_set, name="asked for", titles=["beta"])
+    pool = clause_pool_declare(contract_set=contract_set, name="Firm labels")
+    assert {i.source_heading for i in ReviewItem.objects.filter(pool=pool)} == {"alpha"}
+    assert pool.declared_params["titles"] == ["alpha"] and "(1; 1 excluded)" in pool.declared_rule
+    # Once its labelling has started, a contract stays: the pool's labels are about its text.
+    with pytest.raises(ExclusionError, match="'alpha' is in labelling pool 'Firm labels': its labelling has started"):
+        contract_exclude(member=contract_set.contracts.get(title="alpha"), reason="changed our mind", user="admin")
+    assert not hasattr(contract_set.contracts.get(title="alpha"), "exclusion")

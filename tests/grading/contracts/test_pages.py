@@ -141,3 +141,45 @@ def test_the_api_creates_a_set_imports_files_and_publishes_a_taxonomy(admin_user
     detail = api.get(f"/api/v1/cuad/contract-sets/{pk}/").json()
     assert detail["taxonomy"]["categories"][0]["origin"] == "firm"
     assert [c["title"] for c in detail["contracts"]] == ["a"]
+
+
+def test_an_admin_excludes_a_wrong_file_with_its_reason_and_every_figure_of_the_set_shows_it(admin_user_,
+                                                                                          stakeholder_user):
+    from grading.contracts.models import ContractExclusion
+    from reviewapp.core.models import AppendOnlyError
+
+    client = client_for(admin_user_)
+    contract_set, _ = contract_set_get_or_create(name="Firm A")
+    base = f"/cuad/contracts/{contract_set.pk}/"
+    client.post(base, {"files": [SimpleUploadedFile("supply.txt", b"SUPPLY AGREEMENT\nGoverning law: Nevada.\n"),
+                                 SimpleUploadedFile("vendorA.json", b'{"run": "vendorA", "extractions": []}')]})
+    wrong = contract_set.contracts.get(title="vendorA")  # a run file dropped onto the contract upload
+    page = f"{base}{wrong.pk}/"
+    assert client_for(stakeholder_user).post(page, {"reason": "not mine to take"}).status_code == 403
+    refused = client.post(page, {"reason": "  "})
+    assert refused.status_code == 400 and "give a reason" in refused.content.decode()
+    response = client.post(page, {"reason": "a run file (vendorA.json), not a contract"})
+    assert response.status_code == 302 and response["Location"] == f"{base}#excluded"
+    exclusion = ContractExclusion.objects.get(member=wrong)
+    assert exclusion.reason == "a run file (vendorA.json), not a contract" and exclusion.excluded_by == "alice_admin"
+    # Every place the set's figures are: its page, the list of sets, their JSON and CSV, the API.
+    html = client.get(base).content.decode()
+    assert '<span class="ci" data-testid="set-figures">1 · 1 excluded</span>' in html
+    assert "a run file (vendorA.json), not a contract · excluded by alice_admin" in html
+    assert html.count(f'href="{page}"') == 1  # listed once, under "Excluded", not among the contracts
+    assert '<td class="num">1</td><td class="num">1</td>' in client.get("/cuad/contracts/").content.decode()
+    data = client.get(f"{base}contract-set.json").json()
+    assert data["contract_set"]["contracts"] == 1 and data["contract_set"]["excluded"] == 1
+    assert {c["title"]: c["excluded_reason"] for c in data["contracts"]} == {
+        "supply": "", "vendorA": "a run file (vendorA.json), not a contract"}
+    assert "excluded_reason" in client.get(f"{base}contract-set.csv").content.decode().splitlines()[0]
+    assert client.get("/cuad/contracts/contract-sets.json").json()["contract_sets"][0]["excluded"] == 1
+    listed = client.get("/api/v1/cuad/contract-sets/").json()["contract_sets"]
+    assert listed == [{"id": contract_set.pk, "name": "Firm A", "contracts": 1, "excluded": 1}]
+    assert "Excluded from Firm A" in client.get(page).content.decode()
+    assert "Contracts of the set: 1 (1 excluded, never labelled)." in client.get(f"{base}gold/").content.decode()
+    # Recorded once and for good.
+    again = client.post(page, {"reason": "twice"})
+    assert again.status_code == 400 and "already excluded" in again.content.decode()
+    with pytest.raises(AppendOnlyError, match="never deleted"):
+        exclusion.delete()

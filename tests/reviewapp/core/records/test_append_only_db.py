@@ -1,6 +1,8 @@
-"""Append-only tables refuse UPDATE and DELETE in the database itself, and through every ORM path.
+"""Append-only tables refuse UPDATE and DELETE in the database itself, and through every ORM path; on PostgreSQL
+they refuse TRUNCATE too (directly or by CASCADE from a table they reference).
 
-Runs on SQLite, and on PostgreSQL when DATABASE_URL points there (CI runs both).
+Runs on SQLite, and on PostgreSQL when DATABASE_URL points there (CI runs both); the TRUNCATE tests are marked
+postgresql (SQLite has no TRUNCATE).
 """
 
 from __future__ import annotations
@@ -15,9 +17,14 @@ from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
 from grading.comparisons.models import CuadComparison
 from grading.contracts.gold.models import GoldSet
-from grading.contracts.models import ClauseTaxonomy, ContractText
+from grading.contracts.models import ClauseTaxonomy, ContractExclusion, ContractText
 from reviewapp.core.models import AccountAudit, AppendOnlyError
-from reviewapp.core.records.append_only import append_only_bypassed, append_only_models, triggers_present
+from reviewapp.core.records.append_only import (
+    append_only_bypassed,
+    append_only_models,
+    expected_triggers,
+    triggers_present,
+)
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
 from reviewapp.review import services
 from reviewapp.review.agreement import disagreements
@@ -28,13 +35,14 @@ from reviewapp.review.models import (
     KnownAnswer,
     LabelImport,
     PoolGuidelines,
+    ReviewPool,
 )
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 
 APPEND_ONLY = [JudgmentRevision, Adjudication, PoolGuidelines, KnownAnswer, AccountAudit, BudgetRaise, Receipt,
                HeldoutExposure, DeclaredComparison, ContractText, ClauseTaxonomy, GoldSet, LabelImport,
-               ImportedAnnotation, CuadComparison]
+               ImportedAnnotation, CuadComparison, ContractExclusion]
 HASH = "0" * 64
 
 
@@ -83,7 +91,7 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
 
 
 def _contract_evidence() -> dict[type, int]:
-    from grading.contracts.services import contract_import, contract_set_get_or_create
+    from grading.contracts.services import contract_exclude, contract_import, contract_set_get_or_create
 
     contract_set, _ = contract_set_get_or_create(name="evidence")
     member = contract_import(contract_set=contract_set, filename="a.txt", data=b"Governing Law.").contract
@@ -96,8 +104,10 @@ def _contract_evidence() -> dict[type, int]:
     sample = Sample.objects.create(dataset=dataset, n=0, min_per_type=0, seed=0, manifest="{}", manifest_sha256=HASH)
     cuad = CuadComparison.objects.create(dataset=dataset, sample=sample, runs=[], sha256=HASH, declared_via="command",
                                          declared_at=timezone.now())
+    wrong = contract_import(contract_set=contract_set, filename="b.txt", data=b"Not a contract.").contract
+    exclusion = contract_exclude(member=wrong, reason="a wrong file", user="tests")
     return {ContractText: member.text_id, ClauseTaxonomy: contract_set.taxonomies.get().pk, GoldSet: gold.pk,
-            CuadComparison: cuad.pk}
+            CuadComparison: cuad.pk, ContractExclusion: exclusion.pk}
 
 
 def _raw(sql: str, params: list) -> None:
@@ -150,9 +160,41 @@ def test_every_append_only_model_is_tried_here():
 
 
 @pytest.mark.django_db
-def test_every_append_only_table_carries_both_triggers_after_migrate():
+def test_every_append_only_table_carries_its_triggers_after_migrate():
     for model in append_only_models():
-        assert len(triggers_present(connection, model._meta.db_table)) == 2, model.__name__
+        table = model._meta.db_table
+        assert triggers_present(connection, table) == expected_triggers(connection.vendor, table), model.__name__
+    assert len(expected_triggers("postgresql", "t")) == 3 and len(expected_triggers("sqlite", "t")) == 2
+
+
+def _truncate(table: str) -> None:
+    with transaction.atomic(), connection.cursor() as cursor:
+        # The fixture's rows leave deferred foreign-key checks pending, and PostgreSQL refuses to TRUNCATE a table
+        # with pending trigger events before any trigger runs: check them now, as a commit would.
+        cursor.execute("SET CONSTRAINTS ALL IMMEDIATE")
+        cursor.execute(f'TRUNCATE "{table}" CASCADE')
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db
+@pytest.mark.parametrize("model", APPEND_ONLY, ids=lambda m: m.__name__)
+def test_postgresql_refuses_to_truncate_an_append_only_table(model, evidence):
+    table, pk = model._meta.db_table, evidence[model]
+    with pytest.raises(DatabaseError, match=r"append-only( \(.*\))?: the table is never truncated"):
+        _truncate(table)
+    assert model._base_manager.filter(pk=pk).exists()
+
+
+@pytest.mark.postgresql
+@pytest.mark.django_db
+def test_postgresql_refuses_a_truncate_that_would_cascade_into_append_only_tables(evidence):
+    # Truncating pools cascades into judgment revisions, guidelines, known answers and label imports: the first
+    # of their guards to fire refuses the whole statement.
+    with pytest.raises(DatabaseError, match="append-only: the table is never truncated"):
+        _truncate(ReviewPool._meta.db_table)
+    assert ReviewPool.objects.exists()
+    for model in (JudgmentRevision, PoolGuidelines, KnownAnswer, LabelImport, ImportedAnnotation):
+        assert model._base_manager.filter(pk=evidence[model]).exists(), model.__name__
 
 
 @pytest.mark.django_db(transaction=True)

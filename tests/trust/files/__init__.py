@@ -1,0 +1,1 @@
+"""Untrusted files stay harmless: crafted contracts, rendered pages."""
