@@ -193,6 +193,33 @@ def test_it_reads_a_us_code_section(data_dir):
     assert by_citation["9 U.S.C. § 10"].body.startswith("(a) In any of the following cases")
 
 
+def test_a_us_code_heading_keeps_its_inline_date(data_dir):
+    source = uslm_xml.parse((data_dir / "statutes" / "usc" / "usc09.xml").read_bytes())
+    section = next(p for p in source.provisions if p.citation == "9 U.S.C. § 305")
+    assert section.heading.endswith("Recognition and Enforcement of Foreign Arbitral Awards of June 10, 1958")
+
+
+def test_us_code_title_and_chapter_headings_keep_their_inline_elements():
+    raw = (b'<uscDoc xmlns="http://xml.house.gov/schemas/uslm/1.0" identifier="/us/usc/t7"><main><title>'
+           b'<heading>Title of <i>Acts</i></heading><chapter><num value="2">2</num><heading>Act of '
+           b'<date date="1958-06-10">June 10, 1958</date> rules</heading><section identifier="/us/usc/t7/s1">'
+           b'<num value="1">1.</num><heading>Rule of <date>May 1, 2000</date></heading><content>Text.</content>'
+           b'</section></chapter></title></main></uscDoc>')
+    source = uslm_xml.parse(raw)
+    (section,) = source.provisions
+    assert source.title == "Title 7—Title of Acts"
+    assert section.chapter_title == "Act of June 10, 1958 rules"
+    assert section.heading == "Rule of May 1, 2000"
+
+
+def test_a_us_code_footnote_marker_stays_apart_from_the_text_and_its_note_goes_to_the_notes(data_dir):
+    source = uslm_xml.parse((data_dir / "statutes" / "usc" / "usc01.xml").read_bytes())
+    section = next(p for p in source.provisions if p.citation == "1 U.S.C. § 112a")
+    assert "are no longer in force,[1] (B) the agreements" in section.body
+    assert "So in original" not in section.body
+    assert section.notes.startswith("[1] So in original. The comma probably should be a semicolon.\n")
+
+
 def test_parsers_reject_bytes_of_another_format():
     with pytest.raises(ParseError):
         nrs_html.parse(b"<html><body><p>no sections</p></body></html>")
