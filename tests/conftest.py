@@ -68,6 +68,7 @@ SWEEPS = (
     "tests/reviewapp/review/test_engine_stateful.py::test_the_review_engine_keeps_its_promises_in_any_order",
     "tests/scoring/cuad/test_cuad_fast_paths.py::test_words_equal_the_regular_expression_on_every_character",
     "tests/scoring/ir/test_bootstrap_numbers_kept.py::",
+    "tests/benchmarks/corpus/test_whole_source.py::test_every_hrs_section_equals_an_independent_line_scan_of_its_page",
     "tests/reviewapp/review/workspace/test_queue_scale.py::test_the_queue_page_and_the_item_page_cost_a_fixed_number_of_"
     "queries_whatever_the_queue_length[10000]",
 )

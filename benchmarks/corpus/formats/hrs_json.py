@@ -116,24 +116,25 @@ def _split(text: str, number: str, heading: str) -> tuple[str, str, str, str]:
     mark = _mark_for(text, number)
     rest = text[mark.end():] if mark else text
     rest = rest.lstrip()
-    # Drop the heading, whose line breaks differ from the index's copy. An index heading cut short ("...
-    # provider…") still names the start of the text's own; one that carries a part title or a note does not,
-    # and then the text's own heading is the one used.
+    # The heading is the text's own. It ends at a period that a line break or two spaces follow, or earlier
+    # where the index's copy of it ends at a period followed by a new sentence ("Review hearings. Except
+    # for ..."): some pages put one space there. An index heading that runs on into the text ("Funds.] The
+    # State shall ..."), is cut short ("... provider…") or carries a part title or a note is no guide.
+    own = _OWN_HEADING.match(rest)
+    end = own.end() if own else None
     words = heading.removesuffix("…").split()
-    pattern = r"\[?" + r"\s+".join(re.escape(w) for w in words)
-    matched = re.match(pattern, rest) if words and "§" not in heading else None
-    if matched and not heading.endswith("…"):
-        rest = re.sub(pattern + r"\]?\.?", "", rest, count=1)
-    else:
-        own = _OWN_HEADING.match(rest)
-        if own:
-            heading = squash(own.group(1))
-            # "[§349-15  Heading.]" and "§353-1  [Heading.]": the bracket of an editor's addition is not the heading's.
-            if heading.endswith("]") and heading.count("[") == heading.count("]") - 1:
-                heading = heading[:-1]
-            elif heading.startswith("[") and heading.endswith("]") and heading.count("[") == 1:
-                heading = heading[1:-1]
-            rest = rest[own.end():]
+    hint = re.match(r"\s*\[?" + r"\s+".join(re.escape(w) for w in words) + r"\]?\.?\]?", rest) if words else None
+    if hint and rest[hint.end() - 1] in ".]" and (end is None or hint.end() < end) and (
+            re.match(r"\s+[^a-z\s]|\s*\Z", rest[hint.end():])):
+        end = hint.end()
+    if end is not None:
+        heading = squash(rest[:end])
+        # "[§349-15  Heading.]" and "§353-1  [Heading.]": the bracket of an editor's addition is not the heading's.
+        if heading.endswith("]") and heading.count("[") == heading.count("]") - 1:
+            heading = heading[:-1]
+        elif heading.startswith("[") and heading.endswith("]") and heading.count("[") == 1:
+            heading = heading[1:-1]
+        rest = rest[end:]
     notes_at = _NOTES_START.search(rest)
     notes = ""
     if notes_at:
