@@ -68,6 +68,9 @@ SWEEPS = (
     "tests/reviewapp/review/test_engine_stateful.py::test_the_review_engine_keeps_its_promises_in_any_order",
     "tests/scoring/cuad/test_cuad_fast_paths.py::test_words_equal_the_regular_expression_on_every_character",
     "tests/scoring/ir/test_bootstrap_numbers_kept.py::",
+    "tests/benchmarks/corpus/test_whole_source.py::test_every_hrs_section_equals_an_independent_line_scan_of_its_page",
+    "tests/scoring/ir/test_trec_eval_reading.py::test_a_run_file_reads_as_trec_eval_reads_it_or_is_refused_by_line",
+    "tests/scoring/ir/test_trec_eval_reading.py::test_a_qrels_file_reads_as_trec_eval_reads_it_or_is_refused_by_line",
     "tests/reviewapp/review/workspace/test_queue_scale.py::test_the_queue_page_and_the_item_page_cost_a_fixed_number_of_"
     "queries_whatever_the_queue_length[10000]",
 )

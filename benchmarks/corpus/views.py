@@ -25,10 +25,18 @@ def corpus_detail(request: HttpRequest, corpus: str) -> HttpResponse:
     if not selectors.corpus_known(corpus=corpus):
         raise Http404("unknown corpus")
     snapshots = selectors.corpus_current_snapshots(corpus=corpus)
+    chapters = selectors.corpus_chapters(corpus=corpus)
+    # A corpus file may give no title, chapter or part (docs/corpus-format.md): its sections have no chapter
+    # page to link to, so they are listed here, flat and paginated.
+    named = [c for c in chapters if c["chapter"]]
+    page = None
+    if len(named) < len(chapters):
+        page = Paginator(selectors.chapter_provisions(corpus=corpus, chapter=""), PROVISIONS_PER_PAGE).get_page(
+            request.GET.get("page"))
     return render(request, "benchmarks/corpus.html", {
         "corpus": corpus, "label": corpus_label(corpus), "snapshots": snapshots,
         "with_previous": selectors.snapshots_with_previous(snapshots=snapshots),
-        "chapters": selectors.corpus_chapters(corpus=corpus),
+        "chapters": named, "page": page, "provisions": page.object_list if page is not None else [],
     })
 
 

@@ -8,12 +8,24 @@ trec_eval (and so ir_measures) orders a run by score descending and breaks
 score ties by docid descending, ignoring the rank column; :func:`ranked_docids`
 reproduces that order so our figures and theirs describe the same ranking.
 No arithmetic here: the measures are in :mod:`scoring.ir.measures`.
+
+The lines are read as trec_eval 10 reads them (get_trec_results.c, get_qrels.c), not as Python would:
+- lines end at "\\n" only, and fields are separated by C's ``isspace`` (space, tab, CR, VT, FF); a docid
+  holding U+00A0 or another Unicode space is one field, where ``str.split()`` would cut it in two;
+- a run line whose first non-blank character is ``#`` is a comment; a qrels line is one when ``#`` is its
+  very first character (an indented ``#`` begins a query id there, as in trec_eval);
+- a score is read as C's ``atof`` reads it: the longest prefix that is a number ("1_0" is 1.0, "2.5e3x"
+  is 2500.0), where Python's ``float`` would read "1_0" as 10.0. A score with no number at its start
+  (atof's silent 0.0) and a non-finite one are refused, naming the line and field;
+- a relevance or a rank must be a plain integer; anything else (where ``atol`` would read a prefix and
+  Python's ``int`` accepts "1_0" or non-ASCII digits) is refused, naming the line and field.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import re
 from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,30 +56,84 @@ class RunRow:
     tag: str
 
 
+# C's isspace in the "C" locale; every other character, U+00A0 included, belongs to a field.
+C_SPACE = " \t\n\r\v\f"
+_C_FIELDS = re.compile(r"[^ \t\n\r\v\f]+")
+# Characters Python's str.split() takes for separators and C's isspace does not: a line without them splits
+# the same both ways, and str.split() is the fast path.
+_PYTHON_ONLY_SPACE = re.compile(r"[\x1c-\x1f\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]")
+# What C's strtod (so atof) reads at the start of a field, in the "C" locale.
+_STRTOD = re.compile(
+    r"[+-]?(?:0[xX](?:[0-9a-fA-F]+(?:\.[0-9a-fA-F]*)?|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+    r"|(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"
+    r"|[iI][nN][fF](?:[iI][nN][iI][tT][yY])?|[nN][aA][nN](?:\([0-9A-Za-z_]*\))?)"
+)
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def c_fields(line: str) -> list[str]:
+    """The fields of a line split at C's whitespace only, as trec_eval splits them."""
+    if line.isascii():  # the common case, checked with memchr-speed tests only
+        if "\x1c" in line or "\x1d" in line or "\x1e" in line or "\x1f" in line:
+            return _C_FIELDS.findall(line)
+        return line.split()
+    return line.split() if _PYTHON_ONLY_SPACE.search(line) is None else _C_FIELDS.findall(line)
+
+
+def c_atof(text: str) -> float | None:
+    """The number C's ``atof`` reads from the start of ``text`` ("1_0" -> 1.0); None when it reads none."""
+    found = _STRTOD.match(text)
+    if found is None:
+        return None
+    number = found.group(0)
+    if "x" in number[:3].lower():
+        sign = -1.0 if number.startswith("-") else 1.0
+        digits = number.lstrip("+-")
+        # "0x" followed by no hex digit reads as the 0 before it, as strtod does.
+        return sign * float.fromhex(digits) if re.match(r"0[xX][0-9a-fA-F.]", digits) and digits[2:] != "." \
+            else 0.0
+    return float(number.split("(", 1)[0])
+
+
+def _integer(text: str) -> int | None:
+    return int(text) if _INTEGER.fullmatch(text) else None
+
+
+def _numeric_problem(kind: str, text: str) -> str:
+    read = _INTEGER.match(text)
+    if read is None:
+        return f"{kind} {text!r} is not an integer"
+    return f"{kind} {text!r} is not an integer (C's atol, which trec_eval uses, would read {int(read.group(0))})"
+
+
 def source_lines(source: str | os.PathLike[str] | Iterable[str]) -> tuple[str, Iterable[str]]:
-    """(name for error messages, lines) of a path (read as UTF-8) or of an iterable of lines."""
+    """(name for error messages, lines) of a path (read as UTF-8) or of an iterable of lines.
+
+    A file's lines end at "\\n" only, as trec_eval's do: a lone CR, a form feed or U+2028 is not a line break.
+    """
     if isinstance(source, str | os.PathLike):
         path = Path(source)
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_bytes().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path}: not UTF-8 text ({exc})") from exc
-        return str(path), text.splitlines()
+        return str(path), text.split("\n")
     return "<lines>", source
 
 
 def parse_run(lines: Iterable[str], *, source: str = "<run>") -> dict[str, list[RunRow]]:
     """Parse TREC run lines ``qid Q0 docid rank score tag`` into rows per query, in file order.
 
-    Blank lines are skipped; fields after the tag are ignored, as trec_eval ignores them. Fewer than six
-    fields, a non-integer rank, a non-finite or non-numeric score, or a docid repeated within a query raises
-    :class:`TrecFormatError` naming ``source`` and the 1-based line number.
+    Blank lines and comment lines (first non-blank character ``#``) are skipped; fields after the tag are
+    ignored, as trec_eval ignores them; the score is read as C's ``atof`` reads it (see the module). Fewer
+    than six fields, a non-integer rank, a non-finite score or one with no number at its start, or a docid
+    repeated within a query raises :class:`TrecFormatError` naming ``source`` and the 1-based line number.
     """
     rows: dict[str, list[RunRow]] = {}
     seen: dict[tuple[str, str], int] = {}
     for line_number, line in enumerate(lines, start=1):
-        fields = line.split()
-        if not fields:
+        fields = c_fields(line)
+        if not fields or fields[0].startswith("#"):
             continue
         if len(fields) < 6:
             raise TrecFormatError(
@@ -75,14 +141,12 @@ def parse_run(lines: Iterable[str], *, source: str = "<run>") -> dict[str, list[
             )
         # trec_eval reads six fields and ignores the rest of the line.
         qid, _q0, docid, rank_text, score_text, tag = fields[:6]
-        try:
-            rank = int(rank_text)
-        except ValueError:
-            raise TrecFormatError(source, line_number, f"rank {rank_text!r} is not an integer", line) from None
-        try:
-            score = float(score_text)
-        except ValueError:
-            raise TrecFormatError(source, line_number, f"score {score_text!r} is not a number", line) from None
+        rank = _integer(rank_text)
+        if rank is None:
+            raise TrecFormatError(source, line_number, _numeric_problem("rank", rank_text), line)
+        score = c_atof(score_text)
+        if score is None:
+            raise TrecFormatError(source, line_number, f"score {score_text!r} is not a number", line)
         if not math.isfinite(score):
             raise TrecFormatError(source, line_number, f"score {score_text!r} is not finite", line)
         key = (qid, docid)
@@ -130,7 +194,11 @@ def _ranked_by_score(lines: Iterable[str]) -> dict[str, list[str]] | None:
     block_scores: list[str] = []
 
     def flush() -> bool:
-        # Validation only: the rank column is not used for the order.
+        # Python's int and float read what C does not ("1_0", non-ASCII digits) and refuse what atof reads
+        # ("2.5e3x"): only plain ASCII numbers take this path, the rest are read by parse_run.
+        ranks, values = "".join(block_ranks), "".join(block_scores)
+        if "_" in ranks or "_" in values or not ranks.isascii() or not values.isascii():
+            return False
         try:
             for _ in map(int, block_ranks):
                 pass
@@ -145,10 +213,12 @@ def _ranked_by_score(lines: Iterable[str]) -> dict[str, list[str]] | None:
         return True
 
     for line in lines:
-        fields = line.split()
+        fields = c_fields(line)
         if len(fields) < 6:
-            if fields:
+            if fields and not fields[0].startswith("#"):
                 return None
+            continue
+        if fields[0].startswith("#"):
             continue
         if fields[0] != qid:
             # A new query, or an earlier one listed again further down the file.
@@ -183,7 +253,8 @@ def read_run(
     if order == "score":
         if isinstance(source, str | os.PathLike):
             try:
-                with open(source, encoding="utf-8") as handle:
+                # newline="\n": lines end at LF only, as trec_eval's do (a lone CR is a space within a line).
+                with open(source, encoding="utf-8", newline="\n") as handle:
                     ranked = _ranked_by_score(handle)
             except UnicodeDecodeError as exc:
                 raise ValueError(f"{Path(source)}: not UTF-8 text ({exc})") from exc
@@ -199,24 +270,25 @@ def read_run(
 def parse_qrels(lines: Iterable[str], *, source: str = "<qrels>") -> dict[str, dict[str, int]]:
     """Parse TREC qrels lines ``qid 0 docid rel`` into ``{qid: {docid: rel}}``.
 
-    Blank lines are skipped. A wrong field count, a non-integer relevance or a
-    (qid, docid) judged twice raises :class:`TrecFormatError` naming ``source``
-    and the 1-based line number. Only documents listed are judged: an absent
-    document is unjudged, never 0.
+    Blank lines and lines whose first character is ``#`` are skipped (trec_eval 10 skips the second; an
+    indented ``#`` is a query id there as here). A wrong field count, a relevance that is not a plain integer
+    or a (qid, docid) judged twice raises :class:`TrecFormatError` naming ``source`` and the 1-based line
+    number. Only documents listed are judged: an absent document is unjudged, never 0.
     """
     qrels: dict[str, dict[str, int]] = {}
     seen: dict[tuple[str, str], int] = {}
     for line_number, line in enumerate(lines, start=1):
-        fields = line.split()
+        if line.startswith("#"):
+            continue
+        fields = c_fields(line)
         if not fields:
             continue
         if len(fields) != 4:
             raise TrecFormatError(source, line_number, f"expected 4 fields 'qid 0 docid rel', got {len(fields)}", line)
         qid, _iteration, docid, rel_text = fields
-        try:
-            rel = int(rel_text)
-        except ValueError:
-            raise TrecFormatError(source, line_number, f"relevance {rel_text!r} is not an integer", line) from None
+        rel = _integer(rel_text)
+        if rel is None:
+            raise TrecFormatError(source, line_number, _numeric_problem("relevance", rel_text), line)
         key = (qid, docid)
         if key in seen:
             raise TrecFormatError(

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from lxml import etree
 
 PARSER_NAME = "ecfr-xml"
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 JURISDICTION = "United States (federal)"
 SECTION_URL = "https://www.ecfr.gov/current/title-{title}/section-{number}"
 PART_URL = "https://www.ecfr.gov/current/title-{title}/part-{part}"
@@ -53,6 +53,20 @@ def _where(elem: etree._Element) -> str:
     return f"<{elem.tag}{' ' + attrs if attrs else ''}> at line {elem.sourceline}"
 
 
+def _footnote_mark(su: etree._Element) -> bool:
+    """A superscript that numbers a footnote: before <FTREF/> in the text, or opening the footnote itself.
+
+    Written "[1]" so the marker stays apart from the words around it ("respectively.) [1] Listings"), unlike a
+    superscript of a unit ("m<SU>2</SU>").
+    """
+    following = su.getnext()
+    if following is not None and following.tag == "FTREF":
+        return True
+    parent = su.getparent()
+    return (parent is not None and parent.index(su) == 0 and not (parent.text or "").strip()
+            and any(a.tag == "FTNT" for a in su.iterancestors()))
+
+
 def block_text(elem: etree._Element) -> str:
     """The text of an element, one line per paragraph (or table row), spaces collapsed."""
     lines: list[str] = []
@@ -67,6 +81,9 @@ def block_text(elem: etree._Element) -> str:
     def walk(node: etree._Element) -> None:
         tag = node.tag if isinstance(node.tag, str) else ""
         if tag in _SKIP:
+            return
+        if tag == "SU" and _footnote_mark(node):
+            buf.append(f"[{squash(''.join(node.itertext()))}]")
             return
         block = tag in _BLOCKS
         if block:

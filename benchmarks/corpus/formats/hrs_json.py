@@ -16,7 +16,7 @@ import re
 from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
 
 PARSER_NAME = "hrs-json"
-PARSER_VERSION = "2"
+PARSER_VERSION = "3"
 OFFICIAL_BASE = "https://www.capitol.hawaii.gov/hrscurrent/"
 
 _NAV = re.compile(r"\n\s*Previous\s*\n\s*\S+\s*\n\s*Next\s*$")
@@ -55,34 +55,86 @@ def _index(meta_raw: bytes) -> dict[str, tuple[dict, list]]:
     return by_id
 
 
+# A section number as the pages print it ("521-44", "346-53.3", "514B-191"); a mark names one section or a
+# list or range of them ("§§350-6 and 350-7", "§§346-51 to 346-62", "§§486-25, 26, 26.5", "§§480-31 to 37").
+# A mark opens a section only at the start of the text or of an indented line: notes above a section cite
+# numbers at the start of their wrapped, unindented lines.
+_NUMBER = r"\d+[A-Z]*-\d+(?:\.\d+)*[A-Z]*"
+_SHORT = r"(?:" + _NUMBER + r"|\d+(?:\.\d+)*[A-Z]*)"
+_MARK_AT = re.compile(
+    r"(?:\A|(?<=\n)[ \t]+)\[?(§{1,2})\s*(" + _NUMBER + r"(?:(?:,\s*(?:and\s+)?|\s+(?:and|to)\s+)" + _SHORT
+    + r")*)\]?"
+)
+# An old section printed above the current one under the same number ("§478-5  [OLD] REPEALED.  L 1986, ...").
+_REPEALED = re.compile(r"(?:\[OLD\]\s*)?REPEALED\b")
+_OLD = re.compile(r"\s*\[OLD\]")
+# A heading ends at its first period followed by a line break, two spaces or the end; no heading of the index
+# has a period followed by a space inside it.
+_OWN_HEADING = re.compile(r"\s*((?:[^\n]|\n(?!\n))+?\.\]?)(?=[ \t]{2,}|\n|\s*\Z)")
+
+
+def _mark_for(text: str, number: str) -> re.Match[str] | None:
+    """The mark that opens this section's current text.
+
+    A page may open with an older stub under the same number or a range that includes it
+    ("§§346-51 to 346-62  [OLD] REPEALED." above "§346-51  Public assistance ..."): the current text is the
+    first mark naming the number that is not an [OLD] stub, else the first mark naming it, else the first mark.
+    """
+    marks = list(_MARK_AT.finditer(text))
+    naming = [m for m in marks if _names(m.group(2), number)]
+    current = [m for m in naming if not _OLD.match(text, m.end())]
+    if current:
+        return current[0]
+    if naming:
+        return naming[0]
+    return marks[0] if marks else None
+
+
+def _sort_key(number: str) -> tuple[tuple[int, str], ...]:
+    return tuple((int(p), "") if p.isdigit() else (0, p) for p in re.findall(r"\d+|[A-Z]+", number))
+
+
+def _names(names: str, number: str) -> bool:
+    """Whether a mark's list of numbers names this one, a range naming what lies between its ends."""
+    chapter = names.split("-", 1)[0]
+    parts = re.split(r"(,\s*(?:and\s+)?|\s+(?:and|to)\s+)", names)
+    full = [p if "-" in p else f"{chapter}-{p}" for p in parts[::2]]
+    if number in full:
+        return True
+    return any(
+        joint.strip() == "to" and _sort_key(low) <= _sort_key(number) <= _sort_key(high)
+        for low, joint, high in zip(full[:-1], parts[1::2], full[1:], strict=True)
+    )
+
+
 def _split(text: str, number: str, heading: str) -> tuple[str, str, str, str]:
     """(heading, body, history, notes) of one section's text."""
-    text = _NAV.sub("", text.replace("\r\n", "\n")).strip()
-    # Start at the section mark; what precedes it is part/subpart headings.
-    # Prefer the mark at the start of the text or of an indented line: notes
-    # above a section may cite its number at the start of a wrapped line.
-    mark = re.search(r"(?:\A|\n[ \t]+)\[?§{1,2}\s*" + re.escape(number) + r"\b", text)
-    if mark is None:  # an index number the page does not print (383-61.5 is printed §383-161)
-        mark = re.search(r"(?:\A|\n[ \t]+)\[?§{1,2}\s*\d", text)
-    if mark is None:
-        mark = re.search(r"\[?§{1,2}\s*" + re.escape(number) + r"\b", text)
-    if mark is None:
-        mark = re.search(r"\[?§{1,2}", text)
-    rest = text[mark.start():].lstrip() if mark else text
-    # Drop the mark itself ("§521-44", "[§521-1]", "§§501-61, 501-62").
-    rest = re.sub(r"^\[?§{1,2}\s*[\w.-]+(?:,\s*[\w.-]+)*(?:\s+to\s+[\w.-]+)?\]?", "", rest, count=1)
-    # Drop the heading, whose line breaks differ from the index's copy. Some
-    # index headings carry a part title or a note; then the text's own heading
-    # (which ends at a period followed by two spaces) is the one used.
-    words = heading.split()
-    pattern = r"^\s*\[?" + r"\s+".join(re.escape(w) for w in words) + r"\]?\.?"
-    if words and "§" not in heading and re.match(pattern, rest):
-        rest = re.sub(pattern, "", rest, count=1)
-    else:
-        own = re.match(r"^\s*\[?((?:[^\n]|\n(?!\n))+?[.\]])(?: {2,}|\n\n|\s*$)", rest)
-        if own:
-            heading = squash(own.group(1)).strip("[]")
-            rest = rest[own.end():]
+    # The pages print some section numbers with a non-breaking hyphen (U+2011), a typographic variant of
+    # the hyphen like U+00A0 of the space: read as the hyphen everywhere, so "§603‑21.5" is found as typed.
+    text = _NAV.sub("", text.replace("\r\n", "\n").replace("\u2011", "-")).strip()
+    # Start at the section's mark; what precedes it is part/subpart headings, notes or an older stub.
+    mark = _mark_for(text, number)
+    rest = text[mark.end():] if mark else text
+    rest = rest.lstrip()
+    # The heading is the text's own. It ends at a period that a line break or two spaces follow, or earlier
+    # where the index's copy of it ends at a period followed by a new sentence ("Review hearings. Except
+    # for ..."): some pages put one space there. An index heading that runs on into the text ("Funds.] The
+    # State shall ..."), is cut short ("... provider…") or carries a part title or a note is no guide.
+    own = _OWN_HEADING.match(rest)
+    end = own.end() if own else None
+    words = heading.removesuffix("…").split()
+    hint = re.match(r"\s*\[?" + r"\s+".join(re.escape(w) for w in words) + r"\]?\.?\]?", rest) if words else None
+    if hint and rest[hint.end() - 1] in ".]" and (end is None or hint.end() < end) and (
+            re.match(r"\s+[^a-z\s]|\s*\Z", rest[hint.end():])):
+        end = hint.end()
+    if end is not None:
+        heading = squash(rest[:end])
+        # "[§349-15  Heading.]" and "§353-1  [Heading.]": the bracket of an editor's addition is not the heading's.
+        if heading.endswith("]") and heading.count("[") == heading.count("]") - 1:
+            heading = heading[:-1]
+        elif heading.startswith("[") and heading.endswith("]") and heading.count("[") == 1:
+            heading = heading[1:-1]
+        rest = rest[end:]
     notes_at = _NOTES_START.search(rest)
     notes = ""
     if notes_at:
@@ -119,9 +171,8 @@ def parse(raw: bytes, *, meta_raw: bytes, filename: str = "") -> ParsedSource:
         number, index_heading = str(sec[1]), _MARK.sub("", squash(str(sec[2])), count=1)
         heading, body, history, notes = _split(entry["t"], number, index_heading)
         seen[number] = seen.get(number, 0) + 1
-        repealed = any(h.upper().startswith("REPEALED") for h in (index_heading, heading)) or bool(
-            re.match(r"REPEALED\b", body)
-        )
+        # The section's current text decides, not the index (which may still say REPEALED of a reenacted number).
+        repealed = bool(_REPEALED.match(heading.upper()) or _REPEALED.match(body))
         if repealed and not body:
             body = "Repealed."
         provisions.append(

@@ -14,18 +14,30 @@ import xml.etree.ElementTree as ET
 from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
 
 PARSER_NAME = "uslm-xml"
-PARSER_VERSION = "1"
+PARSER_VERSION = "2"
 NS = "{http://xml.house.gov/schemas/uslm/1.0}"
 OFFICIAL_BASE = "https://uscode.house.gov/view.xhtml?req=granuleid:USC-prelim-title{title}-section{section}&num=0&edition=prelim"
-
 
 
 def _local(tag: str) -> str:
     return tag.rsplit("}", 1)[-1]
 
 
-def _text(elem: ET.Element) -> str:
-    """Text of an element with line breaks between block elements (num and heading joined inline)."""
+def _inline(elem: ET.Element | None) -> str:
+    """A heading with its inline elements (<date>, <ref>, <i>) kept: "... Awards of <date>June 10, 1958</date>"."""
+    return squash("".join(elem.itertext())) if elem is not None else ""
+
+
+def _is_footnote(node: ET.Element) -> bool:
+    return _local(node.tag) == "note" and node.get("type") == "footnote"
+
+
+def _text(elem: ET.Element, footnotes: list[str] | None = None) -> str:
+    """Text of an element with line breaks between block elements (num and heading joined inline).
+
+    A footnote's marker stays in the text as "[1]" and its note goes to ``footnotes`` as "[1] So in original.",
+    so neither runs into the sentence around it ("in force,11 So in original").
+    """
     lines: list[str] = []
     buf: list[str] = []
 
@@ -33,6 +45,18 @@ def _text(elem: ET.Element) -> str:
 
     def walk(node: ET.Element) -> None:
         name = _local(node.tag)
+        if _is_footnote(node):
+            num = node.find(f"{NS}num")
+            mark = _inline(num)
+            rest = (num.tail or "") + "".join(
+                "".join(child.itertext()) + (child.tail or "") for child in node if child is not num
+            ) if num is not None else "".join(node.itertext())
+            if footnotes is not None:
+                footnotes.append(squash(f"[{mark}] {rest}" if mark else rest))
+            return
+        if name == "ref" and node.get("class") == "footnoteRef":
+            buf.append(f"[{squash(''.join(node.itertext()))}]")
+            return
         # A block starts a new line, except right after its own "(a)" number.
         if name in {"subsection", "paragraph", "subparagraph", "clause", "subclause", "item", "p",
                     "chapeau", "continuation", "tr"} and buf and not after_num[0]:
@@ -74,7 +98,7 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
         raise ParseError(f"{filename or 'USLM file'}: root is not a <uscDoc identifier='/us/usc/tN'>")
     title = found.group(1)
     title_elem = root.find(f"{NS}main/{NS}title")
-    title_heading = squash(title_elem.findtext(f"{NS}heading") or "") if title_elem is not None else ""
+    title_heading = _inline(title_elem.find(f"{NS}heading")) if title_elem is not None else ""
 
     provisions: list[ParsedProvision] = []
     seen: dict[str, int] = {}
@@ -85,7 +109,7 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
             if name == "chapter":
                 num = child.find(f"{NS}num")
                 chap = (num.get("value") if num is not None else "") or ""
-                visit(child, chap, squash(child.findtext(f"{NS}heading") or ""))
+                visit(child, chap, _inline(child.find(f"{NS}heading")))
             elif name == "section":
                 ident = child.get("identifier") or ""
                 m = re.match(rf"/us/usc/t{re.escape(title)}/s([\w.-]+)$", ident)
@@ -95,8 +119,11 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
                 visit(child, chapter, chapter_title)
 
     def _section(sec: ET.Element, number: str, chapter: str, chapter_title: str) -> ParsedProvision:
-        heading = squash(sec.findtext(f"{NS}heading") or "")
-        body_parts, history, notes = [], "", []
+        heading = _inline(sec.find(f"{NS}heading"))
+        body_parts: list[str] = []
+        notes: list[str] = []
+        footnotes: list[str] = []
+        history = ""
         for child in sec:
             name = _local(child.tag)
             if name in {"num", "heading"}:
@@ -104,9 +131,9 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
             if name == "sourceCredit":
                 history = squash("".join(child.itertext()))
             elif name == "notes":
-                notes.append(_text(child))
+                notes.append(_text(child, footnotes))
             else:
-                body_parts.append(_text(child))
+                body_parts.append(_text(child, footnotes))
         seen[number] = seen.get(number, 0) + 1
         status = (sec.get("status") or "").lower()
         repealed = status in {"repealed", "omitted"} or bool(re.match(r"\[?Repealed\b", heading, re.I))
@@ -119,7 +146,7 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
             heading=heading,
             body=body or ("Repealed." if repealed else ""),
             history=history,
-            notes="\n".join(n for n in notes if n),
+            notes="\n".join(n for n in (*footnotes, *notes) if n),
             repealed=repealed,
             variant=seen[number],
             official_url=OFFICIAL_BASE.format(title=title, section=number),

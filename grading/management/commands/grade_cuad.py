@@ -125,12 +125,14 @@ class Command(BaseCommand):
             lines = path.read_text(encoding="utf-8").splitlines()
         except (OSError, UnicodeDecodeError) as exc:
             raise CommandError(f"{path}: {exc}") from exc
-        titles = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+        # A title is the whole line, verbatim: four CUAD titles end with a space ("Sonos, Inc. - Manufacturing
+        # Agreement "), and a title stripped of it names no contract.
+        titles = [line for line in lines if line.strip() and not line.startswith("#")]
         ids = dataset_contract_ids(dataset=dataset, titles=titles)
         unknown = [title for title in titles if title not in ids]
         if unknown or not titles:
-            raise CommandError(f"{path}: {len(unknown)} unknown contract title(s), e.g. {unknown[:3]}"
-                               if unknown else f"{path}: lists no contract")
+            raise CommandError(f"{path}: {len(unknown)} unknown contract title(s), e.g. {unknown[:3]} (titles are "
+                               "matched verbatim, spaces included)" if unknown else f"{path}: lists no contract")
         return dataset, [ids[title] for title in dict.fromkeys(titles)]
 
     def _load_and_sample(self, o: dict) -> tuple:

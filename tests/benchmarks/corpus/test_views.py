@@ -79,3 +79,23 @@ def test_corpus_and_chapter_pages_read_no_source_file_nor_section_text(db, stake
         read = " ".join(q["sql"] for q in queries.captured_queries)
         assert '"raw"' not in read, url
         assert '"benchmarks_provision"."body"' not in read, url
+
+
+def test_a_corpus_file_without_title_chapter_or_part_lists_its_sections_flat(db, stakeholder_client):
+    import json
+
+    from benchmarks.corpus.services import corpus_file_import
+
+    lines = [{"citation": f"Manual § {i}", "heading": f"Rule {i}.", "text": f"Text of rule {i}.",
+              "url": f"https://example.org/manual#{i}", "as_of": "2025-01-01", "jurisdiction": "Example",
+              "code": "Example Manual"} for i in range(1, PROVISIONS_PER_PAGE + 4)]
+    raw = "".join(json.dumps(line) + "\n" for line in lines).encode()
+    corpus_file_import(code="manual", raw=raw, filename="manual.jsonl")
+    page = stakeholder_client.get(reverse("benchmarks:corpus", args=["manual"]))
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "Manual § 1" in html and "Rule 1." in html
+    assert html.count('href="/benchmarks/corpus/provisions/') == PROVISIONS_PER_PAGE
+    assert "<h2>Chapters</h2>" not in html
+    second = stakeholder_client.get(reverse("benchmarks:corpus", args=["manual"]), {"page": 2}).content.decode()
+    assert f"Manual § {PROVISIONS_PER_PAGE + 3}" in second

@@ -171,6 +171,26 @@ def test_the_manifest_limits_gold_to_its_contracts(cuad_dataset, tmp_path):
     assert result["counts"]["spans"] == spans and result["f1"] == 1.0
 
 
+def test_a_split_file_names_a_contract_whose_title_ends_with_a_space_verbatim(tmp_path):
+    # Four CUAD titles end with a space ("Sonos, Inc. - Manufacturing Agreement "): a split line is the whole title.
+    items = contracts()
+    items[0] = {**items[0], "title": items[0]["title"] + " "}
+    path = tmp_path / "CUAD_v1.json"
+    path.write_bytes(cuad_bytes(items))
+    call_command("load_cuad", str(path), stdout=StringIO())
+    split = tmp_path / "split.txt"
+    split.write_text(f"# test split\n{items[0]['title']}\n", encoding="utf-8")
+    run = {"model": "m", "extractions": [
+        {"contract": items[0]["title"], "category": category, "text": text}
+        for category, answers in items[0]["answers"].items() for _, text in answers]}
+    result = grade_json(tmp_path, run, "--split", str(split))
+    spans = sum(len(a) for a in items[0]["answers"].values())
+    assert result["counts"]["spans"] == spans and result["f1"] == 1.0
+    split.write_text(items[0]["title"].rstrip() + "\n", encoding="utf-8")
+    with pytest.raises(CommandError, match="matched verbatim"):
+        grade_json(tmp_path, run, "--split", str(split))
+
+
 def test_an_invalid_run_names_index_and_field_and_stores_nothing(cuad_dataset, tmp_path):
     run = {"model": "bad", "extractions": [
         {"contract": "ALPHA-DISTRIBUTOR AGREEMENT", "category": "Document Name", "text": "ok"},
