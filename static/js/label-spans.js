@@ -12,7 +12,11 @@
   let chunks = []; // [{start, end, node}]
   let spans = []; // [[start, end], ...] sorted, merged, trimmed: as the server stores them
   let hits = [], hit = -1, hitLength = 0; // the search's match offsets, the one shown and its length
-  let lastSelection = null; // [start, end] of the latest selection inside the text
+  let lastSelection = null; // [start, end] of the latest mouse selection inside the text
+  // The text cursor of the keyboard (WCAG 2.1.1): ``caret`` is an offset into the stored text; with ``anchor`` set
+  // (and different) the characters between them are selected. Painted in the chunks like the marks, so it works
+  // without the browser's caret browsing; ``grown`` remembers the selections "x" grew from, for "X".
+  let caret = 0, anchor = null, grown = [];
   let timer = null, inflight = null, leaving = false, helpReturn = null; // autosave, navigation, the "?" list
 
   const $ = (selector) => document.querySelector(selector);
@@ -87,8 +91,18 @@
   }
 
   function overlaps(chunk) {
+    const sel = selected();
     return spans.some(([s, e]) => s < chunk.end && e > chunk.start) ||
-      (hit >= 0 && hits[hit] < chunk.end && hits[hit] + hitLength > chunk.start);
+      (hit >= 0 && hits[hit] < chunk.end && hits[hit] + hitLength > chunk.start) ||
+      (sel && sel[0] < chunk.end && sel[1] > chunk.start) || caretIn(chunk);
+  }
+
+  // The chunk that shows the caret: the one it stands in, or the last one when it is at the very end.
+  const caretIn = (chunk) => (caret >= chunk.start && caret < chunk.end) || (caret === text.length && chunk.end === text.length);
+
+  function selected() {
+    if (anchor === null || anchor === caret) return null;
+    return [Math.min(anchor, caret), Math.max(anchor, caret)];
   }
 
   function chunkOf(offset) {
@@ -101,11 +115,13 @@
     return chunks[lo];
   }
 
-  // A chunk's text with its marks: span highlights, and the current search match.
+  // A chunk's text with its marks: span highlights (with start and end cues), the current search match, the
+  // keyboard's selection and its caret. The cues are CSS generated content, so the chunk's text stays the stored
+  // text (an offset in the page is an offset in the stored text).
   function paintChunk(chunk) {
     const marks = [];
     spans.forEach(([s, e], i) => {
-      if (s < chunk.end && e > chunk.start) marks.push({ s: Math.max(s, chunk.start), e: Math.min(e, chunk.end), cls: "span-mark", i: i });
+      if (s < chunk.end && e > chunk.start) marks.push({ s: Math.max(s, chunk.start), e: Math.min(e, chunk.end), from: s, to: e, i: i });
     });
     const bounds = new Set([chunk.start, chunk.end]);
     marks.forEach((m) => { bounds.add(m.s); bounds.add(m.e); });
@@ -114,22 +130,44 @@
       const hs = hits[hit];
       const he = hs + hitLength;
       if (hs < chunk.end && he > chunk.start) {
-        current = [Math.max(hs, chunk.start), Math.min(he, chunk.end)];
+        current = [Math.max(hs, chunk.start), Math.min(he, chunk.end), hs, he];
         bounds.add(current[0]); bounds.add(current[1]);
       }
     }
+    const sel = selected();
+    if (sel && sel[0] < chunk.end && sel[1] > chunk.start) { bounds.add(Math.max(sel[0], chunk.start)); bounds.add(Math.min(sel[1], chunk.end)); }
+    const showCaret = caretIn(chunk);
+    if (showCaret) bounds.add(caret);
     const points = Array.from(bounds).sort((a, b) => a - b);
     const frag = document.createDocumentFragment();
-    for (let k = 0; k + 1 < points.length; k += 1) {
+    for (let k = 0; k < points.length; k += 1) {
       const a = points[k];
+      if (showCaret && a === caret) {
+        const mark = document.createElement("span");
+        mark.className = "caret";
+        mark.setAttribute("aria-hidden", "true");
+        frag.appendChild(mark);
+      }
+      if (k + 1 >= points.length) break;
       const b = points[k + 1];
       const piece = text.slice(a, b);
       const inSpan = marks.find((m) => m.s <= a && m.e >= b);
       const inHit = current && current[0] <= a && current[1] >= b;
-      if (!inSpan && !inHit) { frag.appendChild(document.createTextNode(piece)); continue; }
-      const mark = document.createElement("mark");
-      if (inSpan) { mark.className = "span-mark"; mark.dataset.span = String(inSpan.i); }
-      if (inHit) mark.classList.add("hit");
+      const inSel = sel && sel[0] <= a && sel[1] >= b;
+      if (!inSpan && !inHit && !inSel) { frag.appendChild(document.createTextNode(piece)); continue; }
+      const mark = document.createElement(inSpan || inHit ? "mark" : "span");
+      if (inSpan) {
+        mark.className = "span-mark";
+        mark.dataset.span = String(inSpan.i);
+        if (a === inSpan.from) mark.dataset.cueStart = "Start of highlight " + (inSpan.i + 1) + ".";
+        if (b === inSpan.to) mark.dataset.cueEnd = "End of highlight " + (inSpan.i + 1) + ".";
+      }
+      if (inHit) {
+        mark.classList.add("hit");
+        if (a === current[2]) mark.dataset.hitStart = "Search match.";
+        if (b === current[3]) mark.dataset.hitEnd = "End of match.";
+      }
+      if (inSel) mark.classList.add("kbd-sel");
       mark.textContent = piece;
       frag.appendChild(mark);
     }
@@ -202,6 +240,11 @@
     return input ? input.value : fallback;
   }
   const presentValue = () => valueOf("p", "1");
+  function answerWord(value) {
+    const input = presence() ? presence().querySelector('input[value="' + CSS.escape(value) + '"]') : null;
+    const label = input ? input.closest("label") : null;
+    return label ? label.textContent.replace(input.dataset.key, "").trim() : value;
+  }
   const absentValue = () => valueOf("a", "0");
 
   function setSpans(next, message) {
@@ -216,15 +259,20 @@
 
   function addSelection() {
     if (locked()) return;
-    const offsets = selectionOffsets() || lastSelection;
-    if (!offsets) { status("Select text in the contract first, then press h.", "failed"); return; }
+    const offsets = selectionOffsets() || selected() || lastSelection;
+    if (!offsets) { status("Select text in the contract first (Shift and the arrow keys, or x), then press h.", "failed"); return; }
     const added = normalise([offsets]);
     if (!added.length) { status("The selection is only white space.", "failed"); return; }
     if (chosen() !== presentValue()) choose(presentValue());
     lastSelection = null;
     const selection = window.getSelection();
     if (selection) selection.removeAllRanges();
-    setSpans(spans.concat(added), "Highlighted " + (where(added[0][0], added[0][1]) || "the selection") + ".");
+    grown = [];
+    if (anchor !== null) place(caret, null);
+    const next = normalise(spans.concat(added));
+    setSpans(next, "Highlighted" + (where(added[0][0], added[0][1]) ? " (" + where(added[0][0], added[0][1]) + ")" : "") +
+             ": " + quote(added[0][0], added[0][1]) + ". " + next.length + (next.length === 1 ? " highlight" : " highlights") +
+             ", marked present.");
   }
 
   function removeSpan(index) {
@@ -275,6 +323,153 @@
     (mark || chunk.node).scrollIntoView({ block: "center" });
   }
 
+  // ------------------------------------------------------------------ the keyboard's text cursor
+  const WORD = /[\p{L}\p{N}_'’-]/u;
+  const isWord = (ch) => ch !== undefined && WORD.test(ch);
+
+  function lineStart(at) { return text.lastIndexOf("\n", at - 1) + 1; }
+  function lineEnd(at) { const nl = text.indexOf("\n", at); return nl === -1 ? text.length : nl; }
+
+  function wordRight(at) {
+    while (at < text.length && !isWord(text[at])) at += 1;
+    while (at < text.length && isWord(text[at])) at += 1;
+    return at;
+  }
+  function wordLeft(at) {
+    while (at > 0 && !isWord(text[at - 1])) at -= 1;
+    while (at > 0 && isWord(text[at - 1])) at -= 1;
+    return at;
+  }
+
+  // A paragraph is a line of the stored text (contracts keep one paragraph a line); a sentence ends at . ; ? or !
+  // before white space, or at the paragraph's end.
+  function paragraphAround([s, e]) {
+    return trimmed([lineStart(s), lineEnd(Math.max(s, e - 1))]);
+  }
+  function sentenceAround([s, e]) {
+    const [ps, pe] = [lineStart(s), lineEnd(Math.max(s, e - 1))];
+    let a = s;
+    while (a > ps && !(/[.;?!]/.test(text[a - 1]) && isSpace(text[a]))) a -= 1;
+    let b = Math.max(e, s + 1);
+    while (b < pe && !(/[.;?!]/.test(text[b - 1]) && isSpace(text[b]))) b += 1;
+    return trimmed([a, Math.min(b, pe)]);
+  }
+  function wordAround(at) {
+    let a = at, b = at;
+    while (a > 0 && isWord(text[a - 1])) a -= 1;
+    while (b < text.length && isWord(text[b])) b += 1;
+    return b > a ? [a, b] : null;
+  }
+  function trimmed([s, e]) {
+    while (s < e && isSpace(text[s])) s += 1;
+    while (e > s && isSpace(text[e - 1])) e -= 1;
+    return [s, e];
+  }
+
+  function place(nextCaret, nextAnchor) {
+    const before = [[caret, caret + 1]];
+    const old = selected();
+    if (old) before.push(old);
+    caret = Math.max(0, Math.min(text.length, nextCaret));
+    anchor = nextAnchor === null || nextAnchor === undefined ? null : Math.max(0, Math.min(text.length, nextAnchor));
+    const now = selected();
+    repaint(before.concat([[caret, caret + 1]], now ? [now] : []));
+    const shown = document.querySelector("#contract-text .caret");
+    if (shown) shown.scrollIntoView({ block: "nearest" });
+  }
+
+  function quote(s, e) {
+    const piece = text.slice(s, e).replace(/\s+/g, " ").trim();
+    return piece.length > 160 ? piece.slice(0, 150) + "… (" + (e - s) + " characters)" : piece;
+  }
+
+  function sayCaret(how) {
+    const sel = selected();
+    if (sel) {
+      announce("Selected" + (where(sel[0], sel[1]) ? " (" + where(sel[0], sel[1]) + ")" : "") + ": " + quote(sel[0], sel[1]), "status");
+      return;
+    }
+    let said;
+    if (how === "char") {
+      const ch = text[caret];
+      said = ch === undefined ? "end of the text" : ch === "\n" ? "line break" : /\s/.test(ch) ? "space" : ch;
+    } else if (how === "word") {
+      const w = wordAround(caret) || wordAround(wordRight(caret));
+      said = w ? text.slice(w[0], w[1]) : "end of the text";
+    } else {
+      said = quote(lineStart(caret), lineEnd(caret)) || "blank line";
+    }
+    announce(said + (how === "line" && where(caret, caret + 1) ? " (" + where(caret, caret + 1) + ")" : ""), "status");
+  }
+
+  // The keys of the text cursor, on the focused contract text. They are the text's own keys, as in any text field,
+  // so they work whatever the shortcut setting; letters stay shortcuts.
+  function cursorKey(event) {
+    const key = event.key;
+    const extend = event.shiftKey;
+    const byWord = event.ctrlKey || event.altKey;
+    const sel = selected();
+    let next = null;
+    let how = "char";
+    switch (key) {
+      case "ArrowRight":
+        if (byWord) { next = wordRight(caret); how = "word"; }
+        else next = !extend && sel ? sel[1] : caret + 1;
+        break;
+      case "ArrowLeft":
+        if (byWord) { next = wordLeft(caret); how = "word"; }
+        else next = !extend && sel ? sel[0] : caret - 1;
+        break;
+      case "ArrowDown": case "ArrowUp": {
+        const column = caret - lineStart(caret);
+        const target = key === "ArrowDown" ? lineEnd(caret) + 1 : lineStart(caret) - 1;
+        if (target < 0) next = 0;
+        else if (target > text.length) next = text.length;
+        else { const ls = lineStart(target); next = Math.min(ls + column, lineEnd(ls)); }
+        how = "line";
+        break;
+      }
+      case "Home": next = event.ctrlKey ? 0 : lineStart(caret); how = "line"; break;
+      case "End": next = event.ctrlKey ? text.length : lineEnd(caret); how = "line"; break;
+      case "Enter":
+        if (hit < 0) return false;
+        grown = [];
+        place(hits[hit] + hitLength, hits[hit]);
+        sayCaret();
+        return true;
+      case "Escape":
+        if (!sel) return false;
+        grown = [];
+        place(caret, null);
+        announce("Selection cleared.", "status");
+        return true;
+      default:
+        return false;
+    }
+    grown = [];
+    place(next, extend ? (anchor === null ? caret : anchor) : null);
+    sayCaret(how);
+    return true;
+  }
+
+  // "x" grows the selection to the word, then the sentence, then the paragraph around it; "X" goes back a step.
+  function grow() {
+    const sel = selected() || [caret, caret];
+    const steps = [wordAround(sel[0]), sentenceAround(sel), paragraphAround(sel)];
+    const next = steps.find((r) => r && r[1] > r[0] && r[0] <= sel[0] && r[1] >= sel[1] && (r[0] < sel[0] || r[1] > sel[1]));
+    if (!next) { announce("The whole paragraph is selected; select on with Shift and the arrow keys.", "status"); return; }
+    grown.push([anchor, caret]);
+    place(next[1], next[0]);
+    sayCaret();
+  }
+
+  function shrink() {
+    if (!grown.length) { announce(selected() ? "Nothing to shrink back to." : "Nothing is selected.", "status"); return; }
+    const [a, c] = grown.pop();
+    place(c, a);
+    if (selected()) sayCaret(); else announce("Selection cleared.", "status");
+  }
+
   // ------------------------------------------------------------------ search in the document
   const searchLength = () => document.getElementById("doc-search").value.length;
 
@@ -310,8 +505,14 @@
     hit = hit < 0 ? (direction > 0 ? 0 : hits.length - 1) : (hit + direction + hits.length) % hits.length;
     hitLength = searchLength();
     repaint(old.concat([[hits[hit], hits[hit] + hitLength]]));
+    // The match is selected, so that "h" (or "x" to grow it to its sentence first) needs no other key.
+    grown = [];
+    place(hits[hit] + hitLength, hits[hit]);
     reveal(hits[hit]);
     count();
+    const at = where(hits[hit], hits[hit] + hitLength);
+    announce("Match " + (hit + 1) + " of " + hits.length + (at ? ", " + at : "") + ", selected: " +
+             quote(lineStart(hits[hit]), lineEnd(hits[hit])), "status");
   }
 
   // ------------------------------------------------------------------ saving
@@ -396,12 +597,9 @@
         f.dataset.revision = String(data.revision.number);
         const line = f.querySelector('[data-testid="status"]');
         if (line) line.dataset.clean = "Saved at " + String(data.revision.created_at).slice(11, 16) + ", revision " + data.revision.number + " (draft)";
-        if (!f.querySelector('button[data-action="undo"]')) {
-          const undo = document.createElement("button");
-          undo.type = "submit"; undo.name = "action"; undo.value = "undo"; undo.className = "secondary";
-          undo.dataset.action = "undo"; undo.textContent = "Undo (z)";
-          f.querySelector(".judgment-actions").appendChild(undo);
-        }
+        const undoButton = f.querySelector('button[data-action="undo"]');
+        if (undoButton) undoButton.hidden = false;
+        announce("Draft saved (revision " + data.revision.number + ").", "status");
         refresh();
         if (dirty()) changed();
         return !dirty();
@@ -483,8 +681,15 @@
 
   document.addEventListener("change", (event) => {
     if (!event.target.closest || !event.target.closest("#judgment")) return;
-    if (event.target.type === "radio" && event.target.value === absentValue() && spans.length) {
-      setSpans([], "Marked absent: the " + "spans were removed (z brings them back).");
+    if (event.target.type === "radio" && event.target.closest("fieldset.presence")) {
+      // Spans answer "present": absent or unknown with spans would be refused by the server, so they go (z
+      // brings them back before the draft is saved, and the saved revision after).
+      const meaning = answerWord(event.target.value);
+      if (event.target.value !== presentValue() && spans.length) {
+        setSpans([], "Marked " + meaning + ": the highlights were removed (z brings them back).");
+        return;
+      }
+      announce("Marked " + meaning + ".", "status");
     }
     changed();
   });
@@ -495,6 +700,20 @@
   document.addEventListener("selectionchange", () => {
     const offsets = selectionOffsets();
     if (offsets) lastSelection = offsets;
+  });
+  // A click puts the text cursor where it landed; a drag becomes the cursor's selection (so Shift and the arrow
+  // keys go on from it, and it looks the same as one made with the keys).
+  document.addEventListener("mouseup", (event) => {
+    if (!event.target.closest || !event.target.closest("#contract-text")) return;
+    const selection = window.getSelection();
+    if (!selection || selection.rangeCount === 0) return;
+    const range = selection.getRangeAt(0);
+    const end = pointOffset(range.endContainer, range.endOffset);
+    if (end === null) return;
+    const start = selection.isCollapsed ? null : pointOffset(range.startContainer, range.startOffset);
+    grown = [];
+    if (start === null) place(end, null);
+    else { selection.removeAllRanges(); lastSelection = null; place(end, start); sayCaret(); }
   });
   document.addEventListener("submit", (event) => {
     if (event.target.id === "judgment") { field().value = JSON.stringify(spans); leaving = true; return; }
@@ -533,12 +752,14 @@
       if (event.key === "Escape") { document.getElementById("contract-text").focus(); event.preventDefault(); }
       return;
     }
+    if (target && target.id === "contract-text" && !event.metaKey && cursorKey(event)) { event.preventDefault(); return; }
     const mode = shortcutMode();
     if (mode === "off" || event.ctrlKey || event.metaKey) return;
     if (mode === "single" ? event.altKey : !event.altKey) return;
     if (typing(target)) return;
     const key = shortcutKey(event, mode);
     if (key === "N") { step(-1); event.preventDefault(); return; }
+    if (key === "X") { shrink(); event.preventDefault(); return; }
     const lower = key.length === 1 ? key.toLowerCase() : key;
     if (lower === "?") { help(true); event.preventDefault(); return; }
     if (lower === "/") { document.getElementById("doc-search").focus(); event.preventDefault(); return; }
@@ -553,6 +774,7 @@
     let url = null;
     switch (lower) {
       case "h": addSelection(); event.preventDefault(); return;
+      case "x": grow(); event.preventDefault(); return;
       case "n": step(1); event.preventDefault(); return;
       case "d": submit("save"); event.preventDefault(); return;
       case "c": submit("complete"); event.preventDefault(); return;

@@ -40,6 +40,14 @@
     return group.querySelector('input[type="radio"]:checked') || group.querySelector('input[type="radio"]');
   }
 
+  // What a grade key did, as a screen reader hears it: "Section grade: 3 highly relevant".
+  function gradeWords(group, option) {
+    const legend = group.querySelector("legend");
+    const label = option.closest("label");
+    const meaning = label ? label.textContent.replace(option.dataset.key, "").trim() : option.value;
+    return (legend ? legend.textContent.trim() + ": " : "") + option.value + (meaning && meaning !== option.value ? " " + meaning : "");
+  }
+
   function form() {
     return document.getElementById("judgment");
   }
@@ -154,6 +162,9 @@
         const line = f.querySelector('[data-testid="status"]');
         if (line) line.dataset.clean = "Saved at " + hhmm(data.revision.created_at) + ", revision " +
           data.revision.number + " (draft)";
+        const undoButton = f.querySelector('button[data-action="undo"]');
+        if (undoButton) undoButton.hidden = false;
+        announce("Draft saved (revision " + data.revision.number + ").", "status");
         refresh();
         if (dirty()) changed(); // typed on while the save was in flight
         return !dirty();
@@ -337,6 +348,7 @@
       const option = group.querySelector('input[type="radio"][data-key="' + CSS.escape(key) + '"]');
       if (option) {
         option.checked = true;
+        announce(gradeWords(group, option), "status");
         if (active < all.length - 1) active += 1;
         paint();
         changed();
