@@ -1,13 +1,12 @@
-// The clause-labelling workspace: one category over the whole contract. The text comes from the stored text itself
+// The clause spans item kind of the reviewer's workspace (workspace.js): one category over the whole contract. The
+// core saves, submits, undoes and announces; this adds the spans. The text comes from the stored text itself
 // (a JSON copy on the page), cut into chunks whose text is exactly one slice of it, so an offset in the page is an
 // offset in the stored text. Chunks are laid out by the browser only near the screen (content-visibility), and a
 // change re-renders only the chunks it touches: opening and highlighting cost the same on a 300-page contract.
-// Spans, the answer and the note autosave as a draft through the reviewer's judgment API; the buttons post the
-// form (complete, save, undo, reopen) with the same fields.
+// The spans travel in the form's hidden "spans" field and in the autosave's body, beside the core's grades and note.
 (function () {
   "use strict";
   const CHUNK = 2000; // characters a chunk aims at, cut at the next line end
-  const AUTOSAVE_DELAY_MS = 800;
   let text = "", map = { unit: "", starts: [] }; // the stored text, and where its pages/paragraphs start
   let chunks = []; // [{start, end, node}]
   let spans = []; // [[start, end], ...] sorted, merged, trimmed: as the server stores them
@@ -17,20 +16,15 @@
   // (and different) the characters between them are selected. Painted in the chunks like the marks, so it works
   // without the browser's caret browsing; ``grown`` remembers the selections "x" grew from, for "X".
   let caret = 0, anchor = null, grown = [];
-  let timer = null, inflight = null, leaving = false, helpReturn = null; // autosave, navigation, the "?" list
+  const core = window.ReviewWorkspace;
+  const announce = (message, level) => core.announce(message, level);
+  const status = (message, level) => core.status(message, level);
+  const changed = () => core.changed();
 
   const $ = (selector) => document.querySelector(selector);
-  const form = () => document.getElementById("judgment");
   const field = () => $('#judgment input[name="spans"]');
   const presence = () => $("#judgment fieldset.presence");
-  const locked = () => !form() || form().dataset.status === "complete";
-
-  function announce(message, kind) {
-    const region = document.getElementById(kind === "error" ? "announce-error" : "announce");
-    if (!region || !message) return;
-    region.textContent = ""; // emptied first, so that the same message twice is heard twice
-    window.setTimeout(() => { region.textContent = message; }, 30);
-  }
+  const locked = () => core.locked();
 
   // ------------------------------------------------------------------ the text, in chunks
   function cuts() {
@@ -245,7 +239,6 @@
     const label = input ? input.closest("label") : null;
     return label ? label.textContent.replace(input.dataset.key, "").trim() : value;
   }
-  const absentValue = () => valueOf("a", "0");
 
   function setSpans(next, message) {
     const before = spans;
@@ -515,195 +508,11 @@
              quote(lineStart(hits[hit]), lineEnd(hits[hit])), "status");
   }
 
-  // ------------------------------------------------------------------ saving
-  function current() {
-    return { presence: chosen(), spans: JSON.stringify(spans), note: noteValue() };
-  }
 
-  const noteValue = () => ($('#judgment textarea[name="note"]') || { value: "" }).value.trim();
-
-  function saved() {
-    const note = $('#judgment textarea[name="note"]');
-    return { presence: presence() ? presence().dataset.saved || "" : "", spans: JSON.stringify(JSON.parse(field().dataset.saved || "[]")),
-             note: note ? (note.dataset.saved || "").trim() : "" };
-  }
-
-  function dirty() {
-    if (locked()) return false;
-    const a = current();
-    const b = saved();
-    return a.presence !== b.presence || a.spans !== b.spans || a.note !== b.note;
-  }
-
-  function status(message, kind) {
-    const line = $('#judgment [data-testid="status"]');
-    if (!line) return;
-    line.textContent = message;
-    line.classList.toggle("dirty", kind === "dirty");
-    line.classList.toggle("failed", kind === "failed");
-    if (kind === "failed") announce(message, "error");
-  }
-
-  function refresh() {
-    const line = $('#judgment [data-testid="status"]');
-    if (line) status(dirty() ? "Unsaved changes" : line.dataset.clean, dirty() ? "dirty" : "");
-  }
-
-  function changed() {
-    refresh();
-    if (timer) clearTimeout(timer);
-    timer = dirty() ? setTimeout(autosave, AUTOSAVE_DELAY_MS) : null;
-  }
-
-  function autosave() {
-    if (timer) { clearTimeout(timer); timer = null; }
-    if (inflight) return inflight.then(() => autosave());
-    const f = form();
-    if (!f || !dirty()) return Promise.resolve(true);
-    const sent = current();
-    const grade = presence() ? presence().dataset.gradeType : "presence";
-    const body = { grades: {}, complete: false, note: sent.note, spans: JSON.parse(sent.spans) };
-    body.grades[grade] = sent.presence === "" ? null : sent.presence;
-    ["query_hash", "source_hash", "passage_hash"].forEach((name) => {
-      const input = f.querySelector('input[name="' + name + '"]');
-      body[name] = input ? input.value : "";
-    });
-    const token = f.querySelector('input[name="csrfmiddlewaretoken"]');
-    status("Saving…", "dirty");
-    inflight = fetch(f.dataset.autosaveUrl, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": token ? token.value : "" },
-      body: JSON.stringify(body),
-    }).then((response) => response.json().catch(() => ({})).then((data) => ({ response: response, data: data })))
-      .then(({ response, data }) => {
-        if (response.status === 409) { leaving = true; window.location.reload(); return false; }
-        if (!response.ok || !data.revision) {
-          status("Not saved: " + (data.detail || ("the server answered " + response.status)), "failed");
-          return false;
-        }
-        if (presence()) presence().dataset.saved = sent.presence;
-        const stored = JSON.stringify(data.revision.spans || []);
-        field().dataset.saved = stored;
-        if (stored !== sent.spans && JSON.stringify(spans) === sent.spans) {
-          // The server's form wins (it is what was stored), so that the page never saves the same answer again.
-          const before = spans;
-          spans = data.revision.spans || [];
-          field().value = stored;
-          repaint(before.concat(spans));
-          list();
-        }
-        const note = f.querySelector('textarea[name="note"]');
-        if (note) note.dataset.saved = sent.note;
-        f.dataset.revision = String(data.revision.number);
-        const line = f.querySelector('[data-testid="status"]');
-        if (line) line.dataset.clean = "Saved at " + String(data.revision.created_at).slice(11, 16) + ", revision " + data.revision.number + " (draft)";
-        const undoButton = f.querySelector('button[data-action="undo"]');
-        if (undoButton) undoButton.hidden = false;
-        announce("Draft saved (revision " + data.revision.number + ").", "status");
-        refresh();
-        if (dirty()) changed();
-        return !dirty();
-      })
-      .catch(() => { status("Not saved: the server could not be reached", "failed"); return false; })
-      .finally(() => { inflight = null; });
-    return inflight;
-  }
-
-  function go(url) { leaving = true; window.location.href = url; }
-  function leave(url) {
-    if (!dirty() && !inflight) { go(url); return; }
-    autosave().then((ok) => {
-      if (ok || window.confirm("Your last change could not be saved. Leave this item anyway and lose it?")) go(url);
-    });
-  }
-
-  function submit(action) {
-    const f = form();
-    const button = f ? f.querySelector('button[data-action="' + action + '"]') : null;
-    if (!button || button.disabled) return;
-    if (timer) { clearTimeout(timer); timer = null; }
-    leaving = true;
-    if (inflight) inflight.then(() => button.click()); else button.click();
-  }
-
-  function undo() {
-    if (dirty()) {
-      // Not saved yet: undoing is going back to what is saved (no revision needed).
-      const before = saved();
-      choose(before.presence);
-      const note = $('#judgment textarea[name="note"]');
-      if (note) note.value = note.dataset.saved || "";
-      setSpans(JSON.parse(before.spans), "Undone.");
-      if (timer) { clearTimeout(timer); timer = null; }
-      refresh();
-      return;
-    }
-    submit("undo");
-  }
-
-  // ------------------------------------------------------------------ keys, clicks
-  function help(show) {
-    const box = document.getElementById("keys-help");
-    if (!box || typeof box.showModal !== "function") return;
-    const open = show === undefined ? !box.open : show;
-    if (open && !box.open) {
-      helpReturn = document.activeElement;
-      box.showModal();
-      const close = box.querySelector("[data-help-close]");
-      if (close) close.focus();
-    } else if (!open && box.open) box.close();
-  }
-
-  const typing = (t) => !!t && !!t.tagName && (t.isContentEditable || t.tagName === "TEXTAREA" ||
-    t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "radio" && t.type !== "checkbox"));
-
-  const linkTo = (which) => (document.querySelector('a[data-nav="' + which + '"]') || {}).href || null;
-
-  document.addEventListener("click", (event) => {
-    const target = event.target;
-    if (!target.closest) return;
-    if (target.closest("[data-help-open]")) { help(true); return; }
-    if (target.closest("[data-help-close]") || target.id === "keys-help") { help(false); return; }
-    if (target.closest('[data-action="add-span"]')) { addSelection(); return; }
-    const remove = target.closest("[data-remove]");
-    if (remove) { removeSpan(Number(remove.dataset.remove)); return; }
-    const jump = target.closest("[data-go]");
-    if (jump) { const s = spans[Number(jump.dataset.go)]; if (s) reveal(s[0]); return; }
-    const searchButton = target.closest("[data-search]");
-    if (searchButton) { step(searchButton.dataset.search === "next" ? 1 : -1); return; }
-    const link = target.closest("a[href]");
-    if (link && !link.target && link.origin === window.location.origin && event.button === 0 &&
-        !event.ctrlKey && !event.metaKey && !event.shiftKey && (dirty() || inflight)) {
-      event.preventDefault();
-      leave(link.href);
-    }
-  });
-
-  document.addEventListener("change", (event) => {
-    if (!event.target.closest || !event.target.closest("#judgment")) return;
-    if (event.target.type === "radio" && event.target.closest("fieldset.presence")) {
-      // Spans answer "present": absent or unknown with spans would be refused by the server, so they go (z
-      // brings them back before the draft is saved, and the saved revision after).
-      const meaning = answerWord(event.target.value);
-      if (event.target.value !== presentValue() && spans.length) {
-        setSpans([], "Marked " + meaning + ": the highlights were removed (z brings them back).");
-        return;
-      }
-      announce("Marked " + meaning + ".", "status");
-    }
-    changed();
-  });
-  document.addEventListener("input", (event) => {
-    if (event.target.id === "doc-search") { search(); return; }
-    if (event.target.name === "note" && event.target.closest("#judgment")) changed();
-  });
-  document.addEventListener("selectionchange", () => {
-    const offsets = selectionOffsets();
-    if (offsets) lastSelection = offsets;
-  });
-  // A click puts the text cursor where it landed; a drag becomes the cursor's selection (so Shift and the arrow
-  // keys go on from it, and it looks the same as one made with the keys).
-  document.addEventListener("mouseup", (event) => {
+  // ------------------------------------------------------------------ the kind's part of the workspace
+  function mouseup(event) {
+    // A click puts the text cursor where it landed; a drag becomes the cursor's selection (so Shift and the arrow
+    // keys go on from it, and it looks the same as one made with the keys).
     if (!event.target.closest || !event.target.closest("#contract-text")) return;
     const selection = window.getSelection();
     if (!selection || selection.rangeCount === 0) return;
@@ -714,90 +523,7 @@
     grown = [];
     if (start === null) place(end, null);
     else { selection.removeAllRanges(); lastSelection = null; place(end, start); sayCaret(); }
-  });
-  document.addEventListener("submit", (event) => {
-    if (event.target.id === "judgment") { field().value = JSON.stringify(spans); leaving = true; return; }
-    if (leaving || !dirty()) { leaving = true; return; }
-    event.preventDefault();
-    const f = event.target;
-    const submitter = event.submitter;
-    autosave().then((ok) => {
-      if (ok || window.confirm("Your last change could not be saved. Leave this item anyway and lose it?")) {
-        leaving = true;
-        f.requestSubmit(submitter);
-      }
-    });
-  });
-
-  const shortcutMode = () => (document.querySelector("[data-shortcuts]") || { dataset: {} }).dataset.shortcuts || "single";
-
-  function shortcutKey(event, mode) {
-    if (mode === "modifier") {
-      const m = /^(?:Digit|Numpad)(\d)$|^Key([A-Z])$/.exec(event.code || "");
-      if (m) return (m[1] || m[2]).toLowerCase();
-      if (event.code === "Slash" && event.shiftKey) return "?";
-    }
-    return event.key;
   }
-
-  document.addEventListener("keydown", (event) => {
-    const target = event.target;
-    const box = document.getElementById("keys-help");
-    if (box && box.open) {
-      if (event.key === "?") { help(false); event.preventDefault(); }
-      return;
-    }
-    if (target && target.id === "doc-search") {
-      if (event.key === "Enter") { step(event.shiftKey ? -1 : 1); event.preventDefault(); }
-      if (event.key === "Escape") { document.getElementById("contract-text").focus(); event.preventDefault(); }
-      return;
-    }
-    if (target && target.id === "contract-text" && !event.metaKey && cursorKey(event)) { event.preventDefault(); return; }
-    const mode = shortcutMode();
-    if (mode === "off" || event.ctrlKey || event.metaKey) return;
-    if (mode === "single" ? event.altKey : !event.altKey) return;
-    if (typing(target)) return;
-    const key = shortcutKey(event, mode);
-    if (key === "N") { step(-1); event.preventDefault(); return; }
-    if (key === "X") { shrink(); event.preventDefault(); return; }
-    const lower = key.length === 1 ? key.toLowerCase() : key;
-    if (lower === "?") { help(true); event.preventDefault(); return; }
-    if (lower === "/") { document.getElementById("doc-search").focus(); event.preventDefault(); return; }
-    const radio = !locked() && presence() && lower.length === 1 ?
-      presence().querySelector('input[type="radio"][data-key="' + CSS.escape(lower) + '"]') : null;
-    if (radio) {
-      radio.checked = true;
-      radio.dispatchEvent(new Event("change", { bubbles: true }));
-      event.preventDefault();
-      return;
-    }
-    let url = null;
-    switch (lower) {
-      case "h": addSelection(); event.preventDefault(); return;
-      case "x": grow(); event.preventDefault(); return;
-      case "n": step(1); event.preventDefault(); return;
-      case "d": submit("save"); event.preventDefault(); return;
-      case "c": submit("complete"); event.preventDefault(); return;
-      case "r": submit("reopen"); event.preventDefault(); return;
-      case "z": undo(); event.preventDefault(); return;
-      case "s": {
-        const skip = document.querySelector('.skip-form button[data-action="skip"]');
-        if (skip) { skip.click(); event.preventDefault(); }
-        return;
-      }
-      case "j": url = linkTo("next"); break;
-      case "k": url = linkTo("previous"); break;
-      case "q": url = linkTo("queue"); break;
-      default: return;
-    }
-    if (url) { event.preventDefault(); leave(url); }
-  });
-
-  window.addEventListener("beforeunload", (event) => {
-    if (leaving || !dirty()) return;
-    event.preventDefault();
-    event.returnValue = "";
-  });
 
   function ready() {
     if (chunks.length || !document.getElementById("contract-source")) return;
@@ -808,15 +534,76 @@
     try { spans = normalise(JSON.parse(field().value || "[]")); } catch (error) { spans = []; }
     build();
     list();
-    refresh();
-    document.querySelectorAll(".messages .message").forEach((node) => announce(node.textContent.trim(), "status"));
-    document.querySelectorAll("#judgment [data-announce]").forEach((node) => announce(node.textContent.trim(), node.dataset.announce));
-    const dialog = document.getElementById("keys-help");
-    if (dialog) dialog.addEventListener("close", () => { if (helpReturn && helpReturn.isConnected) helpReturn.focus(); });
+    document.addEventListener("input", (event) => { if (event.target.id === "doc-search") search(); });
+    document.addEventListener("selectionchange", () => {
+      const offsets = selectionOffsets();
+      if (offsets) lastSelection = offsets;
+    });
+    document.addEventListener("mouseup", mouseup);
     // When the text was laid out and ready to label, in ms since navigation began (the browser test prints it).
     document.body.dataset.spansReady = String(Math.round(window.performance.now()));
     document.body.dataset.spansBuildMs = String(Math.round(window.performance.now() - began));
   }
-  document.addEventListener("DOMContentLoaded", ready);
-  if (document.readyState !== "loading") ready();
+
+  core.register({
+    ready: ready,
+    extra: () => spans,
+    extraSaved: () => JSON.parse(field().dataset.saved || "[]"),
+    body: (sent) => ({ spans: sent }),
+    accept(data, sent) {
+      const stored = data.revision.spans || [];
+      field().dataset.saved = JSON.stringify(stored);
+      if (JSON.stringify(stored) !== JSON.stringify(sent) && JSON.stringify(spans) === JSON.stringify(sent)) {
+        // The server's form wins (it is what was stored), so that the page never saves the same answer again.
+        const before = spans;
+        spans = stored;
+        field().value = JSON.stringify(spans);
+        repaint(before.concat(spans));
+        list();
+      }
+    },
+    restore(savedSpans) { setSpans(savedSpans); },
+    // Spans answer "present": absent or unknown with spans would be refused by the server, so they go (z brings
+    // them back before the draft is saved, and the saved revision after).
+    graded(group, option) {
+      if (!group.classList.contains("presence")) return null;
+      const meaning = answerWord(option.value);
+      if (option.value !== presentValue() && spans.length) {
+        setSpans([]);
+        return "Marked " + meaning + ": the highlights were removed (z brings them back).";
+      }
+      return "Marked " + meaning + ".";
+    },
+    first(event) {
+      const target = event.target;
+      if (target && target.id === "doc-search") {
+        if (event.key === "Enter") { step(event.shiftKey ? -1 : 1); return true; }
+        if (event.key === "Escape") { document.getElementById("contract-text").focus(); return true; }
+        return false;
+      }
+      return !!target && target.id === "contract-text" && !event.metaKey && cursorKey(event);
+    },
+    key(key) {
+      switch (key) {
+        case "N": step(-1); return true;
+        case "X": shrink(); return true;
+        case "n": step(1); return true;
+        case "x": grow(); return true;
+        case "h": addSelection(); return true;
+        case "/": document.getElementById("doc-search").focus(); return true;
+        default: return false;
+      }
+    },
+    click(event) {
+      const target = event.target;
+      if (target.closest('[data-action="add-span"]')) { addSelection(); return true; }
+      const remove = target.closest("[data-remove]");
+      if (remove) { removeSpan(Number(remove.dataset.remove)); return true; }
+      const jump = target.closest("[data-go]");
+      if (jump) { const s = spans[Number(jump.dataset.go)]; if (s) reveal(s[0]); return true; }
+      const searchButton = target.closest("[data-search]");
+      if (searchButton) { step(searchButton.dataset.search === "next" ? 1 : -1); return true; }
+      return false;
+    },
+  });
 })();

@@ -67,7 +67,7 @@ def _print_timing(page, what: str, wall_ms: float) -> None:
 
 
 def _ready(page) -> None:
-    page.wait_for_selector("body[data-spans-ready]")
+    page.wait_for_selector("body[data-spans-ready]", state="attached")
 
 
 def test_a_lawyer_highlights_a_clause_in_a_long_contract_and_marks_another_category_absent(

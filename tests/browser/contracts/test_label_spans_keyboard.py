@@ -36,7 +36,7 @@ def _marked(page) -> str:
 
 
 def _ready(page) -> None:
-    page.wait_for_selector("body[data-spans-ready]")
+    page.wait_for_selector("body[data-spans-ready]", state="attached")
 
 
 def _revisions(reviewer, item) -> list[JudgmentRevision]:
@@ -104,8 +104,8 @@ def test_a_lawyer_labels_highlights_completes_and_undoes_a_clause_with_the_keybo
     assert [(r.grades, r.spans) for r in _revisions(reviewer_user, law)][-1] == ({"presence": "unknown"}, [])
 
     # z undoes the saved change: the highlight is back, as a new revision.
-    page.keyboard.press("z")
-    page.wait_for_load_state()
+    with page.expect_navigation():  # a saved change is undone by a post of the form, and the page comes back
+        page.keyboard.press("z")
     _ready(page)
     _said(page, "Undone: the state before your last change is restored as revision 3.")
     assert _marked(page) == SENTENCE
