@@ -202,6 +202,10 @@
   }
 
   const isSpace = (ch) => /\s/.test(ch);
+  // On a touch screen (no hover, a coarse pointer) the words name touches, not keys.
+  const touch = () => window.matchMedia("(hover: none) and (pointer: coarse)").matches;
+  const howToHighlight = () => (touch() ? "touch and hold the text to select it, then tap Highlight the selection"
+    : "select it (Shift and the arrow keys, or x), then press h");
 
   // The server's normal form (reviewapp.review.spans.offsets.spans_clean): sort, merge what overlaps or touches,
   // then trim white space at both ends (a span of white space only is dropped).
@@ -253,7 +257,7 @@
   function addSelection() {
     if (locked()) return;
     const offsets = selectionOffsets() || selected() || lastSelection;
-    if (!offsets) { status("Select text in the contract first (Shift and the arrow keys, or x), then press h.", "failed"); return; }
+    if (!offsets) { status("Nothing is selected in the contract: " + howToHighlight() + ".", "failed"); return; }
     const added = normalise([offsets]);
     if (!added.length) { status("The selection is only white space.", "failed"); return; }
     if (chosen() !== presentValue()) choose(presentValue());
@@ -283,7 +287,7 @@
     if (!spans.length) {
       const li = document.createElement("li");
       li.className = "empty";
-      li.textContent = "None yet: select text in the contract, then press h.";
+      li.textContent = "None yet: " + howToHighlight() + ".";
       frag.appendChild(li);
     }
     spans.forEach(([s, e], i) => {
