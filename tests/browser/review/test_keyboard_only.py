@@ -64,8 +64,10 @@ def test_a_reviewer_grades_a_whole_item_with_the_keyboard_alone(page, live_serve
     # On a focused radio the arrow keys are the radio group's: they move the choice, they never leave the item.
     page.keyboard.press("ArrowDown")
     assert _checked(page, "passage") == keys[1] and _focus(page)["key"] == keys[1]
+    _announced(page, f"Passage grade: {keys[1]}")
     page.keyboard.press("ArrowRight")
     assert _checked(page, "passage") == keys[2] and page.url.endswith(f"/review/items/{ids[0]}/")
+    _announced(page, f"Passage grade: {keys[2]}")
     assert _checked(page, "section") == "3"  # the other group is untouched
 
     # A grade key on the focused Passage radio changes the Passage grade, not the Section grade.
