@@ -1,32 +1,30 @@
-// The clause-labelling workspace: one category over the whole contract. The text comes from the stored text itself
+// The clause spans item kind of the reviewer's workspace (workspace.js): one category over the whole contract. The
+// core saves, submits, undoes and announces; this adds the spans. The text comes from the stored text itself
 // (a JSON copy on the page), cut into chunks whose text is exactly one slice of it, so an offset in the page is an
 // offset in the stored text. Chunks are laid out by the browser only near the screen (content-visibility), and a
 // change re-renders only the chunks it touches: opening and highlighting cost the same on a 300-page contract.
-// Spans, the answer and the note autosave as a draft through the reviewer's judgment API; the buttons post the
-// form (complete, save, undo, reopen) with the same fields.
+// The spans travel in the form's hidden "spans" field and in the autosave's body, beside the core's grades and note.
 (function () {
   "use strict";
   const CHUNK = 2000; // characters a chunk aims at, cut at the next line end
-  const AUTOSAVE_DELAY_MS = 800;
   let text = "", map = { unit: "", starts: [] }; // the stored text, and where its pages/paragraphs start
   let chunks = []; // [{start, end, node}]
   let spans = []; // [[start, end], ...] sorted, merged, trimmed: as the server stores them
   let hits = [], hit = -1, hitLength = 0; // the search's match offsets, the one shown and its length
-  let lastSelection = null; // [start, end] of the latest selection inside the text
-  let timer = null, inflight = null, leaving = false, helpReturn = null; // autosave, navigation, the "?" list
+  let lastSelection = null; // [start, end] of the latest mouse selection inside the text
+  // The text cursor of the keyboard (WCAG 2.1.1): ``caret`` is an offset into the stored text; with ``anchor`` set
+  // (and different) the characters between them are selected. Painted in the chunks like the marks, so it works
+  // without the browser's caret browsing; ``grown`` remembers the selections "x" grew from, for "X".
+  let caret = 0, anchor = null, grown = [];
+  const core = window.ReviewWorkspace;
+  const announce = (message, level) => core.announce(message, level);
+  const status = (message, level) => core.status(message, level);
+  const changed = () => core.changed();
 
   const $ = (selector) => document.querySelector(selector);
-  const form = () => document.getElementById("judgment");
   const field = () => $('#judgment input[name="spans"]');
   const presence = () => $("#judgment fieldset.presence");
-  const locked = () => !form() || form().dataset.status === "complete";
-
-  function announce(message, kind) {
-    const region = document.getElementById(kind === "error" ? "announce-error" : "announce");
-    if (!region || !message) return;
-    region.textContent = ""; // emptied first, so that the same message twice is heard twice
-    window.setTimeout(() => { region.textContent = message; }, 30);
-  }
+  const locked = () => core.locked();
 
   // ------------------------------------------------------------------ the text, in chunks
   function cuts() {
@@ -87,8 +85,18 @@
   }
 
   function overlaps(chunk) {
+    const sel = selected();
     return spans.some(([s, e]) => s < chunk.end && e > chunk.start) ||
-      (hit >= 0 && hits[hit] < chunk.end && hits[hit] + hitLength > chunk.start);
+      (hit >= 0 && hits[hit] < chunk.end && hits[hit] + hitLength > chunk.start) ||
+      (sel && sel[0] < chunk.end && sel[1] > chunk.start) || caretIn(chunk);
+  }
+
+  // The chunk that shows the caret: the one it stands in, or the last one when it is at the very end.
+  const caretIn = (chunk) => (caret >= chunk.start && caret < chunk.end) || (caret === text.length && chunk.end === text.length);
+
+  function selected() {
+    if (anchor === null || anchor === caret) return null;
+    return [Math.min(anchor, caret), Math.max(anchor, caret)];
   }
 
   function chunkOf(offset) {
@@ -101,11 +109,13 @@
     return chunks[lo];
   }
 
-  // A chunk's text with its marks: span highlights, and the current search match.
+  // A chunk's text with its marks: span highlights (with start and end cues), the current search match, the
+  // keyboard's selection and its caret. The cues are CSS generated content, so the chunk's text stays the stored
+  // text (an offset in the page is an offset in the stored text).
   function paintChunk(chunk) {
     const marks = [];
     spans.forEach(([s, e], i) => {
-      if (s < chunk.end && e > chunk.start) marks.push({ s: Math.max(s, chunk.start), e: Math.min(e, chunk.end), cls: "span-mark", i: i });
+      if (s < chunk.end && e > chunk.start) marks.push({ s: Math.max(s, chunk.start), e: Math.min(e, chunk.end), from: s, to: e, i: i });
     });
     const bounds = new Set([chunk.start, chunk.end]);
     marks.forEach((m) => { bounds.add(m.s); bounds.add(m.e); });
@@ -114,22 +124,44 @@
       const hs = hits[hit];
       const he = hs + hitLength;
       if (hs < chunk.end && he > chunk.start) {
-        current = [Math.max(hs, chunk.start), Math.min(he, chunk.end)];
+        current = [Math.max(hs, chunk.start), Math.min(he, chunk.end), hs, he];
         bounds.add(current[0]); bounds.add(current[1]);
       }
     }
+    const sel = selected();
+    if (sel && sel[0] < chunk.end && sel[1] > chunk.start) { bounds.add(Math.max(sel[0], chunk.start)); bounds.add(Math.min(sel[1], chunk.end)); }
+    const showCaret = caretIn(chunk);
+    if (showCaret) bounds.add(caret);
     const points = Array.from(bounds).sort((a, b) => a - b);
     const frag = document.createDocumentFragment();
-    for (let k = 0; k + 1 < points.length; k += 1) {
+    for (let k = 0; k < points.length; k += 1) {
       const a = points[k];
+      if (showCaret && a === caret) {
+        const mark = document.createElement("span");
+        mark.className = "caret";
+        mark.setAttribute("aria-hidden", "true");
+        frag.appendChild(mark);
+      }
+      if (k + 1 >= points.length) break;
       const b = points[k + 1];
       const piece = text.slice(a, b);
       const inSpan = marks.find((m) => m.s <= a && m.e >= b);
       const inHit = current && current[0] <= a && current[1] >= b;
-      if (!inSpan && !inHit) { frag.appendChild(document.createTextNode(piece)); continue; }
-      const mark = document.createElement("mark");
-      if (inSpan) { mark.className = "span-mark"; mark.dataset.span = String(inSpan.i); }
-      if (inHit) mark.classList.add("hit");
+      const inSel = sel && sel[0] <= a && sel[1] >= b;
+      if (!inSpan && !inHit && !inSel) { frag.appendChild(document.createTextNode(piece)); continue; }
+      const mark = document.createElement(inSpan || inHit ? "mark" : "span");
+      if (inSpan) {
+        mark.className = "span-mark";
+        mark.dataset.span = String(inSpan.i);
+        if (a === inSpan.from) mark.dataset.cueStart = "Start of highlight " + (inSpan.i + 1) + ".";
+        if (b === inSpan.to) mark.dataset.cueEnd = "End of highlight " + (inSpan.i + 1) + ".";
+      }
+      if (inHit) {
+        mark.classList.add("hit");
+        if (a === current[2]) mark.dataset.hitStart = "Search match.";
+        if (b === current[3]) mark.dataset.hitEnd = "End of match.";
+      }
+      if (inSel) mark.classList.add("kbd-sel");
       mark.textContent = piece;
       frag.appendChild(mark);
     }
@@ -170,6 +202,10 @@
   }
 
   const isSpace = (ch) => /\s/.test(ch);
+  // On a touch screen (no hover, a coarse pointer) the words name touches, not keys.
+  const touch = () => window.matchMedia("(hover: none) and (pointer: coarse)").matches;
+  const howToHighlight = () => (touch() ? "touch and hold the text to select it, then tap Highlight the selection"
+    : "select it (Shift and the arrow keys, or x), then press h");
 
   // The server's normal form (reviewapp.review.spans.offsets.spans_clean): sort, merge what overlaps or touches,
   // then trim white space at both ends (a span of white space only is dropped).
@@ -202,7 +238,11 @@
     return input ? input.value : fallback;
   }
   const presentValue = () => valueOf("p", "1");
-  const absentValue = () => valueOf("a", "0");
+  function answerWord(value) {
+    const input = presence() ? presence().querySelector('input[value="' + CSS.escape(value) + '"]') : null;
+    const label = input ? input.closest("label") : null;
+    return label ? label.textContent.replace(input.dataset.key, "").trim() : value;
+  }
 
   function setSpans(next, message) {
     const before = spans;
@@ -216,15 +256,20 @@
 
   function addSelection() {
     if (locked()) return;
-    const offsets = selectionOffsets() || lastSelection;
-    if (!offsets) { status("Select text in the contract first, then press h.", "failed"); return; }
+    const offsets = selectionOffsets() || selected() || lastSelection;
+    if (!offsets) { status("Nothing is selected in the contract: " + howToHighlight() + ".", "failed"); return; }
     const added = normalise([offsets]);
     if (!added.length) { status("The selection is only white space.", "failed"); return; }
     if (chosen() !== presentValue()) choose(presentValue());
     lastSelection = null;
     const selection = window.getSelection();
     if (selection) selection.removeAllRanges();
-    setSpans(spans.concat(added), "Highlighted " + (where(added[0][0], added[0][1]) || "the selection") + ".");
+    grown = [];
+    if (anchor !== null) place(caret, null);
+    const next = normalise(spans.concat(added));
+    setSpans(next, "Highlighted" + (where(added[0][0], added[0][1]) ? " (" + where(added[0][0], added[0][1]) + ")" : "") +
+             ": " + quote(added[0][0], added[0][1]) + ". " + next.length + (next.length === 1 ? " highlight" : " highlights") +
+             ", marked present.");
   }
 
   function removeSpan(index) {
@@ -242,7 +287,7 @@
     if (!spans.length) {
       const li = document.createElement("li");
       li.className = "empty";
-      li.textContent = "None yet: select text in the contract, then press h.";
+      li.textContent = "None yet: " + howToHighlight() + ".";
       frag.appendChild(li);
     }
     spans.forEach(([s, e], i) => {
@@ -273,6 +318,153 @@
     if (!chunk) return;
     const mark = chunk.node.querySelector("mark.hit") || chunk.node.querySelector('mark[data-span]');
     (mark || chunk.node).scrollIntoView({ block: "center" });
+  }
+
+  // ------------------------------------------------------------------ the keyboard's text cursor
+  const WORD = /[\p{L}\p{N}_'’-]/u;
+  const isWord = (ch) => ch !== undefined && WORD.test(ch);
+
+  function lineStart(at) { return text.lastIndexOf("\n", at - 1) + 1; }
+  function lineEnd(at) { const nl = text.indexOf("\n", at); return nl === -1 ? text.length : nl; }
+
+  function wordRight(at) {
+    while (at < text.length && !isWord(text[at])) at += 1;
+    while (at < text.length && isWord(text[at])) at += 1;
+    return at;
+  }
+  function wordLeft(at) {
+    while (at > 0 && !isWord(text[at - 1])) at -= 1;
+    while (at > 0 && isWord(text[at - 1])) at -= 1;
+    return at;
+  }
+
+  // A paragraph is a line of the stored text (contracts keep one paragraph a line); a sentence ends at . ; ? or !
+  // before white space, or at the paragraph's end.
+  function paragraphAround([s, e]) {
+    return trimmed([lineStart(s), lineEnd(Math.max(s, e - 1))]);
+  }
+  function sentenceAround([s, e]) {
+    const [ps, pe] = [lineStart(s), lineEnd(Math.max(s, e - 1))];
+    let a = s;
+    while (a > ps && !(/[.;?!]/.test(text[a - 1]) && isSpace(text[a]))) a -= 1;
+    let b = Math.max(e, s + 1);
+    while (b < pe && !(/[.;?!]/.test(text[b - 1]) && isSpace(text[b]))) b += 1;
+    return trimmed([a, Math.min(b, pe)]);
+  }
+  function wordAround(at) {
+    let a = at, b = at;
+    while (a > 0 && isWord(text[a - 1])) a -= 1;
+    while (b < text.length && isWord(text[b])) b += 1;
+    return b > a ? [a, b] : null;
+  }
+  function trimmed([s, e]) {
+    while (s < e && isSpace(text[s])) s += 1;
+    while (e > s && isSpace(text[e - 1])) e -= 1;
+    return [s, e];
+  }
+
+  function place(nextCaret, nextAnchor) {
+    const before = [[caret, caret + 1]];
+    const old = selected();
+    if (old) before.push(old);
+    caret = Math.max(0, Math.min(text.length, nextCaret));
+    anchor = nextAnchor === null || nextAnchor === undefined ? null : Math.max(0, Math.min(text.length, nextAnchor));
+    const now = selected();
+    repaint(before.concat([[caret, caret + 1]], now ? [now] : []));
+    const shown = document.querySelector("#contract-text .caret");
+    if (shown) shown.scrollIntoView({ block: "nearest" });
+  }
+
+  function quote(s, e) {
+    const piece = text.slice(s, e).replace(/\s+/g, " ").trim();
+    return piece.length > 160 ? piece.slice(0, 150) + "… (" + (e - s) + " characters)" : piece;
+  }
+
+  function sayCaret(how) {
+    const sel = selected();
+    if (sel) {
+      announce("Selected" + (where(sel[0], sel[1]) ? " (" + where(sel[0], sel[1]) + ")" : "") + ": " + quote(sel[0], sel[1]), "status");
+      return;
+    }
+    let said;
+    if (how === "char") {
+      const ch = text[caret];
+      said = ch === undefined ? "end of the text" : ch === "\n" ? "line break" : /\s/.test(ch) ? "space" : ch;
+    } else if (how === "word") {
+      const w = wordAround(caret) || wordAround(wordRight(caret));
+      said = w ? text.slice(w[0], w[1]) : "end of the text";
+    } else {
+      said = quote(lineStart(caret), lineEnd(caret)) || "blank line";
+    }
+    announce(said + (how === "line" && where(caret, caret + 1) ? " (" + where(caret, caret + 1) + ")" : ""), "status");
+  }
+
+  // The keys of the text cursor, on the focused contract text. They are the text's own keys, as in any text field,
+  // so they work whatever the shortcut setting; letters stay shortcuts.
+  function cursorKey(event) {
+    const key = event.key;
+    const extend = event.shiftKey;
+    const byWord = event.ctrlKey || event.altKey;
+    const sel = selected();
+    let next = null;
+    let how = "char";
+    switch (key) {
+      case "ArrowRight":
+        if (byWord) { next = wordRight(caret); how = "word"; }
+        else next = !extend && sel ? sel[1] : caret + 1;
+        break;
+      case "ArrowLeft":
+        if (byWord) { next = wordLeft(caret); how = "word"; }
+        else next = !extend && sel ? sel[0] : caret - 1;
+        break;
+      case "ArrowDown": case "ArrowUp": {
+        const column = caret - lineStart(caret);
+        const target = key === "ArrowDown" ? lineEnd(caret) + 1 : lineStart(caret) - 1;
+        if (target < 0) next = 0;
+        else if (target > text.length) next = text.length;
+        else { const ls = lineStart(target); next = Math.min(ls + column, lineEnd(ls)); }
+        how = "line";
+        break;
+      }
+      case "Home": next = event.ctrlKey ? 0 : lineStart(caret); how = "line"; break;
+      case "End": next = event.ctrlKey ? text.length : lineEnd(caret); how = "line"; break;
+      case "Enter":
+        if (hit < 0) return false;
+        grown = [];
+        place(hits[hit] + hitLength, hits[hit]);
+        sayCaret();
+        return true;
+      case "Escape":
+        if (!sel) return false;
+        grown = [];
+        place(caret, null);
+        announce("Selection cleared.", "status");
+        return true;
+      default:
+        return false;
+    }
+    grown = [];
+    place(next, extend ? (anchor === null ? caret : anchor) : null);
+    sayCaret(how);
+    return true;
+  }
+
+  // "x" grows the selection to the word, then the sentence, then the paragraph around it; "X" goes back a step.
+  function grow() {
+    const sel = selected() || [caret, caret];
+    const steps = [wordAround(sel[0]), sentenceAround(sel), paragraphAround(sel)];
+    const next = steps.find((r) => r && r[1] > r[0] && r[0] <= sel[0] && r[1] >= sel[1] && (r[0] < sel[0] || r[1] > sel[1]));
+    if (!next) { announce("The whole paragraph is selected; select on with Shift and the arrow keys.", "status"); return; }
+    grown.push([anchor, caret]);
+    place(next[1], next[0]);
+    sayCaret();
+  }
+
+  function shrink() {
+    if (!grown.length) { announce(selected() ? "Nothing to shrink back to." : "Nothing is selected.", "status"); return; }
+    const [a, c] = grown.pop();
+    place(c, a);
+    if (selected()) sayCaret(); else announce("Selection cleared.", "status");
   }
 
   // ------------------------------------------------------------------ search in the document
@@ -310,272 +502,32 @@
     hit = hit < 0 ? (direction > 0 ? 0 : hits.length - 1) : (hit + direction + hits.length) % hits.length;
     hitLength = searchLength();
     repaint(old.concat([[hits[hit], hits[hit] + hitLength]]));
+    // The match is selected, so that "h" (or "x" to grow it to its sentence first) needs no other key.
+    grown = [];
+    place(hits[hit] + hitLength, hits[hit]);
     reveal(hits[hit]);
     count();
+    const at = where(hits[hit], hits[hit] + hitLength);
+    announce("Match " + (hit + 1) + " of " + hits.length + (at ? ", " + at : "") + ", selected: " +
+             quote(lineStart(hits[hit]), lineEnd(hits[hit])), "status");
   }
 
-  // ------------------------------------------------------------------ saving
-  function current() {
-    return { presence: chosen(), spans: JSON.stringify(spans), note: noteValue() };
+
+  // ------------------------------------------------------------------ the kind's part of the workspace
+  function mouseup(event) {
+    // A click puts the text cursor where it landed; a drag becomes the cursor's selection (so Shift and the arrow
+    // keys go on from it, and it looks the same as one made with the keys).
+    if (!event.target.closest || !event.target.closest("#contract-text")) return;
+    const selection = window.getSelection();
+    if (!selection || selection.rangeCount === 0) return;
+    const range = selection.getRangeAt(0);
+    const end = pointOffset(range.endContainer, range.endOffset);
+    if (end === null) return;
+    const start = selection.isCollapsed ? null : pointOffset(range.startContainer, range.startOffset);
+    grown = [];
+    if (start === null) place(end, null);
+    else { selection.removeAllRanges(); lastSelection = null; place(end, start); sayCaret(); }
   }
-
-  const noteValue = () => ($('#judgment textarea[name="note"]') || { value: "" }).value.trim();
-
-  function saved() {
-    const note = $('#judgment textarea[name="note"]');
-    return { presence: presence() ? presence().dataset.saved || "" : "", spans: JSON.stringify(JSON.parse(field().dataset.saved || "[]")),
-             note: note ? (note.dataset.saved || "").trim() : "" };
-  }
-
-  function dirty() {
-    if (locked()) return false;
-    const a = current();
-    const b = saved();
-    return a.presence !== b.presence || a.spans !== b.spans || a.note !== b.note;
-  }
-
-  function status(message, kind) {
-    const line = $('#judgment [data-testid="status"]');
-    if (!line) return;
-    line.textContent = message;
-    line.classList.toggle("dirty", kind === "dirty");
-    line.classList.toggle("failed", kind === "failed");
-    if (kind === "failed") announce(message, "error");
-  }
-
-  function refresh() {
-    const line = $('#judgment [data-testid="status"]');
-    if (line) status(dirty() ? "Unsaved changes" : line.dataset.clean, dirty() ? "dirty" : "");
-  }
-
-  function changed() {
-    refresh();
-    if (timer) clearTimeout(timer);
-    timer = dirty() ? setTimeout(autosave, AUTOSAVE_DELAY_MS) : null;
-  }
-
-  function autosave() {
-    if (timer) { clearTimeout(timer); timer = null; }
-    if (inflight) return inflight.then(() => autosave());
-    const f = form();
-    if (!f || !dirty()) return Promise.resolve(true);
-    const sent = current();
-    const grade = presence() ? presence().dataset.gradeType : "presence";
-    const body = { grades: {}, complete: false, note: sent.note, spans: JSON.parse(sent.spans) };
-    body.grades[grade] = sent.presence === "" ? null : sent.presence;
-    ["query_hash", "source_hash", "passage_hash"].forEach((name) => {
-      const input = f.querySelector('input[name="' + name + '"]');
-      body[name] = input ? input.value : "";
-    });
-    const token = f.querySelector('input[name="csrfmiddlewaretoken"]');
-    status("Saving…", "dirty");
-    inflight = fetch(f.dataset.autosaveUrl, {
-      method: "POST", credentials: "same-origin",
-      headers: { "Content-Type": "application/json", "X-CSRFToken": token ? token.value : "" },
-      body: JSON.stringify(body),
-    }).then((response) => response.json().catch(() => ({})).then((data) => ({ response: response, data: data })))
-      .then(({ response, data }) => {
-        if (response.status === 409) { leaving = true; window.location.reload(); return false; }
-        if (!response.ok || !data.revision) {
-          status("Not saved: " + (data.detail || ("the server answered " + response.status)), "failed");
-          return false;
-        }
-        if (presence()) presence().dataset.saved = sent.presence;
-        const stored = JSON.stringify(data.revision.spans || []);
-        field().dataset.saved = stored;
-        if (stored !== sent.spans && JSON.stringify(spans) === sent.spans) {
-          // The server's form wins (it is what was stored), so that the page never saves the same answer again.
-          const before = spans;
-          spans = data.revision.spans || [];
-          field().value = stored;
-          repaint(before.concat(spans));
-          list();
-        }
-        const note = f.querySelector('textarea[name="note"]');
-        if (note) note.dataset.saved = sent.note;
-        f.dataset.revision = String(data.revision.number);
-        const line = f.querySelector('[data-testid="status"]');
-        if (line) line.dataset.clean = "Saved at " + String(data.revision.created_at).slice(11, 16) + ", revision " + data.revision.number + " (draft)";
-        if (!f.querySelector('button[data-action="undo"]')) {
-          const undo = document.createElement("button");
-          undo.type = "submit"; undo.name = "action"; undo.value = "undo"; undo.className = "secondary";
-          undo.dataset.action = "undo"; undo.textContent = "Undo (z)";
-          f.querySelector(".judgment-actions").appendChild(undo);
-        }
-        refresh();
-        if (dirty()) changed();
-        return !dirty();
-      })
-      .catch(() => { status("Not saved: the server could not be reached", "failed"); return false; })
-      .finally(() => { inflight = null; });
-    return inflight;
-  }
-
-  function go(url) { leaving = true; window.location.href = url; }
-  function leave(url) {
-    if (!dirty() && !inflight) { go(url); return; }
-    autosave().then((ok) => {
-      if (ok || window.confirm("Your last change could not be saved. Leave this item anyway and lose it?")) go(url);
-    });
-  }
-
-  function submit(action) {
-    const f = form();
-    const button = f ? f.querySelector('button[data-action="' + action + '"]') : null;
-    if (!button || button.disabled) return;
-    if (timer) { clearTimeout(timer); timer = null; }
-    leaving = true;
-    if (inflight) inflight.then(() => button.click()); else button.click();
-  }
-
-  function undo() {
-    if (dirty()) {
-      // Not saved yet: undoing is going back to what is saved (no revision needed).
-      const before = saved();
-      choose(before.presence);
-      const note = $('#judgment textarea[name="note"]');
-      if (note) note.value = note.dataset.saved || "";
-      setSpans(JSON.parse(before.spans), "Undone.");
-      if (timer) { clearTimeout(timer); timer = null; }
-      refresh();
-      return;
-    }
-    submit("undo");
-  }
-
-  // ------------------------------------------------------------------ keys, clicks
-  function help(show) {
-    const box = document.getElementById("keys-help");
-    if (!box || typeof box.showModal !== "function") return;
-    const open = show === undefined ? !box.open : show;
-    if (open && !box.open) {
-      helpReturn = document.activeElement;
-      box.showModal();
-      const close = box.querySelector("[data-help-close]");
-      if (close) close.focus();
-    } else if (!open && box.open) box.close();
-  }
-
-  const typing = (t) => !!t && !!t.tagName && (t.isContentEditable || t.tagName === "TEXTAREA" ||
-    t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "radio" && t.type !== "checkbox"));
-
-  const linkTo = (which) => (document.querySelector('a[data-nav="' + which + '"]') || {}).href || null;
-
-  document.addEventListener("click", (event) => {
-    const target = event.target;
-    if (!target.closest) return;
-    if (target.closest("[data-help-open]")) { help(true); return; }
-    if (target.closest("[data-help-close]") || target.id === "keys-help") { help(false); return; }
-    if (target.closest('[data-action="add-span"]')) { addSelection(); return; }
-    const remove = target.closest("[data-remove]");
-    if (remove) { removeSpan(Number(remove.dataset.remove)); return; }
-    const jump = target.closest("[data-go]");
-    if (jump) { const s = spans[Number(jump.dataset.go)]; if (s) reveal(s[0]); return; }
-    const searchButton = target.closest("[data-search]");
-    if (searchButton) { step(searchButton.dataset.search === "next" ? 1 : -1); return; }
-    const link = target.closest("a[href]");
-    if (link && !link.target && link.origin === window.location.origin && event.button === 0 &&
-        !event.ctrlKey && !event.metaKey && !event.shiftKey && (dirty() || inflight)) {
-      event.preventDefault();
-      leave(link.href);
-    }
-  });
-
-  document.addEventListener("change", (event) => {
-    if (!event.target.closest || !event.target.closest("#judgment")) return;
-    if (event.target.type === "radio" && event.target.value === absentValue() && spans.length) {
-      setSpans([], "Marked absent: the " + "spans were removed (z brings them back).");
-    }
-    changed();
-  });
-  document.addEventListener("input", (event) => {
-    if (event.target.id === "doc-search") { search(); return; }
-    if (event.target.name === "note" && event.target.closest("#judgment")) changed();
-  });
-  document.addEventListener("selectionchange", () => {
-    const offsets = selectionOffsets();
-    if (offsets) lastSelection = offsets;
-  });
-  document.addEventListener("submit", (event) => {
-    if (event.target.id === "judgment") { field().value = JSON.stringify(spans); leaving = true; return; }
-    if (leaving || !dirty()) { leaving = true; return; }
-    event.preventDefault();
-    const f = event.target;
-    const submitter = event.submitter;
-    autosave().then((ok) => {
-      if (ok || window.confirm("Your last change could not be saved. Leave this item anyway and lose it?")) {
-        leaving = true;
-        f.requestSubmit(submitter);
-      }
-    });
-  });
-
-  const shortcutMode = () => (document.querySelector("[data-shortcuts]") || { dataset: {} }).dataset.shortcuts || "single";
-
-  function shortcutKey(event, mode) {
-    if (mode === "modifier") {
-      const m = /^(?:Digit|Numpad)(\d)$|^Key([A-Z])$/.exec(event.code || "");
-      if (m) return (m[1] || m[2]).toLowerCase();
-      if (event.code === "Slash" && event.shiftKey) return "?";
-    }
-    return event.key;
-  }
-
-  document.addEventListener("keydown", (event) => {
-    const target = event.target;
-    const box = document.getElementById("keys-help");
-    if (box && box.open) {
-      if (event.key === "?") { help(false); event.preventDefault(); }
-      return;
-    }
-    if (target && target.id === "doc-search") {
-      if (event.key === "Enter") { step(event.shiftKey ? -1 : 1); event.preventDefault(); }
-      if (event.key === "Escape") { document.getElementById("contract-text").focus(); event.preventDefault(); }
-      return;
-    }
-    const mode = shortcutMode();
-    if (mode === "off" || event.ctrlKey || event.metaKey) return;
-    if (mode === "single" ? event.altKey : !event.altKey) return;
-    if (typing(target)) return;
-    const key = shortcutKey(event, mode);
-    if (key === "N") { step(-1); event.preventDefault(); return; }
-    const lower = key.length === 1 ? key.toLowerCase() : key;
-    if (lower === "?") { help(true); event.preventDefault(); return; }
-    if (lower === "/") { document.getElementById("doc-search").focus(); event.preventDefault(); return; }
-    const radio = !locked() && presence() && lower.length === 1 ?
-      presence().querySelector('input[type="radio"][data-key="' + CSS.escape(lower) + '"]') : null;
-    if (radio) {
-      radio.checked = true;
-      radio.dispatchEvent(new Event("change", { bubbles: true }));
-      event.preventDefault();
-      return;
-    }
-    let url = null;
-    switch (lower) {
-      case "h": addSelection(); event.preventDefault(); return;
-      case "n": step(1); event.preventDefault(); return;
-      case "d": submit("save"); event.preventDefault(); return;
-      case "c": submit("complete"); event.preventDefault(); return;
-      case "r": submit("reopen"); event.preventDefault(); return;
-      case "z": undo(); event.preventDefault(); return;
-      case "s": {
-        const skip = document.querySelector('.skip-form button[data-action="skip"]');
-        if (skip) { skip.click(); event.preventDefault(); }
-        return;
-      }
-      case "j": url = linkTo("next"); break;
-      case "k": url = linkTo("previous"); break;
-      case "q": url = linkTo("queue"); break;
-      default: return;
-    }
-    if (url) { event.preventDefault(); leave(url); }
-  });
-
-  window.addEventListener("beforeunload", (event) => {
-    if (leaving || !dirty()) return;
-    event.preventDefault();
-    event.returnValue = "";
-  });
 
   function ready() {
     if (chunks.length || !document.getElementById("contract-source")) return;
@@ -586,15 +538,76 @@
     try { spans = normalise(JSON.parse(field().value || "[]")); } catch (error) { spans = []; }
     build();
     list();
-    refresh();
-    document.querySelectorAll(".messages .message").forEach((node) => announce(node.textContent.trim(), "status"));
-    document.querySelectorAll("#judgment [data-announce]").forEach((node) => announce(node.textContent.trim(), node.dataset.announce));
-    const dialog = document.getElementById("keys-help");
-    if (dialog) dialog.addEventListener("close", () => { if (helpReturn && helpReturn.isConnected) helpReturn.focus(); });
+    document.addEventListener("input", (event) => { if (event.target.id === "doc-search") search(); });
+    document.addEventListener("selectionchange", () => {
+      const offsets = selectionOffsets();
+      if (offsets) lastSelection = offsets;
+    });
+    document.addEventListener("mouseup", mouseup);
     // When the text was laid out and ready to label, in ms since navigation began (the browser test prints it).
     document.body.dataset.spansReady = String(Math.round(window.performance.now()));
     document.body.dataset.spansBuildMs = String(Math.round(window.performance.now() - began));
   }
-  document.addEventListener("DOMContentLoaded", ready);
-  if (document.readyState !== "loading") ready();
+
+  core.register({
+    ready: ready,
+    extra: () => spans,
+    extraSaved: () => JSON.parse(field().dataset.saved || "[]"),
+    body: (sent) => ({ spans: sent }),
+    accept(data, sent) {
+      const stored = data.revision.spans || [];
+      field().dataset.saved = JSON.stringify(stored);
+      if (JSON.stringify(stored) !== JSON.stringify(sent) && JSON.stringify(spans) === JSON.stringify(sent)) {
+        // The server's form wins (it is what was stored), so that the page never saves the same answer again.
+        const before = spans;
+        spans = stored;
+        field().value = JSON.stringify(spans);
+        repaint(before.concat(spans));
+        list();
+      }
+    },
+    restore(savedSpans) { setSpans(savedSpans); },
+    // Spans answer "present": absent or unknown with spans would be refused by the server, so they go (z brings
+    // them back before the draft is saved, and the saved revision after).
+    graded(group, option) {
+      if (!group.classList.contains("presence")) return null;
+      const meaning = answerWord(option.value);
+      if (option.value !== presentValue() && spans.length) {
+        setSpans([]);
+        return "Marked " + meaning + ": the highlights were removed (z brings them back).";
+      }
+      return "Marked " + meaning + ".";
+    },
+    first(event) {
+      const target = event.target;
+      if (target && target.id === "doc-search") {
+        if (event.key === "Enter") { step(event.shiftKey ? -1 : 1); return true; }
+        if (event.key === "Escape") { document.getElementById("contract-text").focus(); return true; }
+        return false;
+      }
+      return !!target && target.id === "contract-text" && !event.metaKey && cursorKey(event);
+    },
+    key(key) {
+      switch (key) {
+        case "N": step(-1); return true;
+        case "X": shrink(); return true;
+        case "n": step(1); return true;
+        case "x": grow(); return true;
+        case "h": addSelection(); return true;
+        case "/": document.getElementById("doc-search").focus(); return true;
+        default: return false;
+      }
+    },
+    click(event) {
+      const target = event.target;
+      if (target.closest('[data-action="add-span"]')) { addSelection(); return true; }
+      const remove = target.closest("[data-remove]");
+      if (remove) { removeSpan(Number(remove.dataset.remove)); return true; }
+      const jump = target.closest("[data-go]");
+      if (jump) { const s = spans[Number(jump.dataset.go)]; if (s) reveal(s[0]); return true; }
+      const searchButton = target.closest("[data-search]");
+      if (searchButton) { step(searchButton.dataset.search === "next" ? 1 : -1); return true; }
+      return false;
+    },
+  });
 })();

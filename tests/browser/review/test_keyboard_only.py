@@ -59,17 +59,21 @@ def test_a_reviewer_grades_a_whole_item_with_the_keyboard_alone(page, live_serve
     page.keyboard.press("3")
     assert _checked(page, "section") == "3"
     assert _focus(page)["name"] == "passage"
+    _announced(page, "Section grade: 3")
 
     # On a focused radio the arrow keys are the radio group's: they move the choice, they never leave the item.
     page.keyboard.press("ArrowDown")
     assert _checked(page, "passage") == keys[1] and _focus(page)["key"] == keys[1]
+    _announced(page, f"Passage grade: {keys[1]}")
     page.keyboard.press("ArrowRight")
     assert _checked(page, "passage") == keys[2] and page.url.endswith(f"/review/items/{ids[0]}/")
+    _announced(page, f"Passage grade: {keys[2]}")
     assert _checked(page, "section") == "3"  # the other group is untouched
 
     # A grade key on the focused Passage radio changes the Passage grade, not the Section grade.
     page.keyboard.press("2")
     assert (_checked(page, "section"), _checked(page, "passage")) == ("3", "2")
+    _announced(page, "Passage grade: 2")
     assert _focus(page) == {**_focus(page), "name": "passage", "key": "2"}
 
     # Tab on to the note; letters typed there are text, not shortcuts; Escape goes back to the grades.
@@ -118,6 +122,23 @@ def test_a_reviewer_grades_a_whole_item_with_the_keyboard_alone(page, live_serve
     page.wait_for_function("() => document.getElementById('announce-error').textContent.trim().length > 0")
     assert _focus(page)["name"] == "section"  # focus stays on the control used
     assert not _revisions(reviewer_user, ids[1])
+
+
+def test_the_first_automatic_save_can_be_undone_with_z(page, live_server, reviewer_user, reviewer2_user):
+    make_pool(reviewers=[reviewer_user, reviewer2_user], items=make_items(n_queries=1, per_query=2))
+    ids = _queue(reviewer_user)
+    _start(page, live_server, reviewer_user, ids[0])
+    assert not page.is_visible('#judgment button[data-action="undo"]')  # nothing saved yet: nothing to undo
+
+    page.keyboard.press("2")
+    _announced(page, "Section grade: 2")
+    _announced(page, "Draft saved (revision 1).")  # the automatic save, said
+    assert page.is_visible('#judgment button[data-action="undo"]')
+    page.keyboard.press("z")
+    _announced(page, "Undone: the state before your last change is restored as revision 2.")
+    assert [(r.status, r.grades) for r in _revisions(reviewer_user, ids[0])] == [
+        ("draft", {"section": 2}), ("draft", {})]
+    assert _checked(page, "section") is None
 
 
 def test_single_key_shortcuts_can_require_alt_or_be_turned_off(page, live_server, reviewer_user, reviewer2_user):
