@@ -51,6 +51,7 @@ BENCHES = (
     Bench("pages", "perf/web/bench_pages.py"),
     Bench("queue", "perf/web/bench_queue.py"),
     Bench("queue_growth", "perf/web/bench_queue_growth.py"),
+    Bench("ecfr_import", "perf/service/bench_ecfr_import.py"),
     Bench("worker_rss", "perf/service/bench_worker_rss.py"),
     Bench("cuad_leaderboard", "perf/cuad/bench_cuad_leaderboard.py"),
     Bench("leaderboard", "perf/scoring/bench_leaderboard.py"),
@@ -67,7 +68,7 @@ BENCHES = (
 
 # Their figures make the growth table: each size beside the size below it (or the smallest), so a change that makes
 # cost grow faster than the work shows up there.
-GROWTH_BENCHES = ("growth", "queue_growth")
+GROWTH_BENCHES = ("growth", "queue_growth", "ecfr_import")
 
 
 def _cell(text: str) -> str:

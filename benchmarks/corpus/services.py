@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
+from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -60,8 +61,7 @@ def _check_lengths(parsed: ParsedSource, source_key: str) -> None:
                                     f"{name} is longer than {limit} characters; not a well-formed section")
 
 
-def _provision_rows(parsed: ParsedSource, snapshot: SourceSnapshot) -> list[Provision]:
-    rows = []
+def _provision_rows(parsed: ParsedSource, snapshot: SourceSnapshot) -> Iterator[Provision]:
     for position, p in enumerate(parsed.provisions):
         content = {"citation": p.citation, "variant": p.variant, "heading": p.heading, "body": p.body,
                    "history": p.history, "notes": p.notes, "repealed": p.repealed}
@@ -70,19 +70,24 @@ def _provision_rows(parsed: ParsedSource, snapshot: SourceSnapshot) -> list[Prov
         for key, value in (("as_of", p.as_of), ("version_label", p.version_label), ("hierarchy", hierarchy)):
             if value:
                 content[key] = value
-        rows.append(Provision(
+        yield Provision(
             snapshot=snapshot, corpus=parsed.corpus, citation=p.citation, number=p.number, variant=p.variant,
             chapter=p.chapter, chapter_title=p.chapter_title[:400], heading=p.heading, body=p.body,
             history=p.history, notes=p.notes, repealed=p.repealed, official_url=p.official_url[:500],
             as_of=date.fromisoformat(p.as_of) if p.as_of else None, version_label=p.version_label,
             hierarchy=hierarchy, position=position, content_sha256=sha256_json(content),
-        ))
-    return rows
+        )
 
 
-def passages_ensure(*, provisions: list[Provision], rule: str = PASSAGE_RULE) -> dict[int, Passage]:
-    """The passage of each provision under ``rule``, extracting those not stored yet."""
-    existing = {p.provision_id: p for p in Passage.objects.filter(provision__in=provisions, rule=rule)}
+# Provisions written (with their passages) per batch: the rows and INSERT parameters held at once stay this many,
+# whatever the size of the file.
+WRITE_BATCH = 1000
+
+
+def passages_ensure(*, provisions: list[Provision], rule: str = PASSAGE_RULE, new: bool = False) -> dict[int, Passage]:
+    """The passage of each provision under ``rule``, extracting those not stored yet (``new``: provisions just
+    written, which have none, so none is looked up)."""
+    existing = {} if new else {p.provision_id: p for p in Passage.objects.filter(provision__in=provisions, rule=rule)}
     missing = []
     for provision in provisions:
         if provision.pk in existing:
@@ -121,8 +126,9 @@ def snapshot_import(*, corpus: str, source_key: str, raw: bytes, retrieved_from:
             provision_count=len(parsed.provisions) if parsed else 0,
         )
         if parsed:
-            provisions = Provision.objects.bulk_create(_provision_rows(parsed, snapshot), batch_size=1000)
-            passages_ensure(provisions=provisions)
+            rows = _provision_rows(parsed, snapshot)
+            while batch := list(islice(rows, WRITE_BATCH)):
+                passages_ensure(provisions=Provision.objects.bulk_create(batch), new=True)
             engine_for_connection().after_import()
     return SnapshotOutcome(snapshot, True)
 

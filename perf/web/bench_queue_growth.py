@@ -1,11 +1,12 @@
 """How the queue page and the item page grow with what a reviewer holds: 100 / 1k / 10k / 100k items per reviewer.
 
 The goal: at 10k and 100k items the median within 1.2x of the 100-item figure, the page under 100 KiB,
-the same number of SQL queries. One reviewer per size (their only pool, a draft, a completed and a skipped item
-in it), in-process (Django's test client, warm), on a scratch PostgreSQL database (prefix ``ci_perf_growth``) of
+the same number of SQL queries; the search (``q=``) too, since it reads the query-text index within the
+reviewer's own pools and caps its count. One reviewer per size (their only pool, a draft, a completed and a
+skipped item in it), in-process (Django's test client, warm), on a scratch PostgreSQL database (prefix ``ci_perf_growth``) of
 BENCH_QUEUE_DATABASE_URL's server, dropped after. The sizes are measured in alternation, ROUNDS requests each, so
-that the machine's other load falls on every size alike. A filtered page (``status=todo``) is measured against
-the goal too; a search (``q=``) is printed beside it without a goal: it reads the query texts of the whole queue.
+that the machine's other load falls on every size alike. A filtered page (``status=todo``) and two searches are
+measured against the same goal.
 Prints, asserts nothing; exits 0 with a note when PostgreSQL is not reachable.
 """
 
@@ -63,7 +64,7 @@ def _world(size: int, group):
 
     user = get_user_model().objects.create_user(username=f"growth_{size}", password=None)
     user.groups.add(group)
-    order = queue_of(reviewer=user, items=size, title=f"Growth {size}")
+    order = queue_of(reviewer=user, items=size, title=f"Growth {size}", rare_word="escrow")
     items = {i.public_id: i for i in ReviewItem.objects.filter(public_id__in=order[:3])}
     for n, complete in ((0, False), (1, True)):
         item = items[order[n]]
@@ -75,8 +76,11 @@ def _world(size: int, group):
     return client, order
 
 
+# Two searches: one every item matches (the count stops at its cap, the page is the first 50 matches in order)
+# and one that ten items match (found through the query-text index, not by reading the queue).
 PAGES = (("queue page", "/review/"), ("item page", None), ("queue page, filtered", "/review/?status=todo"),
-         ("queue page, searched", "/review/?q=deposit+returned"))
+         ("queue page, searched (every item matches)", "/review/?q=deposit+returned"),
+         ("queue page, searched (ten items match)", "/review/?q=escrow+deposit"))
 
 
 def _run(database_url: str) -> None:
@@ -126,14 +130,13 @@ def _run(database_url: str) -> None:
             size_bytes, queries = shape[size, name]
             ms0, p95_0 = statistics.median(times[base, name]), _p95(times[base, name])
             queries0 = shape[base, name][1]
-            searched = name.endswith("searched")
             # The page's size and query count are part of the goal: either off, and the goal is not met.
             shape_kept = size_bytes < 100 * 1024 and queries == queries0
             report(bench=BENCH, what=f"{name}, {size:,} items per reviewer",
                    ours=f"{ms:.1f} ms median (p95 {p95:.1f}), {size_bytes / 1024:.0f} KiB, {queries} queries",
                    peer=f"{base} items: {ms0:.1f} ms (p95 {p95_0:.1f}), {queries0} queries", ratio=ms / ms0,
-                   goal_ratio=None if searched else 1.2 if shape_kept else 0.0,
-                   goal="" if searched else "<= 1.2x the 100-item median, < 100 KiB, same queries")
+                   goal_ratio=1.2 if shape_kept else 0.0,
+                   goal="<= 1.2x the 100-item median, < 100 KiB, same queries")
 
 
 def main() -> None:

@@ -81,9 +81,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def queue_of(*, reviewer, items: int, title: str) -> list[str]:
+def queue_of(*, reviewer, items: int, title: str, rare_word: str = "") -> list[str]:
     """A pool of ``items`` items assigned to ``reviewer`` alone, written with bulk_create (seconds for 10k);
-    returns the item ids in the reviewer's order. Two tiers, keyed sort keys, like a declared pool."""
+    returns the item ids in the reviewer's order. Two tiers, keyed sort keys, like a declared pool. With
+    ``rare_word``, the first query (its ten items) says it, and no other: what a search that matches little finds."""
     import hashlib
 
     from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
@@ -96,7 +97,8 @@ def queue_of(*, reviewer, items: int, title: str) -> list[str]:
              "passage_caption": "Sec. 1 Deposits", "passage_text": "returned within thirty days"}
     rows = []
     for n in range(items):
-        query_text = f"Question {n // 10}: when must a deposit be returned?"
+        rare = f"{rare_word} " if n < 10 and rare_word else ""
+        query_text = f"Question {n // 10}: when must a {rare}deposit be returned?"
         rows.append(ReviewItem(pool=pool, query_id=f"q{n // 10:05d}", doc_id=f"d{n:06d}", query_text=query_text,
                                priority=0 if n < items // 2 else 1, **texts,
                                **item_hashes(query_text=query_text, **texts)))

@@ -14,10 +14,12 @@ carry none). Every problem names the element and its line. One parser (``ecfr-xm
 
 from __future__ import annotations
 
+import io
 import json
 import re
+from collections.abc import Iterator
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
 
@@ -106,7 +108,11 @@ def block_text(elem: etree._Element) -> str:
 
 def _amended(root: etree._Element) -> str:
     """``AMDDATE`` ("Dec. 29, 2022(fm)") as an ISO date; '' when absent or unreadable."""
-    found = root.find(".//AMDDATE")
+    return _amended_date(root.find(".//AMDDATE"))
+
+
+def _amended_date(found: etree._Element | None) -> str:
+    """The date of one ``AMDDATE`` element (``_amended``'s reading)."""
     text = squash("".join(found.itertext())) if found is not None else ""
     m = re.match(r"([A-Za-z]{3})[a-z]*\.?\s+(\d{1,2}),\s*(\d{4})", text)
     if not m or m.group(1).lower() not in _MONTHS:
@@ -120,19 +126,24 @@ def _amended(root: etree._Element) -> str:
 def _title_number(root: etree._Element) -> str:
     """The CFR title: a TITLE division's N, else a NODE ("1:1.0.1") or the versioner's hierarchy_metadata."""
     for elem in root.iter():
-        if not isinstance(elem.tag, str):
-            continue
-        if _DIV.match(elem.tag) and elem.get("TYPE") == "TITLE" and (elem.get("N") or "").strip():
-            return (elem.get("N") or "").strip()
-        node = elem.get("NODE") or ""
-        if ":" in node:
-            return node.split(":", 1)[0].strip()
-        meta = elem.get("hierarchy_metadata") or ""
-        m = re.search(r"title-(\w+)", meta)
-        if m:
-            return m.group(1)
-        if elem.tag == "IDNO" and elem.get("TYPE") == "title" and squash(elem.text or ""):
-            return squash(elem.text or "")
+        if isinstance(elem.tag, str) and (found := _title_of(elem)):
+            return found
+    return ""
+
+
+def _title_of(elem: etree._Element) -> str:
+    """What one element says of the CFR title number ('' when nothing): ``_title_number``'s test of each."""
+    if _DIV.match(elem.tag) and elem.get("TYPE") == "TITLE" and (elem.get("N") or "").strip():
+        return (elem.get("N") or "").strip()
+    node = elem.get("NODE") or ""
+    if ":" in node:
+        return node.split(":", 1)[0].strip()
+    meta = elem.get("hierarchy_metadata") or ""
+    m = re.search(r"title-(\w+)", meta)
+    if m:
+        return m.group(1)
+    if elem.tag == "IDNO" and elem.get("TYPE") == "title" and squash(elem.text or ""):
+        return squash(elem.text or "")
     return ""
 
 
@@ -182,30 +193,10 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
     head = raw[:4096]
     if b"<!DOCTYPE" in head or b"<!ENTITY" in raw:
         raise ParseError(f"{name}: a DOCTYPE/ENTITY declaration is not accepted (GPO's CFR XML has none)")
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False,
-                             remove_comments=True, remove_pis=True, huge_tree=False)
-    try:
-        root = etree.fromstring(raw, parser=parser)
-    except etree.XMLSyntaxError as exc:
-        raise ParseError(f"{name}: not well-formed XML at line {exc.lineno}, column {exc.offset}: {exc.msg}") from exc
-    except (LookupError, ValueError) as exc:  # an XML declaration naming an unknown encoding
-        raise ParseError(f"{name}: unreadable XML declaration ({exc})") from exc
-    if root.tag in _ANNUAL_ROOTS:
-        return _annual_edition(root, name)
-    if root.tag not in {"DLPSTEXTCLASS", "ECFR", "ECFRBRWS"} and not _DIV.match(str(root.tag)):
-        raise ParseError(f"{name}: the root <{root.tag}> at line {root.sourceline} is neither eCFR XML "
-                         "(<DLPSTEXTCLASS>, <ECFR> or a <DIV1>..<DIV8> division) nor the CFR annual edition "
-                         "(<CFRDOC>, <CFRGRANULE>)")
-    title = _title_number(root)
-    if not re.match(r"^\d{1,3}$", title):
-        raise ParseError(f"{name}: no CFR title number (a <DIV1 TYPE=\"TITLE\" N=...>, a NODE=\"title:...\" or "
-                         f"hierarchy_metadata naming title-N){f'; found {title[:20]!r}' if title else ''}")
-    as_of = _amended(root)
-    title_div = next((e for e in root.iter() if isinstance(e.tag, str) and _DIV.match(e.tag)
-                      and e.get("TYPE") == "TITLE"), None)
-    title_head = squash(title_div.findtext("HEAD") or "") if title_div is not None else ""
-    title_head = re.sub(r"\s*-+\s*Volume \d+$", "", title_head)  # "Title 1—General Provisions--Volume 1"
-
+    options = {"resolve_entities": False, "no_network": True, "load_dtd": False, "dtd_validation": False,
+               "remove_comments": True, "remove_pis": True, "huge_tree": False}
+    # Set before any section is read: by the streamed walk as it meets them, else from the whole tree.
+    title, as_of = "", ""
     provisions: list[ParsedProvision] = []
     seen: dict[str, int] = {}
 
@@ -244,33 +235,87 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
 
     def visit(node: etree._Element, levels: tuple[tuple[str, str], ...], part_title: str, inherited: str) -> None:
         for child in node:
-            if not isinstance(child.tag, str):
-                continue
-            if not _DIV.match(child.tag):
-                if child.tag in {"TEXT", "BODY", "ECFRBRWS", "ECFR"}:
-                    visit(child, levels, part_title, inherited)
-                continue
-            kind = (child.get("TYPE") or "").upper()
-            if kind == "SECTION":
-                section(child, levels, part_title, inherited)
-                continue
-            if not kind:
-                raise ParseError(f"{name}: {_where(child)} has no TYPE (TITLE, CHAPTER, PART, SECTION, ...)")
-            inner, title_of, notes = levels, part_title, inherited
-            level = _LEVELS.get(kind)
-            if level:
-                value = (child.get("N") or "").replace("\u2013", "-").strip()
-                if level == "title":
-                    value = value or title
-                if not value or len(value) > 40:
-                    raise ParseError(f"{name}: {_where(child)}: a {kind.lower()} needs a number N (at most 40 "
-                                     "characters)")
-                inner = (*levels, (level, value))
-                if level == "part":
-                    title_of = squash("".join(child.find("HEAD").itertext())) if child.find("HEAD") is not None \
-                        else f"Part {value}"
-                    notes = _part_notes(child, value)
-            visit(child, inner, title_of, notes)
+            visit_child(child, levels, part_title, inherited)
+
+    def visit_child(child: etree._Element, levels: tuple[tuple[str, str], ...], part_title: str,
+                    inherited: str) -> None:
+        if not isinstance(child.tag, str):
+            return
+        if not _DIV.match(child.tag):
+            if child.tag in _WRAPPERS:
+                visit(child, levels, part_title, inherited)
+            return
+        kind = (child.get("TYPE") or "").upper()
+        if kind == "SECTION":
+            section(child, levels, part_title, inherited)
+            return
+        if not kind:
+            raise ParseError(f"{name}: {_where(child)} has no TYPE (TITLE, CHAPTER, PART, SECTION, ...)")
+        inner, title_of, notes = levels, part_title, inherited
+        level = _LEVELS.get(kind)
+        if level:
+            value = (child.get("N") or "").replace("\u2013", "-").strip()
+            if level == "title":
+                value = value or title
+            if not value or len(value) > 40:
+                raise ParseError(f"{name}: {_where(child)}: a {kind.lower()} needs a number N (at most 40 "
+                                 "characters)")
+            inner = (*levels, (level, value))
+            if level == "part":
+                title_of = squash("".join(child.find("HEAD").itertext())) if child.find("HEAD") is not None \
+                    else f"Part {value}"
+                notes = _part_notes(child, value)
+        visit(child, inner, title_of, notes)
+
+    def stream() -> ParsedSource | None:
+        """The bulk title read part by part (``_stream_units``), each part's tree cleared once read: memory
+        holds one part, not the title. None when the file is not a bulk title whose header comes first (a
+        division alone, the annual edition, anything odd or broken): the whole-tree reading below takes it,
+        with its own messages."""
+        nonlocal title, as_of
+        units = _stream_units(raw, options)
+        header = next(units, None)
+        if header is None:
+            return None
+        title, as_of, title_head = header
+        for unit, levels in units:
+            visit_child(unit, levels, "", "")
+            _forget(unit)
+        if not provisions:
+            return None
+        return _source(title, f"{title_head or f'Title {title}'} (eCFR{f', amended through {as_of}' if as_of else ''})",
+                       provisions)
+
+    try:
+        streamed = stream()
+    except (ParseError, _NotStreamable):
+        streamed = None
+    if streamed is not None:
+        return streamed
+    title, as_of = "", ""
+    provisions.clear()
+    seen.clear()
+    try:
+        root = etree.fromstring(raw, parser=etree.XMLParser(**options))
+    except etree.XMLSyntaxError as exc:
+        raise ParseError(f"{name}: not well-formed XML at line {exc.lineno}, column {exc.offset}: {exc.msg}") from exc
+    except (LookupError, ValueError) as exc:  # an XML declaration naming an unknown encoding
+        raise ParseError(f"{name}: unreadable XML declaration ({exc})") from exc
+    if root.tag in _ANNUAL_ROOTS:
+        return _annual_edition(root, name)
+    if root.tag not in {"DLPSTEXTCLASS", "ECFR", "ECFRBRWS"} and not _DIV.match(str(root.tag)):
+        raise ParseError(f"{name}: the root <{root.tag}> at line {root.sourceline} is neither eCFR XML "
+                         "(<DLPSTEXTCLASS>, <ECFR> or a <DIV1>..<DIV8> division) nor the CFR annual edition "
+                         "(<CFRDOC>, <CFRGRANULE>)")
+    title = _title_number(root)
+    if not re.match(r"^\d{1,3}$", title):
+        raise ParseError(f"{name}: no CFR title number (a <DIV1 TYPE=\"TITLE\" N=...>, a NODE=\"title:...\" or "
+                         f"hierarchy_metadata naming title-N){f'; found {title[:20]!r}' if title else ''}")
+    as_of = _amended(root)
+    title_div = next((e for e in root.iter() if isinstance(e.tag, str) and _DIV.match(e.tag)
+                      and e.get("TYPE") == "TITLE"), None)
+    title_head = squash(title_div.findtext("HEAD") or "") if title_div is not None else ""
+    title_head = re.sub(r"\s*-+\s*Volume \d+$", "", title_head)  # "Title 1—General Provisions--Volume 1"
 
     if _DIV.match(str(root.tag)):
         # A division answered alone (the versioner API): read it as the only child of a document.
@@ -284,6 +329,101 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
         raise ParseError(f"{name}: no <DIV8 TYPE=\"SECTION\"> in CFR title {title}")
     return _source(title, f"{title_head or f'Title {title}'} (eCFR{f', amended through {as_of}' if as_of else ''})",
                    provisions)
+
+
+# ---------------------------------------------------------------------------- a bulk title, part by part
+
+_WRAPPERS = {"TEXT", "BODY", "ECFRBRWS", "ECFR"}  # elements the walk looks inside of, besides divisions
+_BULK_ROOTS = {"DLPSTEXTCLASS", "ECFR", "ECFRBRWS"}
+_UNITS = {"PART", "SECTION"}  # what the streamed walk hands to ``parse``'s walk whole: a part, or a lone section
+
+
+class _NotStreamable(Exception):
+    """The file is not a bulk title with its header first: ``parse`` reads it as a whole tree instead."""
+
+
+def _stream_units(raw: bytes, options: dict[str, bool]) -> Iterator[Any]:
+    """A bulk eCFR title read with ``iterparse``: first its header ``(title, as_of, title_head)``, then each part
+    (or a section outside any part) as ``(element, levels above it)``, complete, in document order.
+
+    The header is what the whole-tree reading finds first in document order (``_title_of``, the first
+    ``AMDDATE``, the first TITLE division's HEAD), known by the end of the first part; the divisions above a part
+    are numbered as that reading numbers them. Anything it would read differently (a title number or date only
+    after the first part, a division without TYPE or N, a root other than a bulk title, broken XML) raises
+    ``_NotStreamable``, and ``parse`` takes the whole tree with its own messages.
+    """
+    from lxml import etree
+
+    found_title, first_amended, title_div = "", None, None
+    header_sent, head_missing = False, False
+    # One entry per open element: (its children are walked, the divisions above it, it is a unit).
+    stack: list[tuple[bool, tuple[tuple[str, str], ...], bool]] = []
+    try:
+        for event, elem in etree.iterparse(io.BytesIO(raw), events=("start", "end"), **options):
+            tag = elem.tag if isinstance(elem.tag, str) else ""
+            if event == "start":
+                if not found_title and tag != "IDNO":
+                    found_title = _title_of(elem) if tag else ""
+                if title_div is None and _DIV.match(tag) and elem.get("TYPE") == "TITLE":
+                    if header_sent:
+                        raise _NotStreamable("a TITLE division after the first part")
+                    title_div = elem
+                if not stack:
+                    if tag not in _BULK_ROOTS:
+                        raise _NotStreamable(f"root <{tag}>")
+                    stack.append((True, (), False))
+                    continue
+                walked, levels, _ = stack[-1]
+                if not walked:
+                    stack.append((False, levels, False))
+                elif _DIV.match(tag):
+                    kind = (elem.get("TYPE") or "").upper()
+                    if kind in _UNITS:
+                        stack.append((False, levels, True))
+                        continue
+                    level = _LEVELS.get(kind)
+                    if not kind or (level == "title" and not found_title and not elem.get("N")):
+                        raise _NotStreamable(f"{_where(elem)} read before the title number")
+                    if level:
+                        value = (elem.get("N") or "").replace("\u2013", "-").strip()
+                        value = value or found_title if level == "title" else value
+                        if not value or len(value) > 40:
+                            raise _NotStreamable(f"{_where(elem)} without a number")
+                        levels = (*levels, (level, value))
+                    stack.append((True, levels, False))
+                else:
+                    stack.append((tag in _WRAPPERS, levels, False))
+                continue
+            _, levels, unit = stack.pop()
+            if tag == "IDNO" and not found_title:
+                found_title = _title_of(elem)
+            elif tag == "AMDDATE" and first_amended is None:
+                if header_sent:  # the header said "no date"
+                    raise _NotStreamable("the first AMDDATE after the first part")
+                first_amended = elem
+            elif tag == "HEAD" and head_missing and elem.getparent() is title_div:
+                raise _NotStreamable("the title's HEAD after the first part")
+            if not unit:
+                continue
+            if not header_sent:
+                if not re.match(r"^\d{1,3}$", found_title):
+                    raise _NotStreamable("no title number before the first part")
+                head = squash(title_div.findtext("HEAD") or "") if title_div is not None else ""
+                head_missing = title_div is not None and title_div.find("HEAD") is None
+                yield found_title, _amended_date(first_amended), re.sub(r"\s*-+\s*Volume \d+$", "", head)
+                header_sent = True
+            yield elem, levels
+    except (etree.XMLSyntaxError, LookupError, ValueError) as exc:
+        raise _NotStreamable(str(exc)) from exc
+
+
+def _forget(elem: etree._Element) -> None:
+    """Drop a read part and everything before it from the tree ``iterparse`` is building."""
+    elem.clear(keep_tail=True)
+    parent = elem.getparent()
+    if parent is not None:
+        while elem.getprevious() is not None:
+            del parent[0]
 
 
 def _source(title: str, heading: str, provisions: list[ParsedProvision]) -> ParsedSource:

@@ -19,7 +19,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connections
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.expressions import RawSQL
 
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, QueueTally, ReviewPool
 from reviewapp.review.workspace.queue_state import QUEUE_STATES as QUEUE_STATES
@@ -166,6 +168,7 @@ class QueuePage:
     page: int
     pages: int
     pool_pk: int = 0  # the pool's primary key, for server-side joins only (never shown: the public id is)
+    shown_capped: bool = False  # a search matched more than ``shown_total``: counting stopped there
 
     @property
     def percent(self) -> int:
@@ -204,23 +207,85 @@ def _first(rows: QuerySet[Assignment], field: str) -> Subquery:
     return Subquery(rows.order_by("seq").values(field)[:1])
 
 
-def _entries(rows: QuerySet[Assignment], places: _Places) -> list[QueueEntry]:
-    return [QueueEntry(item_id=item_id, position=places.position(place=place, seq=seq), status=status,
-                       needs_regrade=bool(regrade), query_text=text, skipped=skip is not None)
-            for item_id, place, seq, status, regrade, text, skip in
-            with_queue_state(rows).values_list("item__public_id", "shuffle_place", "seq", "q_status", "q_regrade",
-                                               "item__query_text", "skip__pk")]
+def _entries(rows: QuerySet[Assignment], places: dict[int, _Places]) -> dict[int, list[QueueEntry]]:
+    """Queue entries of ``rows`` by pool primary key, each pool's in the reviewer's order."""
+    found: dict[int, list[QueueEntry]] = defaultdict(list)
+    for pool_pk, item_id, place, seq, status, regrade, text, skip in (
+            with_queue_state(rows).order_by("pool_id", "seq")
+            .values_list("pool_id", "item__public_id", "shuffle_place", "seq", "q_status", "q_regrade",
+                         "item__query_text", "skip__pk")):
+        found[pool_pk].append(QueueEntry(item_id=item_id, position=places[pool_pk].position(place=place, seq=seq),
+                                         status=status, needs_regrade=bool(regrade), query_text=text,
+                                         skipped=skip is not None))
+    return found
+
+
+# A search counts its matches up to this many (or up to the page asked for, when that is further): past it the
+# page says "more than". Counting every match of a common word would read the whole queue.
+SEARCH_COUNT_CAP = 1000
+
+TRIGRAM_TABLE = "reviewapp_reviewitem_trgm"  # SQLite's FTS5 trigram index of the query texts (migration 0018)
+
+
+def _text_matches(rows: QuerySet[Assignment], words: tuple[str, ...]) -> QuerySet[Assignment]:
+    """``rows`` whose item's query text contains every word (any case), found through the query-text index.
+
+    PostgreSQL reads ``icontains`` through the pg_trgm index on ``UPPER(query_text)``; SQLite asks its FTS5
+    trigram table for the items holding the word. A word under three characters has no trigram: it is checked
+    on the rows the rest leave (the reviewer's own pool at most).
+    """
+    vendor = connections[rows.db].vendor
+    for word in words:
+        if vendor == "sqlite" and len(word) >= 3:
+            phrase = '"' + word.replace('"', '""') + '"'
+            # Only the constant table name is interpolated; the word is a parameter.
+            rows = rows.filter(item_id__in=RawSQL(  # noqa: S611
+                f"SELECT rowid FROM {TRIGRAM_TABLE} WHERE {TRIGRAM_TABLE} MATCH %s", [phrase]))  # noqa: S608
+        else:
+            rows = rows.filter(item__query_text__icontains=word)
+    return rows
+
+
+def _in_any(parts: list[QuerySet[Assignment]]) -> QuerySet[Assignment]:
+    """Assignments whose pk is in any of ``parts`` (each a sliced query of pks, read by index): one query.
+
+    Joined by UNION ALL. SQLite refuses a LIMIT inside a compound statement, so there each part is wrapped in an
+    unsliced ``pk IN (...)`` first; PostgreSQL takes the parts as they are (a wrapper would let its planner read
+    the whole table to match them).
+    """
+    if not connections[parts[0].db].features.supports_slicing_ordering_in_compound:
+        parts = [Assignment.objects.filter(pk__in=part).order_by().values("pk") for part in parts]
+    return Assignment.objects.filter(pk__in=parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0])
+
+
+def _counts(parts: dict[int, QuerySet[Assignment]]) -> dict[int, int]:
+    """The rows of each sliced query in ``parts`` (by pool pk), counted in one statement.
+
+    ``SELECT pool, COUNT(*) FROM (part) UNION ALL ...``: each count reads only its part's LIMIT rows, which a
+    grouped count over ``pk IN (...)`` would not promise (PostgreSQL may read the whole table to join them).
+    """
+    sql, params = [], []
+    for pool_pk, part in parts.items():
+        part_sql, part_params = part.query.get_compiler(using=part.db).as_sql()
+        sql.append(f"SELECT %s, COUNT(*) FROM ({part_sql}) AS shown_part")  # noqa: S608 -- Django's compiled SQL
+        params += [pool_pk, *part_params]
+    with connections[next(iter(parts.values())).db].cursor() as cursor:
+        cursor.execute(" UNION ALL ".join(sql), params)
+        return {int(pool_pk): count for pool_pk, count in cursor.fetchall()}
 
 
 def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search: str = "", page: int = 1,
                          page_pool: str = "", page_size: int = QUEUE_PAGE_SIZE) -> list[QueuePage]:
     """The reviewer's queues, one per pool, each one page of entries long, read by index whatever their length.
 
-    Totals, per-state counts and progress come from the pools' tallies (one query, with each pool's first open
-    item); each pool's page from one indexed query, plus one for the skipped items' positions when there are any.
-    A state filter is counted by the tally; a search counts its matches (one more query a pool, over the queue).
-    ``page`` (1-based) applies to the pool ``page_pool`` (every pool when empty); the others show their first
-    page. Positions stay those of the whole queue.
+    The same number of queries whatever the number of pools and the length of the queues: totals, per-state
+    counts and progress from the pools' tallies (one query, with each pool's first open item); the skipped
+    items' places (one, when there are any); every pool's page at once (one: each pool's slice by index, joined
+    by UNION ALL). A state filter is counted by the tally. A search finds its matches through the query-text
+    index within the reviewer's own pools and counts them for every pool in one grouped query, up to
+    ``SEARCH_COUNT_CAP`` (``shown_capped`` says when there are more). ``page`` (1-based) applies to the pool
+    ``page_pool`` (every pool when empty); the others show their first page. Positions stay those of the whole
+    queue.
     """
     words = tuple(search.lower().split())
     tallies = list(
@@ -236,31 +301,50 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
         skipped = Assignment.objects.filter(reviewer=reviewer, pool_id__in=marked, seq__gt=SKIPPED_SEQ)
         for pool_pk, place, seq in skipped.values_list("pool_id", "shuffle_place", "seq"):
             marks[pool_pk].append((place, seq))
+    places = {t.pool_id: _Places(total=t.total, marks=marks[t.pool_id]) for t in tallies}
+
+    def shown_rows(pool_pk: int) -> QuerySet[Assignment]:
+        rows = Assignment.objects.filter(reviewer=reviewer, pool_id=pool_pk)
+        return _text_matches(rows.filter(state=state) if state else rows, words)
+
+    def asked(tally: QueueTally) -> int:
+        return max(page if not page_pool or page_pool == tally.pool.public_id else 1, 1)
+
+    shown_totals = {t.pool_id: getattr(t, state) if state else t.total for t in tallies}
+    caps: dict[int, int] = {}
+    if words and tallies:
+        # Counted up to one past the cap (or past the page asked for), so "more than" is known without reading on.
+        caps = {t.pool_id: max(SEARCH_COUNT_CAP, asked(t) * page_size) + 1 for t in tallies}
+        shown_totals = _counts({pk: shown_rows(pk).order_by().values("pk")[:cap] for pk, cap in caps.items()})
+    numbers, parts = {}, []
+    for tally in tallies:
+        shown_total = min(shown_totals[tally.pool_id], caps.get(tally.pool_id, 0) - 1) if words \
+            else shown_totals[tally.pool_id]
+        count = max(1, -(-shown_total // page_size))
+        numbers[tally.pool_id] = number = min(asked(tally), count)
+        if shown_total:
+            offset = (number - 1) * page_size
+            parts.append(shown_rows(tally.pool_id).order_by("seq").values("pk")[offset:offset + page_size])
+    entries = _entries(_in_any(parts), places) if parts else {}
     pages = []
     for tally in tallies:
         pool = tally.pool
-        places = _Places(total=tally.total, marks=marks[pool.pk])
-        rows = Assignment.objects.filter(reviewer=reviewer, pool=pool)
-        if state:
-            rows = rows.filter(state=state)
-        for word in words:
-            rows = rows.filter(item__query_text__icontains=word)
-        shown_total = rows.count() if words else getattr(tally, state) if state else tally.total
-        count = max(1, -(-shown_total // page_size))
-        number = min(max(page if not page_pool or page_pool == pool.public_id else 1, 1), count)
-        offset = (number - 1) * page_size
-        entries = _entries(rows.order_by("seq")[offset:offset + page_size], places) if shown_total else []
+        pool_entries = entries.get(pool.pk, [])
+        capped = bool(words) and shown_totals[pool.pk] >= caps[pool.pk]
+        shown_total = shown_totals[pool.pk] - (1 if capped else 0)
         next_open = None
         if tally.open_item is not None:
-            next_open = next((e for e in entries if e.item_id == tally.open_item), None) or QueueEntry(
-                item_id=tally.open_item, position=places.position(place=tally.open_place, seq=tally.open_seq),
+            next_open = next((e for e in pool_entries if e.item_id == tally.open_item), None) or QueueEntry(
+                item_id=tally.open_item, position=places[pool.pk].position(place=tally.open_place,
+                                                                           seq=tally.open_seq),
                 status="", needs_regrade=False)
         pages.append(QueuePage(
             pool_id=pool.public_id, title=_title(pool.public_id, pool.reviewer_title), instructions=pool.instructions,
             kind=pool.kind, total=tally.total, completed=tally.complete,
             counts={s: getattr(tally, s) for s in QUEUE_STATES}, shown_total=shown_total,
-            filtered=bool(state or words), entries=entries, next_open=next_open, page=number, pages=count,
-            pool_pk=pool.pk,
+            filtered=bool(state or words), entries=pool_entries, next_open=next_open, page=numbers[pool.pk],
+            pages=max(1, -(-shown_total // page_size)),
+            pool_pk=pool.pk, shown_capped=capped,
         ))
     return pages
 
