@@ -266,7 +266,7 @@ def suite_caveats(suite: SuiteMeta) -> tuple[str, ...]:
     """The caveats every comparison on this suite carries: who nominated the targets, then the general ones, then
     which targets a newer snapshot of their source changed."""
     return (
-        f"Targets were nominated from the official text by {_nominators(suite)}: {_provisional(suite)} "
+        f"Targets were nominated from the official text by {_nominators(suite)} ({_provisional(suite)}); they are "
         "known positives, incomplete, so these figures are neither precision nor exhaustive recall.",
         *GENERAL_CAVEATS,
         *suite.source_changes,

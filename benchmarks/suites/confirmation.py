@@ -37,8 +37,11 @@ from benchmarks.suites.models import (
     TargetProposalSupport,
 )
 from benchmarks.suites.services import _next_version, suite_import
+from reviewapp.core.models import ADMIN_HELD, SigninMethod
 from reviewapp.core.records.hashing import canonical_json
+from reviewapp.core.records.provenance import LabelOrigin, Procedure
 from reviewapp.review.selectors import (
+    pool_completed_judgments,
     pool_find,
     pool_judgments,
     pool_labels,
@@ -330,3 +333,59 @@ def proposal_proposers(*, suite: Suite) -> dict[int, frozenset[int]]:
                                                                                               "lawyer_id"):
         out.setdefault(pk, set()).add(lawyer)
     return {pk: frozenset(lawyers) for pk, lawyers in out.items()}
+
+
+# --------------------------------------------------------------------------- provenance of a version's targets
+
+
+_AGREEMENT_PROCEDURE = {"unanimous": Procedure.LAWYER_BLIND, "adjudicated": Procedure.ADJUDICATED}
+
+
+def _target_procedure(target: NominatedTarget) -> Procedure:
+    if target.confirmed_by:
+        return _AGREEMENT_PROCEDURE.get(target.confirmed_by.get("agreement", ""), Procedure.LAWYER_BLIND)
+    if target.claimed_confirmed_by:
+        return Procedure.IMPORTED
+    return Procedure.NOMINATED
+
+
+def suite_target_origin(*, suite: Suite) -> LabelOrigin:
+    """How every target of this suite version was made: confirmed blind by lawyers (unanimously or after an
+    admin's ruling on their disagreement), claimed confirmed by an imported file, or nominated only.
+
+    The lawyers are those of the confirmation that produced this version (the confirmation pools of the earlier
+    versions that decided its confirmed targets) and of this version's own confirmation so far; their answers
+    are counted on exactly those targets, with how their authors signed in.
+    """
+    targets = list(NominatedTarget.objects.filter(query__suite=suite).select_related("query").order_by("id"))
+    procedures: dict[str, int] = {}
+    for target in targets:
+        procedure = _target_procedure(target)
+        procedures[procedure] = procedures.get(procedure, 0) + 1
+    confirmed = {(t.query.qid, t.citation) for t in targets if t.confirmed_by}
+    earlier = Suite.objects.filter(name=suite.name, version__lt=suite.version).order_by("-version")
+    answered: list[Any] = []
+    produced_by: list[int] = []
+    for other in earlier:
+        records = [r for pool in confirmation_pools(suite=other) for r in pool_completed_judgments(pool=pool)
+                   if (r.query_id, r.doc_id) in confirmed]
+        if records:
+            produced_by.append(other.version)
+            answered.extend(records)
+    answered.extend(r for pool in confirmation_pools(suite=suite) for r in pool_completed_judgments(pool=pool))
+    states = confirmation_state(suite=suite)
+    nominators = json.loads(suite.definition).get("nominated_by", "")
+    names = dict.fromkeys([nominators, *(t.nominated_by for t in targets)])
+    source = f"suite {suite.name} v{suite.version}"
+    if produced_by:
+        source += f", confirmed in the blind confirmation of v{', v'.join(map(str, sorted(produced_by)))}"
+    return LabelOrigin(
+        role="targets", source=source, unit="target",
+        procedures=tuple((str(p), n) for p, n in procedures.items()),
+        lawyers=tuple(sorted({r.reviewer_username for r in answered})),
+        nominated_by=" and ".join(n for n in names if n),
+        rejected=sum(c.state == "rejected" for c in states),
+        undecided=sum(c.state in ("disagreed", "pending") for c in states),
+        answers=len(answered), admin_held=sum(r.signin_method in ADMIN_HELD for r in answered),
+        through_idp=sum(r.signin_method == SigninMethod.OIDC for r in answered),
+    )

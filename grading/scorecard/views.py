@@ -364,7 +364,8 @@ def summary(request: HttpRequest) -> HttpResponse:
     built, errors, query = _summary(request)
     if built is None:
         return render(request, "cuad/summary.html", {"errors": errors}, status=400)
-    return render(request, "cuad/summary.html", {"lb": built.lb, "audits": built.audits, "query": query})
+    return render(request, "cuad/summary.html", {"lb": built.lb, "audits": built.audits,
+                                                "provenance": built.provenance, "query": query})
 
 
 @perm_required(VIEW_REPORTS)
@@ -372,6 +373,7 @@ def summary_pdf(request: HttpRequest) -> HttpResponse:
     built, errors, query = _summary(request)
     if built is None:
         return JsonResponse({"errors": errors}, status=400)
-    html = render_to_string("cuad/summary_pdf.html", {"lb": built.lb, "audits": built.audits, "query": query},
+    html = render_to_string("cuad/summary_pdf.html", {"lb": built.lb, "audits": built.audits,
+                                                        "provenance": built.provenance, "query": query},
                             request=request)
     return download(pdf_from_html(html), filename=f"cuad-summary-sample-{built.lb.sample.pk}.pdf")

@@ -120,9 +120,16 @@ class ApiToken(models.Model):
 
     ``password_stamp`` is a digest of the owner's session-auth hash (itself an HMAC of the password hash) at
     creation: after a password change it no longer matches and the token is dead.
+
+    ``signin_method`` and ``signin_issuer`` are those of the session that made the token: a request signed in
+    with the token counts as signed in that way, so a token made after signing in with credentials an admin
+    once held never passes its judgments off as the reviewer's own. ``token`` for a token made outside a
+    sign-in (a shell) or before the method was recorded.
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    signin_method = models.CharField(max_length=16, default="token")
+    signin_issuer = models.CharField(max_length=255, blank=True, default="")
     name = models.CharField(max_length=100, blank=True)
     prefix = models.CharField(max_length=8, help_text="First characters of the token, to tell tokens apart.")
     key_digest = models.CharField(max_length=64, unique=True)

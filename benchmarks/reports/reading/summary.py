@@ -1,11 +1,13 @@
 """The one page to send: a statute comparison's verdict, leaderboard, who confirmed what, caveats and exposure.
 
 Everything on it is read from the leaderboard (``leaderboard.py``: the verdict sentence, the means and their
-intervals), the suite (population and caveats, as the report's population box words them), the suite's target
-confirmation (``benchmarks.suites.confirmation``) and the review pools the leaderboard read labels from (lawyers,
-agreement, adjudications, judgments saved with credentials an admin once held). The caller records the held-out
-exposure (``exposure.leaderboard_exposure_record``) before building it, as the leaderboard page does, so a
-summary that shows held-out figures is a row in the ledger.
+intervals), the suite (population and caveats, as the report's population box words them), how the suite
+version's targets were made (``benchmarks.suites.confirmation.suite_target_origin``: the confirmation that
+produced this version and this version's own) and the review pools the leaderboard read labels from (lawyers,
+agreement, adjudications, judgments saved with credentials an admin once held). Who confirmed and who labelled
+is the one provenance statement (``reviewapp.core.records.provenance``) over those origins. The caller records
+the held-out exposure (``exposure.leaderboard_exposure_record``) before building it, as the leaderboard page
+does, so a summary that shows held-out figures is a row in the ledger.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from benchmarks.reports.exposure import exposure_declarations
 from benchmarks.reports.figures import PRIMARY_SPLIT, suite_caveats, suite_population
 from benchmarks.reports.leaderboard import Leaderboard
+from reviewapp.core.records.provenance import LabelOrigin, Procedure, provenance_sentences
 
 
 @dataclass(frozen=True)
@@ -32,17 +35,13 @@ class LabelSource:
     complete: int
     through_idp: int = 0  # complete judgments saved after signing in through the organisation's identity provider
 
-
-@dataclass(frozen=True)
-class TargetConfirmation:
-    """The suite's targets: how many lawyers confirmed them, blind, and how they agreed."""
-
-    confirmed: int
-    unanimous: int
-    adjudicated: int
-    rejected: int
-    disagreed: int
-    pending: int
+    @property
+    def origin(self) -> LabelOrigin:
+        return LabelOrigin(
+            role="labels", source=self.name, unit="item",
+            procedures=((Procedure.LAWYER_BLIND, self.agreed), (Procedure.ADJUDICATED, self.adjudicated)),
+            lawyer_count=self.lawyers, undecided=self.unresolved, answers=self.complete,
+            admin_held=self.admin_held, through_idp=self.through_idp)
 
 
 @dataclass(frozen=True)
@@ -50,18 +49,22 @@ class Summary:
     board: Leaderboard
     population: str
     caveats: tuple[str, ...]
-    targets: TargetConfirmation
+    targets: LabelOrigin
     label_sources: tuple[LabelSource, ...]
     exposure: tuple[str, ...]  # one line per system whose held-out figures the summary shows
 
     @property
+    def origins(self) -> tuple[LabelOrigin, ...]:
+        """Every body of labels the summary's figures count: the targets first, then each review pool."""
+        return (self.targets, *(source.origin for source in self.label_sources))
+
+    @property
+    def provenance(self) -> tuple[str, ...]:
+        return provenance_sentences(self.origins)
+
+    @property
     def targets_sentence(self) -> str:
-        t = self.targets
-        if not (t.confirmed or t.rejected or t.disagreed or t.pending):
-            return "No target of this suite version has been put to lawyers for blind confirmation."
-        return (f"Blind confirmation by lawyers: {t.confirmed} target{'s' * (t.confirmed != 1)} confirmed "
-                f"({t.unanimous} unanimous, {t.adjudicated} adjudicated), {t.rejected} rejected, "
-                f"{t.disagreed} where the lawyers disagree, {t.pending} pending.")
+        return self.provenance[0]
 
 
 _HASH = re.compile(r"\b[0-9a-f]{64}\b")
@@ -118,18 +121,11 @@ def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     return tuple(sources)
 
 
-def _targets(board: Leaderboard) -> TargetConfirmation:
-    from benchmarks.suites.confirmation import confirmation_state
+def _targets(board: Leaderboard) -> LabelOrigin:
+    from benchmarks.suites.confirmation import suite_target_origin
     from benchmarks.suites.models import Suite
 
-    suite = Suite.objects.filter(pk=board.inputs.suite.pk).first()
-    states = confirmation_state(suite=suite) if suite is not None else []
-    confirmed = [c for c in states if c.state == "confirmed"]
-    return TargetConfirmation(
-        confirmed=len(confirmed), unanimous=sum(c.agreement == "unanimous" for c in confirmed),
-        adjudicated=sum(c.agreement == "adjudicated" for c in confirmed),
-        rejected=sum(c.state == "rejected" for c in states), disagreed=sum(c.state == "disagreed" for c in states),
-        pending=sum(c.state == "pending" for c in states))
+    return suite_target_origin(suite=Suite.objects.get(pk=board.inputs.suite.pk))
 
 
 def summary_build(*, board: Leaderboard) -> Summary:

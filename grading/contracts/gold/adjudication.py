@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from grading.contracts.gold.resolution import ClauseResolution, PoolResolutions, clause_pool_resolutions
+from grading.contracts.gold.resolution import ClauseResolution, PoolResolutions, clause_pool_resolutions, disputed
 from grading.contracts.kinds import ABSENT, PRESENCE, PRESENT
 from reviewapp.review.agreement.disagreements import adjudication_record
 from reviewapp.review.services import ReviewError
@@ -133,8 +133,21 @@ def ruling_spans(*, view: ClauseAdjudication, choice: str, offsets: str = "") ->
 
 def clause_ruling_record(*, pool: Any, item_id: str, presence: int, spans: list[list[int]], adjudicator: Any,
                          note: str = "") -> Any:
-    """Record the ruling (presence + spans) on the item; ``RulingError`` says what is wrong with it."""
+    """Record the ruling (presence + spans) on the item; ``RulingError`` says what is wrong with it.
+
+    A ruling resolves a dispute and nothing else: the item needs at least two complete lawyer answers that
+    differ. An admin who labels an item no lawyers disputed would pass their own label off as adjudicated.
+    """
     item = pool_item(pool=pool, item_id=item_id)
+    try:
+        row = _find(clause_pool_resolutions(pool=pool), item_id)
+    except LookupError:
+        raise RulingError(f"item {item_id}: not a labelled clause item of this pool") from None
+    if not disputed(row.answers):
+        said = ("they agree" if len(row.answers) >= 2 else
+                f"{len(row.answers)} lawyer{'s' * (len(row.answers) != 1)} completed it")
+        raise RulingError(f"item {item_id} ({row.category}, {row.title}): a ruling resolves a dispute, and there is "
+                          f"none: {said}; it needs at least two complete lawyer answers that differ")
     if presence not in (ABSENT, PRESENT):
         raise RulingError("presence: 1 (present) or 0 (absent)")
     try:

@@ -14,11 +14,13 @@ from rest_framework.views import APIView
 from grading.contracts.gold.exports import GoldExportError, gold_csv, gold_cuad_json
 from grading.contracts.gold.freeze import GoldSetError, gold_set_freeze
 from grading.contracts.gold.models import GoldSet
+from grading.contracts.gold.provenance import gold_set_origin
 from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_sets
 from grading.contracts.models import ContractSet
 from grading.responses import refused
 from reviewapp.core.auth.roles import CanManageReviews, CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.core.records.provenance import provenance_records
 
 
 class GoldSetOut(serializers.Serializer):
@@ -43,6 +45,9 @@ class GoldSetDetailOut(GoldSetOut):
     counts = serializers.DictField()
     content = serializers.DictField(help_text="taxonomy, categories, contracts with per-category answers")
     provenance = serializers.DictField(help_text="per contract: who labelled it; per category agreed/adjudicated")
+    statement = serializers.ListField(
+        child=serializers.DictField(), help_text="who made the answers and by which procedure, counted, with the "
+        "sentence the gold set page and the CUAD summary print")
     left_out_contracts = serializers.ListField(child=serializers.DictField())
     agreement = serializers.ListField(child=serializers.DictField())
     pools = serializers.ListField(child=serializers.CharField())
@@ -102,6 +107,7 @@ class GoldSetApi(APIView):
     def get(self, request: Request, pk: int, version: int) -> Response:
         gold = _gold(pk, version)
         return Response({**_row(gold), "counts": gold.counts, "content": gold.content, "provenance": gold.provenance,
+                         "statement": provenance_records([gold_set_origin(gold)]),
                          "left_out_contracts": gold.left_out, "agreement": gold.agreement, "pools": gold.pools})
 
 

@@ -21,7 +21,15 @@ from django.db import transaction
 from grading.contracts.gold.agreement import clause_agreement
 from grading.contracts.gold.exports import gold_cuad_json
 from grading.contracts.gold.models import GoldSet
-from grading.contracts.gold.resolution import ADJUDICATED, ClauseResolution, PoolResolutions, clause_pool_resolutions
+from grading.contracts.gold.resolution import (
+    ADJUDICATED,
+    ADMIN_OWN,
+    AGREED,
+    PROCEDURE,
+    ClauseResolution,
+    PoolResolutions,
+    clause_pool_resolutions,
+)
 from grading.contracts.kinds import CONTRACT_CLAUSE_KIND_KEY, PRESENT
 from grading.contracts.models import ContractSet
 from grading.contracts.services import taxonomy_current
@@ -29,6 +37,7 @@ from grading.dataset.cuad_file import CuadFileError
 from grading.dataset.models import CuadDataset
 from grading.dataset.services import CuadLoadError, dataset_load_gold
 from reviewapp.core.records.hashing import sha256_json
+from reviewapp.review.agreement.exports import pool_judgments_admin_held
 from reviewapp.review.selectors import pool_find
 
 
@@ -119,6 +128,15 @@ def gold_set_freeze(*, contract_set: ContractSet | None = None, pool: Any = None
     categories = [name for name in described if name in declared]
     resolved = [clause_pool_resolutions(pool=p) for p in pools]
     chosen, by_title = _chosen(resolved, categories)
+    # (pool, item, lawyer) of every answer saved after signing in with credentials an admin once held.
+    held = {(p.public_id, item, reviewer) for p in pools for item, reviewer in pool_judgments_admin_held(pool=p)}
+
+    def _entry(row: ClauseResolution) -> dict[str, Any]:
+        ruled = row.state in (ADJUDICATED, ADMIN_OWN) and row.ruling is not None
+        return {"state": row.state, "procedure": str(PROCEDURE[row.state]), "pool": row.pool_id, "item": row.item_id,
+                "lawyers": [a.username for a in row.answers],
+                "admin_held": [a.username for a in row.answers if (row.pool_id, row.item_id, a.reviewer_id) in held],
+                "adjudicator": row.ruling.adjudicator if ruled and row.ruling else None}
 
     contracts, provenance, left_out = [], {}, []
     for title in sorted(by_title):
@@ -136,13 +154,7 @@ def gold_set_freeze(*, contract_set: ContractSet | None = None, pool: Any = None
         lawyers = sorted({(a.reviewer_id, a.username) for c in categories for a in cells[c][0].answers})
         provenance[title] = {
             "labelled_by": [{"id": i, "username": name} for i, name in lawyers],
-            "categories": {
-                c: {"state": cells[c][0].state, "pool": cells[c][0].pool_id, "item": cells[c][0].item_id,
-                    "lawyers": [a.username for a in cells[c][0].answers],
-                    "adjudicator": cells[c][0].ruling.adjudicator if cells[c][0].state == ADJUDICATED
-                    and cells[c][0].ruling else None}
-                for c in categories
-            },
+            "categories": {c: _entry(cells[c][0]) for c in categories},
         }
     if not contracts:
         raise GoldSetError(f"set {contract_set.name!r}: no contract has every category ({len(categories)}) agreed or "
@@ -167,8 +179,12 @@ def gold_set_freeze(*, contract_set: ContractSet | None = None, pool: Any = None
         "answers": len(kept), "present": sum(1 for r in kept if r.presence == PRESENT),
         "absent": sum(1 for r in kept if r.presence != PRESENT),
         "spans": sum(len(r.spans) for r in kept if r.presence == PRESENT),
-        "agreed": sum(1 for r in kept if r.state != ADJUDICATED),
+        "agreed": sum(1 for r in kept if r.state == AGREED),
         "adjudicated": sum(1 for r in kept if r.state == ADJUDICATED),
+        "admin_own": sum(1 for r in kept if r.state == ADMIN_OWN),
+        "by_procedure": {str(PROCEDURE[state]): sum(1 for r in kept if r.state == state)
+                         for state in (AGREED, ADJUDICATED, ADMIN_OWN)},
+        "admin_held": sum(1 for r in kept for a in r.answers if (r.pool_id, r.item_id, a.reviewer_id) in held),
         "lawyers": len({a.reviewer_id for r in kept for a in r.answers}),
     }
     last = GoldSet.objects.filter(contract_set=contract_set).order_by("-version").first()

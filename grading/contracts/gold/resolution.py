@@ -2,8 +2,14 @@
 
 An item (one contract, one category) is
 
-- **adjudicated** when its latest ruling on ``presence`` is still bound to the item's texts and says present
-  (with at least one span) or absent: the ruling's presence and spans are the answer;
+- **adjudicated** when its latest ruling on ``presence`` is still bound to the item's texts, says present
+  (with at least one span) or absent, and resolves a real dispute: at least two lawyers completed the item and
+  their answers differ (``disputed``). The ruling's presence and spans are the answer;
+- **an admin's own label** (``ADMIN_OWN``) when such a ruling stands on an item no two lawyers disputed (fewer
+  than two complete answers, or answers that agree): the ruling is still the answer, but it is the admin's
+  label, never counted or shown as adjudicated or lawyer-made. New rulings of this kind are refused
+  (``adjudication.clause_ruling_record``); the state names those recorded before that rule, or through a page
+  that does not check it;
 - **agreed** when, with no such ruling, it has as many counted judgments as the pool asks for
   (``reviewers_per_item``) and all of them give the same presence and, when present, the same span set.
   "The same span set" is equality of the normal form (``reviewapp.review.spans.offsets``: trimmed, sorted,
@@ -20,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from grading.contracts.kinds import ABSENT, PRESENCE, PRESENT
+from reviewapp.core.records.provenance import Procedure
 from reviewapp.review.spans.answers import (
     SpanRuling,
     pool_label_items,
@@ -31,9 +38,12 @@ from reviewapp.review.spans.offsets import SpanError, spans_clean
 
 AGREED = "agreed"
 ADJUDICATED = "adjudicated"
+ADMIN_OWN = "admin_own"
 OPEN = "open"
 INCOMPLETE = "incomplete"
-RESOLVED = (AGREED, ADJUDICATED)
+RESOLVED = (AGREED, ADJUDICATED, ADMIN_OWN)
+# By which procedure a resolved item's answer was made (``reviewapp.core.records.provenance``).
+PROCEDURE = {AGREED: Procedure.LAWYER_BLIND, ADJUDICATED: Procedure.ADJUDICATED, ADMIN_OWN: Procedure.ADMIN_OWN}
 
 
 @dataclass(frozen=True)
@@ -56,7 +66,7 @@ class ClauseResolution:
     text_sha256: str
     source_hash: str  # the item's (title and text): the key of ``PoolResolutions.texts``
     taxonomy_sha256: str
-    state: str  # AGREED | ADJUDICATED | OPEN | INCOMPLETE
+    state: str  # AGREED | ADJUDICATED | ADMIN_OWN | OPEN | INCOMPLETE
     reason: str  # why open or incomplete; "" when resolved
     presence: int | None  # the answer when resolved
     spans: list[list[int]]  # the answer's spans when resolved and present
@@ -76,13 +86,19 @@ def _normal(text: str, spans: Any) -> list[list[int]]:
         return [[-1, -1]]  # stored spans that are not offsets into this text never equal a real answer
 
 
+def disputed(answers: list[LawyerAnswer]) -> bool:
+    """A real dispute: at least two complete lawyer answers, not all the same presence and span set."""
+    return len(answers) >= 2 and len({(a.presence, tuple(map(tuple, a.spans))) for a in answers}) > 1
+
+
 def _decide(answers: list[LawyerAnswer], ruling: SpanRuling | None, required: int,
             ) -> tuple[str, str, int | None, list[list[int]]]:
     if ruling is not None:
+        ruled = ADJUDICATED if disputed(answers) else ADMIN_OWN
         if ruling.value == PRESENT and ruling.spans:
-            return ADJUDICATED, "", PRESENT, ruling.spans
+            return ruled, "", PRESENT, ruling.spans
         if ruling.value == ABSENT:
-            return ADJUDICATED, "", ABSENT, []
+            return ruled, "", ABSENT, []
         return OPEN, ("the ruling says present but highlights no span" if ruling.value == PRESENT
                       else f"the ruling says {ruling.value}"), None, []
     if len(answers) < required:

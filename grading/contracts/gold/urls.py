@@ -13,6 +13,8 @@ urlpatterns = [
     path("contracts/<int:pk>/gold/v<int:version>/", views.gold_set_page, name="contract-gold-set"),
     path("contracts/<int:pk>/gold/v<int:version>/gold.json", views.gold_set_download, {"fmt": "json"},
          name="contract-gold-json"),
+    path("contracts/<int:pk>/gold/v<int:version>/gold.provenance.json", views.gold_set_download,
+         {"fmt": "provenance"}, name="contract-gold-provenance"),
     path("contracts/<int:pk>/gold/v<int:version>/gold.csv", views.gold_set_download, {"fmt": "csv"},
          name="contract-gold-csv"),
     path("contracts/<int:pk>/gold/adjudicate/<str:pool_id>/<str:item_id>/", views.gold_adjudicate,

@@ -16,6 +16,7 @@ from grading.contracts.gold.adjudication import RulingError, clause_adjudication
 from grading.contracts.gold.exports import GoldExportError, gold_csv, gold_cuad_json
 from grading.contracts.gold.freeze import GoldSetError, gold_set_freeze
 from grading.contracts.gold.models import GoldSet
+from grading.contracts.gold.provenance import gold_provenance_json, gold_set_entries, gold_set_origin
 from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_sets, labelling_state
 from grading.contracts.labelling import LabellingError, clause_labelling_start
 from grading.contracts.models import ContractSet
@@ -23,6 +24,7 @@ from grading.contracts.selectors import set_figures
 from grading.contracts.services import taxonomy_current
 from grading.dataset.selectors import dataset_of_gold_set
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.records.provenance import Procedure, provenance_sentences
 from reviewapp.review.selectors import pool_get, reviewer_candidates
 
 TEMPLATE_GOLD = "cuad/contracts/gold.html"
@@ -92,17 +94,21 @@ def _gold_or_404(contract_set: ContractSet, version: int) -> GoldSet:
 def gold_set_page(request: HttpRequest, pk: int, version: int) -> HttpResponse:
     contract_set = get_object_or_404(ContractSet, pk=pk)
     gold = _gold_or_404(contract_set, version)
+    entries = gold_set_entries(gold)
     contracts = [
         {"title": c["title"], "text_sha256": c["text_sha256"],
          "lawyers": [p["username"] for p in gold.provenance.get(c["title"], {}).get("labelled_by", [])],
-         "adjudicated": [name for name, cell in gold.provenance.get(c["title"], {}).get("categories", {}).items()
-                         if cell.get("state") == "adjudicated"],
+         "adjudicated": [e["category"] for e in entries
+                         if e["title"] == c["title"] and e["procedure"] == Procedure.ADJUDICATED],
+         "admin_own": [e["category"] for e in entries
+                       if e["title"] == c["title"] and e["procedure"] == Procedure.ADMIN_OWN],
          "present": sum(1 for a in c["answers"].values() if a["present"]),
          "spans": sum(len(a["spans"]) for a in c["answers"].values())}
         for c in gold.content["contracts"]
     ]
     return render(request, TEMPLATE_GOLD_SET, {
         "tab": "contracts", "contract_set": contract_set, "gold": gold, "contracts": contracts,
+        "provenance": provenance_sentences([gold_set_origin(gold)]),
         "dataset": dataset_of_gold_set(contract_set_id=contract_set.pk, version=gold.version),
     })
 
@@ -112,12 +118,13 @@ def gold_set_download(request: HttpRequest, pk: int, version: int, fmt: str) -> 
     contract_set = get_object_or_404(ContractSet, pk=pk)
     gold = _gold_or_404(contract_set, version)
     try:
-        body = gold_csv(gold) if fmt == "csv" else gold_cuad_json(gold)
+        body = {"csv": gold_csv, "json": gold_cuad_json, "provenance": gold_provenance_json}[fmt](gold)
     except GoldExportError as error:
         return HttpResponse(str(error), status=409, content_type="text/plain; charset=utf-8")
     response = HttpResponse(body, content_type="text/csv; charset=utf-8" if fmt == "csv"
                             else "application/json; charset=utf-8")
-    name = f"gold-set-{contract_set.pk}-v{gold.version}.{'csv' if fmt == 'csv' else 'json'}"
+    name = f"gold-set-{contract_set.pk}-v{gold.version}" + {"csv": ".csv", "json": ".json",
+                                                            "provenance": ".provenance.json"}[fmt]
     response["Content-Disposition"] = f'attachment; filename="{name}"'
     return response
 

@@ -180,9 +180,14 @@ class NewToken:
 
 
 def api_token_create(*, user: Any, name: str = "") -> NewToken:
-    """A new token for ``user``, made by ``user``; the caller shows ``key`` once."""
+    """A new token for ``user``, made by ``user``; the caller shows ``key`` once.
+
+    The token inherits how the current request signed in (``signin``): what is saved through it is disclosed
+    exactly as what the making session saves.
+    """
     from reviewapp.core.auth.audit import audit_actor
-    from reviewapp.core.models import ApiToken
+    from reviewapp.core.auth.signin import signin_issuer_current, signin_method_current
+    from reviewapp.core.models import ApiToken, SigninMethod
 
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         raise ValueError("user: only an active, signed-in user makes their own token")
@@ -193,6 +198,7 @@ def api_token_create(*, user: Any, name: str = "") -> NewToken:
     with audit_actor(user):
         token = ApiToken.objects.create(
             user=user, name=name, prefix=key[:8], key_digest=token_digest(key), password_stamp=password_stamp(user),
+            signin_method=signin_method_current() or SigninMethod.TOKEN, signin_issuer=signin_issuer_current(),
             expires_at=timezone.now() + timedelta(seconds=settings.API_TOKEN_TTL_SECONDS),
         )
     return NewToken(token=token, key=key)
@@ -252,7 +258,7 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
             raise exceptions.AuthenticationFailed(reason)
         from reviewapp.core.auth.signin import signin_method_set
 
-        signin_method_set("token")
+        signin_method_set(token.signin_method, token.signin_issuer)
         return token.user, token
 
     def authenticate_header(self, request: Any) -> str:

@@ -189,7 +189,10 @@ def test_lawyers_build_a_gold_set_blind_and_a_run_is_graded_against_it(
     admin.click('[data-testid="gold-freeze"]')
     admin.wait_for_url(re.compile(rf"/cuad/contracts/{contract_set.pk}/gold/v1/$"))
     summary = admin.inner_text('[data-testid="gold-summary"]')
-    assert "3 contracts × 2 categories · 5 spans" in summary and "1 category adjudicated, 5 agreed" in summary
+    assert "3 contracts × 2 categories · 5 spans" in summary
+    provenance = admin.inner_text('[data-testid="gold-provenance"]')
+    assert "6 answers counted (5 agreed by 2 lawyers" in provenance
+    assert f"1 ruled by {admin_user_.username} after the lawyers disagreed (adjudicated)" in provenance
     gold = GoldSet.objects.get(contract_set=contract_set)
     answers = {c["title"]: c["answers"] for c in gold.content["contracts"]}
     assert [s["text"] for s in answers["services"][TERMINATION]["spans"]] == [SERVICES_END]

@@ -170,8 +170,9 @@ def test_freezing_keeps_resolved_contracts_says_why_others_are_left_out_and_is_i
     assert second.version == 2 and second.sha256 != gold.sha256
     assert second.counts["adjudicated"] == 1 and second.counts["contracts"] == 3
     assert second.provenance["GAMMA-SUPPLY AGREEMENT"]["categories"]["Anti-Assignment"] == {
-        "state": "adjudicated", "pool": pool.public_id, "item": gamma.public_id, "lawyers": ["ann", "ben"],
-        "adjudicator": "adjudicator"}
+        "state": "adjudicated", "procedure": "adjudicated", "pool": pool.public_id, "item": gamma.public_id,
+        "lawyers": ["ann", "ben"], "admin_held": [], "adjudicator": "adjudicator"}
+    assert second.counts["by_procedure"] == {"lawyer_blind": 8, "adjudicated": 1, "admin_own": 0}
 
 
 def test_nothing_resolved_freezes_nothing_and_a_gold_set_is_append_only_in_the_database():
@@ -214,3 +215,52 @@ def test_freezing_loads_the_gold_set_as_its_own_dataset_from_its_export_and_neve
                     for name, answer in c["answers"].items() for span in answer["spans"])
     assert stored == frozen and stored
     assert gold_set_freeze(contract_set=contract_set, user=judge).dataset == dataset  # same content, same dataset
+
+
+def test_a_ruling_is_refused_where_no_two_lawyers_answered_and_disagreed():
+    _, pool = cuad_fixture_set()
+    ann, ben, judge = lawyer("ann"), lawyer("ben"), admin()
+    item = _item(pool, "ALPHA-DISTRIBUTOR AGREEMENT", "Governing Law")
+    presence, spans = cuad_answer(item)
+    with pytest.raises(RulingError, match="a ruling resolves a dispute, and there is none: 0 lawyers completed it"):
+        clause_ruling_record(pool=pool, item_id=item.public_id, presence=presence, spans=spans, adjudicator=judge)
+    label(item, ann, presence, spans)
+    with pytest.raises(RulingError, match="there is none: 1 lawyer completed it"):
+        clause_ruling_record(pool=pool, item_id=item.public_id, presence=presence, spans=spans, adjudicator=judge)
+    label(item, ben, presence, spans)
+    with pytest.raises(RulingError, match="there is none: they agree"):
+        clause_ruling_record(pool=pool, item_id=item.public_id, presence=0, spans=[], adjudicator=judge)
+    assert {r.state for r in clause_pool_resolutions(pool=pool).rows if r.item_id == item.public_id} == {AGREED}
+
+
+def test_a_ruling_on_an_undisputed_item_counts_as_the_admins_own_label_in_the_gold_set_and_its_sidecar():
+    # A ruling made through the review engine's generic page (which knows no spans and no clause rule) on an
+    # item one lawyer answered: the gold set takes it as the admin's label, never as adjudicated.
+    from grading.contracts.gold.provenance import gold_provenance_document, gold_set_origin
+    from grading.contracts.gold.resolution import ADMIN_OWN
+    from reviewapp.core.records.provenance import provenance_sentences
+    from reviewapp.review.agreement.disagreements import adjudication_record
+
+    contract_set, pool = cuad_fixture_set()
+    ann, ben, judge = lawyer("ann"), lawyer("ben"), admin()
+    label_all_as_cuad(pool, ann, ben)
+    solo = _item(pool, "DELTA-SERVICES AGREEMENT", "Governing Law")
+    label(solo, ben, 1, [[0, 8]], complete=False)  # ben reopened it: only ann's answer counts
+    presence, spans = cuad_answer(solo)
+    adjudication_record(item=solo, grade_type="presence", value=presence, adjudicator=judge, spans=spans)
+    row = next(r for r in clause_pool_resolutions(pool=pool).rows if r.item_id == solo.public_id)
+    assert row.state == ADMIN_OWN and row.presence == presence
+
+    gold = gold_set_freeze(contract_set=contract_set, user=judge).gold_set
+    assert gold.counts["adjudicated"] == 0 and gold.counts["admin_own"] == 1
+    assert gold.counts["by_procedure"] == {"lawyer_blind": 11, "adjudicated": 0, "admin_own": 1}
+    sidecar = gold_provenance_document(gold)
+    entry = next(e for e in sidecar["entries"] if e["id"] == "DELTA-SERVICES AGREEMENT__Governing Law")
+    assert entry["procedure"] == "admin_own" and entry["adjudicator"] == "adjudicator" and entry["lawyers"] == ["ann"]
+    assert len(sidecar["entries"]) == 12 and sidecar["gold_set"]["sha256"] == gold.sha256
+    (sentence,) = provenance_sentences([gold_set_origin(gold)])
+    assert sentence == (
+        f"Labels from the firm's gold set v1 of Fixture set (sha256 {gold.sha256[:12]}…): 12 answers counted "
+        "(11 agreed by 2 lawyers (ann, ben) answering blind; 1 set by adjudicator as their own label, with no "
+        "lawyer dispute to resolve); 0 of the 23 lawyer answers saved with credentials an admin once held.")
+    assert sidecar["provenance"][0]["sentence"] == sentence

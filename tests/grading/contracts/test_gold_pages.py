@@ -44,7 +44,10 @@ def test_an_admin_rules_on_a_disagreement_side_by_side_and_freezes_with_one_butt
     assert frozen.status_code == 302 and frozen["Location"].endswith(f"/gold/v{gold.version}/")
     assert gold.counts["contracts"] == 4 and gold.counts["adjudicated"] == 1
     detail = client.get(frozen["Location"]).content.decode()
-    assert "1 category adjudicated" in detail and "ann, ben" in detail and "gold.json" in detail
+    assert "1 ruled by boss after the lawyers disagreed (adjudicated)" in detail
+    assert "ann, ben" in detail and "gold.json" in detail and "gold.provenance.json" in detail
+    sidecar = json.loads(client.get(f"/cuad/contracts/{contract_set.pk}/gold/v1/gold.provenance.json").content)
+    assert {e["procedure"] for e in sidecar["entries"]} == {"lawyer_blind", "adjudicated"}
     body = client.get(f"/cuad/contracts/{contract_set.pk}/gold/v1/gold.json").content
     assert json.loads(body)["data"][0]["title"] == "ALPHA-DISTRIBUTOR AGREEMENT"
     assert client.get(f"/cuad/contracts/{contract_set.pk}/gold/v1/gold.csv").content.startswith(b"contract_set,")
@@ -73,6 +76,9 @@ def test_the_api_lists_gold_sets_and_serves_one_with_its_exports(labelled):
     assert [g["version"] for g in listed["gold_sets"]] == [1] and listed["gold_sets"][0]["contracts"] == 4
     detail = api.get(f"/api/v1/cuad/contract-sets/{contract_set.pk}/gold-sets/1/").json()
     assert detail["counts"]["adjudicated"] == 1 and detail["sha256"] == GoldSet.objects.get().sha256
+    (statement,) = detail["statement"]
+    assert statement["by_procedure"] == {"lawyer_blind": 11, "adjudicated": 1}
+    assert statement["lawyers"] == ["ann", "ben"]
     assert {row["category"] for row in detail["agreement"]} >= {"Governing Law", "ALL"}
     exported = api.get(f"/api/v1/cuad/contract-sets/{contract_set.pk}/gold-sets/1/cuad.json")
     assert exported.status_code == 200 and len(json.loads(exported.content)["data"]) == 4

@@ -6,8 +6,9 @@ reuse (the same few texts recur across pools with the same or other instructions
 re-binding an item to new texts, known answers and their mixing, autosave, complete, undo, reopen, rulings,
 invitations (make, accept, revoke), deactivate and reactivate, guidelines, a new pool version, suite target
 confirmation, exports, held-out human-label figures and declaring a comparison of the benchmark's systems,
-and tries the forbidden operations (raw SQL on revisions, assigning an admin, grading with another item's
-hashes). After every step it checks:
+API tokens made after each way of signing in, clause labels of a firm's contract set, rulings on them (only
+real disputes) and freezing its gold set, and tries the forbidden operations (raw SQL on revisions, assigning an
+admin, grading with another item's hashes). After every step it checks:
 
 1. each counted judgment's hashes are the hashes of the texts its author was shown (by
    ``selectors.reviewer_item``, the one reader of what a reviewer sees), and a judgment counted in another
@@ -16,7 +17,11 @@ hashes). After every step it checks:
 2. no reviewer holds the same texts twice;
 3. no account that sees model output holds an assignment or authors a judgment;
 4. every held-out computation has its ledger row, and no declared system was scored before its declaration;
-5. append-only rows never change (a receipt may change once, from ``sent``).
+5. append-only rows never change (a receipt may change once, from ``sent``);
+6. what a token saves carries the sign-in of the session that made the token; every gold-set entry's procedure
+   (lawyers blind, adjudicated dispute, an admin's own label) is what happened to its item, counted so; and the
+   provenance sentences the statute and CUAD summaries print are the one provenance function's output for
+   the world (``reviewapp.core.records.provenance``), over origins the test derives from the raw rows.
 
 Examples are independent: the world every example starts from (accounts, a suite with a rerank run and its
 review pool) is built once per test, and each example runs inside a savepoint rolled back at its end.
@@ -59,7 +64,7 @@ CONTRACTS = ["Governing law.  This Agreement is governed by Nevada law.\n\nNotic
              "  The laws of Hawaii govern.\nEither party may end it at any time.  "]
 
 # A fixed budget: CI runs the same sequences every time (derandomize), well under a minute on SQLite.
-BUDGET = settings(max_examples=20, stateful_step_count=15, deadline=None, derandomize=True,
+BUDGET = settings(max_examples=20, stateful_step_count=25, deadline=None, derandomize=True,
                   suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                          HealthCheck.function_scoped_fixture])
 
@@ -107,6 +112,8 @@ class World:
     rerank_run: int
     bench_pool: int
     heldout_qids: set[str]
+    contract_set: int  # a firm's contracts, labelled for a gold set by reviewers 0 and 1
+    gold_pool: int
 
 
 def build_world(django_user_model) -> World:
@@ -130,6 +137,13 @@ def build_world(django_user_model) -> World:
     world.rerank_run = run.pk
     world.bench_pool = pool.pk
     world.heldout_qids = set(SuiteQuery.objects.filter(suite=run.suite, split="heldout").values_list("qid", flat=True))
+    from reviewapp.review.services import pool_assign
+    from tests.grading.contracts.gold_support import cuad_fixture_set
+
+    contract_set, gold_pool = cuad_fixture_set(name="Firm set (machine)")
+    pool_assign(pool=gold_pool, reviewers=reviewers[:2], per_item=2)
+    world.contract_set = contract_set.pk
+    world.gold_pool = gold_pool.pk
     return world
 
 
@@ -157,6 +171,12 @@ class EngineMachine(RuleBasedStateMachine):
         self.snapshots = {label: _rows(label) for label in _append_only_labels()}
         self.span_pools: list[int] = []
         self.span_texts: dict[str, str] = {}  # source hash -> the contract text a reviewer was shown under it
+        # The latest frozen gold set of this example, with the origin of its labels as the test derived it from
+        # the raw rows at the freeze, and a run graded against it (for the CUAD summary).
+        self.gold: tuple[int, Any, int | None] | None = None
+        # Reading a summary is slow (a bootstrap): each is read again only after something it states changed.
+        self.cuad_due = False
+        self.statute_due = False
 
     def teardown(self) -> None:
         transaction.set_rollback(True)
@@ -531,6 +551,7 @@ class EngineMachine(RuleBasedStateMachine):
         for pool in confirmation_pool_declare(suite=suite, reviewers=people, created_by=self.admin):
             self.pools.append(pool.pk)
             REACHED["confirmation pools"] += 1
+            self.statute_due = True
 
     @rule(q=st.integers(0, 5), grade=st.integers(0, 3))
     def judge_a_benchmark_query(self, q, grade):
@@ -726,6 +747,269 @@ class EngineMachine(RuleBasedStateMachine):
                 assert f"[{start}, {end}]" not in everything, ("another lawyer's span shown", start, end)
                 REACHED["others' spans kept out of a view"] += 1
 
+    # ------------------------------------------------------------------ provenance: tokens, rulings, gold sets
+
+    SIGNINS = st.sampled_from(["password", "admin_password", "invitation", "oidc", ""])
+
+    @precondition(lambda self: self._any_assignment())
+    @rule(i=st.integers(0, 10**6), method=SIGNINS, a=st.integers(0, 4), b=st.integers(0, 4))
+    def complete_through_a_token(self, i, method, a, b):
+        """A reviewer (or whoever holds their credentials) signs in one way, makes an API token and completes a
+        judgment through it: the revision carries the making session's sign-in, never a bare "token"."""
+        from django.test import RequestFactory
+        from rest_framework.request import Request
+
+        from reviewapp.core.auth.credentials import HashedTokenAuthentication, api_token_create
+        from reviewapp.core.auth.signin import _current
+        from reviewapp.core.models import SigninMethod
+        from reviewapp.review.models import JudgmentRevision
+        from reviewapp.review.services import ReviewError
+
+        assignment = self._pick(i)
+        if not assignment.reviewer.is_active:
+            return
+        issuer = "https://idp.example" if method == "oidc" else ""
+        session = _current.set((method, issuer))
+        try:
+            key = api_token_create(user=assignment.reviewer).key
+        finally:
+            _current.reset(session)
+        request = Request(RequestFactory().post("/", HTTP_AUTHORIZATION=f"Token {key}"))
+        signed_in = _current.set(("", ""))
+        try:
+            user, _token = HashedTokenAuthentication().authenticate(request)
+            assert user.pk == assignment.reviewer_id
+            result = self._submit(assignment, _grades(assignment.item.pool.kind, a, b), True, self._show(assignment))
+        except ReviewError as error:
+            assert any(w in str(error) for w in ("completed judgment", "deactivated", "judgment changed")), error
+            return
+        finally:
+            _current.reset(signed_in)
+        REACHED["completes"] += result.created
+        if result.created:
+            revision = JudgmentRevision.objects.get(pk=result.revision.pk)
+            assert (revision.signin_method, revision.signin_issuer) == (method or SigninMethod.TOKEN, issuer)
+            REACHED["judgments through tokens"] += 1
+            self.statute_due = self.cuad_due = True
+
+    def _gold_items(self) -> list:
+        from reviewapp.review.models import ReviewItem
+
+        return list(ReviewItem.objects.filter(pool_id=self.world.gold_pool).select_related("pool").order_by("pk"))
+
+    @staticmethod
+    def _gold_answers(item) -> list[tuple[int, str, Any, tuple, str]]:
+        """The item's counted lawyer answers read from the raw rows: (reviewer, username, presence, spans,
+        sign-in) of each current, complete judgment on the item's present texts."""
+        from reviewapp.review.models import Judgment, JudgmentRevision
+
+        out = []
+        for judgment in Judgment.objects.filter(item=item, current__isnull=False).select_related("current",
+                                                                                               "reviewer"):
+            revision = judgment.current
+            if revision.status != JudgmentRevision.COMPLETE or (
+                    revision.query_hash, revision.source_hash, revision.passage_hash) != (
+                    item.query_hash, item.source_hash, item.passage_hash):
+                continue
+            presence = revision.grades.get("presence")
+            out.append((judgment.reviewer_id, judgment.reviewer.username, presence,
+                        tuple(map(tuple, revision.spans)) if presence == 1 else (), revision.signin_method))
+        return sorted(out)
+
+    @staticmethod
+    def _ruling(item) -> Any:
+        from reviewapp.review.models import Adjudication
+
+        return (Adjudication.objects.filter(item=item, grade_type="presence", query_hash=item.query_hash,
+                                            source_hash=item.source_hash, passage_hash=item.passage_hash)
+                .select_related("adjudicator").order_by("-pk").first())
+
+    def _answer_gold(self, item, who: int, answer: str) -> bool:
+        from reviewapp.core.auth.signin import _current
+        from reviewapp.review.services import ReviewError, judgment_submit
+        from tests.grading.contracts.gold_support import cuad_answer
+
+        reviewer = self._user(self.reviewer_ids[who])
+        presence, spans = cuad_answer(item)
+        if answer == "absent" or (answer == "differ" and presence == 1):
+            presence, spans = 0, []
+        elif answer in ("other", "differ"):
+            first = next(n for n, c in enumerate(item.source_text) if not c.isspace())
+            presence, spans = 1, [[first, first + 5]]
+        shown = {f: getattr(item, f) for f in ("query_hash", "source_hash", "passage_hash")}
+        self.span_texts[item.source_hash] = item.source_text
+        token = self._signin(reviewer)
+        try:
+            judgment_submit(item=item, reviewer=reviewer, grades={"presence": presence}, complete=True, shown=shown,
+                            spans=spans)
+        except ReviewError as error:
+            assert any(w in str(error) for w in ("completed judgment", "deactivated", "white space")), error
+            return False
+        finally:
+            _current.reset(token)
+        self.shown[(reviewer.pk, item.pk)].add((tuple(shown[f] for f in ("query_hash", "source_hash", "passage_hash")),
+                                                self._key(item)))
+        REACHED["gold answers"] += 1
+        self.cuad_due = True
+        return True
+
+    @rule(i=st.integers(0, 10**6), who=st.integers(0, 1), answer=st.sampled_from(["cuad", "absent", "other"]))
+    def label_gold_item(self, i, who, answer):
+        """One of the two lawyers answers a clause item of the firm's set: as CUAD does, absent, or otherwise."""
+        items = self._gold_items()
+        self._answer_gold(items[i % len(items)], who, answer)
+
+    @rule(c=st.integers(0, 3), disagree=st.booleans(), rule_it=st.booleans())
+    def two_lawyers_label_a_contract_and_freeze(self, c, disagree, rule_it):
+        """Both lawyers answer every category of one contract as CUAD does (with ``disagree``, the second differs
+        on its first category, and with ``rule_it`` an admin rules on that dispute); then the set is frozen."""
+        items = [item for item in self._gold_items() if item.source_heading == self._gold_items()[c * 3].source_heading]
+        for n, item in enumerate(items):
+            self._answer_gold(item, 0, "cuad")
+            self._answer_gold(item, 1, "differ" if disagree and n == 0 else "cuad")
+        if rule_it:
+            self.rule_on_a_gold_item(i=c, a_dispute=True)
+        self.freeze_gold_set()
+
+    @staticmethod
+    def _disputed(answers: list) -> bool:
+        return len(answers) >= 2 and len({(p, spans) for _, _, p, spans, _ in answers}) > 1
+
+    @rule(i=st.integers(0, 10**6), a_dispute=st.booleans())
+    def rule_on_a_gold_item(self, i, a_dispute):
+        """An admin rules on a clause item (one in dispute, when asked and there is one): recorded only where
+        two lawyers completed it and disagree."""
+        from grading.contracts.gold.adjudication import RulingError, clause_ruling_record
+        from reviewapp.review.models import ReviewPool
+        from tests.grading.contracts.gold_support import cuad_answer
+
+        items = self._gold_items()
+        if a_dispute:
+            items = [item for item in items if self._disputed(self._gold_answers(item))] or items
+        item = items[i % len(items)]
+        answers = self._gold_answers(item)
+        disputed = self._disputed(answers)
+        presence, spans = cuad_answer(item)
+        pool = ReviewPool.objects.get(pk=self.world.gold_pool)
+        try:
+            clause_ruling_record(pool=pool, item_id=item.public_id, presence=presence, spans=spans,
+                                 adjudicator=self.admin)
+        except RulingError as error:
+            assert not disputed and "a ruling resolves a dispute" in str(error), (disputed, error)
+            REACHED["rulings refused: no dispute"] += 1
+            return
+        assert disputed, answers
+        REACHED["rulings on disputes"] += 1
+        self.cuad_due = True
+
+    @rule()
+    def freeze_gold_set(self):
+        """Freeze the firm's gold set; each entry's procedure is what happened to its item, counted so."""
+        from collections import Counter as Tally
+
+        from grading.contracts.gold.freeze import GoldSetError, gold_set_freeze
+        from grading.contracts.gold.provenance import gold_set_entries
+        from grading.contracts.models import ContractSet
+        from grading.runs.services import extraction_run_import
+        from reviewapp.core.models import ADMIN_HELD
+        from reviewapp.core.records.provenance import LabelOrigin
+
+        try:
+            frozen = gold_set_freeze(contract_set=ContractSet.objects.get(pk=self.world.contract_set),
+                                     user=self.admin)
+        except GoldSetError as error:
+            assert "no contract has every category" in str(error), error
+            return
+        gold = frozen.gold_set
+        by_id = {(i.source_heading, i.query_id): i for i in self._gold_items()}
+        expected: Tally[str] = Tally()
+        lawyers, adjudicators, answers, held = set(), set(), 0, 0
+        for entry in gold_set_entries(gold):
+            item = by_id[(entry["title"], entry["category"])]
+            said = self._gold_answers(item)
+            ruling = self._ruling(item)
+            disputed = self._disputed(said)
+            procedure = ("lawyer_blind" if ruling is None or ruling.value not in (0, 1)
+                         else "adjudicated" if disputed else "admin_own")
+            assert entry["procedure"] == procedure, (entry, said, ruling)
+            assert entry["lawyers"] == [name for _, name, *_ in said], (entry, said)
+            expected[procedure] += 1
+            lawyers |= {name for _, name, *_ in said}
+            answers += len(said)
+            held += sum(method in ADMIN_HELD for *_, method in said)
+            if procedure != "lawyer_blind":
+                adjudicators.add(ruling.adjudicator.username)
+        assert {p: n for p, n in gold.counts["by_procedure"].items() if n} == dict(expected)
+        REACHED[f"gold sets frozen with {'+'.join(sorted(expected))}"] += 1
+        origin = LabelOrigin(
+            role="labels", unit="answer",
+            source=f"the firm's gold set v{gold.version} of {gold.contract_set.name} (sha256 {gold.sha256[:12]}…)",
+            procedures=tuple((p, expected[p]) for p in ("lawyer_blind", "adjudicated", "admin_own") if expected[p]),
+            lawyers=tuple(sorted(lawyers)), adjudicators=tuple(sorted(adjudicators)), answers=answers,
+            admin_held=held)
+        extractions = [{"contract": c["title"], "category": name, "text": span["text"]}
+                       for c in gold.content["contracts"] for name, a in c["answers"].items() for span in a["spans"]]
+        run = extraction_run_import(dataset=frozen.dataset, raw=json.dumps(
+            {"model": "machine", "extractions": extractions}))[0].pk if extractions else None
+        self.gold = (gold.pk, origin, run)
+        self.cuad_due = True
+
+    @staticmethod
+    def _listed(html: str) -> list[str]:
+        import html as entities
+        import re
+
+        block = html.split('id="summary-provenance"')[1].split("</ul>")[0]
+        return [" ".join(entities.unescape(re.sub(r"<[^>]+>", "", li)).split())
+                for li in re.findall(r"<li[^>]*>(.*?)</li>", block, flags=re.S)]
+
+    @precondition(lambda self: self.cuad_due or self.statute_due)
+    @invariant()
+    def the_summaries_state_the_one_provenance_of_the_world(self):
+        from django.db.models import F
+        from django.test import Client
+
+        from benchmarks.reports.models import HeldoutExposure
+        from benchmarks.rerank.models import RerankRun
+        from benchmarks.suites.confirmation import suite_target_origin
+        from benchmarks.suites.models import NominatedTarget
+        from reviewapp.core.models import ADMIN_HELD
+        from reviewapp.core.records.provenance import provenance_sentence
+        from reviewapp.review.models import JudgmentRevision, ReviewItem
+
+        client = Client()
+        client.force_login(self.admin)
+        if self.cuad_due and self.gold is not None and self.gold[2] is not None:
+            _pk, origin, run = self.gold
+            html = client.get(f"/cuad/scorecard/summary/?run={run}").content.decode()
+            assert self._listed(html) == [provenance_sentence(origin)], (self._listed(html), origin)
+            REACHED["CUAD summaries read"] += 1
+        self.cuad_due = False
+        if not self.statute_due:
+            return
+        self.statute_due = False
+        rerank = RerankRun.objects.select_related("retrieval_run", "suite").get(pk=self.world.rerank_run)
+        before = HeldoutExposure.objects.count()
+        html = client.get(f"/benchmarks/reports/summary/{rerank.retrieval_run_id}/?replicates=1000&seed=1"
+                          f"&rerank={rerank.pk}").content.decode()
+        # Reading the summary shows held-out figures: each system's look is a row in the ledger.
+        self.heldout_computations += HeldoutExposure.objects.count() - before
+        listed = self._listed(html)
+        targets = suite_target_origin(suite=rerank.suite)
+        assert listed[0] == provenance_sentence(targets), (listed[0], targets)
+        assert len(listed) == 2 and listed[1].startswith(("Labels from ", "No review pool")), listed
+        # The targets' origin against the raw rows: every target counted once, every complete, current answer
+        # on the suite's confirmation items counted, and those saved with credentials an admin once held.
+        assert targets.counted == NominatedTarget.objects.filter(query__suite=rerank.suite).count()
+        said = [(revision.signin_method, item) for item in ReviewItem.objects.filter(
+                    pool__kind="target", pool__external_ref__confirmation=rerank.suite_id)
+                for revision in JudgmentRevision.objects.filter(
+                    judgment__item=item, judgment__current=F("pk"), status=JudgmentRevision.COMPLETE,
+                    query_hash=item.query_hash, source_hash=item.source_hash, passage_hash=item.passage_hash)]
+        assert targets.answers == len(said), (targets, said)
+        assert targets.admin_held == sum(method in ADMIN_HELD for method, _ in said)
+        REACHED["statute summaries read"] += 1
+
     # ------------------------------------------------------------------ forbidden operations
 
     @precondition(lambda self: self._any_revision())
@@ -867,6 +1151,9 @@ def test_the_review_engine_keeps_its_promises_in_any_order_of_actions(django_use
     print(dict(REACHED))  # shown with -s: what the budget reached
     assert REACHED["completes"] and REACHED["forged hashes refused"] and REACHED["tampering refused"], REACHED
     assert REACHED["span answers saved"] and REACHED["span answers refused"], REACHED
+    assert REACHED["judgments through tokens"] and REACHED["rulings on disputes"], REACHED
+    assert REACHED["rulings refused: no dispute"] and REACHED["CUAD summaries read"], REACHED
+    assert REACHED["statute summaries read"], REACHED
 
 
 # ---------------------------------------------------------------------------- failures the machine found, replayed

@@ -52,7 +52,11 @@ def test_the_summary_names_the_lawyers_agreement_and_admin_held_credentials_of_i
     assert source.name.endswith(f"({pool.public_id})")
     assert source.lawyers == 2 and source.items == source.agreed + source.adjudicated + source.unresolved
     assert source.complete == 2 * source.items and source.admin_held == 0
-    assert summary.targets_sentence.startswith("No target of this suite version has been put to lawyers")
+    assert summary.targets_sentence.startswith("Targets from suite ") and summary.targets_sentence.endswith(
+        "targets counted (12 nominated and not yet confirmed by any lawyer); nominated by assistant (not a lawyer).")
+    assert summary.provenance[1] == (f"Labels from {source.name}: {source.items} items counted ({source.agreed} "
+                                     "agreed by 2 lawyers answering blind); 0 of the 220 lawyer answers saved with "
+                                     "credentials an admin once held.")
     assert summary.caveats[0].startswith("Targets were nominated from the official text by")
     assert "ranking queries" in summary.population and "topic families" in summary.population
 
@@ -128,3 +132,51 @@ def test_the_lede_counts_a_rerank_run_and_its_hybrid_as_one_of_each(stakeholder_
     board = _words(stakeholder_client.get(f"/benchmarks/reports/leaderboard/{pk}/{QS}&rerank={run.pk}"
                                           f"&hybrid={run.pk}").content.decode())
     assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in board
+
+
+@pytest.mark.django_db
+def test_the_summary_of_a_confirmed_version_says_who_confirmed_its_targets_as_its_population_does(
+        django_user_model, admin_user_, stakeholder_client, tmp_path):
+    # v2 was made by two lawyers confirming v1's targets blind, one after an admin's ruling on their disagreement.
+    # The summary of v2 says so (it used to say no target had been put to lawyers), and its caveat reads whole.
+    from django.test import Client
+
+    from benchmarks.retrieval.services import retrieval_run_create
+    from benchmarks.suites.confirmation import confirmation_pool_declare, suite_confirmed_version
+    from reviewapp.core.records.provenance import provenance_sentences
+    from reviewapp.review.models import Assignment
+    from tests.benchmarks.suites.confirmation_fixtures import NOMINATOR, confirm_suite
+    from tests.benchmarks.suites.test_confirmation import _grade, _items
+    from tests.factories import make_user
+
+    lena, lars = (make_user(django_user_model, name, "reviewer") for name in ("lena_lawyer", "lars_lawyer"))
+    suite = confirm_suite()
+    confirmation_pool_declare(suite=suite, reviewers=[lena, lars], reviewers_per_item=2)
+    answers = {"NRS 999.010": ("y", "y"), "NRS 999.020": ("y", "n")}
+    for index, lawyer in enumerate((lena, lars)):
+        for citation, item_id in _items(lawyer).items():
+            _grade(lawyer, item_id, answers[citation][index])
+    item = Assignment.objects.get(reviewer=lena, item__doc_id="NRS 999.020").item
+    admin = Client()
+    admin.force_login(admin_user_)
+    admin.post(f"/review/admin/pools/{item.pool.public_id}/items/{item.public_id}/adjudicate/", {"target": "y"})
+    confirmed, _ = suite_confirmed_version(suite=suite, user=admin_user_)
+    run = retrieval_run_create(suite=confirmed, configuration="bm25-v1")
+    summary = summary_build(board=leaderboard_build(run=run, reranks=[], replicates=1000, seed=5))
+
+    assert "all confirmed by 2 lawyers" in summary.population
+    assert summary.provenance == provenance_sentences(summary.origins)
+    assert summary.targets_sentence == (
+        "Targets from suite confirm v2, confirmed in the blind confirmation of v1: 2 targets counted (1 agreed by 2 "
+        "lawyers (lars_lawyer, lena_lawyer) answering blind; 1 ruled by an admin after the lawyers disagreed "
+        f"(adjudicated)); nominated by {NOMINATOR}; 0 of the 4 lawyer answers saved with credentials an admin "
+        "once held.")
+    assert summary.caveats[0] == (
+        f"Targets were nominated from the official text by {NOMINATOR} (all confirmed by 2 lawyers); they are known "
+        "positives, incomplete, so these figures are neither precision nor exhaustive recall.")
+    html = stakeholder_client.get(f"/benchmarks/reports/summary/{run.pk}/{QS}").content.decode()
+    assert escape(summary.targets_sentence) in html.split('id="summary-targets">')[1].split("</li>")[0]
+    assert "No target of this suite version has been put to lawyers" not in html
+    text, _pages = _pdf_text(stakeholder_client.get(f"/benchmarks/reports/summary/{run.pk}/summary.pdf{QS}").content,
+                             tmp_path)
+    assert _words(summary.targets_sentence) in text

@@ -104,7 +104,7 @@ def test_the_population_says_what_the_suite_declares(flag, phrase):
     assert "nominated by J. Doe, attorney and R. Roe, Esq., 1 of 2 provisional" in report.population
     assert "assistant" not in report.population
     assert report.caveats[0].startswith("Targets were nominated from the official text by J. Doe, attorney and "
-                                        "R. Roe, Esq.: 1 of 2 provisional")
+                                        "R. Roe, Esq. (1 of 2 provisional); they are known positives")
     exported = report_as_json(report)
     assert exported["population"] == report.population and exported["caveats"] == list(report.caveats)
 

@@ -138,3 +138,34 @@ def test_an_admin_typed_password_signs_in_as_admin_held(admin_user_):
     assert browser.login(username="typed", password="Typed-by-admin-2026")
     assert browser.session[SESSION_KEY] == SigninMethod.ADMIN_PASSWORD
     assert signin_method_of(made.user) == SigninMethod.ADMIN_PASSWORD
+
+
+def test_a_token_made_after_an_admin_typed_password_saves_judgments_as_admin_held(admin_user_, reviewer_user):
+    # An admin who typed a reviewer's password signs in as them and makes a token: what is saved through the
+    # token is disclosed as made with credentials an admin once held, never as the reviewer's own sign-in.
+    made = accounts.reviewer_account_create(username="laundered", by=admin_user_, password="Typed-by-admin-2026")
+    browser = Client()
+    assert browser.login(username="laundered", password="Typed-by-admin-2026")
+    page = browser.post("/accounts/tokens/", {"name": "script"}).content.decode()
+    key = page.split('data-testid="token-key">')[1].split("<")[0]
+    pool = make_pool(reviewers=[made.user, reviewer_user], per_item=2)
+    item = pool.items.order_by("id").first()
+    shown = Client().get(f"/api/v1/review/items/{item.public_id}/", HTTP_AUTHORIZATION=f"Token {key}").json()
+    saved = Client().post(
+        f"/api/v1/review/items/{item.public_id}/judgment/", content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {key}",
+        data={"grades": {"section": 1, "passage": 1}, "complete": True, "query_hash": shown["query_hash"],
+              "source_hash": shown["source_hash"], "passage_hash": shown["passage_hash"]})
+    assert saved.status_code == 201, saved.content
+    revision = JudgmentRevision.objects.filter(judgment__reviewer=made.user).last()
+    assert revision.signin_method == SigninMethod.ADMIN_PASSWORD
+    lines = [json.loads(line) for line in exports.pool_jsonl(pool=pool)]
+    assert [(line["signin_method"], line["credentials_admin_held"]) for line in lines] == [
+        (SigninMethod.ADMIN_PASSWORD, True)]
+    assert exports.pool_admin_held_complete(pool=pool) == 1
+
+
+def test_a_token_made_outside_a_sign_in_counts_as_a_token(reviewer_user):
+    from reviewapp.core.auth.credentials import api_token_create
+
+    assert api_token_create(user=reviewer_user).token.signin_method == SigninMethod.TOKEN
