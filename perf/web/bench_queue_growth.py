@@ -3,7 +3,8 @@
 The goal: at 10k and 100k items the median within 1.2x of the 100-item figure, the page under 100 KiB,
 the same number of SQL queries; the search (``q=``) too, since it reads the query-text index within the
 reviewer's own pools and caps its count. One reviewer per size (their only pool, a draft, a completed and a
-skipped item in it), in-process (Django's test client, warm), on a scratch PostgreSQL database (prefix ``ci_perf_growth``) of
+skipped item in it), in-process (Django's test client, warm), on a scratch PostgreSQL database (prefix
+``ci_perf_growth``) of
 BENCH_QUEUE_DATABASE_URL's server, dropped after. The sizes are measured in alternation, ROUNDS requests each, so
 that the machine's other load falls on every size alike. A filtered page (``status=todo``) and two searches are
 measured against the same goal.

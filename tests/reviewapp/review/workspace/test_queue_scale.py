@@ -22,7 +22,7 @@ from tests.factories import client_for
 # session, user, permissions; the tallies (with each pool's first open item); the skipped items' places; the page's
 # rows; the day (saves). A search adds its count of matches.
 QUEUE_PAGE_QUERIES = 7
-ITEM_PAGE_QUERIES_GET = 8  # the place: one query of index lookups (and the tally)
+ITEM_PAGE_QUERIES_GET = 9  # the place: one query of index lookups (and the tally); the opening recorded
 
 
 def _world(*, reviewer, items: int) -> list[str]:
