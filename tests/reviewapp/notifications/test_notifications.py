@@ -87,7 +87,9 @@ def test_a_reminder_when_items_wait_for_days_once_a_period_with_what_is_left(peo
     item = pool.items.order_by("id").first()
     review_services.judgment_submit(item=item, reviewer=rita, grades={"section": 2, "passage": 1}, complete=True,
                                     shown=shown_hashes(item.public_id))
-    later = timezone.now() + timedelta(days=4)
+    # Noon, so that an hour later is the same day: a reminder's period is counted in whole days, and at 23:xx the
+    # hour after could fall into the next period and rightly send again.
+    later = (timezone.now() + timedelta(days=4)).replace(hour=12, minute=0)
     assert services.notices_send(now=later).sent == 2
     (reminder,) = _by_address()["rita@example.org"]
     assert reminder.subject.startswith("11 items still to review") and "(1 complete)" in reminder.body
