@@ -71,7 +71,7 @@ def test_the_page_declares_runs_and_the_summary_ranks_every_one_of_them(three, a
 
 def test_the_api_and_both_commands_declare_and_what_cannot_be_declared_says_why(three, admin_client_, admin_user_,
                                                                                 stakeholder_client):
-    loaded, runs = three
+    _loaded, runs = three
     url = "/api/v1/cuad/comparisons/"
     body = {"runs": [r.pk for r in runs[:2]]}
     assert stakeholder_client.post(url, body, content_type="application/json").status_code == 403
