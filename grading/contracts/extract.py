@@ -40,6 +40,9 @@ _OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _BLOCK_TAGS = frozenset({"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "table", "section",
                          "article", "blockquote", "pre", "ol", "ul", "dt", "dd", "td", "th", "title", "hr"})
 _BLANK_RUNS = re.compile(r"\n{3,}")
+# A code point of a surrogate is never a character: a PDF's ToUnicode map can name one alone, and such text
+# cannot be encoded (hashed, stored). Each becomes U+FFFD, one for one, so offsets stay where they were.
+_SURROGATES = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -119,6 +122,7 @@ def _size(n: int) -> str:
 
 
 def _normalise(unit: str) -> str:
+    unit = _SURROGATES.sub("\ufffd", unit)
     unit = unicodedata.normalize("NFC", unit.replace("\r\n", "\n").replace("\r", "\n").replace("\x00", ""))
     lines = [line.rstrip() for line in unit.split("\n")]
     return _BLANK_RUNS.sub("\n\n", "\n".join(lines)).strip("\n")

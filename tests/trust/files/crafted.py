@@ -3,6 +3,7 @@
 - ``docx_bomb``: a valid DOCX whose ``word/document.xml`` inflates far past its size (a decompression bomb);
 - ``docx_long``: an honest DOCX that is simply large (it needs memory to read, not tricks);
 - ``pdf_many_pages``: a PDF of many pages that all share one content stream (cheap to send, costly to read);
+- ``pdf_lone_surrogate``: a PDF whose font maps a glyph to half of a UTF-16 surrogate pair;
 - ``pdf_stream_bomb``: a one-page PDF whose content stream inflates past pypdf's own output limit.
 """
 
@@ -103,4 +104,18 @@ def pdf_stream_bomb(inflated: int = 400_000_000) -> bytes:
     objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Count 1 /Kids [5 0 R] >>",
                _stream(b"", compressed=b"".join(parts)), FONT,
                b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources 4 0 R >>"]
+    return _pdf(objects)
+
+
+def pdf_lone_surrogate() -> bytes:
+    """One page showing "BAB" in a font whose ToUnicode map sends "A" to U+D835 alone (half a surrogate pair)."""
+    cmap = (b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap /CMapName /Lone def\n"
+            b"1 begincodespacerange <00> <FF> endcodespacerange\n"
+            b"2 beginbfchar <41> <D835> <42> <0042> endbfchar\n"
+            b"endcmap CMapName currentdict /CMap defineresource pop end end")
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Count 1 /Kids [5 0 R] >>",
+               _stream(b"BT /F1 10 Tf 72 720 Td (BAB) Tj ET"),
+               b"<< /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica /ToUnicode 6 0 R >> >> >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources 4 0 R >>",
+               _stream(cmap)]
     return _pdf(objects)

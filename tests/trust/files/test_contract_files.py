@@ -131,3 +131,16 @@ def test_a_zip_whose_directory_python_cannot_read_is_refused_as_that_files_error
     # of the type sniffing, past every refusal (a 500 on the upload page).
     with pytest.raises(DocumentRefused, match=f"a damaged ZIP archive, not a readable DOCX .*{why}"):
         extract("edited.docx", data, **LIMITS)
+
+
+@pytest.mark.django_db
+def test_a_pdf_whose_font_names_half_a_surrogate_pair_imports_with_a_replacement_character(admin_user_):
+    # Found while bounding the readers: pypdf hands back U+D835 alone, which cannot be encoded, so hashing the
+    # text raised UnicodeEncodeError: a 500 that stopped the batch after the file before it.
+    contract_set, _ = contract_set_get_or_create(name="Firm A")
+    response = client_for(admin_user_).post(f"/cuad/contracts/{contract_set.pk}/", {"files": [
+        SimpleUploadedFile("glyphs.pdf", crafted.pdf_lone_surrogate()),
+        SimpleUploadedFile("after.txt", b"AFTER AGREEMENT\nNotice: ten days.\n")]})
+    assert response.status_code == 200
+    assert sorted(contract_set.contracts.values_list("title", flat=True)) == ["after", "glyphs"]
+    assert contract_set.contracts.get(title="glyphs").text.text == "B\ufffdB"
