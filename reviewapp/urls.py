@@ -45,3 +45,9 @@ urlpatterns = [
     path("review/", include("reviewapp.review.urls")),
     path("providers/", include("reviewapp.providers.urls")),
 ]
+
+# JSON under /api/, the site's pages elsewhere (reviewapp.core.views says why).
+handler400 = "reviewapp.core.views.bad_request"
+handler403 = "reviewapp.core.views.permission_denied"
+handler404 = "reviewapp.core.views.not_found"
+handler500 = "reviewapp.core.views.server_error"
