@@ -46,8 +46,8 @@ urlpatterns = [
     path("providers/", include("reviewapp.providers.urls")),
 ]
 
-# JSON under /api/, the site's pages elsewhere (reviewapp.core.views says why).
-handler400 = "reviewapp.core.views.bad_request"
-handler403 = "reviewapp.core.views.permission_denied"
-handler404 = "reviewapp.core.views.not_found"
-handler500 = "reviewapp.core.views.server_error"
+# JSON under /api/, the site's pages elsewhere (reviewapp.core.http.errors says why).
+handler400 = "reviewapp.core.http.errors.bad_request"
+handler403 = "reviewapp.core.http.errors.permission_denied"
+handler404 = "reviewapp.core.http.errors.not_found"
+handler500 = "reviewapp.core.http.errors.server_error"
