@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.core import signals
+from django.db import close_old_connections
 from hypothesis import HealthCheck, given, settings
 from schemathesis.specs.openapi.checks import ignored_auth, negative_data_rejection, positive_data_acceptance
 
@@ -41,8 +43,16 @@ def api_schema(django_user_model, tmp_path):
     load(tmp_path)
     admin = make_user(django_user_model, "fuzz_admin", "admin")
     headers = {"Authorization": f"Token {api_token_create(user=admin, name='schema fuzz').key}"}
-    schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", application, headers=headers)
-    return schema.include(method="GET"), headers
+    # As Django's test client does: a request's start and end must not close the test's database connection
+    # (inside the test's transaction, PostgreSQL's would be dropped).
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        schema = schemathesis.openapi.from_wsgi("/api/v1/schema/?format=json", application, headers=headers)
+        yield schema.include(method="GET"), headers
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)
 
 
 def _check(operation, headers: dict[str, str], excluded: list):
