@@ -279,6 +279,9 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Statute relevance benchmark, blinded human review, CUAD clause-extraction grader.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Every integer path parameter is declared an id from 1 (reviewapp.core.http.api_filters).
+    "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
+                             "reviewapp.core.http.api_filters.declare_path_id_ranges"],
     # Loading it registers the token scheme (reviewapp.core.auth.schema), only when a schema is generated.
     "DEFAULT_GENERATOR_CLASS": "reviewapp.core.auth.schema.SchemaGenerator",
     # The schema and its docs page map every endpoint, admin and stakeholder fields included: readers of

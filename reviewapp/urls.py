@@ -45,3 +45,9 @@ urlpatterns = [
     path("review/", include("reviewapp.review.urls")),
     path("providers/", include("reviewapp.providers.urls")),
 ]
+
+# JSON under /api/, the site's pages elsewhere (reviewapp.core.http.errors says why).
+handler400 = "reviewapp.core.http.errors.bad_request"
+handler403 = "reviewapp.core.http.errors.permission_denied"
+handler404 = "reviewapp.core.http.errors.not_found"
+handler500 = "reviewapp.core.http.errors.server_error"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.urls import reverse
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_serializer
+from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
@@ -19,6 +19,7 @@ from benchmarks.rerank.models import RerankRun
 from benchmarks.retrieval.models import RetrievalRun
 from reviewapp.core.auth.roles import CanLaunchRuns, CanViewReports
 from reviewapp.core.http.api import WRITE_ERRORS, error_responses
+from reviewapp.core.http.api_filters import id_parameter
 
 
 class ComparisonSystemOut(serializers.Serializer):
@@ -88,7 +89,7 @@ class ComparisonsApi(APIView):
         return [CanViewReports()]
 
     @extend_schema(operation_id="benchmarks_comparisons_list",
-                   parameters=[OpenApiParameter("suite", int, description="only this suite's comparisons")],
+                   parameters=[id_parameter("suite", description="only this suite's comparisons")],
                    responses={200: ComparisonListOut, **error_responses(400, 403)})
     def get(self, request: Request) -> Response:
         raw = request.query_params.get("suite", "")

@@ -23,10 +23,11 @@ from benchmarks.labels.pools import (
 from benchmarks.labels.selectors import is_synthetic, run_pools
 from benchmarks.labels.views import calibration_build, human_metrics_build
 from benchmarks.reports.models import HeldoutExposure
-from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
+from benchmarks.reports.params import MAX_REPLICATES, MAX_SEED, MIN_REPLICATES, ReportParameterError
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import CanManageReviews, CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, BootstrapOut, ErrorOut, UnitIntervalOut, error_responses
+from reviewapp.core.http.api_filters import id_parameter, number_parameter
 from reviewapp.review.services import MAX_REVIEWERS_PER_ITEM
 
 
@@ -177,10 +178,10 @@ class ReviewPoolOut(serializers.Serializer):
 POOL_PARAMETER = OpenApiParameter("pool", str, description="review pool public id (default: the newest pool of "
                                   "people's judgments declared from this run)")
 BOOTSTRAP_PARAMETERS = [
-    OpenApiParameter(
-        "replicates", int,
+    number_parameter(
+        "replicates", minimum=MIN_REPLICATES, maximum=MAX_REPLICATES,
         description=f"bootstrap replicates, {MIN_REPLICATES}-{MAX_REPLICATES} (default {DEFAULT_REPLICATES})"),
-    OpenApiParameter("seed", int, description=f"bootstrap seed (default {DEFAULT_SEED})"),
+    number_parameter("seed", minimum=0, maximum=MAX_SEED, description=f"bootstrap seed (default {DEFAULT_SEED})"),
 ]
 
 
@@ -271,9 +272,10 @@ class ReviewPoolPlanApi(APIView):
     permission_classes = [CanManageReviews]
 
     @extend_schema(parameters=[
-        OpenApiParameter("with", int, many=True, description="other rerank runs of the same retrieval run"),
-        OpenApiParameter("k", int, description=f"depth k, 1-{MAX_K} (default {DEFAULT_K})"),
-        OpenApiParameter("reviewers_per_item", int, description=f"default {DEFAULT_REVIEWERS}"),
+        id_parameter("with", many=True, description="other rerank runs of the same retrieval run"),
+        number_parameter("k", minimum=1, maximum=MAX_K, description=f"depth k, 1-{MAX_K} (default {DEFAULT_K})"),
+        number_parameter("reviewers_per_item", minimum=1, maximum=MAX_REVIEWERS_PER_ITEM,
+                         description=f"default {DEFAULT_REVIEWERS}"),
     ], responses={200: ReviewPoolPlanOut, **LABEL_ERRORS})
     def get(self, request: Request, pk: int) -> Response:
         run = _run(pk)

@@ -15,7 +15,7 @@ from benchmarks.reports.exports.report import report_as_json, report_text_export
 from benchmarks.reports.exposure import exposure_record, known_targets_exposure_record, leaderboard_exposure_record
 from benchmarks.reports.figures import Report
 from benchmarks.reports.models import HeldoutExposure
-from benchmarks.reports.params import MAX_REPLICATES, MIN_REPLICATES, ReportParameterError
+from benchmarks.reports.params import MAX_REPLICATES, MAX_SEED, MIN_REPLICATES, ReportParameterError
 from benchmarks.reports.selectors import (
     leaderboard_build,
     leaderboard_request_parse,
@@ -24,6 +24,7 @@ from benchmarks.reports.selectors import (
 )
 from reviewapp.core.auth.roles import CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, BootstrapOut, ErrorOut, error_responses
+from reviewapp.core.http.api_filters import id_parameter, number_parameter
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED
 
 
@@ -107,10 +108,10 @@ class ReportOut(serializers.Serializer):
 REPORT_ERRORS = error_responses(400, *READ_ERRORS, bad_request=ErrorOut)
 
 PARAMETERS = [
-    OpenApiParameter(
-        "replicates", int,
+    number_parameter(
+        "replicates", minimum=MIN_REPLICATES, maximum=MAX_REPLICATES,
         description=f"bootstrap replicates, {MIN_REPLICATES}-{MAX_REPLICATES} (default {DEFAULT_REPLICATES})"),
-    OpenApiParameter("seed", int, description=f"bootstrap seed (default {DEFAULT_SEED})"),
+    number_parameter("seed", minimum=0, maximum=MAX_SEED, description=f"bootstrap seed (default {DEFAULT_SEED})"),
     OpenApiParameter("secondary", str, description="'auto' (default), 'none' or a retrieval run id"),
 ]
 
@@ -209,7 +210,7 @@ class StatuteLeaderboardOut(serializers.Serializer):
 
 LEADERBOARD_PARAMETERS = [
     *PARAMETERS[:2],
-    OpenApiParameter("rerank", int, many=True,
+    id_parameter("rerank", many=True,
                      description="rerank run ids of this retrieval run (repeat or comma-separate); default: all"),
     OpenApiParameter("hybrid", str, many=True,
                      description="rerank run ids (among those shown) whose reciprocal rank fusion with keyword order "

@@ -17,6 +17,7 @@ from benchmarks.snapshots.changes import KINDS
 from benchmarks.snapshots.views import changes_kind, snapshot_against
 from reviewapp.core.auth.roles import CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, error_responses
+from reviewapp.core.http.api_filters import id_parameter
 
 
 class SectionChangeOut(serializers.Serializer):
@@ -52,8 +53,8 @@ class SnapshotChangesApi(APIView):
 
     permission_classes = [CanViewReports]
 
-    @extend_schema(parameters=[OpenApiParameter("against", int, required=False,
-                                                description="compare with this snapshot of the same code instead"),
+    @extend_schema(parameters=[id_parameter("against",
+                                            description="compare with this snapshot of the same code instead"),
                                OpenApiParameter("kind", str, required=False, enum=KINDS,
                                                 description="list only the changes of this kind (counts stay whole)")],
                    responses={200: SnapshotChangesOut, **error_responses(*READ_ERRORS)})

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -14,7 +14,7 @@ from grading.dataset.selectors import dataset_overview, sample_default
 from grading.responses import dataset_or_404, refused
 from reviewapp.core.auth.roles import CanViewReports
 from reviewapp.core.http.api import error_responses
-from reviewapp.core.http.api_filters import query_int
+from reviewapp.core.http.api_filters import id_parameter, query_int
 
 
 class TypeCountOut(serializers.Serializer):
@@ -44,8 +44,8 @@ class DatasetApi(APIView):
     permission_classes = [IsAuthenticated, CanViewReports]
 
     @extend_schema(
-        parameters=[OpenApiParameter("sample", int, description="sample id (default: the newest sample)"),
-                    OpenApiParameter("dataset", int, description="dataset id (default: the newest CUAD public one)")],
+        parameters=[id_parameter("sample", description="sample id (default: the newest sample)"),
+                    id_parameter("dataset", description="dataset id (default: the newest CUAD public one)")],
         responses={200: DatasetOut, **error_responses(400, 403, 404)})
     def get(self, request: Request) -> Response:
         sample_id = query_int(request.query_params, "sample", minimum=1)

@@ -20,20 +20,24 @@ from grading.scorecard.playground import playground_check, playground_grounding,
 from grading.scorecard.selectors import ComparisonError, conclusion, scorecard_view
 from reviewapp.core.auth.roles import CanViewReports
 from reviewapp.core.http.api import error_responses
+from reviewapp.core.http.api_filters import id_parameter, number_parameter
 from scoring.cuad.matching import MATCHERS
 
 # The query of every scorecard-shaped view (grading.scorecard.params.parse_view); a bad one is a 400 naming it.
 VIEW_PARAMETERS = [
-    OpenApiParameter("sample", int, description="sample id (default: the newest sample)"),
-    OpenApiParameter("run", int, many=True, description="run id (repeat to compare; default: the newest full run)"),
-    OpenApiParameter("correct", float, description="token-F1 threshold of a Correct match, 0-1 (default 0.70)"),
-    OpenApiParameter("partial", float, description="token-F1 floor of a Partial match, 0-1 (default 0.40)"),
-    OpenApiParameter("grounding", float, description="trigram grounding threshold, 0-1 (default 0.80)"),
+    id_parameter("sample", description="sample id (default: the newest sample)"),
+    id_parameter("run", many=True, description="run id (repeat to compare; default: the newest full run)"),
+    number_parameter("correct", minimum=0, maximum=1, kind="number",
+                     description="token-F1 threshold of a Correct match, 0-1, not below partial (default 0.70)"),
+    number_parameter("partial", minimum=0, maximum=1, kind="number",
+                     description="token-F1 floor of a Partial match, 0-1, not above correct (default 0.40)"),
+    number_parameter("grounding", minimum=0, maximum=1, kind="number",
+                     description="trigram grounding threshold, 0-1 (default 0.80)"),
     OpenApiParameter("matcher", str, enum=MATCHERS, description="span matcher (default hungarian)"),
     OpenApiParameter("sort", str, enum=SORT_KEYS, description="per-category sort column (default category)"),
     OpenApiParameter("dir", str, enum=("asc", "desc"), description="sort direction"),
     OpenApiParameter("type", str, description="one clause type (category name)"),
-    OpenApiParameter("contract", int, description="one contract id (explorer)"),
+    id_parameter("contract", description="one contract id (explorer)"),
 ]
 VIEW_ERRORS = error_responses(400, 403)
 

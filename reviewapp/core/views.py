@@ -119,3 +119,4 @@ class OwnPasswordChange(PasswordChangeView):
             response = super().form_valid(form)
         messages.success(self.request, "Password changed. Tokens made before it no longer work.")
         return response
+

@@ -33,6 +33,7 @@ from rest_framework.views import APIView
 
 from reviewapp.core.auth.roles import CanGrade, CanManageReviews
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.core.http.api_filters import MAX_DB_INTEGER, number_parameter, query_bool
 from reviewapp.review import selectors, services
 from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
@@ -178,7 +179,8 @@ class QueueApi(APIView):
     @extend_schema(
         parameters=[
             OpenApiParameter("pool", str, description="The pool whose page ``page`` is (every pool when absent)."),
-            OpenApiParameter("page", int, description=f"Page of {QUEUE_API_PAGE_SIZE} items (default 1)."),
+            number_parameter("page", minimum=1, maximum=MAX_DB_INTEGER,
+                             description=f"Page of {QUEUE_API_PAGE_SIZE} items (default 1)."),
         ],
         responses={200: QueueOut(many=True), **error_responses(403)},
     )
@@ -522,13 +524,13 @@ class JudgmentsExportApi(APIView):
                     OpenApiParameter("drafts", bool, description="include draft judgments")],
         responses={200: OpenApiResponse({"type": "array", "items": {"type": "object", "additionalProperties": {}}},
                                         description="one object per judgment (the JSON Lines export as a list)"),
-                   **error_responses(*READ_ERRORS)})
+                   **error_responses(400, *READ_ERRORS)})
     def get(self, request: Request, pool_id: str) -> Response:
         pool = _pool_or_404(pool_id)
         lines = exports.pool_jsonl(
             pool=pool,
-            pseudonymise=request.query_params.get("pseudonymise") in ("1", "true"),
-            include_drafts=request.query_params.get("drafts") in ("1", "true"),
+            pseudonymise=query_bool(request.query_params, "pseudonymise"),
+            include_drafts=query_bool(request.query_params, "drafts"),
         )
         return Response([json.loads(line) for line in lines])
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db.models import QuerySet
+from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import ValidationError
 from rest_framework.filters import BaseFilterBackend
 from rest_framework.pagination import LimitOffsetPagination
@@ -45,6 +46,57 @@ def query_int(params: Mapping[str, str], name: str, *, minimum: int = 0, maximum
     if not minimum <= value <= maximum:
         raise ValidationError({name: [f"must be a whole number from {minimum} to {maximum}; got {value}"]})
     return value
+
+
+TRUE_WORDS = ("true", "1")
+FALSE_WORDS = ("false", "0")
+
+
+def query_bool(params: Mapping[str, str], name: str, *, default: bool = False) -> bool:
+    """A yes/no query parameter: "true"/"1" or "false"/"0" (``default`` when absent or empty).
+
+    Anything else ("null", "yes", "maybe") is a 400 naming the parameter, never read as false.
+    """
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    text = str(raw).strip().lower()
+    if text in TRUE_WORDS:
+        return True
+    if text in FALSE_WORDS:
+        return False
+    raise ValidationError({name: [f"must be true or false (or 1 or 0); got {str(raw)[:40]!r}"]})
+
+
+def number_parameter(name: str, *, minimum: float, maximum: float, description: str = "", many: bool = False,
+                     kind: str = "integer") -> OpenApiParameter:
+    """A query parameter declared with the range its parser accepts, so the schema is the contract:
+    a schema-valid value is never refused as out of range."""
+    schema: dict[str, Any] = {"type": kind, "minimum": minimum, "maximum": maximum}
+    if many:  # drf-spectacular's many=True takes only a plain type: the array is written out
+        schema = {"type": "array", "items": schema}
+    return OpenApiParameter(name, schema, description=description, explode=True if many else None)
+
+
+def id_parameter(name: str, *, description: str = "", many: bool = False) -> OpenApiParameter:
+    """A query parameter naming a database id: a whole number from 1 to the largest key a column holds."""
+    return number_parameter(name, minimum=1, maximum=MAX_DB_INTEGER, description=description, many=many)
+
+
+def declare_path_id_ranges(result: dict, generator: Any, request: Any, public: bool) -> dict:
+    """drf-spectacular hook: every integer path parameter (``<int:pk>``) is an id from 1 to MAX_DB_INTEGER.
+
+    Django's URL converter takes no sign, so a negative id never reaches a view (a JSON 404), and a key past
+    the column's range cannot exist; the schema says so instead of inviting both.
+    """
+    for path in (result.get("paths") or {}).values():
+        for operation in path.values():
+            for parameter in operation.get("parameters", []) if isinstance(operation, dict) else []:
+                schema = parameter.get("schema") or {}
+                if parameter.get("in") == "path" and schema.get("type") == "integer":
+                    schema.setdefault("minimum", 1)
+                    schema.setdefault("maximum", MAX_DB_INTEGER)
+    return result
 
 
 def query_text(params: Mapping[str, str], name: str, *, max_length: int = MAX_TEXT_FILTER_CHARS) -> str | None:
@@ -99,7 +151,8 @@ class QueryFilterBackend(BaseFilterBackend):
                 "required": False,
                 "in": "query",
                 "description": f"filter by {spec.field or name}",
-                "schema": {"type": "integer", "minimum": 1} if spec.kind == "id" else {"type": "string"},
+                "schema": ({"type": "integer", "minimum": 1, "maximum": MAX_DB_INTEGER} if spec.kind == "id"
+                           else {"type": "string", "maxLength": getattr(spec, "max_length", MAX_TEXT_FILTER_CHARS)}),
             }
             for name, spec in filters.items()
         ]
@@ -122,3 +175,12 @@ class BoundedLimitOffsetPagination(LimitOffsetPagination):
 
     def get_offset(self, request) -> int:
         return query_int(request.query_params, self.offset_query_param, minimum=0, default=0) or 0
+
+    def get_schema_operation_parameters(self, view) -> list[dict]:
+        parameters = super().get_schema_operation_parameters(view)
+        ranges = {self.limit_query_param: (1, max_page_size()), self.offset_query_param: (0, MAX_DB_INTEGER)}
+        for parameter in parameters:
+            if parameter["name"] in ranges:
+                low, high = ranges[parameter["name"]]
+                parameter["schema"] = {**parameter.get("schema", {}), "minimum": low, "maximum": high}
+        return parameters

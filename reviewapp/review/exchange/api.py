@@ -88,6 +88,13 @@ class ImportedLabelsApi(APIView):
         return Response(self.ImportedLabelOut(rows, many=True).data)
 
 
+class LabelNotImportedOut(serializers.Serializer):
+    """An annotation or response of an imported file that did not become a label, and why."""
+
+    location = serializers.CharField(help_text="where in the document, e.g. records[3].responses.section[0]")
+    status = serializers.CharField(help_text="draft, discarded, cancelled, or not choices (...)")
+
+
 class LabelImportsApi(APIView):
     """Imports of Label Studio or Argilla annotations into a pool: a label source that is not blind."""
 
@@ -98,6 +105,10 @@ class LabelImportsApi(APIView):
         filename = serializers.CharField(required=False, allow_blank=True, default="")
         document = serializers.JSONField(help_text="Label Studio: the list of tasks of its JSON export; Argilla: the "
                                                    "list of records of records.json")
+        unstated = serializers.ChoiceField(
+            choices=list(services.UNSTATED_READINGS), required=False,
+            help_text="how to read Argilla responses that carry no status (Argilla's to_disk leaves it out); "
+                      "without it such a document is refused")
 
     class ImportOut(serializers.Serializer):
         pk = serializers.IntegerField()
@@ -112,8 +123,11 @@ class LabelImportsApi(APIView):
 
     class ImportResultOut(serializers.Serializer):
         label_import = serializers.IntegerField()
-        annotations = serializers.IntegerField()
-        skipped = serializers.IntegerField()
+        annotations = serializers.IntegerField(help_text="submitted annotations imported as labels")
+        skipped = serializers.IntegerField(help_text="annotations and responses not imported")
+        skipped_by_status = serializers.DictField(child=serializers.IntegerField())
+        not_imported = LabelNotImportedOut(many=True)
+        report = serializers.CharField(help_text="the import report, as the page and the command give it")
         blind = serializers.BooleanField()
 
     @extend_schema(responses={200: ImportOut(many=True), **error_responses(*READ_ERRORS)})
@@ -130,11 +144,14 @@ class LabelImportsApi(APIView):
         values: dict[str, Any] = data.validated_data
         try:
             result = services.annotations_import(pool=pool, tool=values["tool"], document=values["document"],
-                                                 filename=values["filename"], imported_by=request.user.get_username())
+                                                 filename=values["filename"], imported_by=request.user.get_username(),
+                                                 unstated=values.get("unstated"))
         except ExchangeError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         body = {"label_import": result.label_import.pk, "annotations": result.annotations,
-                "skipped": result.skipped, "blind": result.label_import.blind}
+                "skipped": result.skipped, "skipped_by_status": result.skipped_by_status,
+                "not_imported": [{"location": where, "status": why} for where, why in result.not_imported],
+                "report": services.import_report(result, tool=values["tool"]), "blind": result.label_import.blind}
         return Response(self.ImportResultOut(body).data, status=status.HTTP_201_CREATED)
 
 

@@ -39,8 +39,12 @@ from reviewapp.review.selectors import pool_completed_judgments
 SETTINGS_PATH = ".argilla/settings.json"
 DATASET_PATH = ".argilla/dataset.json"
 RECORDS_PATH = "records.json"
-# Argilla's disk format drops a response's status; a response without one is read as submitted.
 SUBMITTED = "submitted"
+DRAFT = "draft"
+DISCARDED = "discarded"
+# Argilla's own writer (Record.to_dict, so Dataset.to_disk) drops a response's status: such a file cannot tell a
+# submitted response from a draft or a discarded one, and the import asks how to read it rather than assume.
+UNSTATED_READINGS = (SUBMITTED, DRAFT)
 
 
 def reviewer_uuid(pseudonym: str) -> str:
@@ -159,17 +163,23 @@ def argilla_records_from_zip(content: bytes, *, max_bytes: int) -> object:
             raise ExchangeError(f"{names[0]}: not acceptable JSON: {error}") from None
 
 
-def argilla_parse(document: object, *, kind: PoolKind) -> tuple[list[ParsedAnnotation], int]:
-    """Every submitted response in Argilla records (``Record.to_dict()`` each): (grades, skipped).
+def argilla_parse(document: object, *, kind: PoolKind, unstated: str | None = None,
+                  ) -> tuple[list[ParsedAnnotation], list[tuple[str, str]]]:
+    """Every submitted response in Argilla records (``Record.to_dict()`` each): (grades, (location, status) of
+    each response not imported).
 
-    Draft and discarded responses are counted in ``skipped``; suggestions are model output, never read.
+    Only a submitted response becomes a label; draft and discarded ones are listed by location and status.
+    A response without a status is read as ``unstated`` says (one of UNSTATED_READINGS); without that answer
+    the file is refused, naming the first such response. Suggestions are model output, never read.
     """
+    if unstated is not None and unstated not in UNSTATED_READINGS:
+        raise ExchangeError(f"unstated status: {unstated!r} is not one of {', '.join(UNSTATED_READINGS)}")
     if isinstance(document, Mapping) and isinstance(document.get("records"), list):
         document = document["records"]
     if not isinstance(document, list):
         raise ExchangeError("expected a JSON list of records (Argilla's records.json)")
     parsed: list[ParsedAnnotation] = []
-    skipped = 0
+    skipped: list[tuple[str, str]] = []
     for i, record in enumerate(document):
         where = f"records[{i}]"
         if not isinstance(record, Mapping):
@@ -198,8 +208,19 @@ def argilla_parse(document: object, *, kind: PoolKind) -> tuple[list[ParsedAnnot
                 aat = f"{at}[{j}]"
                 if not isinstance(answer, Mapping):
                     raise ExchangeError(f"{aat}: expected an object")
-                if answer.get("status", SUBMITTED) != SUBMITTED:
-                    skipped += 1
+                status = answer.get("status")
+                if status is None:
+                    if unstated is None:
+                        raise ExchangeError(
+                            f"{aat}.status: missing. Argilla's to_disk and Record.to_dict leave a response's status "
+                            "out, so this file cannot tell a submitted response from a draft or a discarded one; "
+                            f"say how to read responses without a status ({' or '.join(UNSTATED_READINGS)}) and "
+                            "import it again")
+                    status = unstated
+                if status != SUBMITTED:
+                    if status not in (DRAFT, DISCARDED):
+                        raise ExchangeError(f"{aat}.status: {status!r} is not submitted, draft or discarded")
+                    skipped.append((aat, status))
                     continue
                 user = answer.get("user_id")
                 if not isinstance(user, str) or not user.strip():

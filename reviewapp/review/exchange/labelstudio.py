@@ -110,10 +110,11 @@ def _annotator(annotation: Mapping[str, Any], where: str) -> str:
     return f"label-studio-user:{by}" if isinstance(by, int) else str(by).strip()
 
 
-def labelstudio_parse(document: object, *, kind: PoolKind) -> tuple[list[ParsedAnnotation], int]:
-    """Every choices result of every submitted annotation in a Label Studio JSON export: (grades, skipped).
+def labelstudio_parse(document: object, *, kind: PoolKind) -> tuple[list[ParsedAnnotation], list[tuple[str, str]]]:
+    """Every choices result of every submitted annotation in a Label Studio JSON export: (grades, (location,
+    reason) of each annotation or result not imported).
 
-    Cancelled (skipped) annotations and results of other types are counted in ``skipped``; predictions and drafts
+    Cancelled (skipped) annotations and results of other types are listed; predictions and drafts
     are model output and unfinished work, never read. Anything malformed is refused, naming the task and field.
     """
     if isinstance(document, Mapping) and isinstance(document.get("tasks"), list):
@@ -121,7 +122,7 @@ def labelstudio_parse(document: object, *, kind: PoolKind) -> tuple[list[ParsedA
     if not isinstance(document, list):
         raise ExchangeError("expected a JSON list of tasks (Label Studio's JSON export)")
     parsed: list[ParsedAnnotation] = []
-    skipped = 0
+    skipped: list[tuple[str, str]] = []
     for i, task in enumerate(document):
         where = f"tasks[{i}]"
         if not isinstance(task, Mapping) or not isinstance(task.get("data"), Mapping):
@@ -139,7 +140,7 @@ def labelstudio_parse(document: object, *, kind: PoolKind) -> tuple[list[ParsedA
             if not isinstance(annotation, Mapping):
                 raise ExchangeError(f"{at}: expected an object")
             if annotation.get("was_cancelled") is True:
-                skipped += 1
+                skipped.append((at, "cancelled"))
                 continue
             annotator = _annotator(annotation, at)
             result = annotation.get("result")
@@ -151,7 +152,7 @@ def labelstudio_parse(document: object, *, kind: PoolKind) -> tuple[list[ParsedA
                 if not isinstance(region, Mapping):
                     raise ExchangeError(f"{rat}: expected an object")
                 if region.get("type") != "choices":
-                    skipped += 1
+                    skipped.append((rat, f"not choices ({str(region.get('type'))[:40]})"))
                     continue
                 grade_type = region.get("from_name")
                 if grade_type not in kind.grade_type_keys:

@@ -6,26 +6,54 @@ hash, grades on the kind's scale, one grade per annotator, item and grade type) 
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from django.db import IntegrityError, transaction
 
 from reviewapp.core.http.json_input import JsonInputError, json_loads, max_bytes
 from reviewapp.core.records.hashing import sha256_json
-from reviewapp.review.exchange.argilla import argilla_parse, argilla_records_from_zip
+from reviewapp.review.exchange.argilla import UNSTATED_READINGS, argilla_parse, argilla_records_from_zip
 from reviewapp.review.exchange.labelstudio import labelstudio_parse
 from reviewapp.review.exchange.texts import ExchangeError, texts_check
 from reviewapp.review.kinds import kind_get
 from reviewapp.review.models import ImportedAnnotation, LabelImport, ReviewItem, ReviewPool
 
 TOOLS = (LabelImport.LABEL_STUDIO, LabelImport.ARGILLA)
+__all__ = ["TOOLS", "UNSTATED_READINGS", "ImportResult", "annotations_import", "document_read", "import_report"]
 
 
 @dataclass(frozen=True)
 class ImportResult:
     label_import: LabelImport
     annotations: int
-    skipped: int  # cancelled annotations, draft or discarded responses, results that are not choices
+    # (location, why) of each annotation or response not imported: cancelled, draft, discarded, not choices.
+    not_imported: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def skipped(self) -> int:
+        return len(self.not_imported)
+
+    @property
+    def skipped_by_status(self) -> dict[str, int]:
+        return dict(Counter(why for _, why in self.not_imported))
+
+
+# How many locations the import report names before it says "and N more".
+REPORT_NAMES = 10
+
+
+def import_report(result: ImportResult, *, tool: str) -> str:
+    """The one sentence every page, command and answer gives of an import: what became labels, and what did not
+    (by status, each named by its place in the file)."""
+    sentence = (f"import {result.label_import.pk}: {result.annotations} submitted annotations from {tool} "
+                "imported as labels (not blind; counted by no human-label metric)")
+    if not result.not_imported:
+        return sentence + "; nothing left out."
+    counts = ", ".join(f"{n} {why}" for why, n in sorted(result.skipped_by_status.items()))
+    names = ", ".join(f"{where} ({why})" for where, why in result.not_imported[:REPORT_NAMES])
+    more = f" and {result.skipped - REPORT_NAMES} more" if result.skipped > REPORT_NAMES else ""
+    return f"{sentence}; not imported: {counts}: {names}{more}."
 
 
 def document_read(content: bytes, *, tool: str) -> object:
@@ -39,16 +67,20 @@ def document_read(content: bytes, *, tool: str) -> object:
 
 
 def annotations_import(*, pool: ReviewPool, tool: str, document: object, filename: str = "",
-                       imported_by: str = "") -> ImportResult:
+                       imported_by: str = "", unstated: str | None = None) -> ImportResult:
     """Import the annotations of a Label Studio export (tasks) or Argilla records into ``pool``, not blind.
 
-    Refused, with nothing written, when anything is wrong: the message names the task or record and the field.
+    Only submitted work becomes labels. ``unstated`` says how to read an Argilla response that carries no status
+    (one of UNSTATED_READINGS); a file with such responses is refused without it. Refused, with nothing written,
+    when anything is wrong: the message names the task or record and the field.
     """
     if tool not in TOOLS:
         raise ExchangeError(f"tool: {tool!r} is not one of {', '.join(TOOLS)}")
     kind = kind_get(pool.kind)
-    parse = labelstudio_parse if tool == LabelImport.LABEL_STUDIO else argilla_parse
-    parsed, skipped = parse(document, kind=kind)
+    if tool == LabelImport.LABEL_STUDIO:
+        parsed, skipped = labelstudio_parse(document, kind=kind)
+    else:
+        parsed, skipped = argilla_parse(document, kind=kind, unstated=unstated)
     items = {item.public_id: item for item in
              ReviewItem.objects.filter(pool=pool, public_id__in={p.item_id for p in parsed})}
     rows: list[ImportedAnnotation] = []
@@ -90,4 +122,4 @@ def annotations_import(*, pool: ReviewPool, tool: str, document: object, filenam
             ImportedAnnotation.objects.bulk_create(rows)
     except IntegrityError:  # the same content imported at the same moment by another request
         raise ExchangeError(f"this content was imported into pool {pool.public_id} already") from None
-    return ImportResult(label_import=label_import, annotations=len(rows), skipped=skipped)
+    return ImportResult(label_import=label_import, annotations=len(rows), not_imported=tuple(skipped))

@@ -63,16 +63,15 @@ def labels_upload(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = _pool_or_404(pool_id)
     upload = request.FILES.get("file")
     tool = request.POST.get("tool", "")
+    unstated = request.POST.get("unstated", "") or None
     try:
         if upload is None:
             raise ExchangeError("file: choose a file to import")
         document = services.document_read(upload.read(), tool=tool)
         result = services.annotations_import(pool=pool, tool=tool, document=document, filename=upload.name or "",
-                                             imported_by=request.user.get_username())
+                                             imported_by=request.user.get_username(), unstated=unstated)
     except ExchangeError as error:
         messages.error(request, f"Label import refused: {error}")
     else:
-        messages.success(request, f"Imported {result.annotations} annotations from {tool} as import "
-                                  f"{result.label_import.pk} (not blind; counted by no human-label metric); "
-                                  f"{result.skipped} skipped (cancelled, draft or discarded).")
+        messages.success(request, f"Imported: {services.import_report(result, tool=tool)}")
     return redirect("review:admin-pool", pool_id=pool.public_id)

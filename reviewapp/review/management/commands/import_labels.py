@@ -26,6 +26,9 @@ class Command(BaseCommand):
         parser.add_argument("--pool", required=True, help="the pool's public id")
         parser.add_argument("--tool", required=True, choices=services.TOOLS)
         parser.add_argument("--by", default="", help="who imports (recorded with the import)")
+        parser.add_argument("--unstated-status", choices=services.UNSTATED_READINGS, default=None,
+                            help="how to read Argilla responses that carry no status (its to_disk leaves it out); "
+                                 "without it such a file is refused")
 
     def handle(self, *args, **options):
         path = Path(options["file"])
@@ -40,9 +43,8 @@ class Command(BaseCommand):
         try:
             document = services.document_read(content, tool=options["tool"])
             result = services.annotations_import(pool=pool, tool=options["tool"], document=document,
-                                                 filename=path.name, imported_by=options["by"])
+                                                 filename=path.name, imported_by=options["by"],
+                                                 unstated=options["unstated_status"])
         except ExchangeError as error:
             raise CommandError(f"{path.name}: {error}") from None
-        self.stdout.write(f"import {result.label_import.pk}: {result.annotations} annotations from "
-                          f"{options['tool']} into pool {pool.public_id}, not blind (counted by no human-label "
-                          f"metric); {result.skipped} skipped (cancelled, draft or discarded)\n")
+        self.stdout.write(f"pool {pool.public_id}: {services.import_report(result, tool=options['tool'])}\n")

@@ -13,7 +13,7 @@ from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.exchange import argilla as argilla_export
 from reviewapp.review.exchange import labelstudio
 from reviewapp.review.exchange.selectors import pool_imported_labels
-from reviewapp.review.exchange.services import annotations_import, document_read
+from reviewapp.review.exchange.services import annotations_import, document_read, import_report
 from reviewapp.review.exchange.texts import ExchangeError
 from reviewapp.review.models import ImportedAnnotation, Judgment, JudgmentRevision, LabelImport
 from tests.reviewapp.review.conftest import make_pool
@@ -66,14 +66,20 @@ def test_argilla_round_trip_through_the_zip_gives_back_the_same_labels(judged_po
 
 
 @pytest.mark.django_db
-def test_argilla_records_as_its_sdk_writes_them_import_the_same_labels(judged_pool):
-    """Argilla's own records.json (Record.to_dict) carries no response status: read as submitted."""
+def test_argilla_records_as_its_sdk_writes_them_are_refused_until_the_import_is_told_how_to_read_them(judged_pool):
+    """Argilla's own records.json (Record.to_dict) carries no response status: the import asks, never assumes."""
     import argilla as rg
 
     records = [rg.Record.from_dict(raw).to_dict() for raw in argilla_export.argilla_records(pool=judged_pool)]
     assert all("status" not in answer for r in records for answers in r["responses"].values() for answer in answers)
-    result = annotations_import(pool=judged_pool, tool="argilla", document=json.loads(json.dumps(records)))
-    assert result.annotations == len(_exported_labels(judged_pool, annotator=str))
+    document = json.loads(json.dumps(records))
+    with pytest.raises(ExchangeError, match=r"records\[0\]\.responses\.\w+\[0\]\.status: missing.*submitted or draft"):
+        annotations_import(pool=judged_pool, tool="argilla", document=document)
+    assert not LabelImport.objects.exists()
+    with pytest.raises(ExchangeError, match="no submitted annotation"):
+        annotations_import(pool=judged_pool, tool="argilla", document=document, unstated="draft")
+    result = annotations_import(pool=judged_pool, tool="argilla", document=document, unstated="submitted")
+    assert result.annotations == len(_exported_labels(judged_pool, annotator=str)) and result.skipped == 0
 
 
 @pytest.mark.django_db
@@ -194,6 +200,20 @@ def test_draft_and_discarded_argilla_responses_are_skipped(judged_pool):
     answers[0]["status"], answers[1]["status"] = "draft", "discarded"
     result = annotations_import(pool=judged_pool, tool="argilla", document=records)
     assert result.skipped == 2 and result.annotations == len(answers) - 2
+    assert result.skipped_by_status == {"draft": 1, "discarded": 1}
+    (draft_at, _), (discarded_at, _) = result.not_imported
+    assert draft_at.startswith("records[0].responses.") and result.not_imported[0][1] == "draft"
+    report = import_report(result, tool="argilla")
+    assert f"{len(answers) - 2} submitted annotations" in report
+    assert f"not imported: 1 discarded, 1 draft: {draft_at} (draft), {discarded_at} (discarded)." in report
+
+
+@pytest.mark.django_db
+def test_an_unknown_argilla_status_is_refused_by_name(judged_pool):
+    records = argilla_export.argilla_records(pool=judged_pool)
+    next(iter(records[1]["responses"].values()))[0]["status"] = "pending"
+    with pytest.raises(ExchangeError, match=r"records\[1\].*\.status: 'pending' is not submitted, draft or discarded"):
+        annotations_import(pool=judged_pool, tool="argilla", document=records)
 
 
 def test_a_zip_without_records_or_not_a_zip_is_refused():

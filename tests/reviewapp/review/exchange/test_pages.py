@@ -117,3 +117,55 @@ def test_imported_labels_leave_only_through_their_own_export_marked_not_blind(ju
         (r["item_id"], r["annotator"], r["grade_type"], r["value"]) for r in rows]
     assert admin_client_.get(f"{base}/qrels.txt?grade_type=passage").content == qrels_before
     assert admin_client_.get(f"{base}/judgments.jsonl").getvalue() == jsonl_before
+
+
+def _statusless(pool) -> list[dict]:
+    """Records as Argilla's own writer leaves them: responses without a status."""
+    records = argilla_export.argilla_records(pool=pool)
+    for record in records:
+        for answers in record["responses"].values():
+            for answer in answers:
+                del answer["status"]
+    return records
+
+
+def test_the_upload_form_asks_how_to_read_argilla_responses_without_a_status(judged_pool, admin_client_):
+    page = admin_client_.get(f"/review/admin/pools/{judged_pool.public_id}/").content.decode()
+    assert 'name="unstated"' in page and 'value="submitted"' in page and 'value="draft"' in page
+    url = f"/review/admin/pools/{judged_pool.public_id}/label-imports/"
+    body = json.dumps(_statusless(judged_pool)).encode()
+    refused = admin_client_.post(url, {"tool": "argilla", "file": SimpleUploadedFile("records.json", body)},
+                                 follow=True).content.decode()
+    assert "Label import refused" in refused and ".status: missing" in refused
+    assert LabelImport.objects.count() == 0
+    done = admin_client_.post(url, {"tool": "argilla", "unstated": "submitted",
+                                    "file": SimpleUploadedFile("records.json", body)}, follow=True).content.decode()
+    assert "submitted annotations from argilla imported as labels" in done and "nothing left out" in done
+
+
+def test_the_api_asks_for_unstated_and_reports_what_it_did_not_import(judged_pool, admin_client_):
+    base = f"/api/v1/review/pools/{judged_pool.public_id}/label-imports/"
+    records = _statusless(judged_pool)
+    refused = admin_client_.post(base, {"tool": "argilla", "document": records}, content_type="application/json")
+    assert refused.status_code == 400 and ".status: missing" in refused.json()["detail"]
+    first = next(iter(records[0]["responses"].values()))[0]
+    first["status"] = "discarded"
+    created = admin_client_.post(base, {"tool": "argilla", "document": records, "unstated": "submitted"},
+                                 content_type="application/json")
+    assert created.status_code == 201, created.content
+    body = created.json()
+    assert body["skipped"] == 1 and body["skipped_by_status"] == {"discarded": 1}
+    assert body["not_imported"] == [{"location": "records[0].responses." + next(iter(records[0]["responses"]))
+                                     + "[0]", "status": "discarded"}]
+    assert "not imported: 1 discarded" in body["report"]
+
+
+def test_the_command_takes_the_unstated_status_as_a_flag(judged_pool, tmp_path):
+    path = tmp_path / "records.json"
+    path.write_text(json.dumps(_statusless(judged_pool)))
+    pool = f"--pool={judged_pool.public_id}"
+    with pytest.raises(CommandError, match=r"records\.json: records\[0\].*status: missing"):
+        call_command("import_labels", str(path), pool, tool="argilla", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("import_labels", str(path), pool, tool="argilla", unstated_status="submitted", stdout=out)
+    assert "submitted annotations from argilla imported as labels" in out.getvalue()
