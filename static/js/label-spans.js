@@ -594,7 +594,7 @@
         case "n": step(1); return true;
         case "x": grow(); return true;
         case "h": addSelection(); return true;
-        case "/": document.getElementById("doc-search").focus(); return true;
+        case "/": { const box = document.getElementById("doc-search"); box.focus(); box.select(); return true; }  // typing replaces the last search
         default: return false;
       }
     },

@@ -65,6 +65,18 @@ def test_a_lawyer_labels_highlights_completes_and_undoes_a_clause_with_the_keybo
     page.keyboard.press("Escape")
     assert page.evaluate("() => document.activeElement.id") == "contract-text"
     assert page.is_visible("#contract-text .caret")
+    # Esc clears the selection; Enter on the current match selects it again, wherever the cursor went.
+    page.keyboard.press("Escape")
+    _said(page, "Selection cleared.")
+    assert _selected(page) == ""
+    # The cursor moves without selecting, and says where it is: the line, then the character after it.
+    page.keyboard.press("Control+Home")
+    _said(page, "SUPPLY AGREEMENT (line 1)")
+    page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => document.getElementById('announce').textContent === 'U'")
+    page.keyboard.press("Enter")
+    _said(page, "Selected (line 5): governed by")
+    assert _selected(page) == "governed by"
     page.keyboard.press("x")
     _said(page, f"Selected (line 5): {SENTENCE}")
     assert _selected(page) == SENTENCE

@@ -156,3 +156,22 @@ def test_the_page_saves_spans_from_its_form_and_shows_them_blind(reviewer_user, 
     refused = client.post(url, {**post, "spans": "[[0, 99999]]"})
     assert refused.status_code == 400 and "past the end of the contract" in refused.content.decode()
     assert "[[0, 99999]]" in refused.content.decode()  # the refused spans are kept in the form
+
+
+def test_both_item_kinds_render_the_one_workspace_with_undo_ready_for_the_first_save(reviewer_user, reviewer2_user):
+    """One skeleton, one answer form, one core script; a kind adds its script (and, for clauses, its part)."""
+    passage_pool = make_pool(reviewers=[reviewer_user, reviewer2_user])
+    passage = selectors.reviewer_queues(reviewer=reviewer_user)[0].entries[0].item_id
+    clause = item_of(labelling_pool(reviewers=[reviewer_user, reviewer2_user]), "Governing Law")
+    client = client_for(reviewer_user)
+    pages = {kind: client.get(f"/review/items/{item_id}/").content.decode()
+             for kind, item_id in (("passage", passage), ("clause", clause.public_id))}
+    assert passage_pool.kind == "passage"
+    for kind, html in pages.items():
+        assert html.count("js/workspace.js") == 1, kind
+        assert 'id="announce"' in html and 'id="announce-error"' in html and 'id="keys-help"' in html, kind
+        # nothing saved yet: Undo is there, hidden, for the first automatic save to show
+        assert 'data-action="undo" hidden>' in html, kind
+    assert "js/workspace-passage.js" in pages["passage"] and "js/label-spans.js" not in pages["passage"]
+    assert "js/label-spans.js" in pages["clause"] and 'data-testid="add-span"' in pages["clause"]
+    assert 'role="textbox"' in pages["clause"] and 'aria-readonly="true"' in pages["clause"]
