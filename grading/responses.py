@@ -11,7 +11,7 @@ from rest_framework.response import Response
 
 from grading.dataset.models import CuadDataset
 from grading.dataset.selectors import ScopeError, dataset_chosen
-from reviewapp.core.http.downloads import csv_download
+from reviewapp.core.exports.downloads import csv_download
 
 
 def dataset_or_404(params) -> CuadDataset | None:

@@ -54,8 +54,8 @@ MOVES: tuple[tuple[str, str], ...] = (
     ("reviewapp.core.middleware", "reviewapp.core.http.middleware"),
     ("reviewapp.core.lazy_views", "reviewapp.core.http.lazy_views"),
     ("reviewapp.core.log_filters", "reviewapp.core.http.log_filters"),
-    ("reviewapp.core.csv_export", "reviewapp.core.http.csv_export"),
-    ("reviewapp.core.pdf", "reviewapp.core.http.pdf"),
+    ("reviewapp.core.csv_export", "reviewapp.core.exports.csv_export"),
+    ("reviewapp.core.pdf", "reviewapp.core.exports.pdf"),
     # core/records/: what people made is kept: hashed, storable, append-only (backup.py stays: it reads apps.py).
     ("reviewapp.core.append_only", "reviewapp.core.records.append_only"),
     ("reviewapp.core.hashing", "reviewapp.core.records.hashing"),

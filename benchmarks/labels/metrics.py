@@ -51,7 +51,7 @@ from benchmarks.labels.selectors import GRADE_TYPE, PoolInfo, is_synthetic, pool
 from benchmarks.reports.figures import SPLITS
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
-from reviewapp.core.http.csv_export import SafeCsvWriter
+from reviewapp.core.exports.csv_export import SafeCsvWriter
 from reviewapp.review.agreement.selectors import GradeTypeAgreement, pool_agreement
 from reviewapp.review.selectors import (
     LABEL_RULE,

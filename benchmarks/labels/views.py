@@ -53,7 +53,7 @@ from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
-from reviewapp.core.http.downloads import as_download
+from reviewapp.core.exports.downloads import as_download
 from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 

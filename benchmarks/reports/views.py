@@ -59,8 +59,8 @@ from benchmarks.reports.selectors import (
 )
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
-from reviewapp.core.http.downloads import as_download, download
-from reviewapp.core.http.pdf import pdf_from_html
+from reviewapp.core.exports.downloads import as_download, download
+from reviewapp.core.exports.pdf import pdf_from_html
 
 EXPORTS = {
     "report.json": "application/json",

@@ -18,7 +18,7 @@ from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
-from reviewapp.core.http.downloads import as_download
+from reviewapp.core.exports.downloads import as_download
 from reviewapp.core.jobs import job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import receipts_jsonl

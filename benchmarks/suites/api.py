@@ -15,8 +15,8 @@ from benchmarks.corpus.api import SnapshotOut
 from benchmarks.suites.models import NominatedTarget, Suite, SuiteQuery
 from benchmarks.suites.selectors import suite_export
 from reviewapp.core.auth.roles import CanViewReports
+from reviewapp.core.exports.downloads import download
 from reviewapp.core.http.api import READ_ERRORS, error_responses
-from reviewapp.core.http.downloads import download
 
 
 class ConfirmedByOut(serializers.Serializer):

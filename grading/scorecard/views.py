@@ -41,8 +41,8 @@ from grading.scorecard.selectors import (
 )
 from grading.scorecard.summary import CuadSummary, cuad_summary_build
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
-from reviewapp.core.http.downloads import download
-from reviewapp.core.http.pdf import pdf_from_html
+from reviewapp.core.exports.downloads import download
+from reviewapp.core.exports.pdf import pdf_from_html
 from scoring.cuad.matching import MATCHERS
 
 PLAYGROUND_EXAMPLE = {

@@ -6,7 +6,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
-from reviewapp.core.http.downloads import as_download
+from reviewapp.core.exports.downloads import as_download
 from reviewapp.providers.models import Ledger
 from reviewapp.providers.selectors import receipts_jsonl
 

@@ -19,7 +19,7 @@ from benchmarks.reports.leaderboard import (
     PairFigure,
     System,
 )
-from reviewapp.core.http.csv_export import SafeCsvWriter
+from reviewapp.core.exports.csv_export import SafeCsvWriter
 from scoring.ir.fusion import CITATION as RRF_CITATION
 from scoring.ir.fusion import RRF_K
 from scoring.ir.trec_io import format_qrels, format_run

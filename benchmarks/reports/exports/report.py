@@ -22,7 +22,7 @@ from benchmarks.reports.figures import (
     report_systems,
 )
 from benchmarks.reports.inputs import Candidate
-from reviewapp.core.http.csv_export import SafeCsvWriter
+from reviewapp.core.exports.csv_export import SafeCsvWriter
 from scoring.ir.trec_io import format_qrels, format_run
 from scoring.stats.bootstrap import Interval
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.models import ContractText
-from reviewapp.core.http.csv_export import SafeCsvWriter
+from reviewapp.core.exports.csv_export import SafeCsvWriter
 
 CSV_COLUMNS = ("contract_set", "gold_version", "gold_sha256", "title", "text_sha256", "category", "present",
                "state", "span", "start", "end", "text")

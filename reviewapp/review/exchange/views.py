@@ -11,7 +11,7 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
-from reviewapp.core.http.downloads import download
+from reviewapp.core.exports.downloads import download
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
 from reviewapp.review.models import ReviewPool

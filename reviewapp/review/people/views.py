@@ -25,7 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from reviewapp.core.auth import accounts
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
-from reviewapp.core.http.csv_export import SafeCsvDictWriter
+from reviewapp.core.exports.csv_export import SafeCsvDictWriter
 from reviewapp.core.models import AccountAudit, ApiToken
 from reviewapp.review import selectors, services
 from reviewapp.review.agreement import disagreements

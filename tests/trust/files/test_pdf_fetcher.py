@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from reviewapp.core.http.pdf import BASE_URL, pdf_from_html, static_only_fetcher, static_path
+from reviewapp.core.exports.pdf import BASE_URL, pdf_from_html, static_only_fetcher, static_path
 from tests.grading.contracts.files import PNG
 
 

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pytest
 
-from reviewapp.core.http.csv_export import SafeCsvDictWriter, SafeCsvWriter, neutralise_cell
+from reviewapp.core.exports.csv_export import SafeCsvDictWriter, SafeCsvWriter, neutralise_cell
 from tests.conftest import REPO_ROOT as REPO
 
 
@@ -45,7 +45,7 @@ def test_the_writers_neutralise_every_cell_and_keep_numbers():
 
 
 def test_no_csv_export_bypasses_the_shared_writer():
-    """Every CSV writer in the product is the one in reviewapp/core/http/csv_export.py."""
+    """Every CSV writer in the product is the one in reviewapp/core/exports/csv_export.py."""
     direct = re.compile(r"\bcsv\.(writer|DictWriter)\s*\(")
     offenders = []
     for folder in ("reviewapp", "benchmarks", "grading", "scoring"):

@@ -5,7 +5,7 @@ import io
 
 from django.http import StreamingHttpResponse
 
-from reviewapp.core.http.downloads import as_download, content_type_of, csv_download, download
+from reviewapp.core.exports.downloads import as_download, content_type_of, csv_download, download
 
 
 def test_a_plain_name_is_quoted_and_any_other_name_cannot_break_the_header():

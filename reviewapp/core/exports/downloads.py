@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 from django.http import HttpResponse, HttpResponseBase
 from django.utils.http import content_disposition_header
 
-from reviewapp.core.http.csv_export import SafeCsvDictWriter
+from reviewapp.core.exports.csv_export import SafeCsvDictWriter
 
 CONTENT_TYPES = {
     ".csv": "text/csv; charset=utf-8",

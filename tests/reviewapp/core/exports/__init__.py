@@ -1,0 +1,1 @@
+"""The files the product hands out."""
