@@ -56,9 +56,9 @@ class Command(BaseCommand):
             return
         if o["cuad_run"]:
             # The CUAD job declares its own comparisons; called by name, so the statute job imports nothing of it.
-            args = ["--declare", *(a for pk in o["cuad_run"] for a in ("--run-id", str(pk))), "--by", o["by"]]
-            args += ["--sample", str(o["cuad_sample"])] if o["cuad_sample"] is not None else []
-            call_command("compare_cuad_runs", *args, stdout=self.stdout._out)
+            cuad = ["--declare", *(a for pk in o["cuad_run"] for a in ("--run-id", str(pk))), "--by", o["by"]]
+            cuad += ["--sample", str(o["cuad_sample"])] if o["cuad_sample"] is not None else []
+            call_command("compare_cuad_runs", *cuad, stdout=self.stdout._out)
             return
         if o["retrieval_run"] is None and not (o["keyword"] or o["rerank_run"] or o["hybrid"]):
             raise CommandError("--retrieval-run (or --keyword, --rerank-run, --hybrid) is required (or --list)")
