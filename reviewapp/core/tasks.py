@@ -12,8 +12,10 @@ def worker_ping(token: str) -> None:
 
 @shared_task(name="reviewapp.jobs_sweep", ignore_result=True)
 def jobs_sweep() -> dict:
-    """Under celery beat: requeue jobs whose worker died (reviewapp.core.jobs.jobs_sweep)."""
+    """Under celery beat: requeue jobs whose execution is gone, send queued jobs whose message may be lost
+    (reviewapp.core.jobs.jobs_sweep)."""
     from reviewapp.core.jobs import jobs_sweep as sweep
 
     report = sweep()
-    return {"requeued": report.requeued, "abandoned": report.abandoned, "skipped": report.skipped}
+    return {"requeued": report.requeued, "abandoned": report.abandoned, "skipped": report.skipped,
+            "resent": report.resent}

@@ -280,3 +280,16 @@ def test_a_planted_key_never_reaches_the_run_page_receipts_or_api(retrieval, key
              b"".join(admin_client_.get(f"/benchmarks/rerank/{run.pk}/receipts.jsonl").streaming_content).decode()]
     for key in PLANTED.values():
         assert not any(key in text for text in texts)
+
+
+def test_the_takeover_form_of_a_running_run_posts_what_every_kind_posts(admin_client_, retrieval):
+    import re
+
+    from django.utils import timezone
+
+    run = rerank.rerank_run_create(retrieval_run=retrieval, provider="local", enqueue=False)
+    RerankRun.objects.filter(pk=run.pk).update(status="running", claim_token="t", worker="celery@box:1",
+                                               heartbeat_at=timezone.now(), started_at=timezone.now())
+    html = admin_client_.get(f"/benchmarks/rerank/{run.pk}/").content.decode()
+    (form,) = re.findall(r'<form[^>]*data-testid="takeover-form".*?</form>', html, flags=re.S)
+    assert '<input type="hidden" name="worker_lost" value="1">' in form  # as templates/_job_lifecycle.html#forms

@@ -92,7 +92,9 @@ def test_a_dropped_connection_during_a_save_shows_an_error_and_saves_all_or_noth
         response = client.post(url, {"section": "3", "passage": "2", "action": "complete", **shown})
     connection.close()  # the test client keeps Django from closing a broken connection by itself
     assert dropper.fired
-    assert response.status_code == 500  # the reviewer sees an error, not "saved"
+    # The reviewer sees what is down (503, try again), not "saved" and not a bare 500.
+    assert response.status_code == 503 and b"database is unreachable" in response.content
+    assert response["Retry-After"]
     assert b"saved" not in response.content.lower()
 
     after = _state(item, reviewer_user)
