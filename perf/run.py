@@ -63,6 +63,7 @@ BENCHES = (
     Bench("review", "perf/web/bench_review.py"),
     Bench("load", "perf/service/bench_load.py"),
     Bench("scaleout", "perf/service/bench_scaleout.py"),
+    Bench("capacity", "perf/service/bench_capacity.py"),
 )
 
 
