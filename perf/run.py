@@ -47,6 +47,7 @@ BENCHES = (
     Bench("cuad_process", "perf/cuad/bench_cuad_process.py"),
     Bench("growth", "perf/scoring/bench_growth.py"),
     Bench("bm25", "perf/scoring/bench_bm25.py"),
+    Bench("bm25_memory", "perf/scoring/bench_bm25_memory.py"),
     Bench("startup", "perf/service/bench_startup.py"),
     Bench("pages", "perf/web/bench_pages.py"),
     Bench("queue", "perf/web/bench_queue.py"),
@@ -63,12 +64,13 @@ BENCHES = (
     Bench("review", "perf/web/bench_review.py"),
     Bench("load", "perf/service/bench_load.py"),
     Bench("scaleout", "perf/service/bench_scaleout.py"),
+    Bench("capacity", "perf/service/bench_capacity.py"),
 )
 
 
 # Their figures make the growth table: each size beside the size below it (or the smallest), so a change that makes
 # cost grow faster than the work shows up there.
-GROWTH_BENCHES = ("growth", "queue_growth", "ecfr_import")
+GROWTH_BENCHES = ("growth", "queue_growth", "ecfr_import", "bm25_memory")
 
 
 def _cell(text: str) -> str:

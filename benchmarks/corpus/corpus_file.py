@@ -10,6 +10,7 @@ import csv
 import io
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import date
 from typing import Any
@@ -58,7 +59,9 @@ def file_format(filename: str) -> str:
     return "csv" if filename.lower().endswith(".csv") else "jsonl"
 
 
-def _records(text: str, fmt: str, bad: Any) -> list[tuple[int, Any]]:
+def _records(text: str, fmt: str, bad: Any) -> Iterator[tuple[int, Any]]:
+    """The file's records one at a time, each with the line it starts on: never a list of them all (the parsed
+    records of a large file were several times its size)."""
     if fmt == "csv":
         reader = csv.DictReader(io.StringIO(text, newline=""))
         unknown = [name for name in reader.fieldnames or [] if name not in FIELDS]
@@ -68,22 +71,23 @@ def _records(text: str, fmt: str, bad: Any) -> list[tuple[int, Any]]:
         for name in missing:
             bad(1, name, "required column missing from the header")
         if unknown or missing:
-            return []
+            return
         # A quoted field may span lines: a row is named by the physical line it starts on.
-        rows, start = [], 2
+        start = 2
         for row in reader:
-            rows.append((start, row))
+            yield start, row
             start = reader.line_num + 1
-        return rows
-    records = []
-    for number, line in enumerate(text.split("\n"), start=1):
+        return
+    # Lines end at "\n" only, as str.split("\n") cut them (a "\r" before it is whitespace to JSON).
+    for number, line in enumerate(io.StringIO(text, newline="\n"), start=1):
         if not line.strip():
             continue
         try:
-            records.append((number, json.loads(line)))
+            record = json.loads(line)
         except json.JSONDecodeError as exc:
             bad(number, "line", f"not a JSON object ({exc.msg} at column {exc.colno})")
-    return records
+            continue
+        yield number, record
 
 
 def _text(value: Any) -> str | None:

@@ -45,11 +45,12 @@ import shutil
 import tempfile
 import threading
 import time
-from collections import OrderedDict
+from array import array
+from collections import OrderedDict, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from importlib import metadata
-from itertools import filterfalse
+from itertools import count, filterfalse
 from pathlib import Path
 from typing import Any
 
@@ -296,8 +297,10 @@ def _set_hash(docs: list[Document]) -> str:
     # most of the hash's time.
     quote = json.encoder.encode_basestring_ascii
     digest = hashlib.sha256()
-    digest.update("".join(f"[{quote(d.doc_id)},{quote(d.sort_key)},{quote(d.heading)},{quote(d.body)}]\n"
-                          for d in docs).encode("utf-8"))
+    # Fed a thousand documents at a time: the same bytes, without the whole corpus joined (and encoded) at once.
+    for start in range(0, len(docs), 1000):
+        digest.update("".join(f"[{quote(d.doc_id)},{quote(d.sort_key)},{quote(d.heading)},{quote(d.body)}]\n"
+                              for d in docs[start:start + 1000]).encode("utf-8"))
     return digest.hexdigest()
 
 
@@ -404,28 +407,30 @@ def _document_token_ids(docs: list[Document], config: Bm25Config) -> tuple[list[
     times (no token pattern spans the boundary between heading and body, nor between two copies).
     """
     split = re.compile(_SAME_TOKENS_FASTER.get(config.token_pattern, config.token_pattern)).findall
-    if config.lowercase:
-        words = [(split(d.heading.lower()), split(d.body.lower())) for d in docs]
-    else:
-        words = [(split(d.heading), split(d.body)) for d in docs]
     repeat = config.heading_repeat
-    distinct: set[str] = set()
-    for heading, body in words:
-        if repeat:  # with no copy of the heading, its words are in no document: not in the vocabulary either
-            distinct.update(heading)
-        distinct.update(body)
+    # Each word gets a provisional number the first time it is seen, and a document is kept as those numbers
+    # (4 bytes a token), never as its list of word strings: holding every document's words at once was most of
+    # the build's peak memory (a str object per token). With no copy of the heading its words are in no
+    # document, nor in the vocabulary: it is not read at all.
+    provisional: defaultdict[str, int] = defaultdict(count().__next__)
+    number = provisional.__getitem__
+    fold = str.lower if config.lowercase else str
+    numbered = [(array("i", map(number, split(fold(d.heading)))) if repeat else array("i"),
+                 array("i", map(number, split(fold(d.body))))) for d in docs]
+    words = list(provisional)  # by provisional number
     stopwords = frozenset(STOPWORD_LISTS[config.stopwords])
-    distinct.difference_update(stopwords)
-    ordered = sorted(distinct)
+    ordered = sorted(set(words) - stopwords)
     stemmer = _stemmer(config.stemmer)
     stems = stemmer.stemWords(ordered) if stemmer is not None else ordered
     vocabulary = {stem: i for i, stem in enumerate(sorted(set(stems)))}
     word_id = {word: vocabulary[stem] for word, stem in zip(ordered, stems, strict=True)}
-    # Every word that is not a stop word is in word_id, so dropping the stop words then looking the rest up
-    # is all C calls (filterfalse, map, bound methods): no bytecode per token (~7% of the build, HRS).
-    is_stop, lookup = stopwords.__contains__, word_id.__getitem__
+    # Stop words are dropped before stemming, as bm25s.tokenize does; the rest map straight to their final id.
+    # All C calls (filterfalse, map, bound methods): no bytecode per token.
+    final = [word_id.get(word, -1) for word in words]
+    is_stop = frozenset(i for i, word in enumerate(words) if word in stopwords).__contains__
+    lookup = final.__getitem__
     tokens = []
-    for heading, body in words:
+    for heading, body in numbered:
         head = list(map(lookup, filterfalse(is_stop, heading))) if repeat else []
         tokens.append(head * repeat + list(map(lookup, filterfalse(is_stop, body))))
     return tokens, vocabulary

@@ -461,6 +461,23 @@ def test_document_set_hash_is_the_sha256_of_one_json_line_per_document():
     assert bm25.build_index(docs).document_set_hash == digest.hexdigest()
 
 
+def test_document_set_hash_fed_in_batches_keeps_the_bytes_past_a_batch():
+    docs = [Document(f"d{n:05d}", f"Heading {n}", f"Body {n} ü \"q\"", f"{n:05d}") for n in range(2_345)]
+    digest = hashlib.sha256()
+    for doc in docs:
+        digest.update(json.dumps([doc.doc_id, doc.sort_key, doc.heading, doc.body], separators=(",", ":"))
+                      .encode("utf-8") + b"\n")
+    assert bm25.document_set_hash(docs) == digest.hexdigest()
+
+
+def test_the_build_reads_a_heading_only_when_it_is_counted():
+    # With no copy of the heading, its words are in no document: not in the vocabulary either.
+    docs = [Document("a", "Zebra crossing", "tenant deposit", "1"), Document("b", "", "deposit returned", "2")]
+    without = bm25.build_index(docs, bm25.Bm25Config(heading_repeat=0))
+    assert "zebra" not in without.vocabulary and "tenant" in without.vocabulary
+    assert "zebra" in bm25.build_index(docs).vocabulary
+
+
 
 def test_the_build_runs_with_the_cycle_collector_paused(monkeypatch):
     # What the pause itself promises (restored as found, an error included) is tests/scoring/test_collector.py's.

@@ -1,0 +1,115 @@
+"""BM25 memory and query time at firm scale: the HRS sections copied 5 and 18 times (27k and 98k sections).
+
+Each side in its own process (a fresh interpreter; peak RSS from the kernel), run alternately ``REPEATS`` times:
+the product's ``build_index`` then 50 analyzed questions through ``Bm25Index.search_tokens`` (k=30), beside
+bm25s as its documentation shows it (``bm25s.tokenize`` + ``BM25.index``, then ``retrieve`` of the same
+questions' token ids, k=30). Both read the same HRS volumes with the project's parser first, which is the same
+memory on both sides. Prints figures (also at 1x, in the growth table); asserts nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO))
+
+from perf.figures import load_average, report  # noqa: E402
+
+BENCH = Path(__file__).stem
+COPIES = tuple(int(n) for n in os.environ.get("BENCH_BM25_COPIES", "1,5,18").split(","))
+REPEATS = int(os.environ.get("BENCH_BM25_MEMORY_REPEATS", "3"))
+DATA = Path(os.environ.get("DATA_DIR") or REPO.parent / "shared" / "data") / "statutes" / "hrs"
+
+SIDE = textwrap.dedent("""
+    import json, resource, statistics, sys, time
+    sys.path.insert(0, sys.argv[3])
+    from pathlib import Path
+    from perf.scoring.bench_bm25 import QUESTIONS, K, _hrs_documents
+    from benchmarks.retrieval import bm25
+    side, copies = sys.argv[1], int(sys.argv[2])
+    base = _hrs_documents(Path(sys.argv[4]))
+    docs = [bm25.Document(doc_id=f"{c}-{d.doc_id}", sort_key=f"{c:02d}-{d.sort_key}", heading=d.heading,
+                          body=d.body) for c in range(copies) for d in base]
+    del base
+    config = bm25.DEFAULT_CONFIG
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    started = time.process_time()
+    if side == "ours":
+        index = bm25.build_index(docs, config)
+        queries = [bm25.analyze(q, config) for q in QUESTIONS]
+        search = lambda tokens: index.search_tokens(tokens, K)
+    else:
+        import bm25s, Stemmer
+        stemmer = Stemmer.Stemmer("english")
+        texts = [" ".join([d.heading] * config.heading_repeat + [d.body]) for d in docs]
+        retriever = bm25s.BM25(k1=config.k1, b=config.b, method=config.variant)
+        retriever.index(bm25s.tokenize(texts, stopwords="en", stemmer=stemmer, show_progress=False),
+                        show_progress=False)
+        del texts
+        queries = [bm25s.tokenize(q, stopwords="en", stemmer=stemmer, show_progress=False) for q in QUESTIONS]
+        search = lambda tokens: retriever.retrieve(tokens, k=K, show_progress=False)
+    build = time.process_time() - started
+    for tokens in queries:
+        search(tokens)
+    times = []
+    for tokens in queries:
+        runs = []
+        for _ in range(5):
+            started = time.perf_counter()
+            search(tokens)
+            runs.append((time.perf_counter() - started) * 1000)
+        times.append(statistics.median(runs))
+    print(json.dumps({"peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, "before": before,
+                      "build": build, "query": statistics.median(times), "docs": len(docs)}))
+""")
+
+
+def _side(side: str, copies: int) -> dict:
+    out = subprocess.run([sys.executable, "-c", SIDE, side, str(copies), str(REPO), str(DATA)], check=True,
+                         capture_output=True, text=True, cwd=REPO).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def main() -> None:
+    if not DATA.is_dir():
+        print(f"{BENCH}: no HRS data at {DATA}; skipped")
+        return
+    for copies in COPIES:
+        ours_runs, peer_runs = [], []
+        load = load_average()
+        for repeat in range(REPEATS):
+            for side in (("ours", "peer") if repeat % 2 == 0 else ("peer", "ours")):
+                (ours_runs if side == "ours" else peer_runs).append(_side(side, copies))
+        load = (load + load_average()) / 2
+
+        def median(runs: list[dict], key: str) -> float:
+            return statistics.median(r[key] for r in runs)
+
+        docs = ours_runs[0]["docs"]
+        # The index's own memory: the process's peak less what it held once the documents were read (the same
+        # parse on both sides).
+        ours_mem = median(ours_runs, "peak") - median(ours_runs, "before")
+        peer_mem = median(peer_runs, "peak") - median(peer_runs, "before")
+        report(bench=BENCH, what=f"BM25 index memory, HRS x{copies} ({docs:,} sections), build peak above the "
+                                 "documents",
+               ours=f"{ours_mem:.0f} MiB (process peak {median(ours_runs, 'peak'):.0f} MiB, build CPU "
+                    f"{median(ours_runs, 'build'):.2f} s)",
+               peer=f"bm25s {peer_mem:.0f} MiB (process peak {median(peer_runs, 'peak'):.0f} MiB, build CPU "
+                    f"{median(peer_runs, 'build'):.2f} s)",
+               ratio=ours_mem / peer_mem, goal_ratio=1.2, goal="<= 1.2x", load=load)
+        report(bench=BENCH, what=f"BM25 per query, HRS x{copies} ({docs:,} sections), 50 questions, k=30",
+               ours=f"median {median(ours_runs, 'query'):.2f} ms",
+               peer=f"bm25s retrieve {median(peer_runs, 'query'):.2f} ms",
+               ratio=median(ours_runs, "query") / median(peer_runs, "query"), goal_ratio=1.2, goal="<= 1.2x",
+               load=load)
+
+
+if __name__ == "__main__":
+    main()
