@@ -156,9 +156,9 @@ def test_the_summary_of_a_confirmed_version_says_who_confirmed_its_targets_as_it
     assert summary.provenance == provenance_sentences(summary.origins)
     assert summary.targets_sentence == (
         "Targets from suite confirm v2, confirmed in the blind confirmation of v1: 2 targets counted (1 agreed by 2 "
-        "lawyers (lars_lawyer, lena_lawyer) answering blind; 1 ruled by an admin after the lawyers disagreed "
-        f"(adjudicated)); nominated by {NOMINATOR}; 0 of the 4 lawyer answers saved with credentials an admin "
-        "once held.")
+        f"lawyers (lars_lawyer, lena_lawyer) answering blind; 1 ruled by {admin_user_.username} after the lawyers "
+        f"disagreed (adjudicated)); nominated by {NOMINATOR}; 0 of the 4 lawyer answers saved with credentials an "
+        "admin once held.")
     assert summary.caveats[0] == (
         f"Targets were nominated from the official text by {NOMINATOR} (all confirmed by 2 lawyers); they are known "
         "positives, incomplete, so these figures are neither precision nor exhaustive recall.")
