@@ -5,6 +5,7 @@ from django.urls import path
 from reviewapp.core.http.lazy_views import lazy_module
 
 audits_api = lazy_module("grading.audits.api")
+comparisons_api = lazy_module("grading.comparisons.api")
 contracts_api = lazy_module("grading.contracts.api")
 gold_api = lazy_module("grading.contracts.gold.api")
 dataset_api = lazy_module("grading.dataset.api")
@@ -21,6 +22,7 @@ urlpatterns = [
     path("jobs/<int:pk>/", runs_api.JobApi.as_view(), name="job"),
     path("scorecard/", scorecard_api.ScorecardApi.as_view(), name="scorecard"),
     path("leaderboard/", scorecard_api.LeaderboardApi.as_view(), name="leaderboard"),
+    path("comparisons/", comparisons_api.CuadComparisonsApi.as_view(), name="comparisons"),
     path("explorer/", scorecard_api.ExplorerApi.as_view(), name="explorer"),
     path("playground/", scorecard_api.PlaygroundApi.as_view(), name="playground"),
     path("contract-sets/", contracts_api.ContractSetsApi.as_view(), name="contract-sets"),

@@ -1,6 +1,7 @@
 """The CUAD grader's tables, defined by feature; imported here so Django registers them."""
 
 from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdict
+from grading.comparisons.models import CuadComparison
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.models import ClauseTaxonomy, ContractSet, ContractText, SetContract
 from grading.dataset.models import Category, Contract, CuadDataset, Sample, SampleContract, Span
@@ -8,6 +9,6 @@ from grading.runs.models import ConsoleJob, Extraction, ExtractionRun, JobContra
 
 __all__ = [
     "Audit", "AuditCandidate", "AuditJudge", "AuditVerdict", "Category", "ClauseTaxonomy", "ConsoleJob", "Contract",
-    "ContractSet", "ContractText", "CuadDataset", "Extraction", "ExtractionRun", "GoldSet", "JobContract", "Sample",
-    "SampleContract", "SetContract", "Span",
+    "ContractSet", "ContractText", "CuadComparison", "CuadDataset", "Extraction", "ExtractionRun", "GoldSet",
+    "JobContract", "Sample", "SampleContract", "SetContract", "Span",
 ]

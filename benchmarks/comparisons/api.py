@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.utils import OpenApiExample, OpenApiParameter, extend_schema, extend_schema_serializer
 from rest_framework import serializers, status
 from rest_framework.permissions import BasePermission, IsAuthenticated
@@ -12,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from benchmarks.comparisons.selectors import Declaration, comparison_list
-from benchmarks.comparisons.services import ComparisonError, comparison_declare
+from benchmarks.comparisons.services import ComparisonError, SystemChoice, comparison_declare
 from benchmarks.reports.figures import PRIMARY_SPLIT
 from benchmarks.rerank.models import RerankRun
 from benchmarks.retrieval.models import RetrievalRun
@@ -40,6 +41,8 @@ class ComparisonOut(serializers.Serializer):
     declared_via = serializers.CharField()
     declared_at = serializers.DateTimeField()
     sentence = serializers.CharField(help_text="'planned together: N systems, declared by X on DATE; one exposure'")
+    summary_url = serializers.CharField(help_text="the one-page summary of every declared system, with the verdict "
+                                                  "over all of them")
 
 
 class ComparisonListOut(serializers.Serializer):
@@ -50,19 +53,24 @@ class ComparisonSystemIn(serializers.Serializer):
     retrieval_run = serializers.IntegerField()
     rerank_run = serializers.IntegerField(required=False, allow_null=True, default=None,
                                           help_text="omit or null: the retrieval run's keyword order alone")
+    hybrid = serializers.BooleanField(required=False, default=False,
+                                      help_text="true: the hybrid (RRF with keyword order) of rerank_run")
 
 
 @extend_schema_serializer(examples=[OpenApiExample(
     "keyword order and two rerank runs", request_only=True,
-    value={"systems": [{"retrieval_run": 1}, {"retrieval_run": 1, "rerank_run": 2},
-                       {"retrieval_run": 1, "rerank_run": 3}], "split": "heldout"})])
+    value={"systems": [{"retrieval_run": 1}, {"retrieval_run": 4}, {"retrieval_run": 1, "rerank_run": 2},
+                       {"retrieval_run": 1, "rerank_run": 2, "hybrid": True}], "split": "heldout"})])
 class ComparisonDeclareIn(serializers.Serializer):
     systems = ComparisonSystemIn(many=True, allow_empty=False, max_length=100)
     split = serializers.CharField(required=False, default=PRIMARY_SPLIT, max_length=10)
 
 
 def _out(declaration: Declaration) -> dict[str, Any]:
-    return ComparisonOut(declaration.as_json() | {"declared_at": declaration.declared_at}).data
+    summary = (reverse("benchmarks:summary", args=[declaration.base_run_id]) + f"?comparison={declaration.pk}"
+               if declaration.base_run_id is not None else "")
+    return ComparisonOut(declaration.as_json() | {"declared_at": declaration.declared_at,
+                                                  "summary_url": summary}).data
 
 
 def _refused(errors: list[str]) -> Response:
@@ -71,7 +79,8 @@ def _refused(errors: list[str]) -> Response:
 
 class ComparisonsApi(APIView):
     """GET: every declared comparison (of one suite with ``?suite=``). POST (admins): declare one, before any of
-    its systems is scored on the held-out split; refused, naming the system, for one already scored."""
+    its systems is scored on the held-out split; refused, naming the system, for one already scored. Any systems
+    of one suite: keyword orders of several retrieval runs, rerank runs of any of them, hybrids."""
 
     def get_permissions(self) -> list[BasePermission]:
         if self.request.method == "POST":
@@ -101,8 +110,13 @@ class ComparisonsApi(APIView):
                    for n, s in enumerate(wanted) if s["rerank_run"] is not None and s["rerank_run"] not in reranks]
         if errors:
             return _refused(errors)
-        systems = [(runs[s["retrieval_run"]], reranks[s["rerank_run"]] if s["rerank_run"] is not None else None)
-                   for s in wanted]
+        errors = [f"systems[{n}].hybrid: a hybrid fuses keyword order with a rerank run: give rerank_run"
+                  for n, s in enumerate(wanted) if s["hybrid"] and s["rerank_run"] is None]
+        if errors:
+            return _refused(errors)
+        systems: list[SystemChoice] = [
+            (runs[s["retrieval_run"]], reranks[s["rerank_run"]] if s["rerank_run"] is not None else None, s["hybrid"])
+            for s in wanted]
         try:
             declared = comparison_declare(systems=systems, user=request.user, via="api",
                                           split=data.validated_data["split"])

@@ -23,6 +23,15 @@ class Declaration:
     declared_by: str
     declared_via: str
     declared_at: datetime
+    # aligned with keys: (retrieval run id, rerank run id or None, hybrid) of each system, as declared
+    runs: tuple[tuple[int, int | None, bool], ...] = ()
+
+    @property
+    def base_run_id(self) -> int | None:
+        """The retrieval run whose leaderboard shows the comparison: the first whose keyword order is declared,
+        else the first system's (its keyword order is then shown beside the declared systems as the reference)."""
+        keyword = [r for r, rerank, _ in self.runs if rerank is None]
+        return keyword[0] if keyword else (self.runs[0][0] if self.runs else None)
 
     @property
     def sentence(self) -> str:
@@ -46,7 +55,10 @@ def _declaration(row: DeclaredComparison) -> Declaration:
         keys=tuple((s["retrieval_sha256"], s["rerank_sha256"]) for s in systems),
         configurations=tuple(s["configuration"] for s in systems), labels=tuple(s["label"] for s in systems),
         declared_by=row.declared_by.get_username() if row.declared_by else "(nobody recorded)",
-        declared_via=row.declared_via, declared_at=row.declared_at)
+        declared_via=row.declared_via, declared_at=row.declared_at,
+        runs=tuple((s["retrieval_run_id"], s.get("rerank_run_id"),
+                    bool(s.get("hybrid", (s["configuration"].get("rerank") or {}).get("fusion"))))
+                   for s in systems))
 
 
 def comparisons_of(*, suite_id: int, split: str) -> list[Declaration]:
@@ -54,6 +66,11 @@ def comparisons_of(*, suite_id: int, split: str) -> list[Declaration]:
     rows = (DeclaredComparison.objects.filter(suite_id=suite_id, split=split).select_related("suite", "declared_by")
             .order_by("declared_at", "id"))
     return [_declaration(row) for row in rows]
+
+
+def comparison_get(*, pk: int) -> Declaration | None:
+    row = DeclaredComparison.objects.select_related("suite", "declared_by").filter(pk=pk).first()
+    return _declaration(row) if row is not None else None
 
 
 def comparison_list(*, suite_id: int | None = None) -> list[Declaration]:

@@ -10,7 +10,7 @@ computation cannot slip in between the check and the declaration.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.db import transaction
@@ -21,15 +21,20 @@ from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.comparisons.selectors import comparisons_of
 from benchmarks.reports.exposure import Key, configuration_key, configuration_of, heldout_lock
 from benchmarks.reports.figures import PRIMARY_SPLIT, SPLITS
+from benchmarks.reports.leaderboard import FUSION
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.selectors import run_metas
 from benchmarks.rerank.models import RerankRun
-from benchmarks.retrieval.models import RetrievalRun
+from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from benchmarks.suites.models import QueryKind, SuiteQuery
 from reviewapp.core.auth.roles import LAUNCH_RUNS
 from reviewapp.core.records.hashing import sha256_json
 
 MIN_SYSTEMS = 2
+
+# One system: a retrieval run's keyword order (rerank None), one of its rerank runs, or (third element True) the
+# hybrid of that rerank run: reciprocal rank fusion of the keyword order and the rerank run's order.
+SystemChoice = tuple[RetrievalRun, RerankRun | None] | tuple[RetrievalRun, RerankRun | None, bool]
 
 
 class ComparisonError(ValueError):
@@ -38,37 +43,55 @@ class ComparisonError(ValueError):
 
 @dataclass(frozen=True)
 class PlannedSystem:
-    key: str  # "retrieval-3" (keyword order alone) / "rerank-5"
+    key: str  # "retrieval-3" (keyword order alone) / "rerank-5" / "hybrid-5"
     label: str
     retrieval_run: RetrievalRun
     rerank_run: RerankRun | None
     configuration: dict[str, Any]
     hashes: Key
+    hybrid: bool = False
 
 
-def system_label(retrieval_run: RetrievalRun, rerank_run: RerankRun | None) -> str:
+def system_label(retrieval_run: RetrievalRun, rerank_run: RerankRun | None, hybrid: bool = False) -> str:
     if rerank_run is None:
         return (f"keyword order of retrieval run #{retrieval_run.pk} ({retrieval_run.configuration}, "
                 f"k={retrieval_run.k})")
-    return (f"rerank #{rerank_run.pk}: {rerank_run.provider} {rerank_run.model_id}, question "
-            f"{rerank_run.question_version} (retrieval run #{retrieval_run.pk})")
+    own = (f"rerank #{rerank_run.pk}: {rerank_run.provider} {rerank_run.model_id}, question "
+           f"{rerank_run.question_version} (retrieval run #{retrieval_run.pk})")
+    if hybrid:
+        return f"hybrid of {own}: RRF of the {retrieval_run.configuration} order and the rerank order"
+    return own
 
 
-def _planned(retrieval_run: RetrievalRun, rerank_run: RerankRun | None) -> PlannedSystem:
-    configuration = configuration_of(*run_metas(retrieval_run=retrieval_run, rerank_run=rerank_run))
-    return PlannedSystem(key=f"rerank-{rerank_run.pk}" if rerank_run is not None else f"retrieval-{retrieval_run.pk}",
-                         label=system_label(retrieval_run, rerank_run), retrieval_run=retrieval_run,
-                         rerank_run=rerank_run, configuration=configuration, hashes=configuration_key(configuration))
+def _planned(retrieval_run: RetrievalRun, rerank_run: RerankRun | None, hybrid: bool = False) -> PlannedSystem:
+    retrieval_meta, rerank_meta = run_metas(retrieval_run=retrieval_run, rerank_run=rerank_run)
+    if hybrid and rerank_meta is not None:
+        rerank_meta = replace(rerank_meta, fusion=FUSION)
+    configuration = configuration_of(retrieval_meta, rerank_meta)
+    key = (f"retrieval-{retrieval_run.pk}" if rerank_run is None
+           else f"{'hybrid' if hybrid else 'rerank'}-{rerank_run.pk}")
+    return PlannedSystem(key=key, label=system_label(retrieval_run, rerank_run, hybrid),
+                         retrieval_run=retrieval_run, rerank_run=rerank_run, configuration=configuration,
+                         hashes=configuration_key(configuration), hybrid=hybrid)
 
 
-def comparison_systems(systems: Sequence[tuple[RetrievalRun, RerankRun | None]]) -> list[PlannedSystem]:
-    """The systems as the ledger will key them; raises ComparisonError for runs that do not fit together."""
+def comparison_systems(systems: Sequence[SystemChoice]) -> list[PlannedSystem]:
+    """The systems as the ledger will key them; raises ComparisonError for runs that do not fit together.
+
+    Any systems of one suite fit: keyword orders of several retrieval runs (each configuration: bm25 keyword
+    configurations, rm3, qld, ...), rerank runs of any of them and their hybrids.
+    """
     planned: list[PlannedSystem] = []
-    for retrieval_run, rerank_run in systems:
+    for choice in systems:
+        retrieval_run, rerank_run = choice[0], choice[1]
+        hybrid = bool(choice[2]) if len(choice) > 2 else False
         if rerank_run is not None and rerank_run.retrieval_run_id != retrieval_run.pk:
             raise ComparisonError(f"rerank run #{rerank_run.pk} reranks retrieval run #{rerank_run.retrieval_run_id},"
                                   f" not #{retrieval_run.pk}")
-        planned.append(_planned(retrieval_run, rerank_run))
+        if hybrid and rerank_run is None:
+            raise ComparisonError(f"a hybrid fuses keyword order with a rerank run: name the rerank run of retrieval "
+                                  f"run #{retrieval_run.pk} it is made of")
+        planned.append(_planned(retrieval_run, rerank_run, hybrid))
     if len({p.key for p in planned}) != len(planned):
         raise ComparisonError("a system is named twice")
     suites = {p.retrieval_run.suite_id for p in planned}
@@ -96,9 +119,10 @@ def _check_split(suite_id: int, split: str) -> None:
         raise ComparisonError(f"this suite has no {split} ranking queries: there are no held-out figures to plan")
 
 
-def comparison_declare(*, systems: Sequence[tuple[RetrievalRun, RerankRun | None]], user: Any, via: str,
+def comparison_declare(*, systems: Sequence[SystemChoice], user: Any, via: str,
                        split: str = PRIMARY_SPLIT) -> DeclaredComparison:
-    """Declare ``systems`` (each a retrieval run alone, or with one of its rerank runs) one comparison on ``split``.
+    """Declare ``systems`` (each a retrieval run alone, with one of its rerank runs, or that rerank run's hybrid)
+    one comparison on ``split``.
 
     Raises ComparisonError, writing nothing, for a system already scored on the split or already declared.
     """
@@ -129,7 +153,8 @@ def comparison_declare(*, systems: Sequence[tuple[RetrievalRun, RerankRun | None
         declared_at = timezone.now()
         body = [{"key": p.key, "label": p.label, "retrieval_sha256": p.hashes[0], "rerank_sha256": p.hashes[1],
                  "configuration": p.configuration, "retrieval_run_id": p.retrieval_run.pk,
-                 "rerank_run_id": p.rerank_run.pk if p.rerank_run is not None else None} for p in planned]
+                 "rerank_run_id": p.rerank_run.pk if p.rerank_run is not None else None, "hybrid": p.hybrid}
+                for p in planned]
         sha = sha256_json({
             "suite": {"name": suite.name, "version": suite.version, "sha256": suite.sha256}, "split": split,
             # The set of configurations: in hash order, so the order they were listed in does not matter.
@@ -158,9 +183,15 @@ class PlanRow:
 
 
 def comparison_plan(*, retrieval_run: RetrievalRun) -> list[PlanRow]:
-    """Keyword order of ``retrieval_run`` and each of its rerank runs, with what would refuse declaring it."""
-    planned = [_planned(retrieval_run, None),
-               *(_planned(retrieval_run, r) for r in retrieval_run.rerank_runs.order_by("id"))]
+    """Every system of ``retrieval_run``'s suite, with what would refuse declaring it: the keyword order of each
+    finished retrieval run (``retrieval_run`` first), each of its rerank runs and each rerank run's hybrid."""
+    others = (RetrievalRun.objects.filter(suite_id=retrieval_run.suite_id, status=RunStatus.DONE)
+              .exclude(pk=retrieval_run.pk).select_related("suite").order_by("id"))
+    planned = []
+    for run in [retrieval_run, *others]:
+        planned.append(_planned(run, None))
+        for rerank in run.rerank_runs.order_by("id"):
+            planned += [_planned(run, rerank), _planned(run, rerank, hybrid=True)]
     first = {(row["retrieval_sha256"], row["rerank_sha256"]): row["first"] for row in HeldoutExposure.objects.filter(
         suite_id=retrieval_run.suite_id, split=PRIMARY_SPLIT).values("retrieval_sha256", "rerank_sha256").annotate(
         first=Min("scored_at"))}

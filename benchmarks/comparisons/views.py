@@ -9,7 +9,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 
-from benchmarks.comparisons.selectors import comparison_list
+from benchmarks.comparisons.selectors import comparison_get, comparison_list
 from benchmarks.comparisons.services import ComparisonError, comparison_declare, comparison_plan
 from benchmarks.retrieval.models import RetrievalRun
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
@@ -22,27 +22,31 @@ def comparison_index(request: HttpRequest) -> HttpResponse:
 
 @perm_required(LAUNCH_RUNS)
 def comparison_declare_view(request: HttpRequest, pk: int) -> HttpResponse:
-    """Tick the systems of retrieval run ``pk`` to be compared on its held-out split; declared before any is scored."""
+    """Tick systems of the suite of retrieval run ``pk`` (any of its retrieval configurations, rerank runs and
+    hybrids; that run's first) to be compared on its held-out split; declared before any is scored."""
     run = get_object_or_404(RetrievalRun.objects.select_related("suite"), pk=pk)
     plan = comparison_plan(retrieval_run=run)
     error = ""
     chosen = {row.system.key for row in plan if not row.refusal}
     if request.method == "POST":
         chosen = set(request.POST.getlist("system"))
-        systems = [(row.system.retrieval_run, row.system.rerank_run) for row in plan if row.system.key in chosen]
+        systems = [(row.system.retrieval_run, row.system.rerank_run, row.system.hybrid) for row in plan
+                   if row.system.key in chosen]
         unknown = chosen - {row.system.key for row in plan}
         try:
             if unknown:
-                raise ComparisonError(f"not a system of retrieval run #{run.pk}: {', '.join(sorted(unknown))}")
+                raise ComparisonError(f"not a system of {run.suite.name} v{run.suite.version}: "
+                                      f"{', '.join(sorted(unknown))}")
             declared = comparison_declare(systems=systems, user=request.user, via="page")
         except ComparisonError as exc:
             error = str(exc)
         else:
             messages.success(request, f"Comparison declared: {len(declared.systems)} systems planned together on "
                                       f"the held-out split (sha256 {declared.sha256[:12]}…).")
-            reranks = [s["rerank_run_id"] for s in declared.systems if s["rerank_run_id"] is not None]
-            query = f"?{urlencode([('rerank', r) for r in reranks])}" if reranks else ""
-            return redirect(reverse("benchmarks:leaderboard", args=[run.pk]) + query)
+            declaration = comparison_get(pk=declared.pk)
+            assert declaration is not None and declaration.base_run_id is not None
+            return redirect(reverse("benchmarks:leaderboard", args=[declaration.base_run_id])
+                            + f"?{urlencode({'comparison': declared.pk})}")
     return render(request, "benchmarks/comparison_declare.html", {
         "run": run, "plan": plan, "chosen": chosen, "error": error,
         "declarations": comparison_list(suite_id=run.suite_id),

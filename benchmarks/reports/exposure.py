@@ -281,6 +281,7 @@ def leaderboard_exposure_record(board: Leaderboard, *, purpose: str, user: Any =
     if board.primary is None or inputs.suite.pk is None:
         return board
     reranks = {system_key(e.meta): e for e in inputs.reranks}
+    others = {first_stage_key(o.retrieval): o for o in inputs.others}
     systems = []
     with transaction.atomic():
         for system in board.systems:
@@ -288,9 +289,14 @@ def leaderboard_exposure_record(board: Leaderboard, *, purpose: str, user: Any =
                 systems.append(system)
                 continue
             entry = reranks.get(system.key)
-            report_inputs = ReportInputs(suite=inputs.suite, retrieval=inputs.retrieval,
-                                         queries=entry.queries if entry else inputs.queries,
-                                         rerank=entry.meta if entry else None)
+            other = others.get(system.key)
+            if other is not None:  # another retrieval run's keyword order (a declared comparison)
+                report_inputs = ReportInputs(suite=inputs.suite, retrieval=other.retrieval, queries=other.queries)
+            else:
+                report_inputs = ReportInputs(suite=inputs.suite,
+                                             retrieval=(entry.retrieval if entry else None) or inputs.retrieval,
+                                             queries=entry.queries if entry else inputs.queries,
+                                             rerank=entry.meta if entry else None)
             exposure = exposure_record_inputs(report_inputs, purpose=purpose, user=user)
             systems.append(replace(system, exposure=exposure))
     by_key = {s.key: s for s in systems}
@@ -317,11 +323,15 @@ def known_targets_exposure_record(board: Leaderboard, *, purpose: str, user: Any
     if known is None or known.primary is None or inputs.suite.pk is None:
         return board
     keyword: Exposure | None = next((s.exposure for s in board.systems if s.key == KEYWORD), None)
+    # A retrieval run whose keyword order is a system of the board (a declared comparison) was recorded there.
+    shown = {s.key: s.exposure for s in board.systems if s.exposure is not None}
     stages = {first_stage_key(s.retrieval): s for s in inputs.first_stages}
     systems = []
     for system in known.systems:
         if system.retrieval.pk == inputs.retrieval.pk and keyword is not None:
             exposure = keyword
+        elif system.key in shown:
+            exposure = shown[system.key]
         else:
             stage = stages[system.key]
             exposure = exposure_record_inputs(

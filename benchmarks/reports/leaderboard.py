@@ -71,6 +71,9 @@ class RerankEntry:
 
     meta: RerankMeta
     queries: tuple[QueryInput, ...]
+    # The retrieval run whose candidates it reranks when not the leaderboard's own (a declared comparison may
+    # hold rerank runs of several retrieval runs of the suite); None: the leaderboard's run.
+    retrieval: RetrievalMeta | None = None
 
 
 @dataclass(frozen=True)
@@ -92,15 +95,26 @@ class LeaderboardInputs:
     labels: LabelInputs | None = None
     # Finished retrieval runs of the same suite (this one first), compared on known targets only.
     first_stages: tuple[FirstStageInput, ...] = ()
+    # Keyword orders of other retrieval runs of the suite shown as systems of the board (a declared comparison):
+    # Hit@k and RR against the nominated targets need no shared candidates, each ranks its own.
+    others: tuple[FirstStageInput, ...] = ()
 
 
 @dataclass(frozen=True)
 class System:
-    key: str  # "keyword" / "rerank-<pk>"
+    key: str  # "keyword" / "rerank-<pk>" / "hybrid-<pk>" / "<configuration>-run-<pk>" (another retrieval run)
     label: str
     rerank: RerankMeta | None
     coverage: RunCoverage | None
     exposure: Any = None  # set by the view: what the held-out ledger says about this configuration
+    retrieval: RetrievalMeta | None = None  # its retrieval run when not the board's own
+
+    @property
+    def kind(self) -> str:
+        """"keyword" (the board's run), "retrieval" (another run's keyword order), "rerank" or "hybrid"."""
+        if self.rerank is not None:
+            return "hybrid" if self.rerank.fusion else "rerank"
+        return "keyword" if self.key == KEYWORD else "retrieval"
 
     @property
     def has_figures(self) -> bool:
@@ -194,6 +208,26 @@ class Leaderboard:
         return next(s for s in self.systems if s.key == key)
 
     @property
+    def systems_sentence(self) -> str:
+        """"keyword order, 1 rerank run, 1 hybrid and 2 other retrieval configurations (rm3-v1, qld-v1)": each
+        system counted once, by what it is (a hybrid is not a second rerank run)."""
+        kinds = [s.kind for s in self.systems]
+        parts = ["keyword order"] if KEYWORD in kinds else []
+        for kind, noun in (("rerank", "rerank run"), ("hybrid", "hybrid")):
+            n = kinds.count(kind)
+            if n:
+                parts.append(count_of(n, noun))
+        others = [s.retrieval.configuration for s in self.systems if s.kind == "retrieval" and s.retrieval]
+        if others:
+            parts.append(f"{count_of(len(others), 'other retrieval configuration')} ({', '.join(others)})")
+        text = parts[0] if len(parts) == 1 else f"{', '.join(parts[:-1])} and {parts[-1]}"
+        if len(parts) == 1:
+            return text
+        if all(s.retrieval is None for s in self.systems):
+            return f"{text} of the same candidates"
+        return f"{text}; the systems of other retrieval runs rank those runs' own candidates"
+
+    @property
     def primary(self) -> SplitBoard | None:
         return next((s for s in self.splits if s.split == PRIMARY_SPLIT and s.queries), None)
 
@@ -271,18 +305,31 @@ def _human(ranked: Sequence[str], qid: str, labels: LabelInputs | None,
 def leaderboard_compute(inputs: LeaderboardInputs, *, replicates: int = DEFAULT_REPLICATES,
                         seed: int = DEFAULT_SEED, level: float = 0.95) -> Leaderboard:
     """Every figure of the leaderboard from plain inputs (no database). See the module docstring."""
+    ranking = [q.qid for q in inputs.queries if q.kind == "ranking"]
     for entry in inputs.reranks:
-        if [q.qid for q in entry.queries] != [q.qid for q in inputs.queries]:
+        if entry.retrieval is None and [q.qid for q in entry.queries] != [q.qid for q in inputs.queries]:
             raise ValueError(f"rerank run #{entry.meta.pk} does not rank the queries of retrieval run "
                              f"#{inputs.retrieval.pk}")
+    for stage in [*inputs.others, *(e for e in inputs.reranks if e.retrieval is not None)]:
+        if [q.qid for q in stage.queries if q.kind == "ranking"] != ranking:
+            raise ValueError(f"retrieval run #{stage.retrieval.pk if stage.retrieval else '?'} does not rank the "
+                             f"queries of retrieval run #{inputs.retrieval.pk}")
     systems = [System(KEYWORD, f"keyword order of retrieval run #{inputs.retrieval.pk} "
                                f"({inputs.retrieval.configuration})", None, None)]
     queries_of: dict[str, tuple[QueryInput, ...]] = {KEYWORD: inputs.queries}
+    for other in inputs.others:
+        system = System(first_stage_key(other.retrieval), first_stage_label(other.retrieval), None, None,
+                        retrieval=other.retrieval)
+        systems.append(system)
+        queries_of[system.key] = other.queries
     for entry in inputs.reranks:
-        coverage = run_coverage(ReportInputs(suite=inputs.suite, retrieval=inputs.retrieval, queries=entry.queries,
+        retrieval = entry.retrieval or inputs.retrieval
+        coverage = run_coverage(ReportInputs(suite=inputs.suite, retrieval=retrieval, queries=entry.queries,
                                              rerank=entry.meta))
-        system = System(system_key(entry.meta),
-                        system_label(entry.meta, configuration=inputs.retrieval.configuration), entry.meta, coverage)
+        label = system_label(entry.meta, configuration=retrieval.configuration)
+        if entry.retrieval is not None:
+            label += f" (candidates of retrieval run #{retrieval.pk})"
+        system = System(system_key(entry.meta), label, entry.meta, coverage, retrieval=entry.retrieval)
         systems.append(system)
         queries_of[system.key] = entry.queries
     shown = [s for s in systems if s.has_figures]
@@ -300,6 +347,7 @@ def leaderboard_compute(inputs: LeaderboardInputs, *, replicates: int = DEFAULT_
         targets = frozenset(q.targets)
         values, rankings = {}, {}
         for system in shown:
+            # Another retrieval run's query carries its own targets' versions: the same nominated sections.
             candidates = sorted(by_qid[system.key][q.qid].candidates, key=lambda c: c.keyword_rank)
             if system.rerank is None:
                 ordered = candidates

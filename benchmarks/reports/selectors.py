@@ -16,6 +16,7 @@ from django.db.models import Count
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 
+from benchmarks.comparisons.selectors import comparison_get
 from benchmarks.labels.selectors import is_synthetic, pool_info_load, run_pools
 from benchmarks.reports.figures import Report, report_compute
 from benchmarks.reports.inputs import (
@@ -337,32 +338,49 @@ def first_stage_runs(*, run: RetrievalRun) -> list[RetrievalRun]:
 
 
 def leaderboard_inputs_load(*, run: RetrievalRun, reranks: list[RerankRun],
-                            hybrids: list[RerankRun] | None = None) -> LeaderboardInputs:
+                            hybrids: list[RerankRun] | None = None,
+                            others: list[RetrievalRun] | None = None) -> LeaderboardInputs:
     """Plain inputs of the leaderboard of ``run``: its queries once, each rerank run's P(useful) on them, the
     hybrid (RRF with keyword order) of each run of ``hybrids``, and the suite's retrieval runs on known targets.
 
-    Every rerank run must rank this retrieval run's candidates (ReportParameterError otherwise).
+    Every rerank run must rank this retrieval run's candidates (ReportParameterError otherwise), unless
+    ``others`` is given (a declared comparison): then the keyword orders of ``others`` are systems too, and a
+    rerank run of any retrieval run of the suite is shown on its own run's candidates.
     """
     hybrids = hybrids or []
+    across = others is not None
+    others = [o for o in (others or []) if o.pk != run.pk]
     for rerank in [*reranks, *hybrids]:
-        if rerank.retrieval_run_id != run.pk:
+        if rerank.retrieval_run_id != run.pk and not (across and rerank.retrieval_run.suite_id == run.suite_id):
             raise ReportParameterError(_other_candidates(rerank, run))
     queries = retrieval_queries_load(run=run)
+    loaded: dict[int, tuple[QueryInput, ...]] = {run.pk: queries}
+
+    def queries_of(retrieval: RetrievalRun) -> tuple[QueryInput, ...]:
+        if retrieval.pk not in loaded:
+            loaded[retrieval.pk] = retrieval_queries_load(run=retrieval)
+        return loaded[retrieval.pk]
+
     entries = []
     hybrid_ids = {h.pk for h in hybrids}
     for rerank in sorted({r.pk: r for r in [*reranks, *hybrids]}.values(), key=lambda r: r.pk):
         scores = rerank_scores_from_run(run=rerank)
-        applied = rerank_apply(queries, scores)
+        own = rerank.retrieval_run_id == run.pk
+        applied = rerank_apply(queries if own else queries_of(rerank.retrieval_run), scores)
+        retrieval = None if own else _retrieval_meta(rerank.retrieval_run)
         if rerank in reranks:
-            entries.append(RerankEntry(meta=scores.meta, queries=applied))
+            entries.append(RerankEntry(meta=scores.meta, queries=applied, retrieval=retrieval))
         if rerank.pk in hybrid_ids:
-            entries.append(RerankEntry(meta=replace(scores.meta, fusion=FUSION), queries=applied))
+            entries.append(RerankEntry(meta=replace(scores.meta, fusion=FUSION), queries=applied,
+                                       retrieval=retrieval))
     first_stages = [FirstStageInput(retrieval=_retrieval_meta(run), queries=queries)]
-    first_stages += [FirstStageInput(retrieval=_retrieval_meta(other), queries=retrieval_queries_load(run=other))
+    first_stages += [FirstStageInput(retrieval=_retrieval_meta(other), queries=queries_of(other))
                      for other in first_stage_runs(run=run)[1:]]
     return LeaderboardInputs(suite=_suite_meta(run), retrieval=_retrieval_meta(run), queries=queries,
                              reranks=tuple(entries), labels=_leaderboard_labels(reranks),
-                             first_stages=tuple(first_stages))
+                             first_stages=tuple(first_stages),
+                             others=tuple(FirstStageInput(retrieval=_retrieval_meta(o), queries=queries_of(o))
+                                          for o in others))
 
 
 def _other_candidates(rerank: RerankRun, run: RetrievalRun) -> str:
@@ -380,6 +398,9 @@ class LeaderboardRequest:
     seed: int
     query_string: str
     hybrids: tuple[RerankRun, ...] = ()  # rerank runs whose RRF with keyword order is also a system
+    # A declared comparison shown whole (``comparison=``): its systems fix reranks, hybrids and ``others``.
+    comparison: Any = None
+    others: tuple[RetrievalRun, ...] = ()  # other retrieval runs whose keyword order is a system
 
 
 def _run_ids(params: Any, name: str) -> list[str]:
@@ -413,6 +434,8 @@ def leaderboard_request_parse(*, pk: int, params: Any) -> LeaderboardRequest:
         raise ReportParameterError(f"retrieval run #{run.pk} is {run.status}; a leaderboard needs a finished run")
     replicates, seed = report_parameters(replicates=params.get("replicates") or DEFAULT_REPLICATES,
                                          seed=params.get("seed") or DEFAULT_SEED)
+    if params.get("comparison"):
+        return _comparison_request(run, params, replicates, seed)
     available = list(RerankRun.objects.filter(retrieval_run=run).select_related("ledger").order_by("id"))
     tokens = _run_ids(params, "rerank")
     if not tokens:
@@ -442,8 +465,39 @@ def leaderboard_request_parse(*, pk: int, params: Any) -> LeaderboardRequest:
     return LeaderboardRequest(run, chosen, available, replicates, seed, query_string, tuple(hybrids))
 
 
+def _comparison_request(run: RetrievalRun, params: Any, replicates: int, seed: int) -> LeaderboardRequest:
+    """Every system of the declared comparison ``comparison=`` and nothing else, on the board of ``run``."""
+    raw = str(params.get("comparison"))
+    declaration = comparison_get(pk=int(raw)) if raw.isdecimal() and len(raw) <= 18 else None
+    if declaration is None:
+        raise ReportParameterError(f"comparison={raw!r}: no such declared comparison")
+    if _run_ids(params, "rerank") or _run_ids(params, "hybrid"):
+        raise ReportParameterError("comparison= shows the declared systems: leave out rerank= and hybrid=")
+    retrieval_ids = {r for r, _, _ in declaration.runs}
+    runs = RetrievalRun.objects.select_related("suite").in_bulk(retrieval_ids)
+    if any(r.suite_id != run.suite_id for r in runs.values()) or len(runs) != len(retrieval_ids):
+        raise ReportParameterError(f"comparison #{declaration.pk} is of {declaration.suite}, not of the suite of "
+                                   f"retrieval run #{run.pk} ({run.suite})")
+    rerank_ids = {m for _, m, _ in declaration.runs if m is not None}
+    reranks = RerankRun.objects.select_related("ledger", "retrieval_run").in_bulk(rerank_ids)
+    chosen = sorted({reranks[m].pk: reranks[m] for _, m, h in declaration.runs if m is not None and not h}.values(),
+                    key=lambda r: r.pk)
+    hybrids = sorted({reranks[m].pk: reranks[m] for _, m, h in declaration.runs if m is not None and h}.values(),
+                     key=lambda r: r.pk)
+    others = tuple(runs[r] for r, m, _ in declaration.runs if m is None and r != run.pk)
+    available = list(RerankRun.objects.filter(retrieval_run=run).select_related("ledger").order_by("id"))
+    query = [("replicates", params.get("replicates")), ("seed", params.get("seed")),
+             ("comparison", str(declaration.pk))]
+    query_string = "&".join(f"{k}={v}" for k, v in query if v)
+    return LeaderboardRequest(run, chosen, available, replicates, seed, query_string, tuple(hybrids),
+                              comparison=declaration, others=others)
+
+
 def leaderboard_build(*, run: RetrievalRun, reranks: list[RerankRun], replicates: Any = DEFAULT_REPLICATES,
-                      seed: Any = DEFAULT_SEED, hybrids: Any = ()) -> Leaderboard:
+                      seed: Any = DEFAULT_SEED, hybrids: Any = (), others: Any = None) -> Leaderboard:
+    """``others``: a declared comparison's other retrieval runs (keyword orders shown as systems); given (even
+    empty), rerank runs of any retrieval run of the suite are accepted."""
     replicates, seed = report_parameters(replicates=replicates, seed=seed)
-    return leaderboard_compute(leaderboard_inputs_load(run=run, reranks=reranks, hybrids=list(hybrids)),
+    return leaderboard_compute(leaderboard_inputs_load(run=run, reranks=reranks, hybrids=list(hybrids),
+                                                       others=None if others is None else list(others)),
                                replicates=replicates, seed=seed)

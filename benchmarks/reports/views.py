@@ -146,7 +146,8 @@ def _leaderboard(pk: int, request: HttpRequest, *, purpose: str,
     """The board with its held-out figures in the exposure ledger; ``known_targets``: the page shows that table."""
     parsed = leaderboard_request_parse(pk=pk, params=request.GET)
     board = leaderboard_build(run=parsed.run, reranks=parsed.reranks, replicates=parsed.replicates,
-                              seed=parsed.seed, hybrids=parsed.hybrids)
+                              seed=parsed.seed, hybrids=parsed.hybrids,
+                              others=parsed.others if parsed.comparison is not None else None)
     board = leaderboard_exposure_record(board, purpose=purpose, user=request.user)
     if known_targets:
         board = known_targets_exposure_record(board, purpose=purpose, user=request.user)

@@ -289,7 +289,8 @@ class Leaderboard:
     matcher: str
     common: int  # contracts graded (every run attempted them)
     notice: str  # "" when every run has the same scope
-    chosen_by_default: bool  # no run asked for: the complete runs of the sample
+    chosen_by_default: bool  # no run asked for: every non-synthetic run of the dataset (``runs_default``)
+    default_note: str = ""  # by default: which runs of the dataset were left out and why ('' when none)
 
     @property
     def population(self) -> str:
@@ -351,14 +352,48 @@ def _runs_complete(*, sample: Sample, limit: int, synthetic: bool) -> list[Extra
     return out
 
 
+def runs_default(*, sample: Sample, limit: int = MAX_RUNS) -> tuple[list[ExtractionRun], str]:
+    """Every non-synthetic run graded on the whole sample of its dataset, newest first (at most ``limit``), and a
+    sentence naming each run of the dataset left out and why ('' when none is).
+
+    The default of the leaderboard and the summary: one page about a dataset speaks of all the systems graded on
+    it, never silently of a subset. A run that declares no contract list is graded on the whole sample (a
+    contract it has no extraction for is all misses: a system that found nothing there), so it is in. A run that
+    declared fewer contracts is left out and named (choosing it ranks every run on the contracts all attempted),
+    as is a run over the limit. Synthetic runs (CUAD's gold with injected errors, a check of the grader) are
+    left out while any other run exists; with none other, the sample's complete synthetic runs are the default.
+    """
+    chosen: list[ExtractionRun] = []
+    left_out: list[str] = []
+    synthetic = 0
+    for run in ExtractionRun.objects.filter(dataset=sample.dataset_id).order_by("-created_at", "-id"):
+        if run.synthetic:
+            synthetic += 1
+            continue
+        scope = run_scope(run=run, sample=sample)
+        if not scope.full:
+            left_out.append(f"#{run.pk} {run.model} (it attempted {scope.caption()}; tick it to rank every run on "
+                            "the contracts all attempted)")
+        elif len(chosen) == limit:
+            left_out.append(f"#{run.pk} {run.model} (over the {limit} runs one board compares)")
+        else:
+            chosen.append(run)
+    if not chosen:
+        return runs_complete(sample=sample, limit=limit), ""
+    notes = [f"Left out: {'; '.join(left_out)}."] if left_out else []
+    if synthetic:
+        notes.append(f"{synthetic} synthetic check run{'s' * (synthetic != 1)} of the grader left out.")
+    return chosen, " ".join(notes)
+
+
 def leaderboard_runs(*, view: View, asked: bool) -> tuple[View, bool]:
-    """The runs to rank: those asked for, or (none asked) the sample's complete runs. LeaderboardError if none
-    or too many."""
+    """The runs to rank: those asked for, or (none asked) every non-synthetic run of the dataset
+    (``runs_default``). LeaderboardError if none or too many."""
     if not asked:
-        view = replace(view, runs=runs_complete(sample=view.sample))
+        view = replace(view, runs=runs_default(sample=view.sample)[0])
     if not view.runs:
         raise LeaderboardError(
-            "run: no complete run of the whole sample to rank by default; choose the runs to compare above"
+            "run: no run graded on this dataset to rank by default; choose the runs to compare above"
         )
     if len(view.runs) > MAX_RUNS:
         raise LeaderboardError(f"run: {len(view.runs)} runs chosen; a leaderboard compares at most {MAX_RUNS}")
@@ -418,4 +453,5 @@ def leaderboard_view(*, view: View, chosen_by_default: bool = False,
         common=len(common),
         notice=notice,
         chosen_by_default=chosen_by_default,
+        default_note=runs_default(sample=view.sample)[1] if chosen_by_default else "",
     )

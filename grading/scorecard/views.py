@@ -11,6 +11,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from grading.comparisons.services import comparison_params
 from grading.dataset.models import Sample
 from grading.dataset.selectors import sample_default
 from grading.responses import csv_response, dataset_or_404, error_response, export_format, json_response
@@ -172,8 +173,9 @@ def leaderboard(request: HttpRequest, fmt: str = "") -> HttpResponse:
     fmt = export_format(fmt)
     started = time.perf_counter()
     try:
-        view, by_default = leaderboard_runs(view=parse_view(request.GET, need_run=False),
-                                            asked=_runs_asked(request))
+        params = comparison_params(request.GET)
+        view, by_default = leaderboard_runs(view=parse_view(params, need_run=False),
+                                            asked=any(v.strip() for v in params.getlist("run")))
         lb = leaderboard_view(view=view, chosen_by_default=by_default)
     except (ParameterError, LeaderboardError) as exc:
         errors = exc.errors if isinstance(exc, ParameterError) else [str(exc)]
@@ -346,8 +348,10 @@ def playground(request: HttpRequest, fmt: str = "") -> HttpResponse:
 
 def _summary(request: HttpRequest) -> tuple[CuadSummary | None, list[str], str]:
     try:
-        view, by_default = leaderboard_runs(view=parse_view(request.GET, need_run=False),
-                                            asked=_runs_asked(request))
+        # A declared comparison (``comparison=``) fixes the runs and the sample: every one of them is listed.
+        params = comparison_params(request.GET)
+        view, by_default = leaderboard_runs(view=parse_view(params, need_run=False),
+                                            asked=any(v.strip() for v in params.getlist("run")))
         lb = leaderboard_view(view=view, chosen_by_default=by_default)
     except (ParameterError, LeaderboardError) as exc:
         return None, (exc.errors if isinstance(exc, ParameterError) else [str(exc)]), ""

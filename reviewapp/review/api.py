@@ -36,6 +36,7 @@ from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 from reviewapp.review import selectors, services
 from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
+from reviewapp.review.day.openings import item_opening_record
 from reviewapp.review.models import ReviewItem, ReviewPool
 
 # ---------------------------------------------------------------------------
@@ -198,7 +199,11 @@ class ItemApi(APIView):
 
     @extend_schema(responses={200: ReviewerItemOut, **error_responses(*READ_ERRORS)})
     def get(self, request: Request, item_id: str) -> Response:
-        return Response(_reviewer_item_out(request, item_id))
+        out = _reviewer_item_out(request, item_id)
+        # Fetching the item opens it: the time spent on it starts here (per item, as on the item page).
+        item_opening_record(item=selectors.reviewer_assignment(reviewer=request.user, item_id=item_id).item,
+                            reviewer=request.user)
+        return Response(out)
 
 
 class JudgmentApi(APIView):

@@ -26,6 +26,7 @@ from reviewapp.review.agreement import disagreements, exports
 from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.assignment import reuse
 from reviewapp.review.assignment.assign import pool_assign_detail
+from reviewapp.review.day.openings import item_opening_record
 from reviewapp.review.day.selectors import reviewer_day
 from reviewapp.review.exchange import selectors as exchange_selectors
 from reviewapp.review.kinds import kind_get, kinds_all
@@ -165,6 +166,8 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
     # The hashes of the texts on this page go out as hidden fields and come back with the grades.
     shown = services.item_shown_hashes(assignment.item)
     if request.method == "GET":
+        # Where the time spent on this item starts (per item, never across items or pools).
+        item_opening_record(item=assignment.item, reviewer=request.user)
         return render(request, _item_template(view), _item_context(view, reviewer=request.user, shown=shown))
 
     action = request.POST.get("action", "save")

@@ -1,4 +1,10 @@
-"""Rank several extraction runs on a CUAD sample: per-run figures, every pairwise F1 difference, Holm-adjusted p."""
+"""Rank several extraction runs on a CUAD sample: per-run figures, every pairwise F1 difference, Holm-adjusted p.
+
+Or declare stored runs one comparison (its summary ranks every one of them):
+
+  manage.py compare_cuad_runs --declare --run-id 3 --run-id 4 --run-id 5 --by alice [--sample 2]
+  manage.py compare_cuad_runs --list-declared
+"""
 
 from __future__ import annotations
 
@@ -26,9 +32,15 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser):
-        parser.add_argument("--run", action="append", required=True, metavar="FILE",
+        parser.add_argument("--run", action="append", default=[], metavar="FILE",
                             help="run file (JSON or JSON Lines); repeat for each run, at least two")
-        parser.add_argument("--manifest", required=True, help="sample manifest; the runs are graded on its contracts")
+        parser.add_argument("--manifest", help="sample manifest; the runs are graded on its contracts")
+        parser.add_argument("--declare", action="store_true",
+                            help="declare the stored runs --run-id one comparison (recorded, append-only)")
+        parser.add_argument("--run-id", type=int, action="append", default=[], help="a stored run; repeatable")
+        parser.add_argument("--sample", type=int, help="with --declare: the sample (default: the dataset's newest)")
+        parser.add_argument("--by", default="", help="with --declare: username of the admin declaring it")
+        parser.add_argument("--list-declared", action="store_true", help="print every declared comparison")
         parser.add_argument("--correct", type=float, default=0.70)
         parser.add_argument("--partial", type=float, default=0.40)
         parser.add_argument("--grounding", type=float, default=0.80)
@@ -38,6 +50,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
     def handle(self, *args, **o):
+        if o["declare"] or o["list_declared"]:
+            self._declared(o)
+            return
+        if not o["manifest"]:
+            raise CommandError("--manifest: required to compare run files (or --declare stored runs)")
         paths = [Path(p) for p in o["run"]]
         if len(paths) < 2:
             raise CommandError(f"--run: a comparison needs at least two run files (got {len(paths)})")
@@ -151,9 +168,43 @@ class Command(BaseCommand):
             )
         self.stdout.write(f"multiple comparisons: {result['method']}")
 
+    def _declared(self, o) -> None:
+        from django.contrib.auth import get_user_model
+
+        from grading.comparisons.services import CuadComparisonError, cuad_comparison_declare, cuad_comparison_list
+        from grading.dataset.models import Sample
+        from grading.runs.models import ExtractionRun
+
+        if o["list_declared"]:
+            for d in cuad_comparison_list():
+                self.stdout.write(f"#{d.pk} {d.sentence} (via {d.declared_via}, sha256 {d.sha256}): "
+                                  f"{'; '.join(d.labels)}; summary {d.summary_url}")
+            return
+        user = get_user_model().objects.filter(username=o["by"]).first() if o["by"] else None
+        if user is None:
+            raise CommandError(f"--by: no user {o['by']!r}" if o["by"] else "--by: name the admin declaring it")
+        runs = ExtractionRun.objects.select_related("dataset").in_bulk(o["run_id"])
+        missing = [pk for pk in o["run_id"] if pk not in runs]
+        if missing:
+            raise CommandError(f"--run-id: no run(s) {', '.join(f'#{pk}' for pk in missing)}")
+        sample = None
+        if o["sample"] is not None:
+            sample = Sample.objects.filter(pk=o["sample"]).first()
+            if sample is None:
+                raise CommandError(f"--sample: no sample #{o['sample']}")
+        try:
+            declared = cuad_comparison_declare(runs=[runs[pk] for pk in o["run_id"]], user=user, via="command",
+                                               sample=sample)
+        except CuadComparisonError as exc:
+            raise CommandError(str(exc)) from None
+        self.stdout.write(f"CUAD comparison #{declared.pk} declared: {declared.sentence}")
+        for label in declared.labels:
+            self.stdout.write(f"  {label}")
+        self.stdout.write(f"sha256 {declared.sha256}")
+        self.stdout.write(f"summary: {declared.summary_url}")
+
 
 def _labels(runs, paths) -> list[str]:
     """Each run's model name; the file name is added where two runs share a model name."""
     models = [run.model for run in runs]
     return [m if models.count(m) == 1 else f"{m} ({p.name})" for m, p in zip(models, paths, strict=True)]
-

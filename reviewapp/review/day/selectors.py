@@ -7,8 +7,8 @@ from typing import Any
 
 from django.conf import settings
 
+from reviewapp.review.day.openings import reviewer_saves_and_openings
 from reviewapp.review.day.timing import Estimate, duration_words, estimate_left, seconds_spent
-from reviewapp.review.models import JudgmentRevision
 
 
 @dataclass(frozen=True)
@@ -40,11 +40,11 @@ class PoolDay:
 
 
 def reviewer_spent_seconds(*, reviewer_id: int) -> dict[int, float]:
-    """Seconds the reviewer spent per pool (pool primary key), from every revision they saved (one query)."""
-    saves = JudgmentRevision.objects.filter(judgment__reviewer_id=reviewer_id).values_list(
-        "created_at", "judgment__item__pool_id")
+    """Seconds the reviewer spent per pool (pool primary key), from every revision they saved and every item they
+    opened (one query), measured per item (``timing``)."""
+    saves, opens = reviewer_saves_and_openings(reviewer_id=reviewer_id)
     return {int(pool): seconds for pool, seconds in
-            seconds_spent(saves, idle_cap_seconds=settings.REVIEW_IDLE_CAP_SECONDS).items()}
+            seconds_spent(saves, idle_cap_seconds=settings.REVIEW_IDLE_CAP_SECONDS, opens=opens).items()}
 
 
 def reviewer_day(*, reviewer: Any, queues: list[Any]) -> list[PoolDay]:

@@ -4,7 +4,6 @@ activity and a median time per judgment. Admin reads only.
 
 from __future__ import annotations
 
-import itertools
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -13,7 +12,8 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
-from reviewapp.review.day.timing import Estimate, duration_words, estimate_left, seconds_spent
+from reviewapp.review.day.openings import reviewer_openings
+from reviewapp.review.day.timing import Estimate, TimedSave, duration_words, estimate_left, save_seconds
 from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewPool
 from reviewapp.review.selectors import hashes_match
 
@@ -111,14 +111,11 @@ def _skipped_pks() -> set[int]:
     return set(Assignment.objects.filter(skip__isnull=False).values_list("pk", flat=True))
 
 
-def _median_seconds(times: list[datetime], completions: list[datetime]) -> tuple[float | None, int]:
-    """Median over completing saves of the time since the reviewer's previous save, breaks (> BREAK) left out."""
-    ordered = sorted(times)
-    previous = {}
-    for before, after in itertools.pairwise(ordered):
-        previous.setdefault(after, before)
-    spans = [(done - previous[done]).total_seconds() for done in completions
-             if done in previous and done - previous[done] <= BREAK]
+def _median_seconds(timed: list[TimedSave], completions: set[tuple[datetime, int]]) -> tuple[float | None, int]:
+    """Median over completing saves of the time on their item before them (``timing.save_seconds``: from the
+    item's opening or previous save), breaks (> BREAK) left out."""
+    spans = [save.seconds for save in timed if (save.at, save.item) in completions and save.seconds is not None
+             and save.seconds <= BREAK.total_seconds()]
     return (statistics.median(spans) if spans else None), len(spans)
 
 
@@ -152,26 +149,29 @@ def reviewer_workload(*, pool: ReviewPool | None = None) -> list[ReviewerWorkloa
             row["skipped"] += 1
     reviewer_ids = {reviewer_id for reviewer_id, _ in counts}
     revisions = (JudgmentRevision.objects.filter(judgment__reviewer_id__in=reviewer_ids)
-                 .values_list("judgment__reviewer_id", "judgment__item__pool_id", "status", "created_at"))
+                 .values_list("judgment__reviewer_id", "judgment__item__pool_id", "judgment__item_id", "status",
+                              "created_at"))
     last: dict[tuple[int, int], datetime] = {}
-    saves: dict[int, list[datetime]] = defaultdict(list)
-    saves_in: dict[int, list[tuple[datetime, int]]] = defaultdict(list)
-    completions: dict[int, list[datetime]] = defaultdict(list)
-    for reviewer_id, pool_pk, status, created_at in revisions:
+    saves_in: dict[int, list[tuple[datetime, int, int]]] = defaultdict(list)
+    completions: dict[int, set[tuple[datetime, int]]] = defaultdict(set)
+    for reviewer_id, pool_pk, item_pk, status, created_at in revisions:
         key = (reviewer_id, pool_pk)
         if key in counts and (key not in last or created_at > last[key]):
             last[key] = created_at
-        saves[reviewer_id].append(created_at)
-        saves_in[reviewer_id].append((created_at, pool_pk))
+        saves_in[reviewer_id].append((created_at, pool_pk, item_pk))
         if status == JudgmentRevision.COMPLETE:
-            completions[reviewer_id].append(created_at)
+            completions[reviewer_id].add((created_at, item_pk))
+    opens = reviewer_openings(reviewer_ids=reviewer_ids)
     User = get_user_model()
     users = {u.pk: u for u in User.objects.filter(pk__in=reviewer_ids)}
     out = []
     for reviewer_id in sorted(reviewer_ids, key=lambda pk: users[pk].get_username()):
-        # Gaps are read over all of the reviewer's saves (a save in another pool ends a gap too); the pace over
-        # the pools listed here.
-        every = seconds_spent(saves_in[reviewer_id], idle_cap_seconds=settings.REVIEW_IDLE_CAP_SECONDS)
+        # Time per item, from its opening (never across items or pools); the pace over the pools listed here.
+        timed = save_seconds(saves_in[reviewer_id], idle_cap_seconds=settings.REVIEW_IDLE_CAP_SECONDS,
+                             opens=opens.get(reviewer_id, []))
+        every: dict[int, float] = defaultdict(float)
+        for save in timed:
+            every[save.pool] += save.seconds or 0.0
         mine = {pool_pk: row for (rid, pool_pk), row in counts.items() if rid == reviewer_id}
         spent = {pool_pk: every.get(pool_pk, 0.0) for pool_pk in mine}
         completed = {pool_pk: row["complete"] for pool_pk, row in mine.items()}
@@ -184,8 +184,8 @@ def reviewer_workload(*, pool: ReviewPool | None = None) -> list[ReviewerWorkloa
                                                 completed=completed))
             for pool_pk, row in sorted(mine.items(), key=lambda kv: names[kv[0]][1])
         ]
-        median, timed = _median_seconds(saves[reviewer_id], completions[reviewer_id])
+        median, timed_judgments = _median_seconds(timed, completions[reviewer_id])
         user = users[reviewer_id]
         out.append(ReviewerWorkload(reviewer_id=reviewer_id, username=user.get_username(), active=user.is_active,
-                                    pools=pools, median_seconds=median, timed_judgments=timed))
+                                    pools=pools, median_seconds=median, timed_judgments=timed_judgments))
     return out

@@ -9,6 +9,7 @@ import json
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import DatabaseError, connection, transaction
+from django.utils.html import escape
 
 from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.comparisons.services import ComparisonError, comparison_declare
@@ -147,8 +148,8 @@ def test_the_page_offers_unseen_systems_and_declares_them(runs, admin_client_, s
     assert refused.status_code == 400 and f"rerank #{oracle.pk}" in refused.content.decode()
     response = admin_client_.post(url, {"system": [f"retrieval-{run.pk}", f"rerank-{reverse.pk}"]})
     assert response.status_code == 302
-    assert response["Location"] == f"/benchmarks/reports/leaderboard/{run.pk}/?rerank={reverse.pk}"
     declared = DeclaredComparison.objects.get()
+    assert response["Location"] == f"/benchmarks/reports/leaderboard/{run.pk}/?comparison={declared.pk}"
     assert declared.declared_via == "page" and declared.declared_by.username == "alice_admin"
     listing = stakeholder_client.get("/benchmarks/comparisons/").content.decode()
     assert f'id="declaration-{declared.pk}"' in listing and "planned together: 2 systems" in listing
@@ -211,3 +212,78 @@ def test_the_hybrid_of_a_declared_rerank_run_is_planned_with_it(runs, admin_user
     assert len(hybrids) == 1
     for system in systems:
         assert system["heldout_exposure"]["fresh"], system["heldout_exposure"]["warning"]
+
+
+def test_any_systems_of_a_suite_are_one_comparison_and_its_summary_lists_them_all(runs, admin_client_,
+                                                                                  stakeholder_client):
+    """Another retrieval configuration, a rerank run and its hybrid, declared on the page: one look, no warning;
+    the summary lists every one of them, counts them by kind and gives the verdict over all of them."""
+    run, secondary, rerank = runs["run"], runs["secondary"], runs["rerank"]
+    url = f"/benchmarks/comparisons/declare/{run.pk}/"
+    page = admin_client_.get(url).content.decode()
+    for key in (f"retrieval-{run.pk}", f"retrieval-{secondary.pk}", f"rerank-{rerank.pk}", f"hybrid-{rerank.pk}"):
+        assert f'id="plan-{key}"' in page
+    chosen = [f"retrieval-{run.pk}", f"retrieval-{secondary.pk}", f"rerank-{rerank.pk}", f"hybrid-{rerank.pk}"]
+    response = admin_client_.post(url, {"system": chosen})
+    assert response.status_code == 302, response.content.decode()
+    declared = DeclaredComparison.objects.get()
+    assert {s["key"]: s["hybrid"] for s in declared.systems} == dict.fromkeys(chosen, False) | {chosen[3]: True}
+
+    board = admin_client_.get(f"/benchmarks/reports/leaderboard/{run.pk}/?replicates=1000&seed=7"
+                              f"&comparison={declared.pk}").content.decode()
+    assert "heldout-warning" not in board and f'id="system-heading-v1-run-{secondary.pk}"' in board
+    assert f"/benchmarks/reports/summary/{run.pk}/?comparison={declared.pk}" in board
+
+    summary = stakeholder_client.get(f"/benchmarks/reports/summary/{run.pk}/?replicates=1000&seed=7"
+                                     f"&comparison={declared.pk}").content.decode()
+    systems = summary[summary.index('class="summary-systems"'):]
+    systems = systems[:systems.index("</ul>")]
+    for key in ("keyword", f"heading-v1-run-{secondary.pk}", f"rerank-{rerank.pk}", f"hybrid-{rerank.pk}"):
+        assert f'<strong class="mono">{key}</strong>' in systems
+    assert ("keyword order, 1 rerank run, 1 hybrid and 1 other retrieval configuration (heading-v1)" in summary
+            and "2 rerank runs" not in summary)
+    assert f"Every system of declared comparison #{declared.pk}" in summary and "NOT fresh" not in summary
+    held_out = summary[summary.index('id="summary-heldout"'):]
+    assert held_out[:held_out.index("</table>")].count('<th scope="row"') == 4
+    from benchmarks.reports.selectors import leaderboard_build
+    verdict = leaderboard_build(run=run, reranks=[rerank], hybrids=[rerank], others=[secondary], replicates=1000,
+                                seed=7).verdict
+    assert escape(verdict.sentence) in summary.split('id="summary-verdict"')[1].split("</p>")[0]
+    listing = stakeholder_client.get("/benchmarks/comparisons/").content.decode()
+    assert f'href="/benchmarks/reports/summary/{run.pk}/?comparison={declared.pk}"' in listing
+    base = f"/benchmarks/reports/leaderboard/{run.pk}/"
+    exported = json.loads(stakeholder_client.get(f"{base}leaderboard.json?replicates=1000&comparison={declared.pk}")
+                          .content)
+    assert {s["key"] for s in exported["systems"]} == {"keyword", f"heading-v1-run-{secondary.pk}",
+                                                       f"rerank-{rerank.pk}", f"hybrid-{rerank.pk}"}
+    assert all(s["heldout_exposure"]["fresh"] for s in exported["systems"])
+    for export in ("leaderboard.csv", "per-query.tsv", f"heading-v1-run-{secondary.pk}.run"):
+        assert stakeholder_client.get(f"{base}{export}?replicates=1000&comparison={declared.pk}").status_code == 200
+    pdf = stakeholder_client.get(f"/benchmarks/reports/summary/{run.pk}/summary.pdf?replicates=1000"
+                                 f"&comparison={declared.pk}")
+    assert pdf.status_code == 200 and pdf["Content-Type"] == "application/pdf"
+    # The systems of the comparison and nothing else: no rerank= beside it, no comparison of another suite
+    assert admin_client_.get(f"/benchmarks/reports/summary/{run.pk}/?comparison={declared.pk}"
+                             f"&rerank={rerank.pk}").status_code == 400
+    assert admin_client_.get(f"/benchmarks/reports/summary/{run.pk}/?comparison=999").status_code == 400
+
+
+def test_the_api_and_the_command_declare_other_configurations_and_hybrids(runs, admin_client_, admin_user_):
+    run, secondary, rerank, oracle = runs["run"], runs["secondary"], runs["rerank"], runs["oracle"]
+    body = {"systems": [{"retrieval_run": secondary.pk}, {"retrieval_run": run.pk, "rerank_run": rerank.pk},
+                        {"retrieval_run": run.pk, "rerank_run": rerank.pk, "hybrid": True}]}
+    bad = admin_client_.post("/api/v1/benchmarks/comparisons/", {"systems": [{"retrieval_run": run.pk,
+                                                                              "hybrid": True}]},
+                             content_type="application/json")
+    assert bad.status_code == 400 and "systems[0].hybrid" in bad.json()["errors"][0]
+    created = admin_client_.post("/api/v1/benchmarks/comparisons/", body, content_type="application/json")
+    assert created.status_code == 201, created.content
+    out = created.json()
+    assert out["sentence"].startswith("planned together: 3 systems") and len(out["systems"]) == 3
+    assert out["systems"][2]["configuration"]["rerank"]["fusion"] == "rrf-k60"
+    assert out["summary_url"] == f"/benchmarks/reports/summary/{secondary.pk}/?comparison={out['id']}"
+    text = io.StringIO()
+    call_command("declare_comparison", "--retrieval-run", str(run.pk), "--rerank-run", str(oracle.pk),
+                 "--hybrid", str(oracle.pk), "--by", admin_user_.username, stdout=text)
+    assert "planned together: 3 systems" in text.getvalue() and f"hybrid of rerank #{oracle.pk}" in text.getvalue()
+    assert "summary: /benchmarks/reports/summary/" in text.getvalue()

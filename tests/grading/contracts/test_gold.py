@@ -14,7 +14,15 @@ from grading.contracts.gold.adjudication import (
 from grading.contracts.gold.agreement import clause_agreement
 from grading.contracts.gold.freeze import GoldSetError, gold_set_freeze
 from grading.contracts.gold.models import GoldSet
-from grading.contracts.gold.resolution import ADJUDICATED, AGREED, INCOMPLETE, OPEN, clause_pool_resolutions
+from grading.contracts.gold.resolution import (
+    ADJUDICATED,
+    AGREED,
+    INCOMPLETE,
+    OPEN,
+    ClauseResolution,
+    LawyerAnswer,
+    clause_pool_resolutions,
+)
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 from tests.grading.contracts.gold_support import admin, cuad_answer, cuad_fixture_set, label, label_all_as_cuad, lawyer
 from tests.grading.cuad_fixture import CATEGORIES
@@ -35,11 +43,42 @@ def test_cuad_labelled_twice_by_its_own_answers_agrees_exactly():
                                                     categories=CATEGORIES)}
     for name in (*CATEGORIES, "ALL"):
         assert rows[name].span_agreement == 1.0 and rows[name].ac1 == 1.0
-    assert rows["ALL"].contracts == 12 and rows["Document Name"].contracts == 4 and rows["Document Name"].too_few
+    # "All categories" counts the 4 contracts, not 4 contracts x 3 categories (the items it pools)
+    assert rows["ALL"].contracts == 4 and rows["ALL"].items == 12 and rows["ALL"].too_few
+    assert rows["Document Name"].contracts == 4 and rows["Document Name"].too_few
     # Anti-Assignment is present in two contracts and absent in two: kappa is defined there, and perfect
     assert rows["Anti-Assignment"].kappa == 1.0 and rows["ALL"].kappa == 1.0
     assert rows["Document Name"].kappa is None  # both lawyers said present everywhere: kappa is undefined
     assert rows["Anti-Assignment"].span_f1_present == 1.0 and rows["Anti-Assignment"].both_present == 2
+
+
+def _presence_row(contract: int, category: str, first: int, second: int) -> ClauseResolution:
+    answers = [LawyerAnswer(reviewer_id=n, username=name, presence=value, spans=[[0, 8]] if value else [])
+               for n, name, value in ((1, "ann", first), (2, "ben", second))]
+    return ClauseResolution(
+        pool_id="p", item_id=f"{contract}-{category}", category=category, title=f"C{contract}", set_contract=contract,
+        text_sha256=f"t{contract}", source_hash=f"s{contract}", taxonomy_sha256="", state=AGREED, reason="",
+        presence=first, spans=[], answers=answers, ruling=None, required=2)
+
+
+def test_all_categories_counts_contracts_not_items_and_carries_the_kappa_paradox_line():
+    """3 contracts x 2 categories: every row is 3 contracts, too few to say; never kappa from "6 items"."""
+    rows = [_presence_row(c, cat, 0, int(c == 3 and cat == "B")) for c in (1, 2, 3) for cat in ("A", "B")]
+    texts = {f"s{c}": "Contract text." for c in (1, 2, 3)}
+    table = {r.category: r for r in clause_agreement(resolutions=rows, texts=texts)}
+    assert table["ALL"].contracts == 3 and table["ALL"].items == 6 and table["ALL"].too_few
+    assert table["ALL"].as_dict()["too_few"] and table["ALL"].as_dict()["items"] == 6
+    from django.template.loader import render_to_string
+    html = render_to_string("cuad/contracts/_gold_agreement.html", {"rows": list(table.values()), "caption": "x"})
+    assert html.count("too few to say (n=3 contracts)") == 3 and "0.803" not in html
+    # 5 of 6 contracts agree in one category (5 units of its own): kappa 0 beside the paradox line
+    many = [_presence_row(c, "A", 0, int(c == 6)) for c in range(1, 7)]
+    texts = {f"s{c}": "Contract text." for c in range(1, 7)}
+    row = clause_agreement(resolutions=many, texts=texts)[0]
+    assert not row.too_few and row.kappa == 0.0 and row.ac1 == pytest.approx(0.8, abs=0.01)
+    assert row.paradox_note.startswith("5 of 6 agree and kappa 0.000: one grade (absent, 92% of grades)")
+    html = render_to_string("cuad/contracts/_gold_agreement.html", {"rows": [row], "caption": "x"})
+    assert 'data-testid="gold-paradox-a">5 of 6 agree and kappa 0.000' in html
 
 
 def test_different_spans_are_a_disagreement_and_the_agreement_figure_is_the_matched_token_f1():

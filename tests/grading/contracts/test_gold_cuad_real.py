@@ -43,7 +43,7 @@ def test_three_cuad_contracts_labelled_twice_with_cuads_answers_agree_exactly_on
     assert len(resolved.rows) == CONTRACTS * 41 and {r.state for r in resolved.rows} == {AGREED}
     rows = clause_agreement(resolutions=resolved.rows, texts=resolved.texts)
     overall = rows[-1]
-    assert overall.category == "ALL" and overall.contracts == CONTRACTS * 41
+    assert overall.category == "ALL" and overall.contracts == CONTRACTS and overall.items == CONTRACTS * 41
     assert overall.span_agreement == 1.0 and overall.span_f1_present == 1.0 and overall.kappa == 1.0
     assert overall.ac1 == 1.0
     assert all(r.span_agreement == 1.0 for r in rows)

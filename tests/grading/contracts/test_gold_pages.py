@@ -100,3 +100,6 @@ def test_the_runs_page_forms_name_the_gold_set_when_it_is_the_only_dataset(label
     page = client.get(f"/cuad/runs/?dataset={dataset.pk}").content.decode()
     assert 'data-testid="dataset-select"' not in page
     assert f'<input type="hidden" name="dataset" value="{dataset.pk}">' in page
+    gold_page = client.get(f"/cuad/contracts/{contract_set.pk}/gold/v1/").content.decode()
+    link = gold_page.split('data-testid="gold-summary-link"')[0].rsplit("<a ", 1)[1]
+    assert f'href="/cuad/scorecard/summary/?dataset={dataset.pk}"' in link

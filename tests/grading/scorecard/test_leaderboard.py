@@ -285,13 +285,26 @@ def test_runs_sharing_no_contract_are_refused_with_the_reason(loaded, stakeholde
     assert api.status_code == 400 and "covers 1 of 4 contracts" in api.json()["errors"][0]
 
 
-def test_without_runs_asked_it_ranks_the_complete_runs_of_the_sample(loaded, stakeholder_client):
-    _scoped(loaded, "partial", [ALPHA])  # not complete: never a default
+def test_without_runs_asked_it_ranks_every_run_of_the_dataset_and_names_those_left_out(loaded, stakeholder_client):
+    partial = _scoped(loaded, "partial", [ALPHA])  # declared fewer contracts: left out, and named
+    # A system that found nothing in one contract and declares no list: graded on the whole sample, so it is in
+    quiet = gold_run("found-nothing-in-beta")
+    quiet["extractions"] = [e for e in quiet["extractions"] if e["contract"] != BETA]
+    third = extraction_run_import(dataset=loaded.dataset, raw=json.dumps(quiet))[0]
     response = stakeholder_client.get("/cuad/scorecard/leaderboard/")
     assert response.status_code == 200
     lb = response.context["lb"]
-    assert lb.chosen_by_default and {e.run.pk for e in lb.entries} == {loaded.gold.pk, loaded.noisy.pk}
-    assert "by default, the 2 most recent complete runs" in response.content.decode()
+    assert lb.chosen_by_default and {e.run.pk for e in lb.entries} == {loaded.gold.pk, loaded.noisy.pk, third.pk}
+    page = " ".join(response.content.decode().split())
+    assert "Runs: by default, every run graded on the whole sample (3)" in page
+    assert f"Left out: #{partial.pk} partial (it attempted 1 of 4 contracts" in page
+    link = page.split('data-testid="summary-link"')[1].split("</p>")[0]
+    assert "/cuad/scorecard/summary/?sample=" in link and f"run={third.pk}" in link
+    summary = " ".join(stakeholder_client.get("/cuad/scorecard/summary/").content.decode().split())
+    standings = summary.split('id="summary-standings"')[1].split("</table>")[0]
+    for run in (loaded.gold, loaded.noisy, third):
+        assert f"#{run.pk} {run.model}" in standings
+    assert f"#{partial.pk} partial" not in standings and f"Left out: #{partial.pk} partial" in summary
 
 
 def test_too_many_runs_are_refused(loaded, stakeholder_client, monkeypatch):

@@ -168,3 +168,15 @@ def test_the_summary_of_a_confirmed_version_says_who_confirmed_its_targets_as_it
     text, _pages = _pdf_text(stakeholder_client.get(f"/benchmarks/reports/summary/{run.pk}/summary.pdf{QS}").content,
                              tmp_path)
     assert _words(summary.targets_sentence) in text
+
+
+def test_the_lede_counts_a_rerank_run_and_its_hybrid_as_one_of_each(stakeholder_client, world):
+    run, _pool = world
+    pk = run.retrieval_run.pk
+    html = _words(stakeholder_client.get(f"/benchmarks/reports/summary/{pk}/{QS}&rerank={run.pk}"
+                                         f"&hybrid={run.pk}").content.decode())
+    lede = html.split('class="summary-lede"')[1].split("</p>")[0]
+    assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in lede and "2 rerank runs" not in lede
+    board = _words(stakeholder_client.get(f"/benchmarks/reports/leaderboard/{pk}/{QS}&rerank={run.pk}"
+                                          f"&hybrid={run.pk}").content.decode())
+    assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in board

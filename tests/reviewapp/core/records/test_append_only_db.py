@@ -13,6 +13,7 @@ from django.utils import timezone
 from benchmarks.comparisons.models import DeclaredComparison
 from benchmarks.reports.models import HeldoutExposure
 from benchmarks.suites.models import Suite
+from grading.comparisons.models import CuadComparison
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.models import ClauseTaxonomy, ContractText
 from reviewapp.core.models import AccountAudit, AppendOnlyError
@@ -33,7 +34,7 @@ from tests.reviewapp.review.conftest import make_pool
 
 APPEND_ONLY = [JudgmentRevision, Adjudication, PoolGuidelines, KnownAnswer, AccountAudit, BudgetRaise, Receipt,
                HeldoutExposure, DeclaredComparison, ContractText, ClauseTaxonomy, GoldSet, LabelImport,
-               ImportedAnnotation]
+               ImportedAnnotation, CuadComparison]
 HASH = "0" * 64
 
 
@@ -89,7 +90,14 @@ def _contract_evidence() -> dict[type, int]:
     gold = GoldSet.objects.create(contract_set=contract_set, version=1, sha256=HASH, taxonomy_version=1,
                                   taxonomy_sha256=HASH, content={}, provenance={}, left_out=[], counts={},
                                   agreement=[], pools=[], created_by="tests")
-    return {ContractText: member.text_id, ClauseTaxonomy: contract_set.taxonomies.get().pk, GoldSet: gold.pk}
+    from grading.dataset.models import CuadDataset, Sample
+
+    dataset = CuadDataset.objects.create(sha256=HASH, source_name="evidence.json", n_contracts=0, n_spans=0)
+    sample = Sample.objects.create(dataset=dataset, n=0, min_per_type=0, seed=0, manifest="{}", manifest_sha256=HASH)
+    cuad = CuadComparison.objects.create(dataset=dataset, sample=sample, runs=[], sha256=HASH, declared_via="command",
+                                         declared_at=timezone.now())
+    return {ContractText: member.text_id, ClauseTaxonomy: contract_set.taxonomies.get().pk, GoldSet: gold.pk,
+            CuadComparison: cuad.pk}
 
 
 def _raw(sql: str, params: list) -> None:
