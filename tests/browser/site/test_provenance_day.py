@@ -3,9 +3,11 @@
 Statutes: an admin sends a suite's two targets (of the firm's own imported sections) to two lawyers, who confirm
 them blind; they disagree on one, the admin rules, and the confirmed version is frozen. Contracts: the admin
 imports a PDF, a DOCX and a text contract, two lawyers label two categories blind, disagree once, the admin
-rules and freezes the gold set, and two runs are graded on it. Then both summaries are downloaded as PDF: every
-sentence about who confirmed the targets and who made the labels must be the one provenance function's output
-for what happened here, and must say it in words a reader can check (who, how many, which were adjudicated).
+rules and freezes the gold set. Three systems on each job are declared one comparison (three retrieval
+configurations; three runs graded on the gold set). Then both summaries are downloaded as PDF: they list every
+declared system, and every sentence about who confirmed the targets and who made the labels must be the one
+provenance function's output for what happened here, in words a reader can check (who, how many, which were
+adjudicated).
 
 Prints the provenance sentences both PDFs carry.
 """
@@ -98,8 +100,19 @@ def test_the_days_two_summaries_say_who_confirmed_the_targets_and_who_made_the_l
     confirmed = Suite.objects.get(name=suite.name, version=2)
     expect(admin).to_have_url(re.compile(rf"/benchmarks/suites/{confirmed.pk}/$"))
 
-    run = retrieval_run_create(suite=confirmed, configuration="bm25-v1")
-    admin.goto(f"{live_server.url}/benchmarks/reports/summary/{run.pk}/?replicates=1000&seed=5")
+    # Three retrieval configurations of the confirmed version, planned together before any look at them.
+    runs = [retrieval_run_create(suite=confirmed, configuration=c) for c in ("bm25-v1", "heading-v1", "rm3-v1")]
+    run = runs[0]
+    admin.goto(f"{live_server.url}/benchmarks/comparisons/declare/{run.pk}/")
+    for other in runs:
+        admin.check(f'#plan-retrieval-{other.pk} input[name="system"]')
+    admin.click('form:has(input[name="system"]) button[type="submit"]')
+    admin.wait_for_url(re.compile(r"comparison=\d+"))
+    declared = re.search(r"comparison=(\d+)", admin.url).group(1)
+    admin.goto(f"{live_server.url}/benchmarks/reports/summary/{run.pk}/?replicates=1000&seed=5&comparison={declared}")
+    listed = _words(admin.inner_text(".summary-systems"))
+    for configuration in ("bm25-v1", "heading-v1", "rm3-v1"):
+        assert configuration in listed, listed
     statute_pdf = _pdf_text(admin, tmp_path, "statute.pdf")
     summary = summary_build(board=leaderboard_build(run=run, reranks=[], replicates=1000, seed=5))
     targets = summary.targets_sentence
@@ -109,6 +122,7 @@ def test_the_days_two_summaries_say_who_confirmed_the_targets_and_who_made_the_l
                               "day_admin after the lawyers disagreed (adjudicated))")
     assert "0 of the 4 lawyer answers saved with credentials an admin once held" in targets
     assert _words(targets) in statute_pdf
+    assert all(configuration in statute_pdf for configuration in ("bm25-v1", "heading-v1", "rm3-v1")), statute_pdf
     assert "No target of this suite version has been put to lawyers" not in statute_pdf
 
     # --- contracts: two lawyers label the firm's contracts blind; they disagree once and the admin rules.
@@ -135,22 +149,31 @@ def test_the_days_two_summaries_say_who_confirmed_the_targets_and_who_made_the_l
     extractions = [{"contract": title, "category": category, "text": span["text"]}
                    for title, by_category in answers.items() for category, answer in by_category.items()
                    for span in answer["spans"]]
-    for model, rows in (("equal-to-gold", extractions), ("misses-one", [e for e in extractions
-                                                                        if e["text"] != SERVICES_END])):
+    systems = {"equal-to-gold": extractions, "misses-one": [e for e in extractions if e["text"] != SERVICES_END],
+               "law-only": [e for e in extractions if e["category"] == LAW]}
+    for model, rows in systems.items():
         admin.goto(f"{live_server.url}/cuad/contracts/{contract_set.pk}/gold/v1/")
         admin.click('[data-testid="gold-dataset"] a[href*="/cuad/runs/"]')
         admin.wait_for_selector("#run_text")
         admin.fill("#run_text", json.dumps({"model": model, "extractions": rows}))
         admin.click('[data-testid="paste-submit"]')
         admin.wait_for_url(re.compile(r"/cuad/runs/\d+/$"))
-    runs = ExtractionRun.objects.filter(model__in=["equal-to-gold", "misses-one"]).order_by("pk")
-    admin.goto(f"{live_server.url}/cuad/scorecard/summary/?" + "&".join(f"run={r.pk}" for r in runs))
+    graded = ExtractionRun.objects.filter(model__in=list(systems)).order_by("pk")
+    admin.goto(f"{live_server.url}/cuad/comparisons/?dataset={graded[0].dataset_id}")
+    for graded_run in graded:
+        admin.check(f'#plan-run-{graded_run.pk} input[name="run"]')
+    admin.click('#cuad-comparison-declare button[type="submit"]')
+    admin.wait_for_url(re.compile(r"/cuad/scorecard/summary/\?comparison=\d+"))
     assert admin.inner_text(".summary-title").startswith("Clause comparison: Day contracts gold v1")
+    standings = _words(admin.inner_text("#summary-standings"))
+    for graded_run in graded:
+        assert f"#{graded_run.pk} {graded_run.model}" in standings, standings
     cuad_pdf = _pdf_text(admin, tmp_path, "cuad.pdf")
     assert gold_sentence.startswith("Labels from the firm's gold set v1 of Day contracts")
     assert ("6 answers counted (5 agreed by 2 lawyers (day_lars, day_lena) answering blind; 1 ruled by day_admin "
             "after the lawyers disagreed (adjudicated))") in gold_sentence
     assert _words(gold_sentence) in cuad_pdf
+    assert all(f"#{graded_run.pk} {graded_run.model}" in cuad_pdf for graded_run in graded), cuad_pdf
     assert "taken as published" not in cuad_pdf
     print(f"\nstatute summary PDF: {targets}\nCUAD summary PDF: {gold_sentence}")
     admin_context.close()
