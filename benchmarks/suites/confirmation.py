@@ -49,6 +49,7 @@ from reviewapp.review.selectors import (
     reviewer_candidates,
 )
 from reviewapp.review.services import ReviewError, pool_assign, pool_create
+from reviewapp.review.spans.answers import pool_span_rulings
 
 if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
     from reviewapp.review.models import ReviewPool
@@ -363,16 +364,27 @@ def suite_target_origin(*, suite: Suite) -> LabelOrigin:
         procedure = _target_procedure(target)
         procedures[procedure] = procedures.get(procedure, 0) + 1
     confirmed = {(t.query.qid, t.citation) for t in targets if t.confirmed_by}
+    adjudicated = {(t.query.qid, t.citation) for t in targets
+                   if t.confirmed_by and t.confirmed_by.get("agreement") == "adjudicated"}
     earlier = Suite.objects.filter(name=suite.name, version__lt=suite.version).order_by("-version")
     answered: list[Any] = []
     produced_by: list[int] = []
+    adjudicators: set[str] = set()
+
+    def _read(pool: ReviewPool, wanted: set[tuple[str, str]] | None) -> list[Any]:
+        records = [r for r in pool_completed_judgments(pool=pool) if wanted is None or (r.query_id, r.doc_id) in wanted]
+        rulings = pool_span_rulings(pool=pool, grade_type=KIND)
+        adjudicators.update(rulings[label.item_id].adjudicator for label in pool_labels(pool=pool, grade_type=KIND)
+                            if label.state == "adjudicated" and label.item_id in rulings
+                            and wanted is not None and (label.query_id, label.doc_id) in adjudicated)
+        return records
+
     for other in earlier:
-        records = [r for pool in confirmation_pools(suite=other) for r in pool_completed_judgments(pool=pool)
-                   if (r.query_id, r.doc_id) in confirmed]
+        records = [r for pool in confirmation_pools(suite=other) for r in _read(pool, confirmed)]
         if records:
             produced_by.append(other.version)
             answered.extend(records)
-    answered.extend(r for pool in confirmation_pools(suite=suite) for r in pool_completed_judgments(pool=pool))
+    answered.extend(r for pool in confirmation_pools(suite=suite) for r in _read(pool, None))
     states = confirmation_state(suite=suite)
     nominators = json.loads(suite.definition).get("nominated_by", "")
     names = dict.fromkeys([nominators, *(t.nominated_by for t in targets)])
@@ -382,7 +394,7 @@ def suite_target_origin(*, suite: Suite) -> LabelOrigin:
     return LabelOrigin(
         role="targets", source=source, unit="target",
         procedures=tuple((str(p), n) for p, n in procedures.items()),
-        lawyers=tuple(sorted({r.reviewer_username for r in answered})),
+        lawyers=tuple(sorted({r.reviewer_username for r in answered})), adjudicators=tuple(sorted(adjudicators)),
         nominated_by=" and ".join(n for n in names if n),
         rejected=sum(c.state == "rejected" for c in states),
         undecided=sum(c.state in ("disagreed", "pending") for c in states),

@@ -299,6 +299,8 @@ MATRIX: dict[str, Entry] = {
                                                          ok=404),
     "cuad/contracts/<int:pk>/gold/v<int:version>/gold.json": page(
         VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/gold/v1/gold.json", ok=404),
+    "cuad/contracts/<int:pk>/gold/v<int:version>/gold.provenance.json": page(
+        VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/gold/v1/gold.provenance.json", ok=404),
     "cuad/contracts/<int:pk>/gold/v<int:version>/gold.csv": page(
         VIEW_REPORTS, "/cuad/contracts/{contract_set_pk}/gold/v1/gold.csv", ok=404),
     "cuad/contracts/<int:pk>/gold/adjudicate/<str:pool_id>/<str:item_id>/": page(

@@ -59,25 +59,6 @@ def test_the_cuad_summary_page_shows_the_verdict_and_reviewers_are_refused(loade
     assert stakeholder_client.get("/cuad/scorecard/summary/?run=999999").status_code == 400
 
 
-def test_the_cuad_summary_gives_the_kappa_paradox_line_beside_an_audits_kappa():
-    from types import SimpleNamespace
-
-    from django.template.loader import render_to_string
-
-    from grading.audits.selectors import audit_agreement
-
-    agreement = audit_agreement(verdicts_a=[False] * 6, verdicts_b=[False] * 5 + [True],
-                                contracts=["c1", "c1", "c2", "c2", "c3", "c3"], replicates=200, seed=1)
-    verdict = SimpleNamespace(kind="none", sentence="No conclusion.")
-    lb = SimpleNamespace(sample=SimpleNamespace(pk=1, seed=0), verdict=verdict, population="3 contracts",
-                         support=SimpleNamespace(sentence=""), notice="", entries=[], systems=[], method="m")
-    report = SimpleNamespace(audit=SimpleNamespace(run_id=7, status="done"), judges=["ann", "ben"],
-                             agreement=agreement)
-    html = _words(render_to_string("cuad/_summary_body.html", {"lb": lb, "audits": [report]}))
-    assert "Cohen's kappa 0.000" in html
-    assert escape(agreement.paradox_note) in html
-
-
 
 def test_the_summary_of_runs_on_a_firm_gold_set_says_who_made_its_labels(stakeholder_client, tmp_path):
     # Two lawyers labelled the firm's contracts blind and an admin ruled on their one dispute: the summary says
@@ -126,3 +107,22 @@ def test_the_summary_of_runs_on_a_firm_gold_set_says_who_made_its_labels(stakeho
     text = _words(subprocess.run(["pdftotext", "-enc", "UTF-8", str(path), "-"], check=True, capture_output=True,
                                  text=True).stdout)
     assert _words(sentence) in text
+
+
+def test_the_cuad_summary_gives_the_kappa_paradox_line_beside_an_audits_kappa():
+    from types import SimpleNamespace
+
+    from django.template.loader import render_to_string
+
+    from grading.audits.selectors import audit_agreement
+
+    agreement = audit_agreement(verdicts_a=[False] * 6, verdicts_b=[False] * 5 + [True],
+                                contracts=["c1", "c1", "c2", "c2", "c3", "c3"], replicates=200, seed=1)
+    verdict = SimpleNamespace(kind="none", sentence="No conclusion.")
+    lb = SimpleNamespace(sample=SimpleNamespace(pk=1, seed=0), verdict=verdict, population="3 contracts",
+                         support=SimpleNamespace(sentence=""), notice="", entries=[], systems=[], method="m")
+    report = SimpleNamespace(audit=SimpleNamespace(run_id=7, status="done"), judges=["ann", "ben"],
+                             agreement=agreement)
+    html = _words(render_to_string("cuad/_summary_body.html", {"lb": lb, "audits": [report]}))
+    assert "Cohen's kappa 0.000" in html
+    assert escape(agreement.paradox_note) in html

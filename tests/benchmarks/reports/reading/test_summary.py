@@ -122,18 +122,6 @@ def test_reading_the_summary_records_its_held_out_figures_in_the_ledger(stakehol
     assert len(pdf) == 2 and {e.purpose for e in pdf} == {HeldoutExposure.Purpose.EXPORT}
 
 
-def test_the_lede_counts_a_rerank_run_and_its_hybrid_as_one_of_each(stakeholder_client, world):
-    run, _pool = world
-    pk = run.retrieval_run.pk
-    html = _words(stakeholder_client.get(f"/benchmarks/reports/summary/{pk}/{QS}&rerank={run.pk}"
-                                         f"&hybrid={run.pk}").content.decode())
-    lede = html.split('class="summary-lede"')[1].split("</p>")[0]
-    assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in lede and "2 rerank runs" not in lede
-    board = _words(stakeholder_client.get(f"/benchmarks/reports/leaderboard/{pk}/{QS}&rerank={run.pk}"
-                                          f"&hybrid={run.pk}").content.decode())
-    assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in board
-
-
 @pytest.mark.django_db
 def test_the_summary_of_a_confirmed_version_says_who_confirmed_its_targets_as_its_population_does(
         django_user_model, admin_user_, stakeholder_client, tmp_path):
@@ -168,9 +156,9 @@ def test_the_summary_of_a_confirmed_version_says_who_confirmed_its_targets_as_it
     assert summary.provenance == provenance_sentences(summary.origins)
     assert summary.targets_sentence == (
         "Targets from suite confirm v2, confirmed in the blind confirmation of v1: 2 targets counted (1 agreed by 2 "
-        "lawyers (lars_lawyer, lena_lawyer) answering blind; 1 ruled by an admin after the lawyers disagreed "
-        f"(adjudicated)); nominated by {NOMINATOR}; 0 of the 4 lawyer answers saved with credentials an admin "
-        "once held.")
+        f"lawyers (lars_lawyer, lena_lawyer) answering blind; 1 ruled by {admin_user_.username} after the lawyers "
+        f"disagreed (adjudicated)); nominated by {NOMINATOR}; 0 of the 4 lawyer answers saved with credentials an "
+        "admin once held.")
     assert summary.caveats[0] == (
         f"Targets were nominated from the official text by {NOMINATOR} (all confirmed by 2 lawyers); they are known "
         "positives, incomplete, so these figures are neither precision nor exhaustive recall.")
@@ -180,3 +168,15 @@ def test_the_summary_of_a_confirmed_version_says_who_confirmed_its_targets_as_it
     text, _pages = _pdf_text(stakeholder_client.get(f"/benchmarks/reports/summary/{run.pk}/summary.pdf{QS}").content,
                              tmp_path)
     assert _words(summary.targets_sentence) in text
+
+
+def test_the_lede_counts_a_rerank_run_and_its_hybrid_as_one_of_each(stakeholder_client, world):
+    run, _pool = world
+    pk = run.retrieval_run.pk
+    html = _words(stakeholder_client.get(f"/benchmarks/reports/summary/{pk}/{QS}&rerank={run.pk}"
+                                         f"&hybrid={run.pk}").content.decode())
+    lede = html.split('class="summary-lede"')[1].split("</p>")[0]
+    assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in lede and "2 rerank runs" not in lede
+    board = _words(stakeholder_client.get(f"/benchmarks/reports/leaderboard/{pk}/{QS}&rerank={run.pk}"
+                                          f"&hybrid={run.pk}").content.decode())
+    assert "keyword order, 1 rerank run and 1 hybrid of the same candidates" in board
