@@ -54,6 +54,13 @@ def key_may_go_to(base_url: str) -> bool:
                               listed=getattr(settings, "OPENAI_COMPATIBLE_KEY_ORIGINS", []))
 
 
+def takes_json_object_schema(base_url: str) -> bool:
+    """Does the server at ``base_url`` take a schema as ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's
+    server) rather than OpenAI's ``json_schema`` form? Listed per origin in OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS."""
+    listed = {base.url_origin(o) for o in getattr(settings, "OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS", []) if o.strip()}
+    return base.url_origin(base_url) in listed
+
+
 def is_openrouter(base_url: str) -> bool:
     host = (urlparse(base_url).hostname or "").lower()
     return host == "openrouter.ai" or host.endswith(".openrouter.ai")
@@ -65,6 +72,7 @@ class OpenAICompatibleClient(HttpClient):
     def __init__(self, *, model_id: str, base_url: str = "", openrouter: bool | None = None, **kwargs: Any) -> None:
         super().__init__(model_id=model_id, base_url=base_url or settings.OPENAI_COMPATIBLE_BASE_URL, **kwargs)
         self.openrouter = is_openrouter(self.base_url) if openrouter is None else openrouter
+        self.json_object_schema = takes_json_object_schema(self.base_url)
         self.url = f"{self.base_url}/chat/completions"
 
     def _key(self) -> str:
@@ -91,6 +99,12 @@ class OpenAICompatibleClient(HttpClient):
             body["provider"] = {"require_parameters": True}
         return body
 
+    def _response_format(self, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """The JSON-schema answer format in the server's form (part of the body, so of the request key)."""
+        if self.json_object_schema:
+            return {"type": "json_object", "schema": schema}
+        return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+
     def prepare_grades(self, spec: GradeSpec, *, method: str | None = None) -> PreparedRequest:
         method = method or METHOD_LOGPROBS
         n = len(spec.items)
@@ -100,13 +114,8 @@ class OpenAICompatibleClient(HttpClient):
             # One token per grade, a separator between; one spare token shows an extra grade if the model adds one.
             body.update({"max_tokens": 1 if n == 1 else 2 * n, "logprobs": True, "top_logprobs": TOP_LOGPROBS})
         elif method == METHOD_STRUCTURED:
-            body.update({
-                "max_tokens": 64 + 80 * n,
-                "response_format": {
-                    "type": "json_schema",
-                    "json_schema": {"name": "grades", "strict": True, "schema": grade_answer_schema(spec.labels)},
-                },
-            })
+            body.update({"max_tokens": 64 + 80 * n,
+                         "response_format": self._response_format("grades", grade_answer_schema(spec.labels))})
         else:
             raise ProviderError(f"openai_compatible grades by logprobs or structured, not {method!r}")
         expect = {"kind": KIND_GRADES, "method": method, "n": n, "labels": list(spec.labels)}
@@ -114,13 +123,8 @@ class OpenAICompatibleClient(HttpClient):
 
     def prepare_structured(self, spec: StructuredSpec) -> PreparedRequest:
         body = self._base_body(spec.system, spec.user)
-        body.update({
-            "max_tokens": spec.max_tokens,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": spec.schema_name, "strict": True, "schema": spec.schema},
-            },
-        })
+        body.update({"max_tokens": spec.max_tokens, "response_format": self._response_format(spec.schema_name,
+                                                                                                spec.schema)})
         expect = {"kind": KIND_STRUCTURED, "method": METHOD_STRUCTURED, "schema": spec.schema}
         return PreparedRequest(provider=self.name, model_id=self.model_id, url=self.url, body=body, expect=expect)
 

@@ -216,3 +216,28 @@ def test_the_request_key_ignores_credentials_but_not_content(settings):
     other = OpenAICompatibleClient(model_id="m2", base_url="http://x.test/v1").prepare_grades(SPEC)
     assert one.key == two.key != other.key
     assert len(one.key) == 64
+
+
+def test_a_listed_origin_gets_the_schema_in_llama_cpp_pythons_form_and_others_in_openais(settings):
+    from reviewapp.providers.types import StructuredSpec
+
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
+              "additionalProperties": False}
+    spec = StructuredSpec(system="s", user="u", schema_name="answer", schema=schema, max_tokens=50)
+    settings.OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS = ["http://127.0.0.1:8081"]
+    with LoopbackServer(port=0) as server:
+        listed = OpenAICompatibleClient(model_id="m", base_url="http://127.0.0.1:8081/v1")
+        other = OpenAICompatibleClient(model_id="m", base_url=server.url + "/v1")
+        assert listed.prepare_structured(spec).body["response_format"] == {"type": "json_object", "schema": schema}
+        assert other.prepare_structured(spec).body["response_format"] == {
+            "type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": schema}}
+        assert listed.prepare_grades(SPEC, method="structured").body["response_format"]["type"] == "json_object"
+        # The loopback server answers both forms with the object the schema asks for.
+        settings.OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS = [server.url]
+        client = OpenAICompatibleClient(model_id="m", base_url=server.url + "/v1")
+        prepared = client.prepare_structured(spec)
+        parse = client.validate(prepared, client.send(prepared))
+        client.close()
+    assert parse.data == {"a": ""}
+    listed.close()
+    other.close()
