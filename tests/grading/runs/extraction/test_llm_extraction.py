@@ -91,7 +91,7 @@ def test_an_llm_provider_needs_a_model_id(loaded):
         extraction_job_create(sample=loaded.sample, provider="anthropic", model_id=" ")
 
 
-def test_a_job_over_chosen_contracts_sends_only_those_and_its_run_declares_them(loaded, settings):
+def test_a_job_over_chosen_contracts_sends_only_those_and_its_run_declares_them(loaded, settings, admin_client_):
     settings.PROVIDER_KEYS = {**settings.PROVIDER_KEYS, "openai_compatible": ""}
     from grading.dataset.selectors import sample_contract_ids
     from grading.runs.selectors import run_scope_ids
@@ -109,6 +109,12 @@ def test_a_job_over_chosen_contracts_sends_only_those_and_its_run_declares_them(
     from reviewapp.providers.models import Ledger
 
     assert Ledger.objects.get(pk=job.ledger_id).concurrency == 1
+    # The leaderboard ranks complete runs by default and offers the partial one with a link ranking it beside them.
+    page = admin_client_.get(f"/cuad/scorecard/leaderboard/?sample={loaded.sample.pk}").content.decode()
+    assert f'data-testid="partial-run-{done.run.pk}"' in page and "2 of 4 contracts" in page
+    link = page.split(f'data-testid="partial-run-{done.run.pk}"', 1)[1].split('href="', 1)[1].split('"', 1)[0]
+    ranked = admin_client_.get("/cuad/scorecard/leaderboard/" + link.replace("&amp;", "&")).content.decode()
+    assert f'data-testid="standing-{done.run.pk}"' in ranked and 'data-testid="leaderboard-notice"' in ranked
 
 
 def test_chosen_contracts_outside_the_sample_are_refused_by_name(loaded):
