@@ -6,10 +6,11 @@ The base URL and model id are pinned per run (its ledger); a server that needs n
 Grades by logprobs: ``logprobs: true, top_logprobs: 20, temperature: 0`` and a
 short answer ("2,0,3,1"); each item's distribution is read from the top_logprobs
 at ITS grade token's position, over the labels, renormalised, with the captured
-mass kept. Models without logprobs use the structured method (``response_format``
-json_schema, strict), recorded as such. On OpenRouter every request carries
-``provider: {require_parameters: true}`` so a backend that would ignore logprobs or
-the schema is never silently chosen. ``usage.prompt_tokens`` is the reported input.
+mass kept (one item: at position 0, whatever token was sampled there). Models without
+logprobs use the structured method (``response_format`` json_schema, strict), recorded as
+such. On OpenRouter every request carries ``provider: {require_parameters: true}`` so a
+backend that would ignore logprobs or the schema is never silently chosen.
+``usage.prompt_tokens`` is the reported input.
 """
 
 from __future__ import annotations
@@ -180,20 +181,19 @@ def _grades_from_logprobs(choice: dict, *, n: int, labels: tuple[str, ...]) -> t
     if not isinstance(content, list) or not content:
         raise ValidationFailed("answer carries no logprobs (model or backend ignored them; use structured)")
     label_set = set(labels)
+    first = content[0] if isinstance(content[0], dict) else {}
+    if n == 1 and str(first.get("token", "")).strip() not in label_set:
+        # One item, one token asked for: position 0 is the grade's position whatever was sampled there (a small
+        # model may start "The ..."). Its distribution over the labels is read from that position's top_logprobs;
+        # the captured mass says how little of the model's probability went to a grade.
+        return (_position_distribution(first, position=0, labels=labels, grade=None),)
     grades: list[GradeDistribution] = []
     for position, entry in enumerate(content):
         token = str(entry.get("token", "")).strip()
         if token in label_set:
             if len(grades) == n:
                 raise ValidationFailed(f"answer has more than {n} grades (token {position}); cannot align to items")
-            top = entry.get("top_logprobs")
-            if not isinstance(top, list) or not top:
-                raise ValidationFailed(f"grade token at position {position} has no top_logprobs")
-            try:
-                probs, mass = from_top_logprobs(top, labels)
-            except (ValueError, KeyError, TypeError) as error:
-                raise ValidationFailed(f"grade token at position {position}: {error}") from None
-            grades.append(GradeDistribution(probs=probs, captured_mass=mass, grade=labels.index(token)))
+            grades.append(_position_distribution(entry, position=position, labels=labels, grade=labels.index(token)))
         elif token in SEPARATORS:
             continue
         elif len(grades) < n:
@@ -203,3 +203,18 @@ def _grades_from_logprobs(choice: dict, *, n: int, labels: tuple[str, ...]) -> t
     if len(grades) != n:
         raise ValidationFailed(f"answer has {len(grades)} grades for {n} items; cannot align to items")
     return tuple(grades)
+
+
+def _position_distribution(
+    entry: dict, *, position: int, labels: tuple[str, ...], grade: int | None,
+) -> GradeDistribution:
+    """The labels' renormalised distribution at one answer position; ``grade`` None: the most probable label."""
+    top = entry.get("top_logprobs")
+    if not isinstance(top, list) or not top:
+        raise ValidationFailed(f"grade token at position {position} has no top_logprobs")
+    try:
+        probs, mass = from_top_logprobs(top, labels)
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValidationFailed(f"grade token at position {position}: {error}") from None
+    return GradeDistribution(probs=probs, captured_mass=mass,
+                             grade=grade if grade is not None else max(range(len(probs)), key=probs.__getitem__))

@@ -241,3 +241,28 @@ def test_a_listed_origin_gets_the_schema_in_llama_cpp_pythons_form_and_others_in
     assert parse.data == {"a": ""}
     listed.close()
     other.close()
+
+
+def test_a_single_item_is_read_at_its_one_position_even_when_the_model_started_a_sentence():
+    # Recorded from SmolLM2-135M on llama.cpp (make model-server): asked for one grade, it sampled "The".
+    top = [{"token": "The", "logprob": -0.9}, {"token": "2", "logprob": -1.6}, {"token": "Item", "logprob": -2.0},
+           {"token": "0", "logprob": -2.3}, {"token": " 3", "logprob": -3.0}]
+    answer = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "The"},
+                           "logprobs": {"content": [{"token": "The", "logprob": -0.9, "top_logprobs": top}]},
+                           "finish_reason": "length"}], "usage": {"prompt_tokens": 400}}
+    client = _mock_client(lambda request: httpx.Response(200, json=answer))
+    one = GradeSpec(system="s", user="u", query="q", items=("a",))
+    prepared = client.prepare_grades(one)
+    parse = client.validate(prepared, client.send(prepared))
+    (grade,) = parse.grades
+    weights = [0.0, 0.0, 0.0, 0.0]
+    weights[2], weights[0], weights[3] = math.exp(-1.6), math.exp(-2.3), math.exp(-3.0)
+    assert grade.captured_mass == pytest.approx(sum(weights))
+    assert grade.probs == pytest.approx(tuple(w / sum(weights) for w in weights))
+    assert grade.grade == 2
+    # With no label among the top tokens there is nothing to read: a named failure, as before.
+    bare = {**answer, "choices": [{**answer["choices"][0], "logprobs": {"content": [
+        {"token": "The", "logprob": -0.9, "top_logprobs": [{"token": "The", "logprob": -0.9}]}]}}]}
+    client = _mock_client(lambda request: httpx.Response(200, json=bare))
+    with pytest.raises(ValidationFailed, match="no probability mass on any label"):
+        client.validate(prepared, client.send(prepared))
