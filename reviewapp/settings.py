@@ -361,6 +361,10 @@ ANTHROPIC_BASE_URL = env_str("ANTHROPIC_BASE_URL", "https://api.anthropic.com")
 # key (Ollama, vLLM, llama.cpp, LM Studio) need nothing here.
 OPENAI_COMPATIBLE_KEY_ORIGINS = env_list("OPENAI_COMPATIBLE_KEY_ORIGINS", [])
 ANTHROPIC_KEY_ORIGINS = env_list("ANTHROPIC_KEY_ORIGINS", [])
+# Origins whose OpenAI-compatible server takes a JSON schema as response_format {"type": "json_object", "schema":
+# ...} (llama-cpp-python's server, `make model-server`) instead of OpenAI's {"type": "json_schema", "json_schema":
+# {...}}, which such a server refuses (HTTP 422). `make demo` lists its own model server here.
+OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS = env_list("OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS", [])
 PROVIDER_TIMEOUT_SECONDS = env_int("PROVIDER_TIMEOUT_SECONDS", 60)
 
 # Tracked jobs (reviewapp/core/jobs.py): a running job silent for longer than its stale timeout has lost its

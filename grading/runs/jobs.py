@@ -53,6 +53,17 @@ INLINE_LIMIT = 2000  # a pasted run up to this many extractions is graded in the
 PROVIDERS = ("local", "openai_compatible", "anthropic")
 LLM_MAX_CONTRACT_CHARS = 400_000  # CUAD's longest contract is 338k characters; never truncate silently
 EXTRACTION_SCHEMA_NAME = "cuad_extractions"
+MAX_ANSWER_TOKENS = 8192
+# An answer of verbatim quotes longer than about twice its contract (a token is ~4 characters) repeats itself: small
+# models held to a schema by a grammar loop until max_tokens. Capped per contract, the loop ends as a truncated answer
+# (named on the receipt) instead of minutes of generation. Recorded in the job's params: a job created before keeps
+# its requests (and so its request keys) as they were.
+ANSWER_CAP_RULE = "min(8192, 256 + contract characters // 2)"
+
+
+def answer_tokens(*, text: str, rule: str) -> int:
+    """The max_tokens of a contract's extraction request under the job's recorded rule."""
+    return min(MAX_ANSWER_TOKENS, 256 + len(text) // 2) if rule == ANSWER_CAP_RULE else MAX_ANSWER_TOKENS
 
 SYSTEM_PROMPT = (
     "You are a contract analyst. Read the contract and extract every clause that belongs to one of the listed "
@@ -140,13 +151,31 @@ def extraction_job_create(
     max_requests: int | None = None,
     max_input_tokens: int | None = None,
     base_url: str = "",
+    contract_ids: list[int] | None = None,
+    concurrency: int = 4,
     user=None,
     queue: bool = True,
 ) -> ConsoleJob:
-    """A queued extraction job over the sample's contracts (the first ``limit`` of them, in manifest order)."""
+    """A queued extraction job over the sample's contracts (the first ``limit`` of them, in manifest order).
+
+    ``contract_ids``: only these contracts of the sample (kept in manifest order), e.g. those that fit a small
+    model's context; the run then declares exactly them as its scope, and every page ranks it on them only.
+    ``concurrency``: requests in flight at once (1 for a server that computes one answer at a time, so no request
+    waits behind others past its timeout).
+    """
     if provider not in PROVIDERS:
         raise JobError(f"provider {provider!r} is not one of {', '.join(PROVIDERS)}")
-    contract_ids = selectors.sample_contract_ids(sample=sample)
+    in_sample = selectors.sample_contract_ids(sample=sample)
+    if contract_ids is not None:
+        outside = sorted(set(contract_ids) - set(in_sample))
+        if outside:
+            raise JobError(f"contract_ids: {len(outside)} contract(s) are not in sample {sample.pk} "
+                           f"(e.g. #{outside[0]})")
+        wanted = set(contract_ids)
+        in_sample = [cid for cid in in_sample if cid in wanted]
+        if not in_sample:
+            raise JobError("contract_ids: give at least one contract of the sample")
+    contract_ids = in_sample
     if limit is not None:
         if limit < 1:
             raise JobError("limit must be at least 1 contract")
@@ -179,11 +208,13 @@ def extraction_job_create(
                 max_requests=max_requests or len(contract_ids),
                 max_input_tokens=max_input_tokens or int(estimate * 1.5),
                 base_url=base_url,
+                concurrency=concurrency,
             )
         except ProviderError as exc:
             raise JobError(str(exc)) from exc
         ledger_id = ledger.pk
-        params.update({"schema": EXTRACTION_SCHEMA_NAME, "answer": "verbatim quotes per clause type"})
+        params.update({"schema": EXTRACTION_SCHEMA_NAME, "answer": "verbatim quotes per clause type",
+                       "max_tokens": ANSWER_CAP_RULE})
     with transaction.atomic():
         job = ConsoleJob.objects.create(
             kind=ConsoleJob.Kind.EXTRACT,
@@ -371,7 +402,7 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
                 user=extraction_prompt(title=m.contract.title, text=m.contract.text, categories=pairs),
                 schema_name=EXTRACTION_SCHEMA_NAME,
                 schema=schema,
-                max_tokens=8192,
+                max_tokens=answer_tokens(text=m.contract.text, rule=job.params.get("max_tokens", "")),
             )
         )
         for m in members

@@ -38,7 +38,7 @@ from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
 
-from reviewapp.providers.clients.base import Client, check_base_url, fatal_reason, provider_message, redact
+from reviewapp.providers.clients.base import Client, check_base_url, fatal_reason, http_error, redact
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
 from reviewapp.providers.spend.budget import ESTIMATE_RULE, Spend, estimate_input_tokens
 from reviewapp.providers.types import Parse, PreparedRequest, ProviderError, SendOutcome, ValidationFailed
@@ -192,8 +192,7 @@ def _attempt(client: Client, prepared: PreparedRequest) -> AttemptOutcome:
     if outcome.error:
         return outcome, None, outcome.error, usage, reported
     if outcome.http_status is None or not 200 <= outcome.http_status < 300:
-        message = provider_message(outcome.body_text)
-        return outcome, None, f"HTTP {outcome.http_status}" + (f": {message}" if message else ""), usage, reported
+        return outcome, None, http_error(outcome), usage, reported
     try:
         return outcome, client.validate(prepared, outcome), "", usage, reported
     except ValidationFailed as error:

@@ -236,6 +236,31 @@ UNKNOWN_MODEL = re.compile(
     r"|(not (a )?valid|invalid|unknown) model|model_not_found", re.I | re.S)
 
 
+# What servers answer to a request longer than the model's context window: OpenAI, vLLM and llama-cpp-python
+# ("This model's maximum context length is N tokens", code context_length_exceeded), llama.cpp's llama-server
+# ("the request exceeds the available context size", exceed_context_size_error). Said by name on the receipt, and
+# never a reason to stop the ledger: a shorter request of the same run may fit.
+CONTEXT_EXCEEDED = re.compile(
+    r"context_length_exceeded|maximum context length|exceeds? (the )?(available )?context|exceed_context_size"
+    r"|context window", re.I)
+CONTEXT_EXCEEDED_PREFIX = "longer than the model's context window"
+
+
+def http_error(outcome: SendOutcome) -> str:
+    """The receipt's error for a non-2xx answer: the status and the provider's own message, named when the
+    request did not fit the model's context."""
+    message = provider_message(outcome.body_text)
+    error = f"HTTP {outcome.http_status}" + (f": {message}" if message else "")
+    return f"{CONTEXT_EXCEEDED_PREFIX}: {error}" if CONTEXT_EXCEEDED.search(message) else error
+
+
+# A server that refuses the form of ``response_format`` (llama-cpp-python's server answers OpenAI's json_schema form
+# with HTTP 500 "Input should be 'text' or 'json_object'"): every structured request of the ledger would fail alike.
+SCHEMA_FORM_REFUSED = re.compile(r"response_format.{0,300}?(json_object|json_schema)", re.I | re.S)
+SCHEMA_FORM_HINT = ('; if the server takes a schema as {"type": "json_object", "schema": ...} (llama-cpp-python\'s '
+                    "server), list its origin in OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS")
+
+
 def fatal_reason(outcome: SendOutcome) -> str:
     """Why this outcome means no request of the ledger can succeed ('' when it does not)."""
     if not outcome.sent:
@@ -243,10 +268,14 @@ def fatal_reason(outcome: SendOutcome) -> str:
     if outcome.http_status is None:
         return ""
     message = provider_message(outcome.body_text)
+    if CONTEXT_EXCEEDED.search(message):
+        return ""
     if outcome.http_status in FATAL_HTTP:
         return f"{FATAL_HTTP[outcome.http_status]}: HTTP {outcome.http_status}: {message}"
     if outcome.http_status in (400, 422) and UNKNOWN_MODEL.search(message):
         return f"unknown model: HTTP {outcome.http_status}: {message}"
+    if outcome.http_status >= 400 and SCHEMA_FORM_REFUSED.search(message):
+        return f"answer format refused: HTTP {outcome.http_status}: {message}{SCHEMA_FORM_HINT}"
     return ""
 
 

@@ -6,10 +6,11 @@ The base URL and model id are pinned per run (its ledger); a server that needs n
 Grades by logprobs: ``logprobs: true, top_logprobs: 20, temperature: 0`` and a
 short answer ("2,0,3,1"); each item's distribution is read from the top_logprobs
 at ITS grade token's position, over the labels, renormalised, with the captured
-mass kept. Models without logprobs use the structured method (``response_format``
-json_schema, strict), recorded as such. On OpenRouter every request carries
-``provider: {require_parameters: true}`` so a backend that would ignore logprobs or
-the schema is never silently chosen. ``usage.prompt_tokens`` is the reported input.
+mass kept (one item: at position 0, whatever token was sampled there). Models without
+logprobs use the structured method (``response_format`` json_schema, strict), recorded as
+such. On OpenRouter every request carries ``provider: {require_parameters: true}`` so a
+backend that would ignore logprobs or the schema is never silently chosen.
+``usage.prompt_tokens`` is the reported input.
 """
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ def key_may_go_to(base_url: str) -> bool:
                               listed=getattr(settings, "OPENAI_COMPATIBLE_KEY_ORIGINS", []))
 
 
+def takes_json_object_schema(base_url: str) -> bool:
+    """Does the server at ``base_url`` take a schema as ``{"type": "json_object", "schema": ...}`` (llama-cpp-python's
+    server) rather than OpenAI's ``json_schema`` form? Listed per origin in OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS."""
+    listed = {base.url_origin(o) for o in getattr(settings, "OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS", []) if o.strip()}
+    return base.url_origin(base_url) in listed
+
+
 def is_openrouter(base_url: str) -> bool:
     host = (urlparse(base_url).hostname or "").lower()
     return host == "openrouter.ai" or host.endswith(".openrouter.ai")
@@ -65,6 +73,7 @@ class OpenAICompatibleClient(HttpClient):
     def __init__(self, *, model_id: str, base_url: str = "", openrouter: bool | None = None, **kwargs: Any) -> None:
         super().__init__(model_id=model_id, base_url=base_url or settings.OPENAI_COMPATIBLE_BASE_URL, **kwargs)
         self.openrouter = is_openrouter(self.base_url) if openrouter is None else openrouter
+        self.json_object_schema = takes_json_object_schema(self.base_url)
         self.url = f"{self.base_url}/chat/completions"
 
     def _key(self) -> str:
@@ -91,6 +100,12 @@ class OpenAICompatibleClient(HttpClient):
             body["provider"] = {"require_parameters": True}
         return body
 
+    def _response_format(self, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """The JSON-schema answer format in the server's form (part of the body, so of the request key)."""
+        if self.json_object_schema:
+            return {"type": "json_object", "schema": schema}
+        return {"type": "json_schema", "json_schema": {"name": name, "strict": True, "schema": schema}}
+
     def prepare_grades(self, spec: GradeSpec, *, method: str | None = None) -> PreparedRequest:
         method = method or METHOD_LOGPROBS
         n = len(spec.items)
@@ -100,13 +115,8 @@ class OpenAICompatibleClient(HttpClient):
             # One token per grade, a separator between; one spare token shows an extra grade if the model adds one.
             body.update({"max_tokens": 1 if n == 1 else 2 * n, "logprobs": True, "top_logprobs": TOP_LOGPROBS})
         elif method == METHOD_STRUCTURED:
-            body.update({
-                "max_tokens": 64 + 80 * n,
-                "response_format": {
-                    "type": "json_schema",
-                    "json_schema": {"name": "grades", "strict": True, "schema": grade_answer_schema(spec.labels)},
-                },
-            })
+            body.update({"max_tokens": 64 + 80 * n,
+                         "response_format": self._response_format("grades", grade_answer_schema(spec.labels))})
         else:
             raise ProviderError(f"openai_compatible grades by logprobs or structured, not {method!r}")
         expect = {"kind": KIND_GRADES, "method": method, "n": n, "labels": list(spec.labels)}
@@ -114,13 +124,8 @@ class OpenAICompatibleClient(HttpClient):
 
     def prepare_structured(self, spec: StructuredSpec) -> PreparedRequest:
         body = self._base_body(spec.system, spec.user)
-        body.update({
-            "max_tokens": spec.max_tokens,
-            "response_format": {
-                "type": "json_schema",
-                "json_schema": {"name": spec.schema_name, "strict": True, "schema": spec.schema},
-            },
-        })
+        body.update({"max_tokens": spec.max_tokens, "response_format": self._response_format(spec.schema_name,
+                                                                                                spec.schema)})
         expect = {"kind": KIND_STRUCTURED, "method": METHOD_STRUCTURED, "schema": spec.schema}
         return PreparedRequest(provider=self.name, model_id=self.model_id, url=self.url, body=body, expect=expect)
 
@@ -176,20 +181,19 @@ def _grades_from_logprobs(choice: dict, *, n: int, labels: tuple[str, ...]) -> t
     if not isinstance(content, list) or not content:
         raise ValidationFailed("answer carries no logprobs (model or backend ignored them; use structured)")
     label_set = set(labels)
+    first = content[0] if isinstance(content[0], dict) else {}
+    if n == 1 and str(first.get("token", "")).strip() not in label_set:
+        # One item, one token asked for: position 0 is the grade's position whatever was sampled there (a small
+        # model may start "The ..."). Its distribution over the labels is read from that position's top_logprobs;
+        # the captured mass says how little of the model's probability went to a grade.
+        return (_position_distribution(first, position=0, labels=labels, grade=None),)
     grades: list[GradeDistribution] = []
     for position, entry in enumerate(content):
         token = str(entry.get("token", "")).strip()
         if token in label_set:
             if len(grades) == n:
                 raise ValidationFailed(f"answer has more than {n} grades (token {position}); cannot align to items")
-            top = entry.get("top_logprobs")
-            if not isinstance(top, list) or not top:
-                raise ValidationFailed(f"grade token at position {position} has no top_logprobs")
-            try:
-                probs, mass = from_top_logprobs(top, labels)
-            except (ValueError, KeyError, TypeError) as error:
-                raise ValidationFailed(f"grade token at position {position}: {error}") from None
-            grades.append(GradeDistribution(probs=probs, captured_mass=mass, grade=labels.index(token)))
+            grades.append(_position_distribution(entry, position=position, labels=labels, grade=labels.index(token)))
         elif token in SEPARATORS:
             continue
         elif len(grades) < n:
@@ -199,3 +203,18 @@ def _grades_from_logprobs(choice: dict, *, n: int, labels: tuple[str, ...]) -> t
     if len(grades) != n:
         raise ValidationFailed(f"answer has {len(grades)} grades for {n} items; cannot align to items")
     return tuple(grades)
+
+
+def _position_distribution(
+    entry: dict, *, position: int, labels: tuple[str, ...], grade: int | None,
+) -> GradeDistribution:
+    """The labels' renormalised distribution at one answer position; ``grade`` None: the most probable label."""
+    top = entry.get("top_logprobs")
+    if not isinstance(top, list) or not top:
+        raise ValidationFailed(f"grade token at position {position} has no top_logprobs")
+    try:
+        probs, mass = from_top_logprobs(top, labels)
+    except (ValueError, KeyError, TypeError) as error:
+        raise ValidationFailed(f"grade token at position {position}: {error}") from None
+    return GradeDistribution(probs=probs, captured_mass=mass,
+                             grade=grade if grade is not None else max(range(len(probs)), key=probs.__getitem__))

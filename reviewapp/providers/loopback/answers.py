@@ -155,11 +155,14 @@ def openai_answer(body: dict[str, Any], body_bytes: bytes, *, shape: str = "auto
     prompt_tokens = max(1, len(body_bytes) // 4)
     response_format = body.get("response_format") or {}
     logprobs: dict[str, Any] | None = None
-    if response_format.get("type") == "json_schema":
+    # OpenAI's {"type": "json_schema", "json_schema": {"schema": ...}}, or llama-cpp-python's {"type": "json_object",
+    # "schema": ...}.
+    if response_format.get("type") == "json_schema" or (response_format.get("type") == "json_object"
+                                                        and "schema" in response_format):
         if shape == "ignore-schema":
             content = IGNORED_SCHEMA_TEXT
         else:
-            schema = (response_format.get("json_schema") or {}).get("schema") or {}
+            schema = (response_format.get("json_schema") or {}).get("schema") or response_format.get("schema") or {}
             content = json.dumps(structured_answer(schema, user=_user_text(body), body_bytes=body_bytes, n=n),
                                  ensure_ascii=False)
     else:

@@ -8,7 +8,7 @@ import pytest
 
 from reviewapp.providers import selectors, services
 from reviewapp.providers.clients import client_for_ledger
-from reviewapp.providers.clients.base import fatal_reason, provider_message
+from reviewapp.providers.clients.base import CONTEXT_EXCEEDED_PREFIX, fatal_reason, http_error, provider_message
 from reviewapp.providers.loopback import LoopbackServer, Reply
 from reviewapp.providers.models import Receipt
 from reviewapp.providers.types import GradeSpec, SendOutcome
@@ -125,3 +125,18 @@ def test_an_unanswered_request_is_charged_an_estimate_labelled_as_such(planted_k
     assert spend.requests == 2 and spend.reported_input_tokens == 0
     assert spend.estimated_input_tokens == sum(r.estimated_input_tokens for r in receipts) == spend.input_tokens
     assert spend.estimated_requests == 2
+
+
+def test_a_request_longer_than_the_context_is_named_and_stops_nothing():
+    # Recorded from llama-cpp-python's server (make model-server) on a 12k-token request to an 8k context.
+    outcome = _answered(400, "llamacpp_python_error_400_context.json")
+    assert fatal_reason(outcome) == ""
+    error = http_error(outcome)
+    assert error.startswith(f"{CONTEXT_EXCEEDED_PREFIX}: HTTP 400: This model's maximum context length is 8192 tokens")
+
+
+def test_a_server_refusing_the_schema_form_is_fatal_and_says_what_to_configure():
+    # Recorded: llama-cpp-python's server answers OpenAI's response_format json_schema with HTTP 500.
+    reason = fatal_reason(_answered(500, "llamacpp_python_error_500_json_schema.json"))
+    assert reason.startswith("answer format refused: HTTP 500: 1 validation error")
+    assert "OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS" in reason

@@ -216,3 +216,53 @@ def test_the_request_key_ignores_credentials_but_not_content(settings):
     other = OpenAICompatibleClient(model_id="m2", base_url="http://x.test/v1").prepare_grades(SPEC)
     assert one.key == two.key != other.key
     assert len(one.key) == 64
+
+
+def test_a_listed_origin_gets_the_schema_in_llama_cpp_pythons_form_and_others_in_openais(settings):
+    from reviewapp.providers.types import StructuredSpec
+
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"],
+              "additionalProperties": False}
+    spec = StructuredSpec(system="s", user="u", schema_name="answer", schema=schema, max_tokens=50)
+    settings.OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS = ["http://127.0.0.1:8081"]
+    with LoopbackServer(port=0) as server:
+        listed = OpenAICompatibleClient(model_id="m", base_url="http://127.0.0.1:8081/v1")
+        other = OpenAICompatibleClient(model_id="m", base_url=server.url + "/v1")
+        assert listed.prepare_structured(spec).body["response_format"] == {"type": "json_object", "schema": schema}
+        assert other.prepare_structured(spec).body["response_format"] == {
+            "type": "json_schema", "json_schema": {"name": "answer", "strict": True, "schema": schema}}
+        assert listed.prepare_grades(SPEC, method="structured").body["response_format"]["type"] == "json_object"
+        # The loopback server answers both forms with the object the schema asks for.
+        settings.OPENAI_COMPATIBLE_JSON_OBJECT_ORIGINS = [server.url]
+        client = OpenAICompatibleClient(model_id="m", base_url=server.url + "/v1")
+        prepared = client.prepare_structured(spec)
+        parse = client.validate(prepared, client.send(prepared))
+        client.close()
+    assert parse.data == {"a": ""}
+    listed.close()
+    other.close()
+
+
+def test_a_single_item_is_read_at_its_one_position_even_when_the_model_started_a_sentence():
+    # Recorded from SmolLM2-135M on llama.cpp (make model-server): asked for one grade, it sampled "The".
+    top = [{"token": "The", "logprob": -0.9}, {"token": "2", "logprob": -1.6}, {"token": "Item", "logprob": -2.0},
+           {"token": "0", "logprob": -2.3}, {"token": " 3", "logprob": -3.0}]
+    answer = {"choices": [{"index": 0, "message": {"role": "assistant", "content": "The"},
+                           "logprobs": {"content": [{"token": "The", "logprob": -0.9, "top_logprobs": top}]},
+                           "finish_reason": "length"}], "usage": {"prompt_tokens": 400}}
+    client = _mock_client(lambda request: httpx.Response(200, json=answer))
+    one = GradeSpec(system="s", user="u", query="q", items=("a",))
+    prepared = client.prepare_grades(one)
+    parse = client.validate(prepared, client.send(prepared))
+    (grade,) = parse.grades
+    weights = [0.0, 0.0, 0.0, 0.0]
+    weights[2], weights[0], weights[3] = math.exp(-1.6), math.exp(-2.3), math.exp(-3.0)
+    assert grade.captured_mass == pytest.approx(sum(weights))
+    assert grade.probs == pytest.approx(tuple(w / sum(weights) for w in weights))
+    assert grade.grade == 2
+    # With no label among the top tokens there is nothing to read: a named failure, as before.
+    bare = {**answer, "choices": [{**answer["choices"][0], "logprobs": {"content": [
+        {"token": "The", "logprob": -0.9, "top_logprobs": [{"token": "The", "logprob": -0.9}]}]}}]}
+    client = _mock_client(lambda request: httpx.Response(200, json=bare))
+    with pytest.raises(ValidationFailed, match="no probability mass on any label"):
+        client.validate(prepared, client.send(prepared))

@@ -89,3 +89,39 @@ def test_the_budget_preflight_stops_a_run_that_would_exceed_its_requests(loaded,
 def test_an_llm_provider_needs_a_model_id(loaded):
     with pytest.raises(JobError, match="needs a model id"):
         extraction_job_create(sample=loaded.sample, provider="anthropic", model_id=" ")
+
+
+def test_a_job_over_chosen_contracts_sends_only_those_and_its_run_declares_them(loaded, settings, admin_client_):
+    settings.PROVIDER_KEYS = {**settings.PROVIDER_KEYS, "openai_compatible": ""}
+    from grading.dataset.selectors import sample_contract_ids
+    from grading.runs.selectors import run_scope_ids
+
+    ids = sample_contract_ids(sample=loaded.sample)
+    chosen = [ids[2], ids[0]]  # any order: the job keeps the sample's manifest order
+    with LoopbackServer(_answer_with_quotes) as server:
+        job = extraction_job_create(sample=loaded.sample, provider="openai_compatible", model_id="small/model",
+                                    base_url=server.url, contract_ids=chosen, concurrency=1, queue=False)
+        done = job_extract_execute(job_id=job.pk)
+        assert len(server.requests) == 2
+    assert done.status == "done", done.error
+    assert list(job.contracts.order_by("position").values_list("contract_id", flat=True)) == [ids[0], ids[2]]
+    assert run_scope_ids(run=done.run) == frozenset(chosen)
+    from reviewapp.providers.models import Ledger
+
+    assert Ledger.objects.get(pk=job.ledger_id).concurrency == 1
+    # The leaderboard ranks complete runs by default and offers the partial one with a link ranking it beside them.
+    page = admin_client_.get(f"/cuad/scorecard/leaderboard/?sample={loaded.sample.pk}").content.decode()
+    assert f'data-testid="partial-run-{done.run.pk}"' in page and "2 of 4 contracts" in page
+    link = page.split(f'data-testid="partial-run-{done.run.pk}"', 1)[1].split('href="', 1)[1].split('"', 1)[0]
+    ranked = admin_client_.get("/cuad/scorecard/leaderboard/" + link.replace("&amp;", "&")).content.decode()
+    assert f'data-testid="standing-{done.run.pk}"' in ranked and 'data-testid="leaderboard-notice"' in ranked
+
+
+def test_chosen_contracts_outside_the_sample_are_refused_by_name(loaded):
+    with pytest.raises(JobError, match=r"contract_ids: 1 contract\(s\) are not in sample"):
+        extraction_job_create(sample=loaded.sample, provider="openai_compatible", model_id="m",
+                              base_url="http://127.0.0.1:9/v1", contract_ids=[10**9], queue=False)
+    with pytest.raises(JobError, match="at least one contract"):
+        extraction_job_create(sample=loaded.sample, provider="openai_compatible", model_id="m",
+                              base_url="http://127.0.0.1:9/v1", contract_ids=[], queue=False)
+    assert not ConsoleJob.objects.filter(provider="openai_compatible").exists()
