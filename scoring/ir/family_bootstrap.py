@@ -182,10 +182,7 @@ def _replicate_means(groups: list[_Group], families: Sequence[Hashable], *, repl
                 one_per_family = bool((counts == 1.0).all())
                 if one_per_family:
                     replicate_counts = np.full(stop - start, float(n_families))
-                elif pair_columns.shape[0]:
-                    # Whole numbers: any order sums them exactly.
-                    replicate_counts = counts[by_family].sum(axis=0)
-                else:
+                else:  # whole numbers: any order sums them exactly, so the contiguous (r, F) gather serves
                     replicate_counts = counts[indices].sum(axis=1)
                 for j, column in enumerate(pair_columns):
                     # A (F, r) gather from one contiguous column, summed down its rows: family after family in

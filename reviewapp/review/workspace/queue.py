@@ -315,7 +315,9 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
     if words and tallies:
         # Counted up to one past the cap (or past the page asked for), so "more than" is known without reading on.
         caps = {t.pool_id: max(SEARCH_COUNT_CAP, asked(t) * page_size) + 1 for t in tallies}
-        shown_totals = _counts({pk: shown_rows(pk).order_by().values("pk")[:cap] for pk, cap in caps.items()})
+        # In queue order, so the database walks the reviewer's own queue index (or the text index, for few
+        # matches), never the items of every reviewer.
+        shown_totals = _counts({pk: shown_rows(pk).order_by("seq").values("pk")[:cap] for pk, cap in caps.items()})
     numbers, parts = {}, []
     for tally in tallies:
         shown_total = min(shown_totals[tally.pool_id], caps.get(tally.pool_id, 0) - 1) if words \
