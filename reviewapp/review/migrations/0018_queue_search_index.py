@@ -5,7 +5,8 @@ The search matches each word as a substring of the query text, any case. Postgre
 by index instead of reading every item. SQLite: an external-content FTS5 table with the trigram tokenizer (the
 same substring semantics, case folded) kept in sync by triggers, rebuilt from the items that exist. Words under
 three characters have no trigram; the queue filters them on the rows the other words (or the reviewer's own
-queue) left. Both are created idempotently.
+queue) left. On PostgreSQL, extended statistics tell the planner that a pool's assignments belong to few
+reviewers (see below). All are created idempotently.
 """
 
 from django.db import migrations
@@ -38,8 +39,13 @@ POSTGRES_FORWARD = [
     "CREATE EXTENSION IF NOT EXISTS pg_trgm",
     """CREATE INDEX IF NOT EXISTS reviewapp_reviewitem_query_trgm ON reviewapp_reviewitem
         USING GIN (UPPER(query_text) gin_trgm_ops)""",
+    # A pool's assignments belong to few reviewers: without this the planner multiplies the two selectivities,
+    # expects a few hundred rows where a queue has 10,000, and sorts them all instead of walking the queue index.
+    """CREATE STATISTICS IF NOT EXISTS reviewapp_assignment_reviewer_pool (dependencies, ndistinct)
+        ON reviewer_id, pool_id FROM reviewapp_assignment""",
 ]
 POSTGRES_BACKWARD = [
+    "DROP STATISTICS IF EXISTS reviewapp_assignment_reviewer_pool",
     "DROP INDEX IF EXISTS reviewapp_reviewitem_query_trgm",
 ]
 

@@ -222,7 +222,7 @@ def _entries(rows: QuerySet[Assignment], places: dict[int, _Places]) -> dict[int
 
 # A search counts its matches up to this many (or up to the page asked for, when that is further): past it the
 # page says "more than". Counting every match of a common word would read the whole queue.
-SEARCH_COUNT_CAP = 1000
+SEARCH_COUNT_CAP = 200
 
 TRIGRAM_TABLE = "reviewapp_reviewitem_trgm"  # SQLite's FTS5 trigram index of the query texts (migration 0018)
 
