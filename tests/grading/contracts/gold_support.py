@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.models import Permission, User
+from django.db import transaction
 
 from grading.contracts.labelling import clause_pool_declare
 from grading.contracts.services import contract_import, contract_set_get_or_create, taxonomy_publish
@@ -26,15 +27,18 @@ def label(item: ReviewItem, user: User, presence: int | str, spans: list[list[in
           complete: bool = True) -> None:
     """A judgment of ``item`` by ``user`` (complete, or a draft): presence and spans (normalised as the engine
     stores them)."""
-    judgment, _ = Judgment.objects.get_or_create(item=item, reviewer=user)
-    judgment.refresh_from_db()
-    revision = JudgmentRevision.objects.create(
-        judgment=judgment, number=judgment.revision_count + 1,
-        status=JudgmentRevision.COMPLETE if complete else JudgmentRevision.DRAFT,
-        grades={"presence": presence}, spans=spans_clean(text=item.source_text, spans=spans or []),
-        query_hash=item.query_hash, source_hash=item.source_hash, passage_hash=item.passage_hash,
-    )
-    judgment_advance(judgment=judgment, decided_on=judgment.current, revision=revision)
+    # One transaction, as the engine's own save is: the queue refresh locks the reviewer's rows, which a test on a
+    # live server (autocommit, PostgreSQL) would otherwise refuse.
+    with transaction.atomic():
+        judgment, _ = Judgment.objects.get_or_create(item=item, reviewer=user)
+        judgment.refresh_from_db()
+        revision = JudgmentRevision.objects.create(
+            judgment=judgment, number=judgment.revision_count + 1,
+            status=JudgmentRevision.COMPLETE if complete else JudgmentRevision.DRAFT,
+            grades={"presence": presence}, spans=spans_clean(text=item.source_text, spans=spans or []),
+            query_hash=item.query_hash, source_hash=item.source_hash, passage_hash=item.passage_hash,
+        )
+        judgment_advance(judgment=judgment, decided_on=judgment.current, revision=revision)
 
 
 def cuad_fixture_set(name: str = "Fixture set"):
