@@ -39,7 +39,7 @@ from benchmarks.reports.leaderboard import (
     leaderboard_compute,
 )
 from benchmarks.reports.params import ReportParameterError, report_parameters
-from benchmarks.rerank.models import RerankGrade, RerankRun
+from benchmarks.rerank.models import RerankGrade, RerankRun, RerankStatus
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, RetrievalRun, RunStatus
 from benchmarks.snapshots.selectors import suite_drift_caveats
 from benchmarks.suites.models import NominatedTarget, QueryKind
@@ -401,6 +401,7 @@ class LeaderboardRequest:
     # A declared comparison shown whole (``comparison=``): its systems fix reranks, hybrids and ``others``.
     comparison: Any = None
     others: tuple[RetrievalRun, ...] = ()  # other retrieval runs whose keyword order is a system
+    left_out: tuple[RerankRun, ...] = ()  # runs of the chooser not ranked by default (unfinished), named on the page
 
 
 def _run_ids(params: Any, name: str) -> list[str]:
@@ -438,8 +439,14 @@ def leaderboard_request_parse(*, pk: int, params: Any) -> LeaderboardRequest:
         return _comparison_request(run, params, replicates, seed)
     available = list(RerankRun.objects.filter(retrieval_run=run).select_related("ledger").order_by("id"))
     tokens = _run_ids(params, "rerank")
+    left_out: tuple[RerankRun, ...] = ()
     if not tokens:
-        chosen = available[-MAX_LEADERBOARD_RUNS:]
+        # By default a board ranks the runs that graded everything they planned, as the CUAD board ranks complete
+        # runs: a partial run would make the verdict "incomplete" for every system. It stays in the chooser, named
+        # with its status, one tick away; with no finished run, every run is shown as before.
+        finished = [r for r in available if r.status == RerankStatus.DONE]
+        chosen = (finished or available)[-MAX_LEADERBOARD_RUNS:]
+        left_out = tuple(r for r in available if r not in chosen)
     else:
         bad = [t for t in tokens if not (t.isdecimal() and len(t) <= 18)]
         if bad:
@@ -462,7 +469,8 @@ def leaderboard_request_parse(*, pk: int, params: Any) -> LeaderboardRequest:
     if hybrids_chosen:
         query += [("hybrid", str(r.pk)) for r in hybrids] or [("hybrid", "none")]
     query_string = "&".join(f"{k}={v}" for k, v in query if v)
-    return LeaderboardRequest(run, chosen, available, replicates, seed, query_string, tuple(hybrids))
+    return LeaderboardRequest(run, chosen, available, replicates, seed, query_string, tuple(hybrids),
+                              left_out=left_out)
 
 
 def _comparison_request(run: RetrievalRun, params: Any, replicates: int, seed: int) -> LeaderboardRequest:
