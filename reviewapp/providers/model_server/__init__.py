@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from importlib import metadata
@@ -114,6 +115,15 @@ class ServerSettings:
     @property
     def model_id(self) -> str:
         return served_model_id(context=self.context)
+
+
+def server_environment(environ: Mapping[str, str]) -> dict[str, str]:
+    """The environment to start the server in: this one without HOST and PORT.
+
+    llama_cpp.server binds ``os.getenv("PORT")`` and ``os.getenv("HOST")`` before its own ``--port`` and
+    ``--host``; `make demo` exports PORT for the web server, so the model server took the web server's port.
+    """
+    return {key: value for key, value in environ.items() if key not in ("HOST", "PORT")}
 
 
 def server_command(settings: ServerSettings, *, python: str = "") -> list[str]:

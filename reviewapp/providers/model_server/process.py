@@ -17,7 +17,13 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from reviewapp.providers.model_server import BundledModelMissing, ServerSettings, server_command, server_version
+from reviewapp.providers.model_server import (
+    BundledModelMissing,
+    ServerSettings,
+    server_command,
+    server_environment,
+    server_version,
+)
 
 READY_SECONDS = 180.0  # loading the 98 MB GGUF takes a few seconds; a loaded 2-core machine may take longer
 
@@ -85,8 +91,9 @@ class ModelServer:
     def start(self, *, wait: float = READY_SECONDS) -> ModelServer:
         started = time.perf_counter()
         with open(self.log_path, "ab") as log:
+            environment = {**server_environment(os.environ), "PYTHONUNBUFFERED": "1"}
             self.process = subprocess.Popen(self.command, stdout=log, stderr=subprocess.STDOUT,
-                                            stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                                            stdin=subprocess.DEVNULL, env=environment)
         deadline = started + wait
         while time.perf_counter() < deadline:
             if self.process.poll() is not None:

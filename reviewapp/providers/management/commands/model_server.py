@@ -7,7 +7,14 @@ import shlex
 
 from django.core.management.base import BaseCommand, CommandError
 
-from reviewapp.providers.model_server import CONTEXT_TOKENS, THREADS, ServerSettings, server_command, server_version
+from reviewapp.providers.model_server import (
+    CONTEXT_TOKENS,
+    THREADS,
+    ServerSettings,
+    server_command,
+    server_environment,
+    server_version,
+)
 from reviewapp.providers.types import ProviderError
 
 
@@ -42,4 +49,5 @@ class Command(BaseCommand):
             "  method logprobs for rerank; CUAD extraction and audit judges use JSON-schema answers. Ctrl-C stops it."
         )
         self.stdout.flush()
-        os.execv(command[0], command)  # noqa: S606 - our own fixed command; the server takes this process's place
+        # Our own fixed command; the server takes this process's place.
+        os.execve(command[0], command, server_environment(os.environ))  # noqa: S606

@@ -36,3 +36,12 @@ def test_the_bundled_weights_are_the_pinned_file():
 def test_settings_out_of_range_are_refused_by_name(args, problem):
     with pytest.raises(CommandError, match=problem):
         call_command("model_server", *args, "--print", stdout=StringIO())
+
+
+def test_the_server_starts_without_the_web_servers_host_and_port():
+    # llama_cpp.server binds $PORT and $HOST before its own --port and --host; `make demo` exports PORT for the
+    # web server, and the model server took the web server's port.
+    from reviewapp.providers.model_server import server_environment
+
+    env = server_environment({"PORT": "8123", "HOST": "192.0.2.1", "PATH": "/usr/bin", "DATA_DIR": "/d"})
+    assert env == {"PATH": "/usr/bin", "DATA_DIR": "/d"}
