@@ -19,7 +19,7 @@ from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import as_download
-from reviewapp.core.jobs import job_resume_post
+from reviewapp.core.job_controls import job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import receipts_jsonl
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED

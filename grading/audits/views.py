@@ -23,7 +23,7 @@ from grading.audits.services import AuditError, audit_create
 from grading.responses import csv_response, export_format, json_response
 from grading.runs.models import ConsoleJob, ExtractionRun
 from reviewapp.core.auth.roles import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
-from reviewapp.core.jobs import job_progress_context, job_resume_post
+from reviewapp.core.job_controls import job_progress_context, job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import ledger_budget_raises
 from scoring.cuad.grading import Thresholds

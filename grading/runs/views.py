@@ -17,7 +17,7 @@ from grading.runs.run_format import RunFormatError
 from grading.runs.selectors import jobs_list, run_scope, run_scope_ids, runs_list
 from grading.scorecard.selectors import run_card
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
-from reviewapp.core.jobs import job_progress_context, job_resume_post
+from reviewapp.core.job_controls import job_progress_context, job_resume_post
 from reviewapp.providers.selectors import ledger_budget_raises
 from scoring.cuad.grading import Thresholds
 

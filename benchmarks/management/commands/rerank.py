@@ -27,7 +27,8 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
-from reviewapp.core.jobs import add_resume_arguments, celery_app, job_resume_command
+from reviewapp.core.job_controls import add_resume_arguments, job_resume_command
+from reviewapp.core.jobs import celery_app
 
 PING_TIMEOUT_SECONDS = 1.5
 

@@ -21,7 +21,7 @@ from grading.audits.services import (
 )
 from grading.dataset.models import Sample
 from grading.runs.models import ExtractionRun
-from reviewapp.core.jobs import add_resume_arguments, job_resume_command
+from reviewapp.core.job_controls import add_resume_arguments, job_resume_command
 from scoring.cuad.grading import Thresholds
 
 

@@ -18,7 +18,7 @@ from grading.runs.jobs import (
     job_resume,
 )
 from grading.runs.models import ConsoleJob
-from reviewapp.core.jobs import add_resume_arguments, job_resume_command
+from reviewapp.core.job_controls import add_resume_arguments, job_resume_command
 
 
 class Command(BaseCommand):

@@ -11,7 +11,7 @@ from django.http import QueryDict
 
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
-from reviewapp.core import jobs
+from reviewapp.core import job_controls, jobs
 from reviewapp.providers.selectors import Shortfall, resume_options
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 
@@ -21,13 +21,13 @@ class KindError(ValueError):
 
 
 def test_the_budget_raise_of_a_resume_form_is_read_once_for_every_kind():
-    assert jobs.budget_raise_input(QueryDict("reattempt=1"), raises=KindError) == {}
-    assert jobs.budget_raise_input(QueryDict("add_requests=3&reason=+why+"), raises=KindError) == {
+    assert job_controls.budget_raise_input(QueryDict("reattempt=1"), raises=KindError) == {}
+    assert job_controls.budget_raise_input(QueryDict("add_requests=3&reason=+why+"), raises=KindError) == {
         "add_requests": 3, "add_input_tokens": 0, "reason": "why"}
     with pytest.raises(KindError, match="add_input_tokens: 'x' is not a whole number"):
-        jobs.budget_raise_input(QueryDict("add_input_tokens=x"), raises=KindError)
+        job_controls.budget_raise_input(QueryDict("add_input_tokens=x"), raises=KindError)
     with pytest.raises(KindError, match="add_requests: must be between 0 and 2147483647"):
-        jobs.budget_raise_input(QueryDict("add_requests=-1"), raises=KindError)
+        job_controls.budget_raise_input(QueryDict("add_requests=-1"), raises=KindError)
 
 
 def test_a_job_outside_the_resumable_statuses_is_refused_in_the_kinds_own_error(db):
