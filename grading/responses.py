@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import render
 from rest_framework import status
 from rest_framework.response import Response
@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from grading.dataset.models import CuadDataset
 from grading.dataset.selectors import ScopeError, dataset_chosen
 from reviewapp.core.exports.downloads import csv_download
+from reviewapp.core.http.requests import HtmxHttpRequest
 
 
 def dataset_or_404(params) -> CuadDataset | None:
@@ -38,7 +39,7 @@ def export_format(fmt: str) -> str:
     return fmt
 
 
-def error_response(request: HttpRequest, template: str, errors: list[str], context: dict | None = None, *,
+def error_response(request: HtmxHttpRequest, template: str, errors: list[str], context: dict | None = None, *,
                    fmt: str = ""):
     """A refused request: JSON for an export (``fmt``), the page (or its htmx fragment) with the messages otherwise."""
     if fmt in ("json", "csv"):

@@ -142,6 +142,19 @@ AUTHENTICATION_BACKENDS = ["reviewapp.core.auth.roles.RolePermissionBackend"]
 # stay. The redirect URI to register at the IdP is <site>/accounts/oidc/callback/.
 _oidc = oidc_settings(env_str, env_int)
 globals().update(_oidc.as_django_settings())
+# The names set just above, declared for the type checker (django-stubs reads settings from this module's types).
+OIDC_ENABLED: bool
+OIDC_ISSUER: str
+OIDC_RP_CLIENT_ID: str
+OIDC_RP_CLIENT_SECRET: str
+OIDC_RP_SCOPES: str
+OIDC_GROUPS_CLAIM: str
+OIDC_ROLE_GROUPS: dict[str, tuple[str, ...]]
+OIDC_DEFAULT_ROLES: tuple[str, ...]
+OIDC_HOSTED_DOMAIN: str
+OIDC_PROVIDER_NAME: str
+OIDC_RP_SIGN_ALGO: str
+OIDC_TIMEOUT: int
 OIDC_STORE_ID_TOKEN = True  # the sign-out's id_token_hint, so the IdP ends its session too
 OIDC_CLOCK_SKEW_SECONDS = env_int("OIDC_CLOCK_SKEW_SECONDS", 60)
 if _oidc.enabled:

@@ -1,5 +1,5 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from reviewapp.core.http.lazy_views import lazy_module
 
@@ -12,7 +12,7 @@ glossary_view = lazy_module("reviewapp.core.glossary").glossary_view
 notification_views = lazy_module("reviewapp.notifications.views")
 SignOutView = lazy_module("reviewapp.sso.views").SignOutView
 
-api_patterns = [
+api_patterns: list[URLPattern | URLResolver] = [
     path("me/", api.MeApi.as_view(), name="api-me"),
     path("schema/", SpectacularAPIView.as_view(), name="api-schema"),
     # The split view serves its start-up script as a file (?script), so the page needs no inline script.

@@ -23,7 +23,8 @@ from reviewapp.core.http.api_filters import id_parameter
 
 
 class ComparisonSystemOut(serializers.Serializer):
-    label = serializers.CharField()
+    # A declared field, which DRF's metaclass takes off the class: it shadows no attribute.
+    label = serializers.CharField()  # type: ignore[assignment]
     retrieval_sha256 = serializers.CharField()
     rerank_sha256 = serializers.CharField(allow_blank=True, help_text="'' for keyword order alone")
     configuration = serializers.JSONField(help_text="retrieval and rerank configuration, as the held-out ledger "
@@ -63,7 +64,8 @@ class ComparisonSystemIn(serializers.Serializer):
     value={"systems": [{"retrieval_run": 1}, {"retrieval_run": 4}, {"retrieval_run": 1, "rerank_run": 2},
                        {"retrieval_run": 1, "rerank_run": 2, "hybrid": True}], "split": "heldout"})])
 class ComparisonDeclareIn(serializers.Serializer):
-    systems = ComparisonSystemIn(many=True, allow_empty=False, max_length=100)
+    # max_length goes to the ListSerializer that many=True makes (the stubs' Serializer.__init__ omits it).
+    systems = ComparisonSystemIn(many=True, allow_empty=False, max_length=100)  # type: ignore[call-arg]
     split = serializers.CharField(required=False, default=PRIMARY_SPLIT, max_length=10)
 
 

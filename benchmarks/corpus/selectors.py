@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from django.db.models import Count, Max, Q, QuerySet
 
@@ -73,7 +75,7 @@ def corpus_list() -> list[CorpusSummary]:
     return out
 
 
-def corpus_chapters(*, corpus: str) -> list[dict]:
+def corpus_chapters(*, corpus: str) -> list[Mapping[str, Any]]:
     snapshots = corpus_current_snapshots(corpus=corpus)
     return list(
         Provision.objects.filter(snapshot__in=snapshots)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import date
+from functools import partial
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -178,7 +179,7 @@ def _statutes_import(*, fmt: str, files: list[Path], hrs_index: Path | None) -> 
         for vol in volumes:
             outcomes.append(snapshot_import(
                 corpus="hrs", source_key=vol.name, raw=vol.read_bytes(), retrieved_from=str(vol),
-                parse=lambda raw, name=vol.name: hrs_json.parse(raw, meta_raw=meta_raw, filename=name),
+                parse=partial(hrs_json.parse, meta_raw=meta_raw, filename=vol.name),
                 parser=(hrs_json.PARSER_NAME, hrs_json.PARSER_VERSION), companion=index.snapshot,
             ))
         return outcomes
@@ -187,7 +188,7 @@ def _statutes_import(*, fmt: str, files: list[Path], hrs_index: Path | None) -> 
     for path in files:
         outcomes.append(snapshot_import(
             corpus=corpus, source_key=path.name, raw=path.read_bytes(), retrieved_from=str(path),
-            parse=lambda raw, name=path.name: module.parse(raw, filename=name),
+            parse=partial(module.parse, filename=path.name),
             parser=(module.PARSER_NAME, module.PARSER_VERSION),
         ))
     return outcomes

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, User
 from django.db import IntegrityError, transaction
 
 from benchmarks.corpus.models import Provision
@@ -286,7 +286,7 @@ def _suite_of(pool: ReviewPool) -> Suite:
     return Suite.objects.get(pk=ref["confirmation"])
 
 
-def target_propose(*, reviewer: AbstractBaseUser, item_id: str, citation: str) -> TargetProposal:
+def target_propose(*, reviewer: User, item_id: str, citation: str) -> TargetProposal:
     """Record a lawyer's proposal of a missing target for the query of a confirmation item they are assigned.
 
     Raises NotAssigned (callers answer 404) or ConfirmationError naming the problem.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import bisect
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count, Q, QuerySet
 
@@ -18,12 +18,25 @@ from grading.contracts.extract import UNIT_NAMES
 from grading.contracts.models import ContractSet, ContractText, SetContract
 from reviewapp.review.kinds import SpanLocations
 
+if TYPE_CHECKING:
+    from typing import TypedDict
+
+    # django-stubs' helper (a dev dependency): named in annotations only.
+    from django_stubs_ext import WithAnnotations
+
+    class SetFigures(TypedDict):
+        n_contracts: int
+        n_excluded: int
+
+    # A contract set as ``contract_sets`` returns it: with its figures annotated.
+    ContractSetWithFigures = WithAnnotations[ContractSet, SetFigures]
+
 WINDOW_UNITS = {"pdf": 5, "docx": 150, "text": 300, "html": 300}
 SEARCH_MAX_HITS = 200
 SNIPPET = 60
 
 
-def contract_sets() -> QuerySet[ContractSet]:
+def contract_sets() -> QuerySet[ContractSetWithFigures]:
     """The sets with their figures, the one place they are counted: ``n_contracts`` the contracts that count
     (imported and not excluded), ``n_excluded`` those taken back (each page and export shows both)."""
     return ContractSet.objects.annotate(
@@ -32,7 +45,7 @@ def contract_sets() -> QuerySet[ContractSet]:
     ).order_by("name")
 
 
-def set_figures(*, contract_set: ContractSet) -> ContractSet:
+def set_figures(*, contract_set: ContractSet) -> ContractSetWithFigures:
     """One set with the same figures as ``contract_sets`` (``n_contracts``, ``n_excluded``)."""
     return contract_sets().get(pk=contract_set.pk)
 

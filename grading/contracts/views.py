@@ -138,20 +138,20 @@ def taxonomy_page(request: HttpRequest, pk: int) -> HttpResponse:
         except TaxonomyError as exc:
             errors.append(str(exc))
     # The form: the current version's rows, then CUAD's categories it leaves out (unticked), then blank rows.
-    rows = []
+    form_rows: list[dict[str, str | bool]] = []
     in_use = set()
     for category in (current.categories if current else []):
         origin = category["origin"]
         cuad_name = category["name"] if origin == "cuad" else origin.partition(":")[2] if origin.startswith(
             "cuad:") else ""
         in_use.add(cuad_name)
-        rows.append({"include": True, "name": category["name"], "description": category["description"],
-                     "cuad_name": cuad_name})
-    rows += [{"include": False, "name": c["name"], "description": c["description"], "cuad_name": c["name"]}
-             for c in cuad if c["name"] not in in_use]
-    rows += [{"include": False, "name": "", "description": "", "cuad_name": ""}] * EXTRA_TAXONOMY_ROWS
+        form_rows.append({"include": True, "name": category["name"], "description": category["description"],
+                          "cuad_name": cuad_name})
+    form_rows += [{"include": False, "name": c["name"], "description": c["description"], "cuad_name": c["name"]}
+                  for c in cuad if c["name"] not in in_use]
+    form_rows += [{"include": False, "name": "", "description": "", "cuad_name": ""}] * EXTRA_TAXONOMY_ROWS
     return render(request, TEMPLATE_TAXONOMY, {
-        "tab": "contracts", "contract_set": contract_set, "current": current, "rows": rows, "errors": errors,
+        "tab": "contracts", "contract_set": contract_set, "current": current, "rows": form_rows, "errors": errors,
         "can_manage": request.user.has_perm(MANAGE_REVIEWS),
     }, status=400 if errors else 200)
 

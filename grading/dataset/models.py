@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.db import models
 
 
@@ -23,7 +25,7 @@ class CuadDataset(models.Model):
     version = models.CharField(max_length=64, blank=True)
     n_contracts = models.PositiveIntegerField()
     n_spans = models.PositiveIntegerField()
-    categories = models.ManyToManyField("Category", related_name="datasets")
+    categories: models.ManyToManyField[Category, Any] = models.ManyToManyField("Category", related_name="datasets")
     loaded_at = models.DateTimeField(auto_now_add=True)
     origin = models.CharField(max_length=8, choices=Origin.choices, default=Origin.CUAD)
     # What a reader calls it ("Acme gold set v3"); empty for CUAD's own.

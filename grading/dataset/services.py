@@ -150,6 +150,13 @@ def _categories_upsert(infos: list[CategoryInfo], *, update: bool = True) -> dic
     return {info.name: found[info.name] for info in infos}
 
 
+def _column(model: type[models.Model], name: str) -> str:
+    """The table column of one of ``model``'s concrete fields (a reverse relation has none)."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, models.Field) and field.column, f"{model.__name__}.{name} is not a column"
+    return field.column
+
+
 def rows_insert(model: type[models.Model], fields: tuple[str, ...], rows: Iterable[tuple]) -> None:
     """Insert rows of ``fields`` values into ``model``'s table: COPY on PostgreSQL, else BATCH rows a statement.
 
@@ -160,7 +167,7 @@ def rows_insert(model: type[models.Model], fields: tuple[str, ...], rows: Iterab
     """
     meta = model._meta
     quote = connection.ops.quote_name
-    columns = ", ".join(quote(meta.get_field(name).column) for name in fields)
+    columns = ", ".join(quote(_column(model, name)) for name in fields)
     table = quote(meta.db_table)
     rows = iter(rows)
     with connection.cursor() as cursor:

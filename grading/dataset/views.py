@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_overview, histogram_svg_bars, sample_default
 from grading.responses import csv_response, dataset_or_404, error_response, export_format, json_response
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
+from reviewapp.core.http.requests import HtmxHttpRequest
 
 
 @perm_required(VIEW_REPORTS)
-def dataset(request: HttpRequest, fmt: str = "") -> HttpResponse:
+def dataset(request: HtmxHttpRequest, fmt: str = "") -> HttpResponse:
     fmt = export_format(fmt)
+    sample: Sample | None
     if request.GET.get("sample"):
         try:
             sample = Sample.objects.select_related("dataset").get(pk=int(request.GET["sample"]))

@@ -144,7 +144,8 @@ class OfflineSystemOut(serializers.Serializer):
     name = serializers.CharField()
     model = serializers.CharField()
     method = serializers.CharField()
-    data = serializers.CharField(help_text="what it learned from or looked at")
+    # A declared field, which DRF's metaclass takes off the class: it shadows no attribute.
+    data = serializers.CharField(help_text="what it learned from or looked at")  # type: ignore[assignment]
     validation = serializers.CharField(help_text="how labels were kept from the contracts it is graded on")
     confidence = serializers.CharField()
     badge = serializers.CharField()
@@ -275,7 +276,8 @@ class PlaygroundIn(serializers.Serializer):
     a = serializers.CharField(required=False, allow_blank=True, help_text="a text (token F1 of a against b)")
     b = serializers.CharField(required=False, allow_blank=True)
     claim = serializers.CharField(required=False, allow_blank=True, help_text="a claim (its grounding in source)")
-    source = serializers.CharField(required=False, allow_blank=True)
+    # A declared field, which DRF's metaclass takes off the class: it shadows no attribute.
+    source = serializers.CharField(required=False, allow_blank=True)  # type: ignore[assignment]
 
 
 PLAYGROUND_PARAMETERS = [OpenApiParameter(name, str, description=field.help_text or "")

@@ -178,6 +178,7 @@ def parse_view(params, *, need_run: bool = True) -> View:
             errors.append(f"contract: {params.get('contract')!r} is not a contract id")
     if errors:
         raise ParameterError(errors)
+    assert sample is not None  # each way to no sample adds an error above
     return View(
         runs=runs,
         sample=sample,

@@ -25,6 +25,7 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 import numpy as np
 from django.db import transaction
@@ -171,7 +172,7 @@ def cuad_selftest(
     injected = _inject(gold, rng, per_kind)
     extractions, kinds_by_position, untouched_positions = _assemble(injected)
     results = {k: KindResult(k, v) for k, v in EXPECTED.items()}
-    outcome: dict[str, object] = {}
+    outcome: _Outcome = {}
     try:
         with transaction.atomic():
             outcome["untouched"] = _grade_injected(dataset, gold, injected, extractions, kinds_by_position,
@@ -300,6 +301,11 @@ def _assemble(run: _Injected) -> tuple[list[dict], dict[int, str], list[int]]:
         kinds_by_position[len(extractions)] = kind
         extractions.append(e)
     return extractions, kinds_by_position, untouched_positions
+
+
+class _Outcome(TypedDict, total=False):
+    untouched: list[str]
+    perfect: dict[str, float]
 
 
 def _grade_injected(dataset: CuadDataset, gold: _Gold, run: _Injected, extractions: list[dict],

@@ -35,7 +35,7 @@ def cuad_label_origins(*, lb: Leaderboard) -> tuple[LabelOrigin, ...]:
     from grading.contracts.gold.provenance import gold_set_origin
 
     dataset = lb.sample.dataset
-    if dataset.is_gold:
+    if dataset.is_gold and dataset.gold_set_version is not None:
         gold = GoldSet.objects.filter(contract_set_id=dataset.contract_set_id,
                                       version=dataset.gold_set_version).first()
         if gold is not None:

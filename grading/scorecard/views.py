@@ -137,6 +137,7 @@ def run_choices(sample: Sample | None) -> list[RunChoice]:
 
 
 def _controls_context(request: HttpRequest, view: View | None = None) -> dict:
+    sample: Sample | None
     if view:
         sample = view.sample
     else:

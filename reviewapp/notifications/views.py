@@ -4,15 +4,16 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS
+from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.notifications.models import NotificationKind, NotificationPreference
 
 
 @login_required
-def preferences(request: HttpRequest) -> HttpResponse:
+def preferences(request: SignedInHttpRequest) -> HttpResponse:
     preference, _ = NotificationPreference.objects.get_or_create(user=request.user)
     # Adjudication notices are for those who adjudicate.
     kinds = [(value, label) for value, label in NotificationKind.choices
