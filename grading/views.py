@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
@@ -16,7 +18,7 @@ def home(request: HttpRequest, fmt: str = "") -> HttpResponse:
     dataset = dataset_or_404(request.GET)
     sample = sample_default(dataset=dataset) if dataset else None
     summaries = runs_list(sample=sample)
-    data = {
+    data: dict[str, Any] = {
         "sample": None if sample is None else {"id": sample.pk, "n": sample.n, "seed": sample.seed},
         "runs": [
             {

@@ -6,9 +6,11 @@ reviewers get 403 on all of it.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django import forms
 from django.contrib import messages
-from django.core.paginator import Paginator
+from django.core.paginator import Page, Paginator
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -19,6 +21,7 @@ from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import as_download
+from reviewapp.core.http.requests import HtmxHttpRequest
 from reviewapp.core.job_controls import job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import receipts_jsonl
@@ -70,8 +73,9 @@ class RerankRunForm(forms.Form):
 
     def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["question_version"].choices = [(v, f"{v} ({d.sha256[:12]})")
-                                                   for v, d in question_definitions().items()]
+        question_version = self.fields["question_version"]
+        assert isinstance(question_version, forms.ChoiceField)  # declared above
+        question_version.choices = [(v, f"{v} ({d.sha256[:12]})") for v, d in question_definitions().items()]
 
 
 @perm_required(VIEW_REPORTS)
@@ -102,7 +106,7 @@ def rerank_run_new(request: HttpRequest) -> HttpResponse:
 
 
 @perm_required(VIEW_REPORTS)
-def rerank_run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def rerank_run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(RerankRun.objects.select_related("suite", "retrieval_run", "ledger"), pk=pk)
     # A finished run's grades are read once, for its progress and its grades table (reading them twice, and every
     # planned candidate with its section, took a run of a thousand grades past 300 ms).
@@ -133,6 +137,8 @@ def grades_table(*, run: RerankRun, status: str, page: str | None, grades: list[
     not_sent = RetrievalCandidate.objects.filter(
         result__run=run.retrieval_run, result__query__kind__in=rerank.RERANKED_KINDS,
     ).exclude(pk__in=RerankGrade.objects.filter(run=run).values("candidate_id"))
+    paged: Page[tuple[str, str]] | Page[RerankGrade]
+    rows: list[dict[str, Any]]
     if status == NOT_SENT:
         paged = Paginator(not_sent.order_by("result__query__position", "rank").values_list(
             "result__query__qid", "provision__citation"), GRADES_PER_PAGE).get_page(page)

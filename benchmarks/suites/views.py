@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
@@ -22,13 +22,14 @@ from benchmarks.suites.files import KINDS, SPLITS, SuiteInvalid, SuiteProblem
 from benchmarks.suites.models import Suite, SuiteDraft
 from reviewapp.core.auth.roles import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import download
+from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.services import NotAssigned
 
 # --------------------------------------------------------------------------- a frozen suite
 
 
 @perm_required(VIEW_REPORTS)
-def suite_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def suite_detail(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     suite = get_object_or_404(Suite, pk=pk)
     versions = list(selectors.suite_versions(suite=suite))
     compare = request.GET.get("compare", "")
@@ -54,7 +55,7 @@ def suite_detail(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @perm_required(VIEW_REPORTS)
-def suite_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
+def suite_export(request: SignedInHttpRequest, pk: int, fmt: str) -> HttpResponse:
     suite = get_object_or_404(Suite, pk=pk)
     try:
         body, content_type, filename = selectors.suite_export(suite=suite, fmt=fmt)
@@ -65,7 +66,7 @@ def suite_export(request: HttpRequest, pk: int, fmt: str) -> HttpResponse:
 
 @perm_required(LAUNCH_RUNS)
 @require_POST
-def suite_new_version(request: HttpRequest, pk: int) -> HttpResponse:
+def suite_new_version(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     suite = get_object_or_404(Suite, pk=pk)
     draft, created = services.suite_draft_new_version(suite=suite, owner=request.user)
     if created:
@@ -80,7 +81,7 @@ def suite_new_version(request: HttpRequest, pk: int) -> HttpResponse:
 
 @perm_required(LAUNCH_RUNS)
 @require_http_methods(["GET", "POST"])
-def workbench_index(request: HttpRequest) -> HttpResponse:
+def workbench_index(request: SignedInHttpRequest) -> HttpResponse:
     error = ""
     name, corpus = request.POST.get("name", "").strip(), request.POST.get("corpus", "")
     if request.method == "POST":
@@ -103,7 +104,7 @@ PASTE_FORMATS = {"json": "pasted.json", "yaml": "pasted.yaml"}
 
 @perm_required(LAUNCH_RUNS)
 @require_POST
-def workbench_import(request: HttpRequest) -> HttpResponse:
+def workbench_import(request: SignedInHttpRequest) -> HttpResponse:
     """A draft from a suite file pasted or uploaded, read and checked as ``import_suite`` reads and checks it."""
     upload = request.FILES.get("file")
     if upload is not None:
@@ -159,9 +160,12 @@ def _editor_context(draft: SuiteDraft, **extra: Any) -> dict[str, Any]:
     problem of the live check next to the query or family it names."""
     doc = _as_dict(draft.document)
     check = services.suite_draft_check(draft=draft)
-    corpus = doc.get("corpus") if isinstance(doc.get("corpus"), str) else ""
-    queries = [_as_dict(q) for q in doc.get("queries", [])] if isinstance(doc.get("queries"), list) else []
-    families = [_as_dict(f) for f in doc.get("families", [])] if isinstance(doc.get("families"), list) else []
+    given_corpus = doc.get("corpus")
+    corpus = given_corpus if isinstance(given_corpus, str) else ""
+    given_queries = doc.get("queries")
+    queries = [_as_dict(q) for q in given_queries] if isinstance(given_queries, list) else []
+    given_families = doc.get("families")
+    families = [_as_dict(f) for f in given_families] if isinstance(given_families, list) else []
     citations = [c for q in queries for c in workbench.target_citations(q)]
     provision_ids = selectors.provision_ids_by_citation(corpus=corpus, citations=citations)
     default_nominator = doc.get("nominated_by") or ""
@@ -174,7 +178,8 @@ def _editor_context(draft: SuiteDraft, **extra: Any) -> dict[str, Any]:
 
     cards = []
     for index, q in enumerate(queries):
-        raw_targets = q.get("targets") if isinstance(q.get("targets"), list) else []
+        given_targets = q.get("targets")
+        raw_targets = given_targets if isinstance(given_targets, list) else []
         rows = []
         for position, t in enumerate(raw_targets):
             t = t if isinstance(t, dict) else {"citation": str(t)}
@@ -200,10 +205,12 @@ def _editor_context(draft: SuiteDraft, **extra: Any) -> dict[str, Any]:
 def _search_context(draft: SuiteDraft, params: Any) -> dict[str, Any]:
     """The corpus search panel: the search text, and the query a result would be nominated for (if any)."""
     doc = _as_dict(draft.document)
-    corpus = doc.get("corpus") if isinstance(doc.get("corpus"), str) else ""
+    given_corpus = doc.get("corpus")
+    corpus = given_corpus if isinstance(given_corpus, str) else ""
     text = params.get("q", "").strip()
     query, index, expect = None, params.get("query", ""), params.get("expect", "")
-    queries = doc.get("queries") if isinstance(doc.get("queries"), list) else []
+    given_queries = doc.get("queries")
+    queries = given_queries if isinstance(given_queries, list) else []
     if index.isdigit() and int(index) < len(queries) and _as_dict(queries[int(index)]).get("id", "") == expect:
         query = {"index": int(index), **_as_dict(queries[int(index)])}
     nominated: set[str] = set()
@@ -221,13 +228,13 @@ def _draft(pk: int) -> SuiteDraft:
 
 
 @perm_required(LAUNCH_RUNS)
-def workbench_draft(request: HttpRequest, pk: int) -> HttpResponse:
+def workbench_draft(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     draft = _draft(pk)
     return render(request, "benchmarks/workbench.html", _editor_context(draft))
 
 
 @perm_required(LAUNCH_RUNS)
-def workbench_search(request: HttpRequest, pk: int) -> HttpResponse:
+def workbench_search(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     draft = _draft(pk)
     search = _search_context(draft, request.GET)
     if request.htmx:
@@ -237,7 +244,7 @@ def workbench_search(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @perm_required(LAUNCH_RUNS)
-def workbench_provision(request: HttpRequest, pk: int, provision_pk: int) -> HttpResponse:
+def workbench_provision(request: SignedInHttpRequest, pk: int, provision_pk: int) -> HttpResponse:
     draft = _draft(pk)
     doc = _as_dict(draft.document)
     provision = selectors.workbench_provision(corpus=str(doc.get("corpus", "")), pk=provision_pk)
@@ -292,7 +299,7 @@ EDITS: dict[str, tuple[Callable[[Any], Callable[[dict[str, Any]], None]], bool]]
 }
 
 
-def _refused(request: HttpRequest, draft: SuiteDraft, message: str) -> HttpResponse:
+def _refused(request: SignedInHttpRequest, draft: SuiteDraft, message: str) -> HttpResponse:
     """A frozen draft is read-only: the page, read-only, with why (409 Conflict)."""
     context = _editor_context(draft)
     context["refusal"] = message
@@ -301,7 +308,7 @@ def _refused(request: HttpRequest, draft: SuiteDraft, message: str) -> HttpRespo
 
 @perm_required(LAUNCH_RUNS)
 @require_POST
-def workbench_edit(request: HttpRequest, pk: int) -> HttpResponse:
+def workbench_edit(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     draft = _draft(pk)
     p = request.POST
     action = p.get("action", "")
@@ -336,7 +343,7 @@ def workbench_edit(request: HttpRequest, pk: int) -> HttpResponse:
 
 @perm_required(LAUNCH_RUNS)
 @require_POST
-def workbench_freeze(request: HttpRequest, pk: int) -> HttpResponse:
+def workbench_freeze(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     draft = _draft(pk)
     try:
         suite = services.suite_draft_freeze(draft=draft, user=request.user)
@@ -358,7 +365,7 @@ def workbench_freeze(request: HttpRequest, pk: int) -> HttpResponse:
 
 @perm_required(GRADE)
 @require_POST
-def confirmation_propose(request: HttpRequest, item_id: str) -> HttpResponse:
+def confirmation_propose(request: SignedInHttpRequest, item_id: str) -> HttpResponse:
     """A lawyer proposes a missing target for the query of a confirmation item they are assigned (404 otherwise)."""
     try:
         proposal = confirmation.target_propose(reviewer=request.user, item_id=item_id,
@@ -375,7 +382,7 @@ def confirmation_propose(request: HttpRequest, item_id: str) -> HttpResponse:
 
 @perm_required(MANAGE_REVIEWS)
 @require_POST
-def confirmation_declare(request: HttpRequest, pk: int) -> HttpResponse:
+def confirmation_declare(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     """Send the suite's provisional targets (and lawyers' proposals) to the chosen lawyers, blind."""
     suite = get_object_or_404(Suite, pk=pk)
     wanted = set(request.POST.getlist("reviewers"))
@@ -395,7 +402,7 @@ def confirmation_declare(request: HttpRequest, pk: int) -> HttpResponse:
 
 @perm_required(MANAGE_REVIEWS)
 @require_POST
-def confirmation_new_version(request: HttpRequest, pk: int) -> HttpResponse:
+def confirmation_new_version(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     """Freeze the next version of the suite with the targets lawyers confirmed (and without those they rejected)."""
     suite = get_object_or_404(Suite, pk=pk)
     try:

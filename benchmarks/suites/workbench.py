@@ -177,7 +177,8 @@ def target_add(document: dict[str, Any], *, index: int, expect: str, citation: s
 
 def target_remove(document: dict[str, Any], *, index: int, expect: str, position: int, citation: str) -> None:
     query = _at(document, "queries", index, expect)
-    targets = query.get("targets") if isinstance(query.get("targets"), list) else []
+    given_targets = query.get("targets")
+    targets = given_targets if isinstance(given_targets, list) else []
     target = targets[position] if 0 <= position < len(targets) else None
     given = target.get("citation") if isinstance(target, dict) else target
     if given != citation:
@@ -188,7 +189,8 @@ def target_remove(document: dict[str, Any], *, index: int, expect: str, position
 
 def target_citations(query: dict[str, Any]) -> list[str]:
     """The citations nominated for a query, as written in the draft."""
-    targets = query.get("targets") if isinstance(query.get("targets"), list) else []
+    given_targets = query.get("targets")
+    targets = given_targets if isinstance(given_targets, list) else []
     return [t.get("citation", "") if isinstance(t, dict) else str(t) for t in targets]
 
 
@@ -202,7 +204,8 @@ def split_unit_warnings(document: dict[str, Any]) -> list[str]:
     ``MIN_UNITS`` families gets none, one with fewer than ``FEW_UNITS`` gets intervals marked "few units".
     Not a problem that blocks freezing: a small suite is allowed, only told what it will show.
     """
-    queries = document.get("queries") if isinstance(document.get("queries"), list) else []
+    given_queries = document.get("queries")
+    queries = given_queries if isinstance(given_queries, list) else []
     warnings = []
     for split, label in SPLIT_LABELS:
         in_split = [q for q in queries if isinstance(q, dict) and q.get("split") == split

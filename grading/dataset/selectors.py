@@ -98,14 +98,16 @@ def sample_contract_ids(*, sample: Sample) -> list[int]:
 
 def manifest_scope(*, manifest: dict | str | bytes) -> tuple[CuadDataset, list[int]]:
     """The dataset a manifest was drawn from (by its sha256) and its contracts' ids, in manifest order."""
-    if not isinstance(manifest, dict):
+    if isinstance(manifest, dict):
+        document = manifest
+    else:
         try:
-            manifest = json.loads(manifest)
+            document = json.loads(manifest)
         except json.JSONDecodeError as exc:
             raise ScopeError(f"manifest: not valid JSON ({exc.msg} at line {exc.lineno})") from exc
     try:
-        sha = manifest["source"]["sha256"]
-        titles = [c["title"] for c in manifest["contracts"]]
+        sha = document["source"]["sha256"]
+        titles = [c["title"] for c in document["contracts"]]
     except (KeyError, TypeError) as exc:
         raise ScopeError(f"manifest: missing field {exc} (expected source.sha256 and contracts[].title)") from exc
     dataset = CuadDataset.objects.filter(sha256=sha).first()

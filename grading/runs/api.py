@@ -127,6 +127,7 @@ class RunsApi(APIView):
             return refused(exc.errors)
         if result.job is not None:
             return Response(ExtractionJobOut(result.job).data, status=status.HTTP_202_ACCEPTED)
+        assert result.run is not None  # no job: graded inline
         sample = sample_default(dataset=dataset)
         summary = next((s for s in runs_list(sample=sample) if s.run.pk == result.run.pk), None)
         return Response(ExtractionRunOut(summary).data, status=status.HTTP_201_CREATED)

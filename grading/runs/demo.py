@@ -63,7 +63,7 @@ def synthetic_run(*, sample: Sample, seed: int = 7) -> dict:
 def load_console_demo(*, data_dir: pathlib.Path, stdout, queue_local: bool = True) -> None:
     dataset = dataset_current()
     sample = Sample.objects.filter(dataset=dataset).order_by("-created_at", "-id").first() if dataset else None
-    if sample is None:
+    if dataset is None or sample is None:
         stdout.write("grading console: no sample; run grading.demo.load_demo first\n")
         return
     run, created = extraction_run_import(
@@ -79,9 +79,8 @@ def load_console_demo(*, data_dir: pathlib.Path, stdout, queue_local: bool = Tru
     existing = ConsoleJob.objects.filter(kind=ConsoleJob.Kind.EXTRACT, provider="local", sample=sample).exclude(
         status=ConsoleJob.Status.FAILED
     )
-    if existing.exists():
-        job = existing.first()
-        stdout.write(f"grading console: local extraction job #{job.pk} already {job.status}\n")
+    if (found := existing.first()) is not None:
+        stdout.write(f"grading console: local extraction job #{found.pk} already {found.status}\n")
         return
     job = extraction_job_create(sample=sample, provider="local")
     stdout.write(

@@ -388,6 +388,7 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
     from reviewapp.providers.selectors import ledger_get
     from reviewapp.providers.types import StructuredSpec
 
+    assert job.ledger_id is not None  # an LLM job is created with its ledger (only the local one has none)
     ledger = ledger_get(ledger_id=job.ledger_id)
     client = clients.client_for_ledger(ledger)
     cats = selectors.dataset_categories(dataset=job.dataset)

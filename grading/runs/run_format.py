@@ -125,12 +125,13 @@ def _check_confidence(item: dict, where: str, errors: list[str]) -> tuple[bool, 
     """(acceptable, the extraction's confidence or None when not given); a refusal is recorded in ``errors``."""
     value = item.get("confidence")
     if isinstance(value, str):  # a CSV cell
-        if not value.strip():
+        cell = value
+        if not cell.strip():
             return True, None
         try:
-            value = float(value)
+            value = float(cell)
         except ValueError:
-            errors.append(f"{where}, field 'confidence': {value[:40]!r} is not a number")
+            errors.append(f"{where}, field 'confidence': {cell[:40]!r} is not a number")
             return False, None
     if value is None:
         return True, None

@@ -316,6 +316,7 @@ def run_paper_questions(*, run: ExtractionRun, contract_ids: Sequence[int] | Non
         Extraction.objects.filter(run=run, contract_id__in=in_scope).order_by("position")
         .values_list("contract_id", "category_id", "text", "confidence")
     ):
+        assert confidence is not None  # a run gives confidences on every extraction or on none (run_format)
         predictions.setdefault((contract_id, category_id), []).append((text, confidence))
     return [
         Question(

@@ -58,7 +58,7 @@ def extraction_run_import(
         spans[contract_id].append((span_id, category_id, text))
 
     # One tuple per extraction, in run order (so primary keys follow positions, as before).
-    rows: list[tuple | None] = [None] * len(parsed.extractions)
+    rows: dict[int, tuple] = {}
     for contract_id, positions in by_contract.items():
         gold = spans[contract_id]
         scores = score_contract(
@@ -105,7 +105,7 @@ def extraction_run_import(
         )
         if parsed.contracts is not None:
             run.scope.set([contract_ids[title] for title in parsed.contracts])
-        _extractions_insert(run_id=run.pk, rows=rows)
+        _extractions_insert(run_id=run.pk, rows=[rows[p] for p in range(len(parsed.extractions))])
     return run, True
 
 

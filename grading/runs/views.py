@@ -99,7 +99,7 @@ def _paste(request: HttpRequest) -> HttpResponse:
     source_name = "pasted"
     upload = request.FILES.get("run_file")
     if upload is not None:
-        if upload.size > MAX_UPLOAD_BYTES:
+        if (upload.size or 0) > MAX_UPLOAD_BYTES:
             return render(
                 request,
                 "cuad/runs.html",
@@ -108,7 +108,7 @@ def _paste(request: HttpRequest) -> HttpResponse:
                 ),
                 status=400,
             )
-        raw, source_name = upload.read(), upload.name
+        raw, source_name = upload.read(), upload.name or ""
     if dataset is None:
         errors = ["no CUAD dataset is loaded (run load_cuad first)"]
     else:
@@ -122,6 +122,7 @@ def _paste(request: HttpRequest) -> HttpResponse:
                     request, f"Run validated ({len(result.parsed.extractions)} extractions); grading on a worker."
                 )
                 return redirect("cuad:job", pk=result.job.pk)
+            assert result.run is not None  # no job: graded inline
             verb = "graded" if result.created else "already stored (same content); showing it"
             messages.success(request, f"Run {result.run.pk} ({result.run.model}) {verb}.")
             return redirect("cuad:run", pk=result.run.pk)
@@ -148,7 +149,7 @@ def launch(request: HttpRequest) -> HttpResponse:
             errors.append(f"limit: {request.POST['limit']!r} is not a whole number")
     if sample is None:
         errors.append("sample: no sample to run on")
-    if not errors:
+    if not errors and sample is not None:
         try:
             job = jobs.extraction_job_create(
                 sample=sample,
@@ -232,7 +233,8 @@ def run_detail(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
     sample = sample_default(dataset=run.dataset)
     scope = run_scope(run=run, sample=sample) if sample else None
     card = (
-        run_card(run=run, sample=sample, thresholds=Thresholds(), matcher="hungarian") if scope and scope.n else None
+        run_card(run=run, sample=sample, thresholds=Thresholds(), matcher="hungarian")
+        if sample is not None and scope and scope.n else None
     )
     job = ConsoleJob.objects.filter(run=run).order_by("created_at").first()
     context = {"run": run, "card": card, "scope": scope, "job": job, "sample": sample, "tab": "runs"}

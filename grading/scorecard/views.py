@@ -43,6 +43,7 @@ from grading.scorecard.summary import CuadSummary, cuad_summary_build
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import download
 from reviewapp.core.exports.pdf import pdf_from_html
+from reviewapp.core.http.requests import HtmxHttpRequest
 from scoring.cuad.matching import MATCHERS
 
 PLAYGROUND_EXAMPLE = {
@@ -60,7 +61,7 @@ PLAYGROUND_EXAMPLE = {
 
 
 @perm_required(VIEW_REPORTS)
-def scorecard(request: HttpRequest, fmt: str = "") -> HttpResponse:
+def scorecard(request: HtmxHttpRequest, fmt: str = "") -> HttpResponse:
     fmt = export_format(fmt)
     started = time.perf_counter()
     try:
@@ -171,7 +172,7 @@ def _runs_asked(request: HttpRequest) -> bool:
 
 
 @perm_required(VIEW_REPORTS)
-def leaderboard(request: HttpRequest, fmt: str = "") -> HttpResponse:
+def leaderboard(request: HtmxHttpRequest, fmt: str = "") -> HttpResponse:
     fmt = export_format(fmt)
     started = time.perf_counter()
     try:
@@ -212,7 +213,7 @@ def leaderboard(request: HttpRequest, fmt: str = "") -> HttpResponse:
 
 
 @perm_required(VIEW_REPORTS)
-def explorer(request: HttpRequest, fmt: str = "") -> HttpResponse:
+def explorer(request: HtmxHttpRequest, fmt: str = "") -> HttpResponse:
     fmt = export_format(fmt)
     try:
         view = parse_view(request.GET)
@@ -277,7 +278,7 @@ def _fixed(value: float | None) -> str:
 
 @perm_required(VIEW_REPORTS)
 @require_http_methods(["GET", "POST"])
-def playground(request: HttpRequest, fmt: str = "") -> HttpResponse:
+def playground(request: HtmxHttpRequest, fmt: str = "") -> HttpResponse:
     """The texts come by POST (a contract is far longer than a URL may be); GET serves the page and exports."""
     source = request.POST if request.method == "POST" else request.GET
     values = {k: source.get(k, v) for k, v in PLAYGROUND_EXAMPLE.items()}
@@ -285,7 +286,7 @@ def playground(request: HttpRequest, fmt: str = "") -> HttpResponse:
     part = request.GET.get("part")
     errors = playground_check(values)
     if errors:
-        ctx = {"values": values, "errors": errors, "tab": "playground"}
+        ctx: dict[str, object] = {"values": values, "errors": errors, "tab": "playground"}
         if fmt:
             return json_response({"errors": errors}, status=400)
         if request.htmx and part in ("overlap", "grounding"):

@@ -65,7 +65,7 @@ def concentration(probs: Sequence[float]) -> float:
     return float(max(0.0, 1.0 - entropy / math.log(arr.size))) if arr.size > 1 else 1.0
 
 
-def local_grade_probs(cosines: np.ndarray) -> np.ndarray:
+def local_grade_probs(cosines: Sequence[float] | np.ndarray) -> np.ndarray:
     """The fixed local-heuristic mapping: cosine similarities (n,) -> P(grade 0..3) (n, 4). See module note."""
     import numpy as np
 

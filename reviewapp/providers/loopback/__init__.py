@@ -136,6 +136,7 @@ class LoopbackServer:
     @property
     def url(self) -> str:
         host, port = self._server.server_address[:2]
+        assert isinstance(host, str)  # an IPv4 server's address (bytes only for AF_UNIX)
         return f"http://{host}:{port}"
 
     def start(self) -> LoopbackServer:

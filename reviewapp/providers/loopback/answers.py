@@ -137,7 +137,7 @@ def _user_text(body: dict[str, Any]) -> str:
 def _logprob_tokens(grades: list[int]) -> list[dict[str, Any]]:
     tokens: list[dict[str, Any]] = []
     for i, g in enumerate(grades):
-        top = [{"token": label, "logprob": math.log(w), "bytes": list(label.encode())}
+        top: list[dict[str, Any]] = [{"token": label, "logprob": math.log(w), "bytes": list(label.encode())}
                for label, w in distribution(g).items()]
         top.append({"token": "The", "logprob": math.log(0.02), "bytes": list(b"The")})
         top.sort(key=lambda t: -t["logprob"])

@@ -16,6 +16,7 @@ import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+from typing import TypedDict
 
 from reviewapp.providers.model_server import (
     BundledModelMissing,
@@ -67,13 +68,24 @@ def demo_server(*, stdout, what: str, wait: float = READY_SECONDS) -> str:
     return base_url
 
 
+class _ServerOptions(TypedDict, total=False):
+    """The ServerSettings a caller chose; the others keep their defaults."""
+
+    context: int
+    threads: int
+
+
 class ModelServer:
     """The bundled model served on loopback for the life of a ``with`` block."""
 
     def __init__(self, *, port: int = 0, context: int | None = None, threads: int | None = None,
                  log_path: Path | None = None) -> None:
         server_version()  # BundledModelMissing before anything starts
-        options = {k: v for k, v in {"context": context, "threads": threads}.items() if v is not None}
+        options: _ServerOptions = {}
+        if context is not None:
+            options["context"] = context
+        if threads is not None:
+            options["threads"] = threads
         self.settings = ServerSettings(port=port or free_port(), **options)
         self.command = server_command(self.settings)
         self.log_path = log_path or Path(tempfile.mkstemp(prefix="model-server-", suffix=".log")[1])
