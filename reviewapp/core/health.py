@@ -38,7 +38,7 @@ def check_broker() -> Check:
         except Exception as error:  # connection refused, timeout, auth: all mean "down"
             return Check("broker", False, f"redis: {error}")
         return Check("broker", True, "redis")
-    folder = Path(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"])
+    folder = Path(str(settings.CELERY_BROKER_TRANSPORT_OPTIONS["data_folder_in"]))
     try:
         folder.mkdir(parents=True, exist_ok=True)
         probe = folder / ".healthz"

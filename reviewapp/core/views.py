@@ -21,6 +21,7 @@ from reviewapp.core.auth.audit import audit_actor
 from reviewapp.core.auth.credentials import api_token_create, api_token_revoke, password_stamp
 from reviewapp.core.auth.roles import ROLE_DESCRIPTIONS, roles_of
 from reviewapp.core.health import check_broker, check_database
+from reviewapp.core.http.requests import SignedInHttpRequest
 
 
 @login_required
@@ -59,7 +60,7 @@ def healthz(request: HttpRequest) -> JsonResponse:
 @login_required
 @never_cache
 @require_http_methods(["GET", "POST"])
-def tokens(request: HttpRequest) -> HttpResponse:
+def tokens(request: SignedInHttpRequest) -> HttpResponse:
     """The signed-in user's own API tokens: make one (shown once), see when each expires, revoke."""
     created = None
     error = ""

@@ -75,7 +75,8 @@ class BadRequestOut(serializers.Serializer):
     field's value is an object or a list of them). ``errors`` lists problems found after the fields parsed.
     """
 
-    errors = serializers.ListField(child=serializers.CharField(), required=False)
+    # A declared field, which DRF's metaclass takes off the class: it shadows no attribute.
+    errors = serializers.ListField(child=serializers.CharField(), required=False)  # type: ignore[assignment]
     detail = serializers.CharField(required=False)
     non_field_errors = serializers.ListField(child=serializers.CharField(), required=False)
 
