@@ -8,7 +8,7 @@ which superusers read (never edit) at /admin/reviewapp/accountaudit/.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin
@@ -45,7 +45,14 @@ class SuperuserOnly:
         return request.user.is_active and request.user.is_superuser
 
 
-class Audited:
+if TYPE_CHECKING:
+    # The admin a mixin below is combined with, for its super() calls (at run time a mixin is a plain object).
+    _AdminBase = admin.ModelAdmin[Any]
+else:
+    _AdminBase = object
+
+
+class Audited(_AdminBase):
     """Attribute every write made through these pages to the signed-in user."""
 
     def changeform_view(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -60,16 +67,13 @@ class Audited:
         with audit_actor(request.user):  # bulk actions (delete selected) run here
             return super().changelist_view(request, *args, **kwargs)
 
-    def user_change_password(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        with audit_actor(request.user):
-            return super().user_change_password(request, *args, **kwargs)
-
 
 class GuardedUserChangeForm(UserChangeForm):
     """Refuses to give a role that sees model output to someone holding blind-review assignments."""
 
     def clean(self) -> dict:
         cleaned = super().clean()
+        assert cleaned is not None  # a ModelForm's clean returns its cleaned_data
         user = self.instance
         if user.pk is None:
             return cleaned
@@ -87,9 +91,10 @@ class GuardedUserChangeForm(UserChangeForm):
         direct = cleaned.get("user_permissions")
         if direct is not None:
             group_perms |= {f"{p.content_type.app_label}.{p.codename}" for p in direct.select_related("content_type")}
-        probe._perm_cache = group_perms
-        probe._user_perm_cache = set()
-        probe._group_perm_cache = group_perms
+        # ModelBackend's caches, filled ahead so has_perm reads the form's groups, not the saved ones.
+        setattr(probe, "_perm_cache", group_perms)  # noqa: B010 - private names User does not declare
+        setattr(probe, "_user_perm_cache", set())  # noqa: B010
+        setattr(probe, "_group_perm_cache", group_perms)  # noqa: B010
         if sees_model_output(probe):
             raise forms.ValidationError(
                 f"{user.get_username()!r} holds {held} blind-review assignment(s); an account that sees model output "
@@ -106,6 +111,10 @@ admin.site.unregister(Group)
 @admin.register(User)
 class AccountUserAdmin(SuperuserOnly, Audited, UserAdmin):
     form = GuardedUserChangeForm
+
+    def user_change_password(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        with audit_actor(request.user):  # as Audited does for the other pages
+            return super().user_change_password(request, *args, **kwargs)
 
 
 @admin.register(Group)

@@ -30,7 +30,7 @@ from typing import IO
 from django.core import serializers
 from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
-from django.db import connection, transaction
+from django.db import connection, models, transaction
 
 from reviewapp.core.apps import after_restore_all, product_data_apps
 
@@ -56,7 +56,7 @@ def backup_models() -> list:
     """The models in the backup, parents before children (users first)."""
     from django.contrib.auth import get_user_model
 
-    chosen = [get_user_model()]
+    chosen: list[type[models.Model]] = [get_user_model()]
     for config in product_data_apps():
         for model in config.get_models():
             if model._meta.managed and not model._meta.proxy and model._meta.label not in SKIPPED:
@@ -159,19 +159,21 @@ def backup_import(*, lines: Iterable[bytes]) -> BackupSummary:
     with transaction.atomic(), connection.constraint_checks_disabled(), audit_suspended():
         ensure_role_groups()
         pending: list = []
-        pending_model = None
+        pending_model: type[models.Model] | None = None
         m2m: list = []
 
         def flush() -> None:
             if not pending:
                 return
             model = pending_model
+            assert model is not None  # set with the first pending row
             fields = list(model._meta.local_concrete_fields)
             size = max(1, connection.ops.bulk_batch_size(fields, pending) or len(pending))
             for start in range(0, len(pending), size):
                 # raw=True: stored values go in as they are (no auto_now, no append-only save() guard).
-                model._base_manager._insert(pending[start:start + size], fields=fields, using=connection.alias,
-                                            raw=True)
+                # A private QuerySet method Django also puts on managers (queryset_only = False); the stubs omit it.
+                model._base_manager._insert(  # type: ignore[attr-defined]
+                    pending[start:start + size], fields=fields, using=connection.alias, raw=True)
             pending.clear()
 
         for number, line in enumerate(rows, start=2):

@@ -20,7 +20,7 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import Any, ClassVar, TypeVar
 
 from django.conf import settings
 from django.db import models, transaction
@@ -32,6 +32,12 @@ logger = logging.getLogger(__name__)
 
 
 class TrackedJob(models.Model):
+    # Declared for the type checker only (annotations make no field): each kind has its own status field, with
+    # its own choices, and the manager Django gives every concrete model. Its rows are Any here: the lookups on
+    # ``status`` name a field of the concrete kind, which django-stubs cannot see on this abstract model.
+    status: models.CharField[str, str]
+    objects: ClassVar[models.Manager[Any]]
+
     # What every kind shows of a job: what it does now, who launched it, when.
     stage = models.CharField(max_length=300, blank=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,

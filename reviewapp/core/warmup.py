@@ -81,13 +81,15 @@ def _request_modules() -> None:
     from django.conf import settings
     from django.contrib.auth.password_validation import get_default_password_validators
     from django.template import engines
+    from django.template.backends.django import DjangoTemplates
     from django.utils import formats
     from django.utils.module_loading import import_string
 
-    if any(config["BACKEND"].endswith(".RedisCache") for config in settings.CACHES.values()):
+    if any(str(config["BACKEND"]).endswith(".RedisCache") for config in settings.CACHES.values()):
         import redis  # noqa: F401 - imported by Django's Redis cache on the first cache read, not before
     for engine in engines.all():
-        engine.engine.template_context_processors  # noqa: B018 - imported on first access
+        if isinstance(engine, DjangoTemplates):  # the only backend configured; others have no processors
+            engine.engine.template_context_processors  # noqa: B018 - imported on first access
     import_string(settings.MESSAGE_STORAGE)
     formats.get_format("DECIMAL_SEPARATOR")
     get_default_password_validators()  # kept by the function's cache

@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import models, transaction
 
 from reviewapp.core.auth.audit import audit_actor
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, ensure_role_groups
@@ -58,11 +58,12 @@ def reviewer_account_create(*, username: str, by: Any, first_name: str = "", las
     if not username:
         raise AccountError("username: required")
     field = User._meta.get_field(User.USERNAME_FIELD)
+    assert isinstance(field, models.Field)  # a column, not a relation
     try:
         field.run_validators(username)
     except ValidationError as error:
         raise AccountError(f"username: {' '.join(error.messages)}") from None
-    if len(username) > field.max_length:
+    if field.max_length is not None and len(username) > field.max_length:
         raise AccountError(f"username: at most {field.max_length} characters")
     if User._default_manager.filter(**{f"{User.USERNAME_FIELD}__iexact": username}).exists():
         raise AccountError(f"username: {username!r} is taken")

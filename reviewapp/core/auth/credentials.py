@@ -23,7 +23,7 @@ import hashlib
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.conf import settings
@@ -131,7 +131,14 @@ def _rate_limited_error() -> forms.ValidationError:
         f"Too many failed sign-in attempts for this account. Try again in {minutes} minutes.", code="rate_limited")
 
 
-class _RateLimited:
+if TYPE_CHECKING:
+    # The login form the mixin below is combined with, for its super() call (at run time it is a plain object).
+    _LoginFormBase = AuthenticationForm
+else:
+    _LoginFormBase = object
+
+
+class _RateLimited(_LoginFormBase):
     """Mixin for Django's login forms: an attempt is counted before the password is checked, and refused
     unchecked when its (normalised name, address) or its name from all addresses is over the limit."""
 
@@ -256,6 +263,7 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
         if reason is not None:
             _count(failures)
             raise exceptions.AuthenticationFailed(reason)
+        assert token is not None  # no token is a reason above
         from reviewapp.core.auth.signin import signin_method_set
 
         signin_method_set(token.signin_method, token.signin_issuer)

@@ -59,7 +59,7 @@ def static_only_fetcher() -> Any:
     # Imported when called: WeasyPrint loads pango through cffi, which only the PDF views need.
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
-    class StaticOnlyFetcher(URLFetcher):  # type: ignore[misc]
+    class StaticOnlyFetcher(URLFetcher):
         def __init__(self) -> None:
             super().__init__(allowed_protocols=("https",), allow_redirects=False, fail_on_errors=False)
             self.served: list[str] = []

@@ -16,13 +16,13 @@ def _api_error(request: HttpRequest, status: int, detail: str) -> JsonResponse |
     return JsonResponse({"detail": detail}, status=status) if request.path.startswith(API_PREFIX) else None
 
 
-def bad_request(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
     from django.views.defaults import bad_request as page
 
     return _api_error(request, 400, "Bad request.") or page(request, exception)
 
 
-def permission_denied(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     from django.views.defaults import permission_denied as page
 
     return _api_error(request, 403, "You do not have permission to perform this action.") or page(request, exception)

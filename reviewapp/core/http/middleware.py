@@ -73,7 +73,8 @@ class RequestBodyLimitMiddleware:
                 return _too_large(limit, f"{length} bytes declared")
         stream = getattr(request, "_stream", None)
         if stream is not None:
-            request._stream = _CappedStream(stream, limit)
+            # A proxy with the stream's read and readline (the stubs type Django's private stream as BinaryIO).
+            request._stream = _CappedStream(stream, limit)  # type: ignore[assignment]
         return self.get_response(request)
 
 

@@ -23,8 +23,9 @@ class MovedView(RedirectView):
 
     def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponsePermanentRedirect:
         # RedirectView answers every method with get(); only a read may become a GET on the way.
-        return HttpResponsePermanentRedirect(self.get_redirect_url(*args, **kwargs),
-                                             preserve_request=request.method not in ("GET", "HEAD"))
+        url = self.get_redirect_url(*args, **kwargs)
+        assert url is not None  # a pattern name reverses to a URL (or raises NoReverseMatch)
+        return HttpResponsePermanentRedirect(url, preserve_request=request.method not in ("GET", "HEAD"))
 
 
 def moved(old_route: str, to: str) -> URLPattern:

@@ -36,7 +36,9 @@ def num(value: float | None, places: int = 3) -> str:
 @register.filter
 def pct(value: float | None, digits: int = 1) -> str:
     """0.4123 -> '41.2%'."""
-    return UNDEFINED if _undefined(value) else f"{value * 100:.{int(digits)}f}%"
+    if value is None or _undefined(value):
+        return UNDEFINED
+    return f"{value * 100:.{int(digits)}f}%"
 
 
 @register.filter
