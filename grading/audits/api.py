@@ -47,7 +47,8 @@ class JudgeOut(serializers.Serializer):
     model_id = serializers.CharField()
     method = serializers.CharField()
     heuristic = serializers.BooleanField()
-    label = serializers.CharField()
+    # A declared field, which DRF's metaclass takes off the class: it shadows no attribute.
+    label = serializers.CharField()  # type: ignore[assignment]
     params = serializers.DictField()
     ledger = serializers.IntegerField(allow_null=True)
     base_url = serializers.CharField(help_text="the model server of an LLM judge (no credentials); '' otherwise")
@@ -73,7 +74,8 @@ class AuditAgreementOut(serializers.Serializer):
 
 class ImpactRowOut(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
+    # A declared field, which DRF's metaclass takes off the class: it shadows no attribute.
+    label = serializers.CharField()  # type: ignore[assignment]
     credited = serializers.IntegerField()
     precision = serializers.FloatField(allow_null=True)
     recall = serializers.FloatField(allow_null=True)

@@ -55,7 +55,7 @@ def audit_summary_json(audit: Audit) -> dict:
     return {
         "id": audit.pk,
         "run": audit.run_id,
-        "model": audit.run.model if audit.run_id else None,
+        "model": audit.run.model if audit.run is not None else None,
         "job": audit.job_id,
         "sample": audit.sample_id,
         "status": audit.status,

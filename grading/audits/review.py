@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from grading.audits.judging.excerpts import excerpt_of
 from grading.audits.models import Audit
 from grading.audits.services import AuditError
 from grading.dataset.models import Contract
+
+if TYPE_CHECKING:
+    from reviewapp.review.selectors import ReviewPool
 
 AUDIT_JOB = "cuad-audit"  # external_ref tag of the review pools this module declares
 REVIEW_TITLE = "Contract clauses: is the text a clause of the stated type?"
@@ -18,7 +22,7 @@ REVIEW_INSTRUCTIONS = (
 )
 
 
-def audit_pool(*, audit: Audit):
+def audit_pool(*, audit: Audit) -> ReviewPool | None:
     """The review pool declared for this audit, or None."""
     from reviewapp.review.selectors import pool_find
 
@@ -98,6 +102,13 @@ class HumanLabel:
     completed: int  # complete, non-stale judgments counted
 
 
+def _verdict_word(value: int | str | None) -> str | None:
+    """The pool's label in the audit's words: grades 0 and 1 are "no" and "yes"; "unknown" stays."""
+    if value is None or isinstance(value, str):
+        return value
+    return {0: "no", 1: "yes"}.get(value, str(value))
+
+
 def audit_human_labels(*, audit: Audit) -> dict[int, HumanLabel]:
     """Candidate id -> the review pool's resolved label (completed judgments only)."""
     from reviewapp.review.selectors import pool_labels
@@ -107,7 +118,7 @@ def audit_human_labels(*, audit: Audit) -> dict[int, HumanLabel]:
         return {}
     out = {}
     for label in pool_labels(pool=pool):
-        value = {0: "no", 1: "yes"}.get(label.value, label.value) if label.value is not None else None
+        value = _verdict_word(label.value)
         out[int(label.external_ref["candidate"])] = HumanLabel(
             label.state, value, label.reason, sum(1 for g in label.grades if g is not None)
         )

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 
@@ -28,6 +29,9 @@ from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdic
 from grading.audits.review import HumanLabel, audit_human_labels, audit_pool
 from grading.dataset.models import Category
 from grading.dataset.selectors import sample_contract_ids
+
+if TYPE_CHECKING:
+    from reviewapp.review.selectors import ReviewPool
 from grading.runs.selectors import run_pair_table
 from scoring.cuad.grading import DEFAULT_REPLICATES, Figures, PairTable, Thresholds, grade
 from scoring.stats.agreement import (
@@ -94,8 +98,8 @@ def audit_agreement(
 
     a, b = [word(v) for v in verdicts_a], [word(v) for v in verdicts_b]
     pa = pair_agreement(a, b, categories=VERDICT_CATEGORIES)
-    common = {"categories": VERDICT_CATEGORIES, "unit": "contract", "observation": "candidate",
-              "replicates": replicates, "seed": seed}
+    common = _IntervalOptions(categories=VERDICT_CATEGORIES, unit="contract", observation="candidate",
+                              replicates=replicates, seed=seed)
     return AuditAgreement(
         pa.n, pa.excluded, pa.raw_agreement, pa.kappa, pa.band, pa.table.tolist(),
         kappa_interval(a, b, contracts, **common), raw_agreement_interval(a, b, contracts, **common),
@@ -106,6 +110,16 @@ def audit_agreement(
     )
 
 
+class _IntervalOptions(TypedDict):
+    """What the three agreement intervals of an audit share (keyword arguments)."""
+
+    categories: Sequence[object]
+    unit: str
+    observation: str
+    replicates: int
+    seed: int
+
+
 def credit_extractions(table: PairTable, rows: Sequence[int]) -> PairTable:
     """The table with each extraction in ``rows`` given a new CUAD span of its own (its own text) at F1 = 1.
 
@@ -114,22 +128,22 @@ def credit_extractions(table: PairTable, rows: Sequence[int]) -> PairTable:
     extraction is matched to it. Nothing else changes, so each credited row
     adds exactly one span and, at a grounding threshold it meets, one credit.
     """
-    rows = np.asarray(sorted({int(r) for r in rows}), dtype=np.int64)
-    if rows.size and np.any(table.ext_span[rows] >= 0):
+    credited = np.asarray(sorted({int(r) for r in rows}), dtype=np.int64)
+    if credited.size and np.any(table.ext_span[credited] >= 0):
         raise ValueError("a credited extraction is already matched to a CUAD span; only candidates can be credited")
     n_spans = len(table.span_contract)
     ext_span = table.ext_span.copy()
     ext_f1 = table.ext_f1.copy()
-    ext_span[rows] = n_spans + np.arange(rows.size)
-    ext_f1[rows] = 1.0
+    ext_span[credited] = n_spans + np.arange(credited.size)
+    ext_f1[credited] = 1.0
     return PairTable(
         ext_contract=table.ext_contract,
         ext_category=table.ext_category,
         ext_f1=ext_f1,
         ext_grounding=table.ext_grounding,
         ext_span=ext_span,
-        span_contract=np.concatenate([table.span_contract, table.ext_contract[rows]]),
-        span_category=np.concatenate([table.span_category, table.ext_category[rows]]),
+        span_contract=np.concatenate([table.span_contract, table.ext_contract[credited]]),
+        span_category=np.concatenate([table.span_category, table.ext_category[credited]]),
         n_contracts=table.n_contracts,
         n_categories=table.n_categories,
     )
@@ -176,6 +190,7 @@ def audit_impact(
 ) -> AuditImpact:
     """Scorecard figures before and after crediting confirmed candidates (both judges; each judge; humans)."""
     thresholds = Thresholds(correct=audit.correct, partial=audit.partial, grounding=audit.grounding)
+    assert audit.run is not None  # an audit's impact is read once it has its run
     pairs = run_pair_table(
         run=audit.run, contract_ids=sample_contract_ids(sample=audit.sample), matcher=audit.matcher
     )
@@ -219,7 +234,7 @@ class AuditReport:
     rows: list[CandidateRow]
     agreement: AuditAgreement | None
     impact: AuditImpact | None
-    pool: object | None
+    pool: ReviewPool | None
     ruled: dict[str, int] = field(default_factory=dict)
 
     @property

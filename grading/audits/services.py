@@ -128,13 +128,18 @@ def audit_create(
         raise AuditError(f"matcher {matcher!r} is not one of {', '.join(MATCHERS)}")
     if judge_a == judge_b:
         raise AuditError("the two judges must differ (provider, model or method): an audit needs two opinions")
-    if run is None and job is None:
-        raise AuditError("an audit needs a run (or the extraction job that will produce it)")
-    if run is None and job.status == ConsoleJob.Status.DONE and job.run_id:
-        run = job.run
-    if run is None and job.status == ConsoleJob.Status.FAILED:
-        raise AuditError(f"extraction job {job.pk} failed; it has no run to audit")
-    dataset_id = run.dataset_id if run is not None else job.dataset_id
+    if run is None:
+        if job is None:
+            raise AuditError("an audit needs a run (or the extraction job that will produce it)")
+        if job.status == ConsoleJob.Status.DONE and job.run_id:
+            run = job.run
+        elif job.status == ConsoleJob.Status.FAILED:
+            raise AuditError(f"extraction job {job.pk} failed; it has no run to audit")
+    if run is not None:
+        dataset_id = run.dataset_id
+    else:
+        assert job is not None  # checked above
+        dataset_id = job.dataset_id
     if sample is None:
         sample = (job.sample if job is not None and job.sample_id else None) or Sample.objects.filter(
             dataset_id=dataset_id
@@ -152,8 +157,11 @@ def audit_create(
             raise AuditError(f"{name} must be at least 1")
     if run is not None:
         signature = _signature(run_id=run.pk, sample=sample, thresholds=thresholds, matcher=matcher, judges=judges)
+        stage = "queued"
     else:
+        assert job is not None  # no run: the job that will produce it (checked above)
         signature = sha256_hex(f"job:{job.pk}:" + sha256_json({"t": thresholds.as_dict(), "m": matcher, "j": judges}))
+        stage = f"waiting for extraction job {job.pk} to produce its run"
     existing = Audit.objects.filter(signature=signature).order_by("id").first()
     if existing is not None:
         return existing, False
@@ -168,7 +176,7 @@ def audit_create(
             matcher=matcher,
             signature=signature,
             status=Audit.Status.QUEUED,
-            stage="queued" if run is not None else f"waiting for extraction job {job.pk} to produce its run",
+            stage=stage,
             params={"judges": judges, "budget": budget},
             created_by=user if getattr(user, "is_authenticated", False) else None,
         )
@@ -197,6 +205,7 @@ def _flag(audit: Audit) -> None:
     from reviewapp.providers.types import ProviderError
 
     contract_ids = sample_contract_ids(sample=audit.sample)
+    assert audit.run is not None  # flagged once the audit has its run
     found = audit_candidates_for(run=audit.run, contract_ids=contract_ids, grounding=audit.grounding)
     AuditCandidate.objects.bulk_create(
         [
@@ -378,6 +387,7 @@ def _attach_run(audit: Audit, token: str) -> bool:
         _queue(audit, countdown=WAIT_SECONDS)
         return True
     run = job.run
+    assert run is not None  # run_id checked above
     judges = audit.params["judges"]
     thresholds = Thresholds(correct=audit.correct, partial=audit.partial, grounding=audit.grounding)
     with transaction.atomic():
@@ -418,6 +428,7 @@ def _judge(audit: Audit, judge: AuditJudge, token: str) -> str:
     todo = [c for c in audit.candidates.select_related("category").order_by("position") if c.pk not in judged]
     if not todo:
         return ""
+    assert judge.ledger_id is not None  # each judge is made with its ledger (_flag)
     ledger = ledger_get(ledger_id=judge.ledger_id)
     client = clients.client_for_ledger(ledger)
     owners: list[AuditCandidate] = []

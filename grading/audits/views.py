@@ -47,7 +47,7 @@ def _list_rows(audits: list[Audit]) -> list[dict]:
             {
                 "id": a.pk,
                 "run": a.run_id,
-                "model": a.run.model if a.run_id else "",
+                "model": a.run.model if a.run is not None else "",
                 "status": a.status,
                 "candidates": a.n_candidates,
                 "grounding": a.grounding,
