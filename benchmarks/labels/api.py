@@ -240,7 +240,8 @@ class ReviewPoolListApi(APIView):
 
 class PlanSystemOut(serializers.Serializer):
     system = serializers.CharField()
-    label = serializers.CharField()
+    # A declared field, which DRF's metaclass takes off the class: it shadows no attribute.
+    label = serializers.CharField()  # type: ignore[assignment]
     p5_judgments = serializers.FloatField(help_text="judgments still needed before its judged P@5 is complete")
     judgments = serializers.FloatField(help_text="judgments still needed before all its figures are complete")
 
@@ -297,6 +298,7 @@ class ReviewPoolPlanApi(APIView):
         except ReviewPoolError as exc:
             return Response(ErrorOut({"error": str(exc)}).data, status=400)
         work = plan.work
+        assert work is not None  # a plan of several runs always prices its work
         return Response(ReviewPoolPlanOut({
             "rule": plan.rule, "k": plan.k, "declared_rule": plan.declared_rule, "items": len(plan.items),
             "items_needing_work": work.items_needing_work, "items_judged_enough": work.items_judged_enough,

@@ -130,16 +130,16 @@ class HumanInputs:
 
 def model_distributions(*, rerank_run: RerankRun) -> dict[tuple[str, int], tuple[float, float, float, float]]:
     """(qid, provision id) -> (P0..P3) of the latest attempt of every graded candidate; failed ones are absent."""
-    latest: dict[int, dict[str, Any]] = {}
-    for row in (RerankGrade.objects.filter(run=rerank_run).order_by("attempt", "id")
-                .values("candidate_id", "candidate__provision_id", "status", "p0", "p1", "p2", "p3", "query__qid")):
-        latest[row["candidate_id"]] = row
-    out = {}
+    # The last row of a candidate wins: its latest attempt.
+    latest = {row["candidate_id"]: row for row in (
+        RerankGrade.objects.filter(run=rerank_run).order_by("attempt", "id")
+        .values("candidate_id", "candidate__provision_id", "status", "p0", "p1", "p2", "p3", "query__qid"))}
+    out: dict[tuple[str, int], tuple[float, float, float, float]] = {}
     for row in latest.values():
-        probs = (row["p0"], row["p1"], row["p2"], row["p3"])
-        if row["status"] != RerankGrade.Status.GRADED or any(p is None for p in probs):
+        p0, p1, p2, p3 = row["p0"], row["p1"], row["p2"], row["p3"]
+        if row["status"] != RerankGrade.Status.GRADED or p0 is None or p1 is None or p2 is None or p3 is None:
             continue
-        out[(row["query__qid"], row["candidate__provision_id"])] = tuple(float(p) for p in probs)
+        out[(row["query__qid"], row["candidate__provision_id"])] = (float(p0), float(p1), float(p2), float(p3))
     return out
 
 
@@ -340,9 +340,10 @@ def calibration_compute(inputs: HumanInputs, *, replicates: int = DEFAULT_REPLIC
     for split, label in SPLITS:
         in_split = [i for i in items if i.split == split]
         usable = [i for i in in_split if i.distribution is not None]
-        summary = calibration_summary([i.distribution for i in usable], [i.label for i in usable])
+        distributions = [i.distribution for i in usable if i.distribution is not None]  # usable's, typed
+        summary = calibration_summary(distributions, [i.label for i in usable])
         intervals = calibration_intervals(
-            [p_useful(i.distribution) for i in usable], [i.label for i in usable],
+            [p_useful(d) for d in distributions], [i.label for i in usable],
             [family_of[i.qid] for i in usable], unit=UNIT, replicates=replicates, seed=seed,
         )
         splits.append(CalibrationSplit(

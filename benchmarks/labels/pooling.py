@@ -36,8 +36,12 @@ import hashlib
 from collections import defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 Item = tuple[str, str]  # (query id, doc id)
+# order_cost's items and figures: any hashable keys, the same in each of its arguments.
+_Unit = TypeVar("_Unit", bound=Hashable)
+_Figure = TypeVar("_Figure", bound=Hashable)
 FigureKey = tuple[str, str, str]  # (system, "query:<qid>" or "split:<split>", metric)
 TOP = 5  # P@5 and nDCG@5 look at the first five results
 
@@ -221,8 +225,8 @@ def _bits(mask: int) -> list[int]:
     return out
 
 
-def order_cost(tiers: Sequence[Sequence[Hashable]], needs: Mapping[Hashable, frozenset[Hashable]],
-               cost: Mapping[Hashable, float], weight: Mapping[Hashable, float] | None = None) -> float:
+def order_cost(tiers: Sequence[Sequence[_Unit]], needs: Mapping[_Figure, frozenset[_Unit]],
+               cost: Mapping[_Unit, float], weight: Mapping[_Figure, float] | None = None) -> float:
     """``WorkOrder.cost`` of any tiers: each figure priced at the judgments made by the end of its tier."""
     done = {i for i, c in cost.items() if c <= 0}
     spent = total = 0.0

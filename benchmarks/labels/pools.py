@@ -189,8 +189,8 @@ def _prioritise(items: list[dict[str, Any]], rankings: Sequence[SystemRanking], 
     for item in items:
         item["priority"] = tier_of[item["query_id"]]
     tiers: dict[int, list[tuple[str, str]]] = {}
-    for item in keys:
-        tiers.setdefault(tier_of[item[0]], []).append(item)
+    for pair in keys:
+        tiers.setdefault(tier_of[pair[0]], []).append(pair)
     systems = tuple(dict.fromkeys(r.system for r in rankings))
     return WorkSummary(
         systems=tuple((key, (labels or {}).get(key, key)) for key in systems),
@@ -252,7 +252,7 @@ def _pool_items(rankings: Sequence[QueryRanking], members: Sequence[tuple[str, s
         c = rows[(qid, by_qid[qid].provision_of[docid])]
         query, provision, passage = c.result.query, c.provision, c.passage
         heading = f"{provision.citation}. {provision.heading}".strip()
-        item = {
+        item: dict[str, Any] = {
             "query_id": qid, "doc_id": docid,
             "query_text": query.text,
             "source_heading": heading, "source_text": provision.body,
@@ -320,21 +320,23 @@ def review_pool_plan(
             f"#{rerank_run.retrieval_run_id} graded by rerank run #{rerank_run.pk}. A selected pool: it cannot "
             "establish population calibration."
         )
+    rule = RULE_UNION if explicit is None else RULE_EXPLICIT
+    depth = k if explicit is None else None
     declaration = {
-        "rule": RULE_UNION if explicit is None else RULE_EXPLICIT,
-        "k": k if explicit is None else None,
+        "rule": rule,
+        "k": depth,
         "rerank_run": rerank_run.pk,
         "members": sorted([i["query_id"], i["doc_id"], i["query_hash"], i["source_hash"], i["passage_hash"]]
                           for i in items),
     }
     digest = sha256_json(declaration)
     params = {
-        "rule": declaration["rule"], "k": declaration["k"], "rerank_run": rerank_run.pk,
+        "rule": rule, "k": depth, "rerank_run": rerank_run.pk,
         "retrieval_run": rerank_run.retrieval_run_id, "suite": f"{suite.name} v{suite.version}",
         "suite_sha256": suite.sha256, "queries": len(rankings), "queries_in_pool": len(covered),
         "items": len(items), "declaration_sha256": digest,
     }
-    return PoolPlan(rule=declaration["rule"], k=declaration["k"], declared_rule=declared_rule, items=items,
+    return PoolPlan(rule=rule, k=depth, declared_rule=declared_rule, items=items,
                     params=params, declaration_sha256=digest, work=work)
 
 

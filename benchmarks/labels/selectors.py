@@ -79,7 +79,8 @@ def _label_state(label: ResolvedLabel) -> str:
 def pool_info_load(*, pool: ReviewPool) -> tuple[PoolInfo, dict[tuple[str, str], int], dict[str, frozenset[str]]]:
     """The pool's description, its labels (grades only) and its members per query."""
     resolved = pool_labels(pool=pool, grade_type=GRADE_TYPE)
-    labels = {(x.query_id, x.doc_id): int(x.value) for x in resolved if x.is_grade}
+    # A grade's value is an int (is_grade checks it; the isinstance tells the type checker).
+    labels = {(x.query_id, x.doc_id): x.value for x in resolved if x.is_grade and isinstance(x.value, int)}
     members: dict[str, set[str]] = {}
     for x in resolved:
         members.setdefault(x.query_id, set()).add(x.doc_id)

@@ -39,6 +39,8 @@ from benchmarks.labels.pools import (
     DEFAULT_K,
     DEFAULT_REVIEWERS,
     MAX_K,
+    DeclareResult,
+    PoolPlan,
     ReviewPoolError,
     provisional_labels_import,
     review_pool_declare,
@@ -54,6 +56,7 @@ from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import as_download
+from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 
@@ -166,6 +169,7 @@ def _export(request: HttpRequest, pk: int, export: str, *, page: str, exports: d
         figures, _ = build(run=run, params=request.GET, purpose=HeldoutExposure.Purpose.EXPORT, user=request.user)
     except ReportParameterError as exc:
         return JsonResponse({"error": str(exc)}, status=400)
+    response: HttpResponse
     if export.endswith(".json"):
         response = JsonResponse(as_json(figures), json_dumps_params={"ensure_ascii": False, "indent": 1})
     else:
@@ -207,11 +211,13 @@ class DeclarePoolForm(forms.Form):
     def __init__(self, *args, run: RerankRun, **kwargs):
         super().__init__(*args, **kwargs)
         self.people = {str(u.pk): u for u in reviewer_candidates()}
-        self.fields["reviewers"].choices = [(pk, u.get_username()) for pk, u in self.people.items()]
+        reviewers, other_runs = self.fields["reviewers"], self.fields["other_runs"]
+        assert isinstance(reviewers, forms.ChoiceField) and isinstance(other_runs, forms.ChoiceField)  # above
+        reviewers.choices = [(pk, u.get_username()) for pk, u in self.people.items()]
         self.others = {str(r.pk): r for r in RerankRun.objects.filter(
             retrieval_run_id=run.retrieval_run_id, status__in=DECLARABLE).exclude(pk=run.pk).order_by("pk")}
-        self.fields["other_runs"].choices = [(pk, f"#{pk} {r.provider}:{r.model_id} ({r.method_label})")
-                                             for pk, r in self.others.items()]
+        other_runs.choices = [(pk, f"#{pk} {r.provider}:{r.model_id} ({r.method_label})")
+                              for pk, r in self.others.items()]
 
     def clean_explicit(self) -> list[tuple[str, str]] | None:
         text = self.cleaned_data.get("explicit") or ""
@@ -226,7 +232,8 @@ class DeclarePoolForm(forms.Form):
         return pairs or None
 
 
-def _declaration(run: RerankRun, form: DeclarePoolForm, *, plan_only: bool, user) -> tuple[object, bool]:
+def _declaration(run: RerankRun, form: DeclarePoolForm, *, plan_only: bool,
+                 user) -> tuple[PoolPlan | DeclareResult, bool]:
     """(plan, False) for a preview, or (DeclareResult, True): one run, or depth-k pooling of several."""
     data = form.cleaned_data
     reviewers = [form.people[pk] for pk in data["reviewers"]]
@@ -248,7 +255,7 @@ def _declaration(run: RerankRun, form: DeclarePoolForm, *, plan_only: bool, user
 
 
 @perm_required(MANAGE_REVIEWS)
-def review_pool_declare_view(request: HttpRequest, pk: int) -> HttpResponse:
+def review_pool_declare_view(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     """The declaration form; "Preview" (or any change, through htmx) shows what each system's figures need."""
     run = _run(pk)
     form = DeclarePoolForm(request.POST or None, run=run)
@@ -266,6 +273,7 @@ def review_pool_declare_view(request: HttpRequest, pk: int) -> HttpResponse:
             error = str(exc)
         else:
             if declared:
+                assert isinstance(outcome, DeclareResult)  # declared: not a plan
                 messages.success(request, outcome.message + note)
                 return redirect("review:admin-pool", pool_id=outcome.pool.public_id)
             preview = outcome
