@@ -22,7 +22,7 @@ miss a computation committed in between (PostgreSQL; SQLite's IMMEDIATE transact
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
@@ -178,7 +178,7 @@ def _first_look(looks: list[_Look], first_seen: dict[Key, datetime], has: Any) -
     return _Look(before[0].at, tuple(k for look in before for k in look.keys), before[0].declaration)
 
 
-def exposure_judge(*, ledger: Sequence[dict[str, Any]], declarations: Sequence[Declaration],
+def exposure_judge(*, ledger: Sequence[Mapping[str, Any]], declarations: Sequence[Declaration],
                    key: Key) -> Judgement:
     """Whether configuration ``key`` (computed at least once: it is in ``ledger``) is fresh on the split.
 
@@ -245,17 +245,19 @@ def exposure_record_inputs(inputs: ReportInputs, *, purpose: str, user: Any = No
     """
     configuration = exposure_configuration(inputs)
     retrieval_sha, rerank_sha = configuration_key(configuration)
+    suite_id = inputs.suite.pk
+    assert suite_id is not None  # held-out figures are of a stored suite
     with transaction.atomic():
-        heldout_lock(inputs.suite.pk)
+        heldout_lock(suite_id)
         entry = HeldoutExposure.objects.create(
-            suite_id=inputs.suite.pk, split=PRIMARY_SPLIT, retrieval_sha256=retrieval_sha,
+            suite_id=suite_id, split=PRIMARY_SPLIT, retrieval_sha256=retrieval_sha,
             rerank_sha256=rerank_sha, configuration=configuration, purpose=purpose,
             retrieval_run_id=inputs.retrieval.pk, rerank_run_id=inputs.rerank.pk if inputs.rerank else None,
             scored_by=user if getattr(user, "is_authenticated", False) else None,
         )
-        ledger = list(HeldoutExposure.objects.filter(suite_id=inputs.suite.pk, split=PRIMARY_SPLIT)
+        ledger = list(HeldoutExposure.objects.filter(suite_id=suite_id, split=PRIMARY_SPLIT)
                       .order_by("id").values("retrieval_sha256", "rerank_sha256", "configuration", "scored_at"))
-        declarations = comparisons_of(suite_id=inputs.suite.pk, split=PRIMARY_SPLIT)
+        declarations = comparisons_of(suite_id=suite_id, split=PRIMARY_SPLIT)
     judged = exposure_judge(ledger=ledger, declarations=declarations, key=(retrieval_sha, rerank_sha))
     this = next(e for e in ledger if (e["retrieval_sha256"], e["rerank_sha256"]) == (retrieval_sha, rerank_sha))
     return Exposure(

@@ -301,9 +301,20 @@ def _first_target(ranked: Sequence[Candidate], targets: frozenset[str]) -> int |
     return next((i for i, c in enumerate(ranked, start=1) if c.docid in targets), None)
 
 
+def defined_metric(value: float | None) -> float:
+    """A headline metric of one query (a hit rate or RR: defined for every ranking; only coverage may be None)."""
+    assert value is not None
+    return value
+
+
+def _reranked(row: QueryRow, metric: str) -> float:
+    assert row.reranked is not None  # a paired report reranked every query
+    return row.reranked[metric]
+
+
 def _metrics(ranked: Sequence[Candidate], targets: frozenset[str]) -> dict[str, float]:
     values = query_ranking_metrics([c.docid for c in ranked], targets).as_dict()
-    return {m: values[m] for m in METRICS}
+    return {m: defined_metric(values[m]) for m in METRICS}
 
 
 def _nan_interval(level: float) -> Interval:
@@ -354,9 +365,9 @@ def report_compute(inputs: ReportInputs, *, replicates: int = DEFAULT_REPLICATES
             if not in_split:
                 metric_rows.append(MetricRow(metric, _nan_interval(level), None, None))
             elif paired:
-                paired = paired_family_bootstrap([r.reranked[metric] for r in in_split], keyword_values, families,
-                                                 replicates=replicates, seed=seed, level=level)
-                metric_rows.append(MetricRow(metric, paired.b, paired.a, paired.difference))
+                pair = paired_family_bootstrap([_reranked(r, metric) for r in in_split], keyword_values, families,
+                                               replicates=replicates, seed=seed, level=level)
+                metric_rows.append(MetricRow(metric, pair.b, pair.a, pair.difference))
             else:
                 single = family_bootstrap(keyword_values, families, replicates=replicates, seed=seed, level=level)
                 metric_rows.append(MetricRow(metric, single.interval, None, None))
@@ -374,8 +385,9 @@ def report_compute(inputs: ReportInputs, *, replicates: int = DEFAULT_REPLICATES
         if inputs.secondary is not None and in_split:
             with_secondary = [r for r in in_split if r.secondary is not None]
             sec_families = [r.query.family for r in with_secondary]
+            secondaries = [r.secondary for r in with_secondary if r.secondary is not None]  # the same rows, typed
             means = {
-                metric: family_bootstrap([r.secondary[metric] for r in with_secondary], sec_families,
+                metric: family_bootstrap([s[metric] for s in secondaries], sec_families,
                                          replicates=replicates, seed=seed, level=level).interval
                 for metric in METRICS
             }

@@ -181,6 +181,8 @@ def rerank_apply(queries: Sequence[QueryInput], scores: RerankScores | None) -> 
 
 def reranked_order(candidates: Sequence[Candidate]) -> list[Candidate]:
     """P(useful) descending, ties by keyword rank; ungraded candidates after the graded, in keyword order."""
-    graded = sorted((c for c in candidates if c.p_useful is not None), key=lambda c: (-c.p_useful, c.keyword_rank))
+    # (p_useful is never None in the key: the ungraded are filtered out first; "or 0.0" only tells the type checker.)
+    graded = sorted((c for c in candidates if c.p_useful is not None),
+                    key=lambda c: (-(c.p_useful or 0.0), c.keyword_rank))
     ungraded = sorted((c for c in candidates if c.p_useful is None), key=lambda c: c.keyword_rank)
     return graded + ungraded

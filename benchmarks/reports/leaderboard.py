@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.reports.figures import METRICS, PRIMARY_METRIC, PRIMARY_SPLIT, SPLITS
+from benchmarks.reports.figures import METRICS, PRIMARY_METRIC, PRIMARY_SPLIT, SPLITS, defined_metric
 from benchmarks.reports.inputs import QueryInput, ReportInputs, RerankMeta, RetrievalMeta, SuiteMeta, reranked_order
 from benchmarks.reports.reading.coverage import RunCoverage, run_coverage
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, PairedFamilyBootstrap, family_bootstraps
@@ -245,7 +245,7 @@ class Leaderboard:
     def forest_rows(self) -> list[tuple[str, Interval | None, str]]:
         """(system label, held-out Hit@5 difference against keyword order, note) for every rerank system."""
         board = self.primary
-        rows = []
+        rows: list[tuple[str, Interval | None, str]] = []
         for system in self.systems[1:]:
             row = next((r for r in board.rows if r.system.key == system.key), None) if board else None
             pair = row.vs_keyword.get(PRIMARY_METRIC) if row else None
@@ -286,7 +286,7 @@ def hybrid_order(candidates: Sequence[Any]) -> list[Any]:
 
 def _metrics(ranked: Sequence[str], targets: frozenset[str]) -> dict[str, float]:
     values = query_ranking_metrics(list(ranked), targets).as_dict()
-    return {m: float(values[m]) for m in METRICS}
+    return {m: float(defined_metric(values[m])) for m in METRICS}
 
 
 def _human(ranked: Sequence[str], qid: str, labels: LabelInputs | None,
@@ -310,7 +310,9 @@ def leaderboard_compute(inputs: LeaderboardInputs, *, replicates: int = DEFAULT_
         if entry.retrieval is None and [q.qid for q in entry.queries] != [q.qid for q in inputs.queries]:
             raise ValueError(f"rerank run #{entry.meta.pk} does not rank the queries of retrieval run "
                              f"#{inputs.retrieval.pk}")
-    for stage in [*inputs.others, *(e for e in inputs.reranks if e.retrieval is not None)]:
+    stages: list[FirstStageInput | RerankEntry] = [
+        *inputs.others, *(e for e in inputs.reranks if e.retrieval is not None)]
+    for stage in stages:
         if [q.qid for q in stage.queries if q.kind == "ranking"] != ranking:
             raise ValueError(f"retrieval run #{stage.retrieval.pk if stage.retrieval else '?'} does not rank the "
                              f"queries of retrieval run #{inputs.retrieval.pk}")

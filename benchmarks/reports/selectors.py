@@ -10,7 +10,7 @@ import json
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.db.models import Count
 from django.http import Http404
@@ -44,6 +44,9 @@ from benchmarks.retrieval.models import RetrievalCandidate, RetrievalResult, Ret
 from benchmarks.snapshots.selectors import suite_drift_caveats
 from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
+
+if TYPE_CHECKING:
+    from reviewapp.review.models import ReviewPool
 from reviewapp.providers.local.embeddings import MODEL_ID as LOCAL_MODEL
 from reviewapp.providers.selectors import ledger_simulated, ledger_spend, provider_label
 from reviewapp.providers.types import SIMULATED_LABEL
@@ -169,12 +172,11 @@ def rerank_scores_from_run(*, run: RerankRun) -> RerankScores:
     run stopped, was cancelled or is still running), leave the candidate
     ungraded; the query's error says how many of each and why.
     """
-    latest: dict[int, dict[str, Any]] = {}
-    for grade in (
+    # The last row of a candidate wins: its latest attempt.
+    latest = {grade["candidate_id"]: grade for grade in (
         RerankGrade.objects.filter(run=run).order_by("attempt", "id")
         .values("candidate_id", "candidate__provision_id", "query__qid", "status", "p_useful", "error")
-    ):
-        latest[grade["candidate_id"]] = grade
+    )}
     p_useful: dict[str, dict[int, float]] = {}
     problems: dict[str, dict[str, int]] = {}
     first_error: dict[str, str] = {}
@@ -297,7 +299,7 @@ def _leaderboard_labels(runs: list[RerankRun]) -> LabelInputs | None:
 
     Two pools that label one item differently leave it unlabelled (counted), never pick a side.
     """
-    pools = []
+    pools: list[ReviewPool] = []
     for run in runs:
         real = [p for p in run_pools(rerank_run=run) if not is_synthetic(p)]
         if real and all(p.pk != real[0].pk for p in pools):

@@ -121,6 +121,7 @@ def report_export(request: HttpRequest, source: str, pk: int, export: str) -> Ht
         return JsonResponse({"error": str(exc)}, status=400)
     if not _export_available(export, report):
         raise Http404(f"this report has no {export.removesuffix('.run')} system")
+    response: HttpResponse
     if export == "report.json":
         response = JsonResponse(report_as_json(report), json_dumps_params={"ensure_ascii": False, "indent": 1})
     else:

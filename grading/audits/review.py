@@ -12,7 +12,7 @@ from grading.audits.services import AuditError
 from grading.dataset.models import Contract
 
 if TYPE_CHECKING:
-    from reviewapp.review.selectors import ReviewPool
+    from reviewapp.review.models import ReviewPool
 
 AUDIT_JOB = "cuad-audit"  # external_ref tag of the review pools this module declares
 REVIEW_TITLE = "Contract clauses: is the text a clause of the stated type?"

@@ -31,7 +31,7 @@ def _clean(x: float | None) -> float | None:
     return None if x is None or math.isnan(x) else round(float(x), 6)
 
 
-def _interval_json(i: Interval | None) -> dict[str, float | None] | None:
+def _interval_json(i: Interval | None) -> dict[str, float | str | None] | None:
     if i is None:
         return None
     return {"estimate": _clean(i.estimate), "low": _clean(i.low), "high": _clean(i.high), "note": i.note}
@@ -146,22 +146,24 @@ def leaderboard_csv(board: Leaderboard) -> str:
                              cell(p.p_value), cell(p.p_adjusted), s.queries, s.families,
                              "; ".join(x for x in (d.note, board.method) if x)])
     known = board.known_targets
-    for s in known.splits if known is not None else ():
-        for r in s.rows:
-            for m, i in r.means.items():
-                writer.writerow([s.split, "known-target mean", r.system.key, "", m, cell(i.estimate), cell(i.low),
-                                 cell(i.high), "", "", s.queries, s.families,
-                                 "; ".join(x for x in (r.system.retrieval.configuration, i.note) if x)])
-        for p in s.pairs:
+    for ks in known.splits if known is not None else ():
+        for kr in ks.rows:
+            retrieval = kr.system.retrieval
+            configuration = retrieval.configuration if retrieval is not None else ""
+            for m, i in kr.means.items():
+                writer.writerow([ks.split, "known-target mean", kr.system.key, "", m, cell(i.estimate), cell(i.low),
+                                 cell(i.high), "", "", ks.queries, ks.families,
+                                 "; ".join(x for x in (configuration, i.note) if x)])
+        for p in ks.pairs:
             d = p.difference
-            writer.writerow([s.split, "known-target difference", p.a, p.b, p.metric, cell(d.estimate), cell(d.low),
-                             cell(d.high), cell(p.p_value), cell(p.p_adjusted), s.queries, s.families,
+            writer.writerow([ks.split, "known-target difference", p.a, p.b, p.metric, cell(d.estimate), cell(d.low),
+                             cell(d.high), cell(p.p_value), cell(p.p_adjusted), ks.queries, ks.families,
                              "; ".join(x for x in (d.note, board.method) if x)])
     if known is not None:
         writer.writerow(["", "known-target verdict", "", "", f"{PRIMARY_LABEL} {PRIMARY_METRIC}", "", "", "", "",
                          "", "", "", known.verdict.sentence])
-        for system in known.systems:
-            writer.writerow(["", "system", system.key, "", "", "", "", "", "", "", "", "", system.label])
+        for stage in known.systems:
+            writer.writerow(["", "system", stage.key, "", "", "", "", "", "", "", "", "", stage.label])
     for system in board.systems:
         writer.writerow(["", "system", system.key, "", "", "", "", "", "", "", "", "", system.label])
     for system in board.systems:

@@ -29,7 +29,7 @@ from scoring.stats.bootstrap import Interval
 REPORT_SCHEMA = "benchmark-report/1"
 
 
-def _interval_json(interval: Interval | None) -> dict[str, float | None] | None:
+def _interval_json(interval: Interval | None) -> dict[str, float | str | None] | None:
     if interval is None:
         return None
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from benchmarks.reports.reading.coverage import RunCoverage
 from scoring.stats.bootstrap import Interval
@@ -42,11 +42,11 @@ class Conclusion:
         return {"kind": self.kind, "sentence": self.sentence, "comparison": self.comparison}
 
 
-def _defined(interval: Interval | None) -> bool:
+def _defined(interval: Interval | None) -> TypeGuard[Interval]:
     return interval is not None and not any(math.isnan(x) for x in (interval.estimate, interval.low, interval.high))
 
 
-def _estimated(interval: Interval | None) -> bool:
+def _estimated(interval: Interval | None) -> TypeGuard[Interval]:
     return interval is not None and not math.isnan(interval.estimate)
 
 
@@ -83,24 +83,26 @@ def conclusion_sentence(
         return Conclusion(FAILED, f"{run} {'failed' if coverage.status == 'failed' else 'graded no candidate'}"
                                   f"{why}, so this report draws no conclusion about the model: "
                                   f"{coverage.ranking_reranked} of {coverage.ranking_total} queries reranked.", "")
-    paired = (has_rerank and _estimated(keyword) and _estimated(reranked) and _estimated(difference)
-              and queries > 0)
+    # (keyword, reranked, difference) when the two orders can be compared at all.
+    paired = ((keyword, reranked, difference)
+              if has_rerank and _estimated(keyword) and _estimated(reranked) and _estimated(difference) and queries > 0
+              else None)
     if has_rerank and coverage is not None and not coverage.complete:
         return Conclusion(
             INCOMPLETE,
             f"Incomplete: {coverage.ranking_reranked} of {coverage.ranking_total} queries reranked (rerank run "
             f"{'#' + str(coverage.run) + ' ' if coverage.run is not None else ''}is {coverage.status}), so this "
             "report does not say which order is better; the figures cover only the candidates that were graded.",
-            _comparison(endpoint, keyword, reranked, difference) if paired else "")
+            _comparison(endpoint, *paired) if paired else "")
     support = unit_support(families, unit="query family")
     if queries > 0 and _estimated(keyword) and not support.has_interval:
-        figures = (f"reranked {reranked.estimate:.3f} vs keyword {keyword.estimate:.3f}" if paired
+        figures = (f"reranked {paired[1].estimate:.3f} vs keyword {keyword.estimate:.3f}" if paired
                    else f"keyword {keyword.estimate:.3f}")
         return Conclusion(
             TOO_FEW,
             f"{support.sentence[0].upper()}{support.sentence[1:]}, so this report draws no conclusion on {endpoint} "
             f"({figures} over {population}): add families to the split for an interval.",
-            _comparison(endpoint, keyword, reranked, difference) if paired
+            _comparison(endpoint, *paired) if paired
             else f"{endpoint}: keyword {keyword.estimate:.3f} ({_ci(keyword)})")
     if not _defined(keyword) or queries == 0:
         return Conclusion(NO_ENDPOINT, f"This suite has no {endpoint.split()[0]} ranking queries, so there is no "

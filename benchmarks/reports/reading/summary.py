@@ -14,11 +14,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from benchmarks.reports.exposure import exposure_declarations
 from benchmarks.reports.figures import PRIMARY_SPLIT, suite_caveats, suite_population
 from benchmarks.reports.leaderboard import Leaderboard
 from reviewapp.core.records.provenance import LabelOrigin, Procedure, provenance_sentences
+
+if TYPE_CHECKING:
+    from reviewapp.review.models import ReviewPool
 
 
 @dataclass(frozen=True)
@@ -101,9 +105,9 @@ def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
     from reviewapp.review.selectors import pool_completed_judgments, pool_labels
 
-    pools: dict[int, object] = {}
+    pools: dict[int, ReviewPool] = {}
     for entry in board.inputs.reranks:
-        run = RerankRun.objects.filter(pk=entry.meta.pk).first()
+        run = RerankRun.objects.filter(pk=entry.meta.pk).first() if entry.meta.pk is not None else None
         real = [p for p in run_pools(rerank_run=run) if not is_synthetic(p)] if run else []
         if real:
             pools.setdefault(real[0].pk, real[0])
@@ -125,7 +129,9 @@ def _targets(board: Leaderboard) -> LabelOrigin:
     from benchmarks.suites.confirmation import suite_target_origin
     from benchmarks.suites.models import Suite
 
-    return suite_target_origin(suite=Suite.objects.get(pk=board.inputs.suite.pk))
+    suite_id = board.inputs.suite.pk
+    assert suite_id is not None  # a leaderboard is of a stored suite
+    return suite_target_origin(suite=Suite.objects.get(pk=suite_id))
 
 
 def summary_build(*, board: Leaderboard) -> Summary:

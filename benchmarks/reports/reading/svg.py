@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import math
 from html import escape
+from typing import TypeGuard
 
-from benchmarks.reports.figures import PRIMARY_METRIC, PRIMARY_SPLIT, Report
+from benchmarks.reports.figures import PRIMARY_METRIC, PRIMARY_SPLIT, MetricRow, Report, SplitSummary
 from scoring.stats.bootstrap import Interval
 
 WIDTH = 760
@@ -28,7 +29,7 @@ def _x_diff(v: float) -> float:
     return DIFF_X0 + (DIFF_X1 - DIFF_X0) * (min(max(v, -1.0), 1.0) + 1.0) / 2.0
 
 
-def _defined(interval: Interval | None) -> bool:
+def _defined(interval: Interval | None) -> TypeGuard[Interval]:
     return interval is not None and not any(math.isnan(x) for x in (interval.estimate, interval.low, interval.high))
 
 
@@ -67,7 +68,7 @@ def _axis(x0: float, x1: float, y_top: float, y_bottom: float, ticks: list[float
 
 def forest_plot_svg(report: Report) -> str:
     """The forest plot of a report as an inline SVG string (means per split and metric, and differences)."""
-    rows: list[tuple[str, object]] = []
+    rows: list[tuple[str, str | tuple[SplitSummary, MetricRow]]] = []  # (kind, header text or metric row)
     for split in report.splits:
         if not split.queries:
             continue
@@ -88,8 +89,8 @@ def forest_plot_svg(report: Report) -> str:
         parts += _axis(DIFF_X0, DIFF_X1, y_top, y_bottom, [-1, -0.5, 0, 0.5, 1], _x_diff,
                        "Difference, reranked - keyword")
     y = y_top
-    for kind, payload in rows:
-        if kind == "header":
+    for _, payload in rows:
+        if isinstance(payload, str):  # a header
             parts.append(f'<text x="6" y="{y + 22:.1f}" font-weight="bold">{escape(str(payload))}</text>')
             y += ROW_H
             continue
