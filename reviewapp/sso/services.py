@@ -122,6 +122,6 @@ def oidc_signin(*, claims: Mapping[str, Any], issuer: str) -> Any:
         _roles_set(user=user, roles=roles, issuer=issuer)
     # Read by reviewapp.core.auth.signin when the session starts: every revision saved in it says "oidc" and the
     # issuer, so pages and exports can count the judgments made by people the firm's IdP vouched for.
-    user.signin_method_override = SigninMethod.OIDC  # type: ignore[attr-defined]  # this request's copy only
-    user.signin_issuer = issuer  # type: ignore[attr-defined]  # (read with getattr by the sign-in)
+    user.signin_method_override = SigninMethod.OIDC  # type: ignore[attr-defined]  # transient, not a field
+    user.signin_issuer = issuer  # type: ignore[attr-defined]  # transient, not a field
     return user
