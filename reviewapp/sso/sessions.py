@@ -15,6 +15,7 @@ from importlib import import_module
 from typing import Any
 
 from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
@@ -23,6 +24,7 @@ from reviewapp.core.auth.accounts import AccountError, is_plain_reviewer
 from reviewapp.core.auth.audit import audit_actor, audit_record
 from reviewapp.core.auth.credentials import client_address
 from reviewapp.core.auth.roles import MANAGE_REVIEWS
+from reviewapp.core.models import ApiToken
 from reviewapp.sso.models import UserSession
 
 DB_ENGINES = ("django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db")
@@ -74,8 +76,6 @@ def user_sessions_active(*, user: Any) -> list[ActiveSession]:
     rows = list(UserSession.objects.filter(user=user))
     expiry: dict[str, datetime | None] = {}
     if settings.SESSION_ENGINE in DB_ENGINES:
-        from django.contrib.sessions.models import Session
-
         expiry = dict(Session.objects.filter(session_key__in=[r.session_key for r in rows],
                                              expire_date__gt=timezone.now()).values_list("session_key", "expire_date"))
     else:
@@ -100,7 +100,6 @@ def _untracked_session_keys(user: Any) -> list[str]:
     """Live sessions of the account with no row here (made before sessions were recorded): database engine only."""
     if settings.SESSION_ENGINE not in DB_ENGINES:
         return []
-    from django.contrib.sessions.models import Session
 
     tracked = set(UserSession.objects.filter(user=user).values_list("session_key", flat=True))
     found = []
@@ -126,8 +125,6 @@ def user_session_end(*, user: Any, session_id: int, by: Any) -> bool:
 
 def user_sign_out_everywhere(*, user: Any, by: Any) -> SignedOut:
     """End every session of the account and revoke every API token it made (a lost laptop, a leaving lawyer)."""
-    from reviewapp.core.models import ApiToken
-
     _require_allowed(user=user, by=by)
     store = _store()
     keys = list(UserSession.objects.filter(user=user).values_list("session_key", flat=True))

@@ -15,10 +15,16 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from benchmarks.labels.selectors import is_synthetic, run_pools
 from benchmarks.reports.exposure import exposure_declarations
 from benchmarks.reports.figures import PRIMARY_SPLIT, suite_caveats, suite_population
 from benchmarks.reports.leaderboard import Leaderboard
+from benchmarks.rerank.models import RerankRun
+from benchmarks.suites.confirmation import suite_target_origin
+from benchmarks.suites.models import Suite
 from reviewapp.core.records.provenance import LabelOrigin, Procedure, provenance_sentences
+from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
+from reviewapp.review.selectors import pool_completed_judgments, pool_labels
 
 
 @dataclass(frozen=True)
@@ -96,10 +102,6 @@ def _exposure_lines(board: Leaderboard) -> tuple[str, ...]:
 
 def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     # The leaderboard reads labels from each chosen run's newest pool made by people; the same pools here.
-    from benchmarks.labels.selectors import is_synthetic, run_pools
-    from benchmarks.rerank.models import RerankRun
-    from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
-    from reviewapp.review.selectors import pool_completed_judgments, pool_labels
 
     pools: dict[int, object] = {}
     for entry in board.inputs.reranks:
@@ -122,9 +124,6 @@ def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
 
 
 def _targets(board: Leaderboard) -> LabelOrigin:
-    from benchmarks.suites.confirmation import suite_target_origin
-    from benchmarks.suites.models import Suite
-
     return suite_target_origin(suite=Suite.objects.get(pk=board.inputs.suite.pk))
 
 
