@@ -22,9 +22,8 @@ from django.utils import timezone
 
 from reviewapp.core.auth.accounts import AccountError, is_plain_reviewer
 from reviewapp.core.auth.audit import audit_actor, audit_record
-from reviewapp.core.auth.credentials import client_address
+from reviewapp.core.auth.credentials import api_tokens_revoke_all, client_address
 from reviewapp.core.auth.roles import MANAGE_REVIEWS
-from reviewapp.core.models import ApiToken
 from reviewapp.sso.models import UserSession
 
 DB_ENGINES = ("django.contrib.sessions.backends.db", "django.contrib.sessions.backends.cached_db")
@@ -133,10 +132,7 @@ def user_sign_out_everywhere(*, user: Any, by: Any) -> SignedOut:
         store(session_key=key).delete()
     with transaction.atomic(), audit_actor(by):
         UserSession.objects.filter(user=user).delete()
-        tokens = 0
-        for token in ApiToken.objects.filter(user=user):
-            token.delete()  # one by one: each deletion goes to the account audit log
-            tokens += 1
+        tokens = api_tokens_revoke_all(user=user)
         audit_record(action="user.sign_out_everywhere", target_type="user", target_id=user.pk,
                      target=user.get_username(), detail={"sessions": len(keys), "tokens": tokens})
     return SignedOut(sessions=len(keys), tokens=tokens)

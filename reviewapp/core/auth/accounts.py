@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -19,6 +19,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.encoding import force_bytes
 from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
@@ -27,6 +28,7 @@ from reviewapp.core.auth.audit import audit_actor, audit_record
 from reviewapp.core.auth.credentials import token_digest
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, ensure_role_groups
 from reviewapp.core.models import (
+    AccountAudit,
     ApiToken,
     KeyboardShortcuts,
     PasswordOrigin,
@@ -254,6 +256,49 @@ def reviewer_token_revoke(*, user: Any, token_id: int, by: Any) -> bool:
     with audit_actor(by):
         token.delete()
     return True
+
+
+@dataclass(frozen=True)
+class TokenSummary:
+    """One of a reviewer's API tokens as the admin's page lists it: never the key, nor its digest."""
+
+    pk: int
+    prefix: str
+    name: str
+    created_at: datetime
+    expires_at: datetime
+
+
+def reviewer_tokens(*, user: Any) -> list[TokenSummary]:
+    """The account's API tokens, newest first."""
+    return [
+        TokenSummary(pk=pk, prefix=prefix, name=name, created_at=created_at, expires_at=expires_at)
+        for pk, prefix, name, created_at, expires_at in ApiToken.objects.filter(user=user)
+        .order_by("-created_at", "-id")
+        .values_list("pk", "prefix", "name", "created_at", "expires_at")
+    ]
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    created_at: datetime
+    actor: str
+    action: str
+    detail: dict[str, Any]
+
+
+def reviewer_audit(*, user: Any, limit: int = 100) -> list[AuditEntry]:
+    """The latest changes to the account and to its tokens, newest first. A token's entry names it
+    ``"<prefix>… of <username>"``, or ``"… of user #<id>"`` once the account had no name to give."""
+    entries = AccountAudit.objects.filter(
+        Q(target_type="user", target_id=str(user.pk))
+        | Q(target_type="token", target__endswith=f" of {user.get_username()}")
+        | Q(target_type="token", target__endswith=f" of user #{user.pk}")
+    ).order_by("-id")[:limit]
+    return [
+        AuditEntry(created_at=created_at, actor=actor, action=action, detail=dict(detail or {}))
+        for created_at, actor, action, detail in entries.values_list("created_at", "actor", "action", "detail")
+    ]
 
 
 @transaction.atomic

@@ -214,6 +214,16 @@ def api_token_revoke(*, user: Any, token_id: int) -> bool:
     return True
 
 
+def api_tokens_revoke_all(*, user: Any) -> int:
+    """Delete every token of ``user``, one by one so that each deletion reaches the account audit log (under the
+    actor the caller set with ``audit_actor``); how many there were."""
+    tokens = 0
+    for token in ApiToken.objects.filter(user=user):
+        token.delete()
+        tokens += 1
+    return tokens
+
+
 def _token_failures_key(address: str) -> str:
     return f"token-failures:{address}"
 
