@@ -66,6 +66,7 @@ lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/lint-imports
 	$(PY) scripts/check_import_cycles.py
+	$(PY) scripts/check_local_imports.py
 	$(PY) scripts/house_rules.py
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run

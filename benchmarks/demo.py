@@ -12,7 +12,13 @@ from __future__ import annotations
 import pathlib
 import time
 
+from django.contrib.auth import get_user_model
+
+from benchmarks.comparisons.services import ComparisonError, comparison_declare
 from benchmarks.corpus.services import statutes_import
+from benchmarks.labels.demo import load_demo_review
+from benchmarks.rerank.demo import load_model_rerank_demo
+from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.retrieval.engines import (
     CONFIGURATIONS,
     DEFAULT_CONFIGURATION,
@@ -25,6 +31,7 @@ from benchmarks.retrieval.services import retrieval_run_create
 from benchmarks.retrieval.suite_index import ENGINE as BM25_ENGINE
 from benchmarks.suites.selectors import suite_latest
 from benchmarks.suites.services import suite_import
+from reviewapp.providers.model_server import served_model_id
 
 EXAMPLE_SUITE = pathlib.Path(__file__).resolve().parent / "suites" / "nrs_v1.json"
 
@@ -51,11 +58,8 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
         stdout.write(f"benchmarks: retrieval run #{run.pk} present on {engine}\n")
     # On a finished run: the local rerank run, its review pool and the calibration demo (benchmarks/labels/demo.py).
     if run.status == RunStatus.DONE:
-        from benchmarks.labels.demo import load_demo_review
-
         load_demo_review(retrieval_run=run, stdout=stdout)
         # The fourth statute system: the bundled real model, when `make demo` started its server.
-        from benchmarks.rerank.demo import load_model_rerank_demo
 
         load_model_rerank_demo(retrieval_run=run, stdout=stdout)
     load_demo_first_stages(suite=run.suite, stdout=stdout)
@@ -67,12 +71,6 @@ def load_demo_comparison(*, retrieval_run: RetrievalRun, stdout) -> None:
     """Declare the demo's systems one comparison before anyone reads a held-out figure: keyword order,
     the MiniLM rerank (its hybrid comes with it) and the other first-stage configurations of the suite. Idempotent:
     nothing is declared once any of them was declared or scored."""
-    from django.contrib.auth import get_user_model
-
-    from benchmarks.comparisons.services import ComparisonError, comparison_declare
-    from benchmarks.rerank.models import RerankRun, RerankStatus
-    from reviewapp.providers.model_server import served_model_id
-
     admin = get_user_model().objects.filter(username="admin").first()
     rerank = (RerankRun.objects.filter(retrieval_run=retrieval_run, provider="local", status=RerankStatus.DONE)
               .order_by("id").first())

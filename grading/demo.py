@@ -5,8 +5,21 @@ model server that ``make demo`` starts, the real model as a fourth, on the contr
 from __future__ import annotations
 
 import pathlib
+import time
 
+from grading.audits.demo import load_audit_demo
+from grading.audits.judging.judges import EXEMPLARS_METHOD, LLM, JudgeChoice, parse_choice
+from grading.audits.services import AuditError, audit_create, audit_execute
+from grading.baselines.demo import load_baselines_demo
+from grading.dataset.models import Contract
+from grading.dataset.selectors import sample_contract_ids
 from grading.dataset.services import cuad_load, sample_create
+from grading.runs.demo import load_console_demo
+from grading.runs.jobs import JobError, extraction_job_create, job_extract_execute
+from grading.runs.models import ConsoleJob
+from reviewapp.providers.model_server import served_model_id
+from reviewapp.providers.model_server.process import demo_server
+from reviewapp.providers.selectors import ledger_setup
 
 DEMO_SAMPLE = {"n": 100, "min_per_type": 30, "seed": 42}
 
@@ -22,15 +35,12 @@ def load_demo(*, data_dir: pathlib.Path, stdout) -> None:
         f" (manifest sha256 {sample.manifest_sha256[:12]})\n"
     )
     # The console: a synthetic comparison run graded now, and the local heuristic extraction job queued.
-    from grading.runs.demo import load_console_demo
 
     load_console_demo(data_dir=data_dir, stdout=stdout)
     # The two other offline systems of the CUAD leaderboard, built here in seconds (no worker needed).
-    from grading.baselines.demo import load_baselines_demo
 
     load_baselines_demo(sample=sample, stdout=stdout)
     # The label audit of the local-extractor run (launched when that extraction job has finished).
-    from grading.audits.demo import load_audit_demo
 
     load_audit_demo(data_dir=data_dir, stdout=stdout)
     # The fourth system: the bundled real model, when `make demo` started its server.
@@ -55,18 +65,6 @@ def load_model_demo(*, sample, stdout) -> None:
     Its run covers only those contracts (its declared scope), so a leaderboard that includes it compares every run on
     them and says so; the contracts too long for the model are left out before anything is sent, never truncated.
     """
-    import time
-
-    from grading.audits.judging.judges import EXEMPLARS_METHOD, LLM, JudgeChoice, parse_choice
-    from grading.audits.services import AuditError, audit_create, audit_execute
-    from grading.dataset.models import Contract
-    from grading.dataset.selectors import sample_contract_ids
-    from grading.runs.jobs import JobError, extraction_job_create, job_extract_execute
-    from grading.runs.models import ConsoleJob
-    from reviewapp.providers.model_server import served_model_id
-    from reviewapp.providers.model_server.process import demo_server
-    from reviewapp.providers.selectors import ledger_setup
-
     model_id = served_model_id()
     job = (ConsoleJob.objects.filter(kind=ConsoleJob.Kind.EXTRACT, sample=sample, provider="openai_compatible",
                                      model_id=model_id).exclude(status=ConsoleJob.Status.FAILED).order_by("id").first())

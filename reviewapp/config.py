@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote, urlparse
 
+import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 if TYPE_CHECKING:
@@ -75,8 +76,6 @@ def env_list(name: str, default: list[str]) -> list[str]:
 def database_config(url: str, *, base_dir: Path, password: str = "") -> DBConfig:
     """Django DATABASES['default'] from a DATABASE_URL (sqlite:///path or postgres://...); ``password``
     (DATABASE_PASSWORD or DATABASE_PASSWORD_FILE) is used when the URL carries none."""
-    import dj_database_url
-
     scheme = urlparse(url).scheme
     if scheme not in {"sqlite", "postgres", "postgresql", "pgsql"}:
         raise ConfigError(

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from benchmarks.corpus.corpus_file import HIERARCHY
+from benchmarks.corpus.selectors import corpus_jurisdiction, provision_citations, provision_get
 from reviewapp.review.kinds import GradeType, PoolKind, SourceContext
 
 RELEVANCE_SCALE = [
@@ -23,8 +24,6 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
 
     Reads only the provision the item points at: never the run, the candidate or anything about its order.
     """
-    from benchmarks.corpus.selectors import corpus_jurisdiction, provision_get
-
     provision_pk = external_ref.get("provision")
     if not isinstance(provision_pk, int):
         return None
@@ -61,8 +60,6 @@ def statute_source_context(external_ref: Mapping[str, Any]) -> SourceContext | N
 
 def statute_document_citations(external_refs: Sequence[Mapping[str, Any]]) -> list[str | None]:
     """Each item's section citation, from the provision its reference points at (one query for them all)."""
-    from benchmarks.corpus.selectors import provision_citations
-
     pks = [ref.get("provision") for ref in external_refs]
     citations = provision_citations(pks=[pk for pk in pks if isinstance(pk, int)])
     return [citations.get(pk) if isinstance(pk, int) else None for pk in pks]

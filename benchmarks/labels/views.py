@@ -55,14 +55,13 @@ from benchmarks.reports.models import HeldoutExposure
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
-from reviewapp.core.exports.downloads import as_download
+from reviewapp.core.exports.downloads import as_download, content_type_of
 from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 
-CSV = "text/csv; charset=utf-8"
-HUMAN_EXPORTS = {"human-metrics.json": "application/json", **dict.fromkeys(HUMAN_TABLES, CSV)}
-CALIBRATION_EXPORTS = {"calibration.json": "application/json", **dict.fromkeys(CALIBRATION_TABLES, CSV)}
+HUMAN_EXPORTS = ("human-metrics.json", *HUMAN_TABLES)
+CALIBRATION_EXPORTS = ("calibration.json", *CALIBRATION_TABLES)
 
 
 def _run(pk: int) -> RerankRun:
@@ -159,7 +158,7 @@ def _attachment(response: HttpResponse, run: RerankRun, page: str, export: str) 
     return as_download(response, f"rerank-{run.pk}-{page}-{export}")
 
 
-def _export(request: HttpRequest, pk: int, export: str, *, page: str, exports: dict, build, as_json,
+def _export(request: HttpRequest, pk: int, export: str, *, page: str, exports: tuple[str, ...], build, as_json,
             tables: dict) -> HttpResponse:
     """One export of a human-label page: its JSON, or one of its tables as CSV."""
     if export not in exports:
@@ -173,7 +172,7 @@ def _export(request: HttpRequest, pk: int, export: str, *, page: str, exports: d
     if export.endswith(".json"):
         response = JsonResponse(as_json(figures), json_dumps_params={"ensure_ascii": False, "indent": 1})
     else:
-        response = HttpResponse(rows_csv(tables[export](figures)), content_type=exports[export])
+        response = HttpResponse(rows_csv(tables[export](figures)), content_type=content_type_of(export))
     return _attachment(response, run, page, export)
 
 

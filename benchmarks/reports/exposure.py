@@ -34,7 +34,8 @@ from benchmarks.reports.figures import PRIMARY_SPLIT, Report
 from benchmarks.reports.inputs import ReportInputs, RerankMeta, RetrievalMeta
 from benchmarks.reports.leaderboard import KEYWORD, Leaderboard, first_stage_key, system_key
 from benchmarks.reports.models import HeldoutExposure
-from benchmarks.suites.models import Suite
+from benchmarks.reports.selectors import report_inputs_load, rerank_scores_from_run
+from benchmarks.suites.models import QueryKind, Suite, SuiteQuery
 from reviewapp.core.records.hashing import sha256_json
 
 RETRIEVAL_FIELDS = ("configuration", "detail", "k", "passage_rule", "engine")
@@ -357,9 +358,6 @@ def exposure_record_runs(*, retrieval_run: Any, rerank_run: Any = None, qids: An
     None, and nothing written, when none of ``qids`` is a held-out ranking query of the run's suite. Raises
     ExposureRunError when the rerank run is of another retrieval run or a qid is not a query of the suite.
     """
-    from benchmarks.reports.selectors import report_inputs_load, rerank_scores_from_run
-    from benchmarks.suites.models import QueryKind, SuiteQuery
-
     if rerank_run is not None and rerank_run.retrieval_run_id != retrieval_run.pk:
         raise ExposureRunError(f"rerank run #{rerank_run.pk} reranks retrieval run #{rerank_run.retrieval_run_id}, "
                                f"not #{retrieval_run.pk}")

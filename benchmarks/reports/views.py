@@ -59,18 +59,10 @@ from benchmarks.reports.selectors import (
 )
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import VIEW_REPORTS, perm_required
-from reviewapp.core.exports.downloads import as_download, download
+from reviewapp.core.exports.downloads import as_download, content_type_of, download
 from reviewapp.core.exports.pdf import pdf_from_html
 
-EXPORTS = {
-    "report.json": "application/json",
-    "queries.csv": "text/csv; charset=utf-8",
-    "keyword.run": "text/plain; charset=utf-8",
-    "reranked.run": "text/plain; charset=utf-8",
-    "secondary.run": "text/plain; charset=utf-8",
-    "qrels.txt": "text/plain; charset=utf-8",
-    "families.txt": "text/plain; charset=utf-8",
-}
+EXPORTS = ("report.json", "queries.csv", "keyword.run", "reranked.run", "secondary.run", "qrels.txt", "families.txt")
 
 
 def _build(source: str, pk: int, request: HttpRequest, *, purpose: str) -> tuple[ReportRequest, Report]:
@@ -125,7 +117,7 @@ def report_export(request: HttpRequest, source: str, pk: int, export: str) -> Ht
     if export == "report.json":
         response = JsonResponse(report_as_json(report), json_dumps_params={"ensure_ascii": False, "indent": 1})
     else:
-        response = HttpResponse(report_text_export(report, export), content_type=EXPORTS[export])
+        response = HttpResponse(report_text_export(report, export), content_type=content_type_of(export))
     suite = report.inputs.suite
     stem = slugify(f"{suite.name}-v{suite.version}-{source}-{pk}")
     return as_download(response, f"{stem}-{export}")
@@ -133,13 +125,7 @@ def report_export(request: HttpRequest, source: str, pk: int, export: str) -> Ht
 
 # --------------------------------------------------------------------------- the statute leaderboard
 
-LEADERBOARD_EXPORTS = {
-    "leaderboard.json": "application/json",
-    "leaderboard.csv": "text/csv; charset=utf-8",
-    "per-query.tsv": "text/tab-separated-values; charset=utf-8",
-    "qrels.txt": "text/plain; charset=utf-8",
-    "families.txt": "text/plain; charset=utf-8",
-}
+LEADERBOARD_EXPORTS = ("leaderboard.json", "leaderboard.csv", "per-query.tsv", "qrels.txt", "families.txt")
 
 
 def _leaderboard(pk: int, request: HttpRequest, *, purpose: str,
@@ -200,11 +186,11 @@ def leaderboard_export(request: HttpRequest, pk: int, export: str) -> HttpRespon
         system = export.removesuffix(".run")
         if not any(s.key == system and s.has_figures for s in board.systems):
             raise Http404(f"this leaderboard has no {system} system with figures")
-        response = HttpResponse(leaderboard_trec_run(board, system=system), content_type="text/plain; charset=utf-8")
+        response = HttpResponse(leaderboard_trec_run(board, system=system), content_type=content_type_of(export))
     else:
         body = {"leaderboard.csv": leaderboard_csv, "per-query.tsv": leaderboard_per_query,
                 "qrels.txt": leaderboard_trec_qrels, "families.txt": leaderboard_families}[export](board)
-        response = HttpResponse(body, content_type=LEADERBOARD_EXPORTS[export])
+        response = HttpResponse(body, content_type=content_type_of(export))
     suite = board.inputs.suite
     stem = slugify(f"{suite.name}-v{suite.version}-leaderboard-{pk}")
     return as_download(response, f"{stem}-{export}")

@@ -53,6 +53,7 @@ from reviewapp.core.jobs import (
 from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.clients import client_for_ledger
+from reviewapp.providers.local import embeddings
 from reviewapp.providers.local.distributions import concentration
 from reviewapp.providers.services import ExecutionReport, RequestResult
 from reviewapp.providers.spend.preflight import ProviderSetup, provider_preflight
@@ -238,7 +239,8 @@ FINISH_MARK = " To finish: "
 
 
 def _grade_rows(run: RerankRun, planned: PlannedRequest, result: RequestResult) -> list[RerankGrade]:
-    from scoring.stats.calibration import p_useful  # numpy: for the run that grades, not the pages importing this
+    # local import: numpy: for the run that grades, not the pages importing this module
+    from scoring.stats.calibration import p_useful
 
     rows = []
     for position, candidate_id in enumerate(planned.candidate_ids, start=1):
@@ -363,8 +365,6 @@ def _warm_local(requests: list, *, run_id: int, token: str) -> None:
     """Embed the run's texts into the shared vector store first, beating as it goes: workers that run the same
     snapshot at once split the embedding instead of each computing all of it (vectors are bit-identical
     whoever computes them; the requests then read them)."""
-    from reviewapp.providers.local import embeddings
-
     def beat() -> None:
         if not job_beat(RerankRun, pk=run_id, token=token):
             raise ClaimLost(f"rerank run {run_id}: claim lost")

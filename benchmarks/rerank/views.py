@@ -20,7 +20,7 @@ from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION, question_definitions
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
-from reviewapp.core.exports.downloads import as_download
+from reviewapp.core.exports.downloads import stream_download
 from reviewapp.core.http.requests import HtmxHttpRequest
 from reviewapp.core.job_controls import job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
@@ -187,5 +187,4 @@ def rerank_run_resume(request: HttpRequest, pk: int) -> HttpResponse:
 @perm_required(VIEW_REPORTS)
 def rerank_run_receipts(request: HttpRequest, pk: int) -> StreamingHttpResponse:
     run = get_object_or_404(RerankRun.objects.select_related("ledger"), pk=pk)
-    response = StreamingHttpResponse(receipts_jsonl(ledger=run.ledger), content_type="application/x-ndjson")
-    return as_download(response, f"rerank-{run.pk}-receipts.jsonl")
+    return stream_download(receipts_jsonl(ledger=run.ledger), filename=f"rerank-{run.pk}-receipts.jsonl")

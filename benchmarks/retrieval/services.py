@@ -49,7 +49,7 @@ def retrieval_run_create(*, suite: Suite, configuration: str = DEFAULT_CONFIGURA
     ``bm25-v1`` (the default) searches the suite's own BM25 index and records engine "bm25s";
     the other configurations search the database's full-text engine.
     """
-    # bm25s (and scipy.sparse under it) loads on the first run, not with the URL config.
+    # local import: bm25s (with numpy and scipy) costs ~0.7 s to import; pages import these services and search nothing
     from benchmarks.retrieval import suite_index
 
     if configuration not in CONFIGURATIONS:
@@ -97,6 +97,7 @@ def bm25_search(index: bm25.Bm25Index, text: str, k: int) -> bm25.SearchOutcome:
 
 
 def _bm25_searcher(index: bm25.Bm25Index, *, k: int) -> Searcher:
+    # local import: bm25s (with numpy and scipy) costs ~0.7 s to import; pages import these services and search nothing
     from benchmarks.retrieval import bm25
 
     def search(text: str, _snapshot_ids: list[int]):
@@ -116,6 +117,7 @@ def _bm25_searcher(index: bm25.Bm25Index, *, k: int) -> Searcher:
 
 
 def _outcome_fields(outcome: bm25.SearchOutcome, hits: list) -> dict[str, Any]:
+    # local import: bm25s (with numpy and scipy) costs ~0.7 s to import; pages import these services and search nothing
     from benchmarks.retrieval import bm25
 
     return {
@@ -129,6 +131,7 @@ def _outcome_fields(outcome: bm25.SearchOutcome, hits: list) -> dict[str, Any]:
 def _language_model_searcher(primary: str, index: bm25.Bm25Index, stats: language_models.TermStats, *,
                              k: int) -> tuple[Searcher, dict[str, Any]]:
     """rm3-v1 or qld-v1 over the suite's documents; what the run records of the system it ran."""
+    # local import: bm25s (with numpy and scipy) costs ~0.7 s to import; pages import these services and search nothing
     from benchmarks.retrieval import language_models
 
     def search(text: str, _snapshot_ids: list[int]):

@@ -16,6 +16,7 @@ from grading.audits.judging.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_c
 from grading.audits.services import audit_create
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_current
+from grading.runs.demo import load_console_demo
 from grading.runs.models import ConsoleJob
 
 
@@ -37,7 +38,6 @@ def load_audit_demo(*, data_dir: pathlib.Path, stdout) -> None:
     job = _local_job(sample)
     if job is None:
         # The console demo queues the local extraction job (idempotently); the audit needs its run.
-        from grading.runs.demo import load_console_demo
 
         load_console_demo(data_dir=data_dir, stdout=stdout)
         job = _local_job(sample)

@@ -16,6 +16,7 @@ from functools import cached_property
 from django.db import models
 
 from reviewapp.core.jobs import TrackedJob
+from reviewapp.providers.selectors import ledger_setup
 
 
 class Audit(TrackedJob):
@@ -86,8 +87,6 @@ class AuditJudge(models.Model):
     @cached_property
     def provider_setup(self) -> dict:
         """The model server the judge's ledger pinned (base URL, no credentials) and whether it was simulated."""
-        from reviewapp.providers.selectors import ledger_setup
-
         return ledger_setup(ledger_id=self.ledger_id)
 
     @property

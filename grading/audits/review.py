@@ -10,6 +10,8 @@ from grading.audits.judging.excerpts import excerpt_of
 from grading.audits.models import Audit
 from grading.audits.services import AuditError
 from grading.dataset.models import Contract
+from reviewapp.review.selectors import pool_find, pool_labels
+from reviewapp.review.services import ReviewError, pool_assign, pool_create
 
 if TYPE_CHECKING:
     from reviewapp.review.models import ReviewPool
@@ -24,8 +26,6 @@ REVIEW_INSTRUCTIONS = (
 
 def audit_pool(*, audit: Audit) -> ReviewPool | None:
     """The review pool declared for this audit, or None."""
-    from reviewapp.review.selectors import pool_find
-
     found = pool_find(external_ref={"job": AUDIT_JOB, "audit": audit.pk}, kind="clause")
     return found[0] if found else None
 
@@ -58,8 +58,6 @@ def audit_review_send(*, audit: Audit, user=None, reviewers: Sequence = (), per_
 
     Returns (pool, created).
     """
-    from reviewapp.review.services import ReviewError, pool_assign, pool_create
-
     if not audit.flagged:
         raise AuditError(f"audit {audit.pk} has no candidates yet (its run is not flagged)")
     if audit.n_candidates == 0:
@@ -111,8 +109,6 @@ def _verdict_word(value: int | str | None) -> str | None:
 
 def audit_human_labels(*, audit: Audit) -> dict[int, HumanLabel]:
     """Candidate id -> the review pool's resolved label (completed judgments only)."""
-    from reviewapp.review.selectors import pool_labels
-
     pool = audit_pool(audit=audit)
     if pool is None:
         return {}

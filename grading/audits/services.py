@@ -27,6 +27,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Sequence
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models.functions import Now
 
@@ -50,6 +51,13 @@ from reviewapp.core.jobs import (
     job_resume,
 )
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
+from reviewapp.providers import clients
+from reviewapp.providers import selectors as provider_selectors
+from reviewapp.providers import services as provider_services
+from reviewapp.providers.selectors import ledger_get, ledgers_get, receipt_bodies
+from reviewapp.providers.spend.budget import estimate_input_tokens
+from reviewapp.providers.spend.preflight import provider_preflight
+from reviewapp.providers.types import ProviderError
 from scoring.cuad.grading import Thresholds
 from scoring.cuad.matching import MATCHERS
 
@@ -199,11 +207,6 @@ def _prepare_all(audit: Audit, choice: JudgeChoice, client, candidates: Sequence
 
 def _flag(audit: Audit) -> None:
     """Copy the candidates and open one ledger per judge, budgeted from the exact requests it will send."""
-    from reviewapp.providers import clients
-    from reviewapp.providers import services as provider_services
-    from reviewapp.providers.spend.budget import estimate_input_tokens
-    from reviewapp.providers.types import ProviderError
-
     contract_ids = sample_contract_ids(sample=audit.sample)
     assert audit.run is not None  # flagged once the audit has its run
     found = audit_candidates_for(run=audit.run, contract_ids=contract_ids, grounding=audit.grounding)
@@ -257,9 +260,6 @@ def _flag(audit: Audit) -> None:
 def audit_judge_preflight(*, slot: str, choice: JudgeChoice) -> None:
     """Is the judge's provider configured on this server? AuditError naming what is missing (the key's
     environment variable, a malformed base URL) before anything is created, queued or spent."""
-    from reviewapp.providers.spend.preflight import provider_preflight
-    from reviewapp.providers.types import ProviderError
-
     try:
         provider_preflight(provider=choice.provider, model_id=choice.model_id, base_url=choice.base_url)
     except ProviderError as exc:
@@ -267,8 +267,6 @@ def audit_judge_preflight(*, slot: str, choice: JudgeChoice) -> None:
 
 
 def _ledgers(audit: Audit):
-    from reviewapp.providers.selectors import ledgers_get
-
     ids = [j for j in audit.judges.order_by("slot").values_list("ledger_id", flat=True) if j]
     return ledgers_get(ledger_ids=ids)
 
@@ -276,8 +274,6 @@ def _ledgers(audit: Audit):
 def audit_budget_raise(*, audit: Audit, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
                        user=None, actor: str = "") -> Audit:
     """Raise each judge's budget by the same amounts (recorded in each judge's ledger with who and why)."""
-    from reviewapp.providers import services as provider_services
-
     ledgers = _ledgers(audit)
     if not ledgers:
         raise AuditError(f"audit {audit.pk} has no judge ledger yet (its candidates are not flagged)")
@@ -292,7 +288,6 @@ def audit_finish_command(*, audit: Audit) -> str:
     (by the largest shortfall of its two judges; the raise applies to each judge)."""
     if audit.status != Audit.Status.FAILED:
         return ""
-    from reviewapp.providers import selectors as provider_selectors
 
     shortfalls = []
     ledgers = {ledger.pk: ledger for ledger in _ledgers(audit)}
@@ -366,8 +361,6 @@ def audit_execute(*, audit_id: int) -> Audit | None:
 
 def _attach_run(audit: Audit, token: str) -> bool:
     """For an audit launched on an extraction job: flag once its run exists. True when still waiting."""
-    from django.conf import settings
-
     job = audit.job
     if job is None:
         raise AuditError("the audit has neither a run nor an extraction job")
@@ -419,10 +412,6 @@ def _verdict_insert(*, candidate: AuditCandidate, judge: AuditJudge, ruling: Rul
 
 def _judge(audit: Audit, judge: AuditJudge, token: str) -> str:
     """One judge rules on every candidate it has not ruled on yet. Returns a failure summary or ''."""
-    from reviewapp.providers import clients
-    from reviewapp.providers import services as provider_services
-    from reviewapp.providers.selectors import ledger_get, receipt_bodies
-
     choice = _choices(audit)[judge.slot]
     judged = set(AuditVerdict.objects.filter(judge=judge).values_list("candidate_id", flat=True))
     todo = [c for c in audit.candidates.select_related("category").order_by("position") if c.pk not in judged]

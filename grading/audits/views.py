@@ -26,6 +26,7 @@ from reviewapp.core.auth.roles import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS,
 from reviewapp.core.job_controls import job_progress_context, job_resume_post
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import ledger_budget_raises
+from reviewapp.review.selectors import reviewer_candidates
 from scoring.cuad.grading import Thresholds
 
 FILTERS = {
@@ -235,8 +236,6 @@ def audit_resume(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def audit_review(request: HttpRequest, pk: int) -> HttpResponse:
     """Declare the blinded review pool of the candidates (once) and assign it to every reviewer."""
-    from reviewapp.review.selectors import reviewer_candidates
-
     audit = get_object_or_404(Audit, pk=pk)
     try:
         pool, created = audit_review_send(audit=audit, user=request.user, reviewers=reviewer_candidates())

@@ -100,8 +100,8 @@ def _terms(tokens: list[str]) -> list[str]:
 def _weighted(rows: np.ndarray, cols: np.ndarray, shape: tuple[int, int], idf: np.ndarray) -> sp.csr_matrix:
     """Rows of sublinear TF x IDF from one (row, column) pair per term occurrence, L2 normalised, float32
     (the passage x span products are memory-bound, and a cosine needs no more than 7 digits)."""
-    # Imported here, not with the module: the leaderboards import this module for its names and read stored
-    # figures; scipy.sparse (~0.2 s CPU) is for the run that computes them.
+    # local import: scipy.sparse costs ~0.5 s to import; the leaderboards import this module for its names and
+    # read stored figures, only the run that computes them needs it.
     import scipy.sparse as sp
 
     counts = sp.csr_matrix((np.ones(len(rows)), (rows, cols)), shape=shape)

@@ -166,6 +166,7 @@ def _decode(data: bytes) -> str:
 
 
 def _html_lines(markup: str) -> list[str]:
+    # local import: lxml stays out of the URL config, which imports this module (tests/test_cold_start.py)
     import lxml.html
     from lxml import etree
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from grading.contracts.selectors import clause_item_locations
 from reviewapp.review.kinds import GradeType, PoolKind, SpanLocations
 
 CONTRACT_CLAUSE_KIND_KEY = "contract_clause"
@@ -22,7 +23,6 @@ PRESENT = 1
 
 def _span_locations(external_ref: Mapping[str, Any]) -> SpanLocations | None:
     # Read when a reviewer opens an item, long after apps are ready: the selectors import models.
-    from grading.contracts.selectors import clause_item_locations
 
     return clause_item_locations(external_ref)
 

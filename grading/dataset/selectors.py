@@ -190,7 +190,8 @@ class DatasetOverview:
 
 def length_histogram(sample_lengths: Sequence[int], population_lengths: Sequence[int], *, bins: int = 12) -> Histogram:
     """Counts per log-spaced length bin (characters), for the sample and the whole population."""
-    import numpy as np  # here, not with the module: load_cuad imports this module and needs no numpy
+    # local import: numpy: load_cuad imports this module and needs no numpy
+    import numpy as np
 
     low = max(1, min(population_lengths))
     high = max(population_lengths) + 1
@@ -203,6 +204,7 @@ def length_histogram(sample_lengths: Sequence[int], population_lengths: Sequence
 
 
 def dataset_overview(*, sample: Sample) -> DatasetOverview:
+    # local import: numpy: load_cuad imports this module and needs no numpy
     import numpy as np
 
     manifest = json.loads(sample.manifest)

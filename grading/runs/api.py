@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 from django.shortcuts import get_object_or_404
 from drf_spectacular.utils import OpenApiExample, extend_schema, extend_schema_field, extend_schema_serializer
 from rest_framework import serializers, status
@@ -116,8 +118,6 @@ class RunsApi(APIView):
             return refused(["no CUAD dataset is loaded"])
         raw = data.validated_data["run"]
         if not isinstance(raw, str):
-            import json
-
             raw = json.dumps(raw, ensure_ascii=False)
         try:
             result = jobs.run_paste(

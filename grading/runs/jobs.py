@@ -44,6 +44,12 @@ from reviewapp.core.jobs import (
     job_interrupted,
 )
 from reviewapp.core.jobs import job_resume as resume_tracked  # this module's own job_resume says what is a job's
+from reviewapp.providers import clients
+from reviewapp.providers import selectors as provider_selectors
+from reviewapp.providers import services as provider_services
+from reviewapp.providers.selectors import ledger_get
+from reviewapp.providers.spend.preflight import provider_preflight
+from reviewapp.providers.types import SIMULATED_LABEL, ProviderError, StructuredSpec
 
 CLAIM_LOST = "claim lost: another execution holds this job"
 
@@ -184,6 +190,7 @@ def extraction_job_create(
     ledger_id = None
     extraction_preflight(provider=provider, model_id=model_id, base_url=base_url)
     if provider == "local":
+        # local import: local_extractor loads numpy; pages import the job module and extract nothing
         from grading.runs.local_extractor import MODEL_LABEL, extractor_params
 
         model_id = MODEL_LABEL
@@ -191,8 +198,6 @@ def extraction_job_create(
     else:
         if not model_id.strip():
             raise JobError(f"{provider} needs a model id (e.g. anthropic/claude-sonnet-4.6 on OpenRouter)")
-        from reviewapp.providers import services as provider_services
-        from reviewapp.providers.types import ProviderError
 
         lengths = dict(Contract.objects.filter(pk__in=contract_ids).values_list("id", "length"))
         too_long = [cid for cid in contract_ids if lengths[cid] > LLM_MAX_CONTRACT_CHARS]
@@ -243,8 +248,6 @@ def extraction_preflight(*, provider: str, model_id: str = "", base_url: str = "
         raise JobError(f"provider {provider!r} is not one of {', '.join(PROVIDERS)}")
     if provider == "local":
         return  # the heuristic extractor runs on this machine and sends nothing
-    from reviewapp.providers.spend.preflight import provider_preflight
-    from reviewapp.providers.types import ProviderError
 
     if not model_id.strip():
         raise JobError(f"{provider} needs a model id (e.g. anthropic/claude-sonnet-4.6 on OpenRouter)")
@@ -257,9 +260,6 @@ def extraction_preflight(*, provider: str, model_id: str = "", base_url: str = "
 def job_budget_raise(*, job: ConsoleJob, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
                      user=None, actor: str = "") -> ConsoleJob:
     """Raise an extraction job's budget (recorded in its ledger with who and why); resume to use it."""
-    from reviewapp.providers import services as provider_services
-    from reviewapp.providers.selectors import ledger_get
-
     if not job.ledger_id:
         raise JobError(f"job {job.pk} sends no provider request (local heuristic); it has no budget to raise")
     provider_services.ledgers_budget_raise(ledgers=[ledger_get(ledger_id=job.ledger_id)], raises=JobError,
@@ -276,7 +276,6 @@ def job_finish_command(*, job: ConsoleJob) -> str:
     command = f"python manage.py extract_cuad --resume {job.pk}"
     if not job.ledger_id:
         return command
-    from reviewapp.providers import selectors as provider_selectors
 
     ledger = provider_selectors.ledger_get(ledger_id=job.ledger_id)
     sent = provider_selectors.ledger_keys(ledger=ledger)
@@ -333,6 +332,7 @@ def job_extract_execute(*, job_id: int) -> ConsoleJob | None:
 
 
 def _extract_local(job: ConsoleJob, token: str) -> None:
+    # local import: local_extractor loads numpy; pages import the job module and extract nothing
     from grading.runs.local_extractor import LocalExtractor
 
     categories = [(c.name, c.description) for c in selectors.dataset_categories(dataset=job.dataset)]
@@ -383,11 +383,6 @@ def extraction_prompt(*, title: str, text: str, categories: list[tuple[str, str]
 
 def _extract_llm(job: ConsoleJob, token: str) -> str:
     """Send one structured request per contract through the job's ledger; returns a failure summary or ''."""
-    from reviewapp.providers import clients
-    from reviewapp.providers import services as provider_services
-    from reviewapp.providers.selectors import ledger_get
-    from reviewapp.providers.types import StructuredSpec
-
     assert job.ledger_id is not None  # an LLM job is created with its ledger (only the local one has none)
     ledger = ledger_get(ledger_id=job.ledger_id)
     client = clients.client_for_ledger(ledger)
@@ -459,7 +454,6 @@ def _finish_extraction(job: ConsoleJob, token: str) -> ConsoleJob:
         return _fail(job, token, "the extractor found nothing in any contract; no run was stored")
     # The run's scope is what the job attempted: its contracts, including any where nothing was found.
     scope = sorted(titles.values())
-    from reviewapp.providers.types import SIMULATED_LABEL
 
     # A run answered by the loopback test server carries it in its name: every page, export, leaderboard and
     # summary that names the run then says so.

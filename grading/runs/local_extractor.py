@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from reviewapp.providers.local.embeddings import embed_texts
 from scoring.cuad.tokens import tokenize
 
 MODEL_LABEL = "local heuristic baseline (MiniLM ONNX)"
@@ -195,8 +196,6 @@ class LocalExtractor:
         max_passages: int = MAX_PASSAGES,
     ) -> None:
         if embed is None:
-            from reviewapp.providers.local.embeddings import embed_texts
-
             embed = embed_texts
         self.embed = embed
         self.names = [name for name, _ in categories]

@@ -14,6 +14,7 @@ from django.db import models
 
 from grading.dataset.models import Category, Contract, CuadDataset, Span
 from reviewapp.core.jobs import TrackedJob
+from reviewapp.providers.selectors import ledger_setup
 
 
 class ExtractionRun(models.Model):
@@ -127,8 +128,6 @@ class ConsoleJob(TrackedJob):
     @cached_property
     def provider_setup(self) -> dict:
         """The model server the job's ledger pinned (base URL, no credentials) and whether it was simulated."""
-        from reviewapp.providers.selectors import ledger_setup
-
         return ledger_setup(ledger_id=self.ledger_id)
 
     @property

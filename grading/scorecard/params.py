@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 from grading.dataset.models import Category, Sample
 from grading.dataset.selectors import ScopeError, dataset_chosen, sample_default
@@ -59,8 +60,6 @@ class View:
 
     def query(self, **override) -> str:
         """The query string of this view (with overrides), for links and exports."""
-        from urllib.parse import urlencode
-
         values: list[tuple[str, object]] = [("sample", self.sample.pk)]
         runs = override.pop("runs", [r.pk for r in self.runs])
         values += [("run", r) for r in runs]

@@ -7,6 +7,7 @@ figures are the grader's, never a re-implementation.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 
 from django.utils.html import escape
@@ -100,7 +101,6 @@ def playground_overlap(*, a: str, b: str) -> OverlapResult:
     """
     ta, tb = tokenize(a), tokenize(b)
     f1 = token_f1(ta, tb)
-    from collections import Counter
 
     shared_bag = Counter(ta) & Counter(tb)
     shared = sum(shared_bag.values())

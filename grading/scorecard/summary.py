@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from grading.audits.selectors import AuditReport, audit_list, audit_report
+from grading.contracts.gold.models import GoldSet
+from grading.contracts.gold.provenance import gold_set_origin
 from grading.scorecard.leaderboard import Leaderboard
 from reviewapp.core.records.provenance import LabelOrigin, Procedure, provenance_sentences
 
@@ -31,9 +33,6 @@ class CuadSummary:
 def cuad_label_origins(*, lb: Leaderboard) -> tuple[LabelOrigin, ...]:
     """The labels the leaderboard's runs were graded against: the firm's gold set (each entry by how it was made)
     or the dataset's published annotations."""
-    from grading.contracts.gold.models import GoldSet
-    from grading.contracts.gold.provenance import gold_set_origin
-
     dataset = lb.sample.dataset
     if dataset.is_gold and dataset.gold_set_version is not None:
         gold = GoldSet.objects.filter(contract_set_id=dataset.contract_set_id,

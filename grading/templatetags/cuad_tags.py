@@ -13,6 +13,7 @@ register = template.Library()
 @register.filter
 def offline_system(model: str):
     """The offline system a run's model label names (grading.baselines.systems), or None."""
+    # local import: the baselines load numpy, and `manage.py check` loads every template library
     from grading.baselines.systems import offline_system as lookup
 
     return lookup(model)

@@ -1,4 +1,6 @@
 from django.apps import AppConfig, apps
+from django.contrib.auth.signals import user_logged_in
+from django.db.backends.signals import connection_created
 from django.db.models.signals import post_migrate
 
 
@@ -10,9 +12,7 @@ class CoreConfig(AppConfig):
     verbose_name = "Core"
 
     def ready(self) -> None:
-        from django.contrib.auth.signals import user_logged_in
-        from django.db.backends.signals import connection_created
-
+        # local import: an app's models and what imports them load once the app registry is ready, not with apps.py
         from reviewapp.core.auth.audit import connect_audit_signals
         from reviewapp.core.auth.signin import record_signin
         from reviewapp.core.records.append_only import register_sqlite_bypass
@@ -24,6 +24,7 @@ class CoreConfig(AppConfig):
 
 
 def _role_permissions_after_migrate(sender: AppConfig | None = None, **kwargs: object) -> None:
+    # local import: an app's models and what imports them load once the app registry is ready, not with apps.py
     from reviewapp.core.auth.audit import audit_suspended
     from reviewapp.core.auth.roles import grant_admin_model_permissions
 

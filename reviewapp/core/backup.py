@@ -27,12 +27,15 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO
 
+from django.contrib.auth import get_user_model
 from django.core import serializers
 from django.core.management.color import no_style
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection, models, transaction
 
 from reviewapp.core.apps import after_restore_all, product_data_apps
+from reviewapp.core.auth.audit import audit_suspended
+from reviewapp.core.auth.roles import ensure_role_groups
 
 FORMAT = "legal-eval-backup"
 VERSION = 1
@@ -54,8 +57,6 @@ class BackupSummary:
 
 def backup_models() -> list:
     """The models in the backup, parents before children (users first)."""
-    from django.contrib.auth import get_user_model
-
     chosen: list[type[models.Model]] = [get_user_model()]
     for config in product_data_apps():
         for model in config.get_models():
@@ -142,9 +143,6 @@ def _read(lines: Iterable[bytes]) -> tuple[dict, list[bytes], dict]:
 
 def backup_import(*, lines: Iterable[bytes]) -> BackupSummary:
     """Restore a backup into an empty database; all or nothing. Returns the counts restored."""
-    from reviewapp.core.auth.audit import audit_suspended
-    from reviewapp.core.auth.roles import ensure_role_groups
-
     header, rows, trailer = _read(lines)
     known = {m._meta.label: m for m in backup_models()}
     unknown = [label for label in header.get("models", []) if label not in known]

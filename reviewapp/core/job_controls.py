@@ -4,10 +4,14 @@ and the resume command's arguments and run. The lifecycle itself (claim, heartbe
 
 from __future__ import annotations
 
+import getpass
 import socket
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
+
+from django.contrib import messages
+from django.core.management.base import CommandError
 
 from reviewapp.core.jobs import J, TrackedJob, is_stale, job_liveness, last_progress
 
@@ -51,8 +55,6 @@ def job_resume_post(request: Any, *, job: J, raises: type[Exception], budget_rai
     ``raised(job)`` and ``resumed`` the messages on success. The kind's error (``raises``) becomes an error
     message.
     """
-    from django.contrib import messages
-
     try:
         form = ResumeForm(reattempt=request.POST.get("reattempt") == "1",
                           worker_lost=request.POST.get("worker_lost") == "1",
@@ -99,8 +101,6 @@ def job_resume_command(write: Callable[[str], Any], *, model: type[J], options: 
     """The body of every resume command (``--resume <what's id>``): raise the budget if asked (recorded with who
     ran the command), say who holds a running job, then the kind's ``resume(job, running)``. A missing job and
     the kind's error (``raises``) become a CommandError: one line, a non-zero exit."""
-    from django.core.management.base import CommandError
-
     job = model.objects.filter(pk=options["resume"]).first()
     if job is None:
         raise CommandError(f"no {what} {options['resume']}")
@@ -120,8 +120,6 @@ def job_resume_command(write: Callable[[str], Any], *, model: type[J], options: 
 
 def command_actor() -> str:
     """Who acts from a shell (a budget raise by a management command): the operating-system user and host."""
-    import getpass
-
     try:
         user = getpass.getuser()
     except Exception:  # no user name in this environment (a container without one)

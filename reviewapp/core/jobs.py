@@ -23,10 +23,11 @@ from datetime import datetime, timedelta
 from typing import Any, ClassVar, TypeVar
 
 from django.conf import settings
-from django.db import models, transaction
+from django.db import connections, models, transaction
 from django.db.models import F, Q
 from django.db.models.functions import Coalesce, Now
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 logger = logging.getLogger(__name__)
 
@@ -94,6 +95,7 @@ IN_PROCESS = " (in-process)"
 def worker_name() -> str:
     """Who executes: ``<celery node>:<pid>`` inside a Celery worker (``celery inspect`` can then say whether that
     node still runs it), else ``<host>:<pid> (in-process)`` (a command with --sync/--inline, a test)."""
+    # local import: commands that send no task keep Celery and kombu unloaded (~0.2 s; tests/test_cold_start.py)
     from celery import current_task
 
     request = getattr(current_task, "request", None) if current_task else None
@@ -200,8 +202,7 @@ def job_interrupted(model: type[TrackedJob], *, pk: int, error: BaseException) -
     (``JOB_SWEEP_MAX_EXECUTIONS``). The same outage therefore ends the same way for every kind, whatever the
     timing (a "fail" write that happened to succeed no longer turns an interruption into a verdict).
     """
-    from django.db import connections
-
+    # local import: commands that send no task keep Celery and kombu unloaded (~0.2 s; tests/test_cold_start.py)
     from reviewapp.core.health import is_outage, outage_reason
 
     if not is_outage(error):
@@ -238,14 +239,11 @@ def celery_app() -> Any:
     """The Celery app the workers run, named by ``settings.JOB_CELERY_APP`` (the project package wires it; nothing
     below imports it). Loading it makes it Celery's current app, so the ``@shared_task`` tasks send through it and
     its broker; a process loads it only when it sends a task or asks the workers (Celery is ~0.1 s of a start)."""
-    from django.utils.module_loading import import_string
-
     return import_string(settings.JOB_CELERY_APP)
 
 
 def job_task(job: TrackedJob) -> Any:
     """The task that executes ``job``, as its kind registered it (a dotted name, imported on first use)."""
-    from django.utils.module_loading import import_string
 
     name = _KINDS[job._meta.label].task
     return import_string(name if isinstance(name, str) else name(job))
@@ -260,6 +258,7 @@ def job_enqueue(job: TrackedJob, *, countdown: int | None = None) -> None:
     row is already written) is logged and leaves the job queued with no ``sent_at``: the sweeper sends it once
     the broker is back. A second delivery is harmless: the task's claim (queued -> running) admits one execution.
     """
+    # local import: commands that send no task keep Celery and kombu unloaded (~0.2 s; tests/test_cold_start.py)
     from reviewapp.core.health import broker_require, is_outage
 
     if transaction.get_connection().in_atomic_block and not getattr(settings, "CELERY_TASK_ALWAYS_EAGER", False):

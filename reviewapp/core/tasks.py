@@ -2,11 +2,12 @@ import socket
 
 from celery import shared_task
 
+from reviewapp.core.jobs import jobs_sweep as sweep
+from reviewapp.core.models import WorkerHeartbeat
+
 
 @shared_task(name="reviewapp.worker_ping")
 def worker_ping(token: str) -> None:
-    from reviewapp.core.models import WorkerHeartbeat
-
     WorkerHeartbeat.objects.get_or_create(token=token, defaults={"hostname": socket.gethostname()})
 
 
@@ -14,8 +15,6 @@ def worker_ping(token: str) -> None:
 def jobs_sweep() -> dict:
     """Under celery beat: requeue jobs whose execution is gone, send queued jobs whose message may be lost
     (reviewapp.core.jobs.jobs_sweep)."""
-    from reviewapp.core.jobs import jobs_sweep as sweep
-
     report = sweep()
     return {"requeued": report.requeued, "abandoned": report.abandoned, "skipped": report.skipped,
             "resent": report.resent}

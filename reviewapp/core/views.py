@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import PasswordChangeView
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.templatetags.static import static
 from django.urls import reverse_lazy
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -22,6 +23,7 @@ from reviewapp.core.auth.credentials import api_token_create, api_token_revoke, 
 from reviewapp.core.auth.roles import ROLE_DESCRIPTIONS, roles_of
 from reviewapp.core.health import check_broker, check_database
 from reviewapp.core.http.requests import SignedInHttpRequest
+from reviewapp.core.models import KeyboardShortcuts
 
 
 @login_required
@@ -37,8 +39,6 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_GET
 def favicon(request: HttpRequest) -> HttpResponse:
     """/favicon.ico: browsers ask for it on pages without an icon link (JSON, the API); a 404 there is noise."""
-    from django.templatetags.static import static
-
     return redirect(static("favicon.svg"), permanent=True)
 
 
@@ -94,8 +94,6 @@ def token_revoke(request: HttpRequest, token_id: int) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def keyboard(request: HttpRequest) -> HttpResponse:
     """The signed-in user's own keyboard setting for the review workspace: single keys, Alt + key, or off."""
-    from reviewapp.core.models import KeyboardShortcuts
-
     error = ""
     if request.method == "POST":
         try:

@@ -23,6 +23,15 @@ from __future__ import annotations
 
 import contextlib
 
+from django.conf import settings
+from django.contrib.auth.password_validation import get_default_password_validators
+from django.template import engines
+from django.template.backends.django import DjangoTemplates
+from django.template.loader import get_template
+from django.urls import NoReverseMatch, URLResolver, get_resolver, reverse
+from django.utils import formats
+from django.utils.module_loading import import_string
+
 LAYOUT = "base.html"
 
 
@@ -35,8 +44,6 @@ def warm_up() -> None:
 
 
 def _url_reverse_tables() -> None:
-    from django.urls import URLResolver, get_resolver
-
     # The URL config names its views (reviewapp.core.http.lazy_views): each is imported by its page's first
     # request, not here.
     root = get_resolver()
@@ -56,8 +63,6 @@ def _walk(resolver, resolver_type: type) -> None:
 def _namespaces(resolver, *, prefix: str) -> None:
     """Reversing ``ns:name`` builds (and caches) a resolver per namespace the first time: reverse one name of each
     namespace, nested ones included. An argument mismatch raises after the table is built, which is all we need."""
-    from django.urls import NoReverseMatch, reverse
-
     for namespace, (_, sub) in resolver.namespace_dict.items():
         path = f"{prefix}{namespace}:"
         name = next((key for key in sub.reverse_dict if isinstance(key, str)), None)
@@ -68,8 +73,6 @@ def _namespaces(resolver, *, prefix: str) -> None:
 
 
 def _layout() -> None:
-    from django.template.loader import get_template
-
     get_template(LAYOUT)  # the cached loader keeps it for every page that extends it
 
 
@@ -78,15 +81,9 @@ def _request_modules() -> None:
     processors, the message storage, the number formats of the language; and the password validators, built
     once per process by the first page that shows their help (the common-password one reads its 20,000 words from
     a gzip file: ~20 ms of CPU, 60-100 ms on a loaded machine, measured on the password-change page)."""
-    from django.conf import settings
-    from django.contrib.auth.password_validation import get_default_password_validators
-    from django.template import engines
-    from django.template.backends.django import DjangoTemplates
-    from django.utils import formats
-    from django.utils.module_loading import import_string
-
     if any(str(config["BACKEND"]).endswith(".RedisCache") for config in settings.CACHES.values()):
-        import redis  # noqa: F401 - imported by Django's Redis cache on the first cache read, not before
+        # local import: the point of the warm-up; Django's Redis cache imports it on the first cache read, not before
+        import redis  # noqa: F401
     for engine in engines.all():
         if isinstance(engine, DjangoTemplates):  # the only backend configured; others have no processors
             engine.engine.template_context_processors  # noqa: B018 - imported on first access
@@ -96,4 +93,5 @@ def _request_modules() -> None:
 
 
 def _shared_libraries() -> None:
-    import numpy  # noqa: F401 - the figures, bootstraps and leaderboards of many pages; ~45 ms on a first request
+    # local import: the point of the warm-up: the figures, bootstraps and leaderboards of many pages; ~45 ms
+    import numpy  # noqa: F401

@@ -34,6 +34,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Max
 from django.utils import timezone
@@ -81,8 +82,6 @@ def ledger_create(
     base_url: str = "", concurrency: int = 4,
 ) -> Ledger:
     """A new ledger. The base URL is pinned now (defaults from settings) and must carry no credentials."""
-    from django.conf import settings
-
     if provider not in Ledger.Provider.values:
         raise ProviderError(f"unknown provider {provider!r}; use one of {', '.join(Ledger.Provider.values)}")
     if provider == "openai_compatible":

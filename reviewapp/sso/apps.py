@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.contrib.auth.signals import user_logged_in, user_logged_out
 
 
 class SsoConfig(AppConfig):
@@ -13,8 +14,7 @@ class SsoConfig(AppConfig):
     product_data = True
 
     def ready(self) -> None:
-        from django.contrib.auth.signals import user_logged_in, user_logged_out
-
+        # local import: an app's models and what imports them load once the app registry is ready, not with apps.py
         from reviewapp.sso.sessions import user_session_forget, user_session_record
 
         user_logged_in.connect(user_session_record, dispatch_uid="sso-session-record")

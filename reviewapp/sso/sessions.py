@@ -15,13 +15,14 @@ from importlib import import_module
 from typing import Any
 
 from django.conf import settings
+from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.http import HttpRequest
 from django.utils import timezone
 
 from reviewapp.core.auth.accounts import AccountError, is_plain_reviewer
 from reviewapp.core.auth.audit import audit_actor, audit_record
-from reviewapp.core.auth.credentials import client_address
+from reviewapp.core.auth.credentials import api_tokens_revoke_all, client_address
 from reviewapp.core.auth.roles import MANAGE_REVIEWS
 from reviewapp.sso.models import UserSession
 
@@ -74,8 +75,6 @@ def user_sessions_active(*, user: Any) -> list[ActiveSession]:
     rows = list(UserSession.objects.filter(user=user))
     expiry: dict[str, datetime | None] = {}
     if settings.SESSION_ENGINE in DB_ENGINES:
-        from django.contrib.sessions.models import Session
-
         expiry = dict(Session.objects.filter(session_key__in=[r.session_key for r in rows],
                                              expire_date__gt=timezone.now()).values_list("session_key", "expire_date"))
     else:
@@ -100,7 +99,6 @@ def _untracked_session_keys(user: Any) -> list[str]:
     """Live sessions of the account with no row here (made before sessions were recorded): database engine only."""
     if settings.SESSION_ENGINE not in DB_ENGINES:
         return []
-    from django.contrib.sessions.models import Session
 
     tracked = set(UserSession.objects.filter(user=user).values_list("session_key", flat=True))
     found = []
@@ -126,8 +124,6 @@ def user_session_end(*, user: Any, session_id: int, by: Any) -> bool:
 
 def user_sign_out_everywhere(*, user: Any, by: Any) -> SignedOut:
     """End every session of the account and revoke every API token it made (a lost laptop, a leaving lawyer)."""
-    from reviewapp.core.models import ApiToken
-
     _require_allowed(user=user, by=by)
     store = _store()
     keys = list(UserSession.objects.filter(user=user).values_list("session_key", flat=True))
@@ -136,10 +132,7 @@ def user_sign_out_everywhere(*, user: Any, by: Any) -> SignedOut:
         store(session_key=key).delete()
     with transaction.atomic(), audit_actor(by):
         UserSession.objects.filter(user=user).delete()
-        tokens = 0
-        for token in ApiToken.objects.filter(user=user):
-            token.delete()  # one by one: each deletion goes to the account audit log
-            tokens += 1
+        tokens = api_tokens_revoke_all(user=user)
         audit_record(action="user.sign_out_everywhere", target_type="user", target_id=user.pk,
                      target=user.get_username(), detail={"sessions": len(keys), "tokens": tokens})
     return SignedOut(sessions=len(keys), tokens=tokens)

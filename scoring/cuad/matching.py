@@ -52,6 +52,7 @@ def _linear_sum_assignment() -> _Solver:
     module = sys.modules.get(name)
     try:
         if module is None:
+            # local import: only scipy's folder, to load the solver's extension alone (the docstring says why)
             import scipy
 
             folder = Path(scipy.__file__).parent / "optimize"
@@ -68,6 +69,7 @@ def _linear_sum_assignment() -> _Solver:
         cached: _Solver = module.linear_sum_assignment
         return cached
     except (ImportError, OSError, StopIteration, AttributeError):
+        # local import: scipy.optimize costs over 1 s to import; whole only when its extension will not load alone
         from scipy.optimize import linear_sum_assignment
 
         return linear_sum_assignment

@@ -150,7 +150,8 @@ def nominal_coverage(units: int, *, level: float = 0.95) -> float:
     """
     if units < 2:
         return math.nan
-    from scipy import stats  # loaded only when asked: scipy.stats costs ~0.3 s
+    # local import: scipy.stats costs over 1 s to import: loaded only when asked
+    from scipy import stats
 
     z = float(stats.norm.ppf(0.5 + level / 2))
     bound = z * math.sqrt((units - 1) / units)

@@ -1,4 +1,4 @@
-"""make lint's house rules: folder width, no issue numbers in code, a CHANGELOG of versioned one-line releases."""
+"""make lint's house rules: folder width, no issue numbers in code, one download helper, a versioned CHANGELOG."""
 
 import importlib.util
 import subprocess
@@ -37,6 +37,20 @@ def test_it_names_each_line_of_code_that_names_an_issue(tmp_path):
     assert [line.split(":")[:2] for line in said] == [["a.py", "2"], ["b.html", "1"]]
 
 
+def test_only_the_download_helper_names_a_response_as_a_file(tmp_path):
+    helper = tmp_path / "reviewapp" / "core" / "exports" / "downloads.py"
+    helper.parent.mkdir(parents=True)
+    helper.write_text('def as_download(r, name):\n    r["Content-Disposition"] = name\n')
+    views = tmp_path / "grading" / "gold" / "views.py"
+    views.parent.mkdir(parents=True)
+    views.write_text('"""Files leave through the helper, never a Content-Disposition of their own."""\n'
+                     'r = {}\n# content-disposition in a comment is no header\n'
+                     'r["Content-Disposition"] = "attachment"\nr = dict(headers={"content-disposition": "x"})\n')
+    said = house_rules.download_headers_by_hand(tmp_path, allowed=frozenset())
+    assert [line.split(":")[:2] for line in said] == [["grading/gold/views.py", "4"], ["grading/gold/views.py", "5"]]
+    assert house_rules.download_headers_by_hand(tmp_path, allowed=frozenset({"grading/gold/views.py"})) == []
+
+
 def test_a_changelog_is_versioned_newest_first_one_line_a_change():
     good = "# Changelog\n\n## 0.2.0 - 2026-12-04\n- A change.\n\n## 0.1.0 - 2026-11-01\n- Another.\n"
     assert house_rules.changelog_problems(good) == []
@@ -57,3 +71,4 @@ def test_a_changelog_is_versioned_newest_first_one_line_a_change():
 def test_the_repository_keeps_its_house_rules():
     assert house_rules.too_wide() == []
     assert house_rules.issue_references() == []
+    assert house_rules.download_headers_by_hand() == []

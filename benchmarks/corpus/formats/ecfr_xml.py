@@ -186,7 +186,7 @@ def _heading(head: str, number: str) -> str:
 
 
 def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
-    # lxml is loaded when a file is read, not when the URL config imports the import page's services.
+    # local import: lxml stays out of the URL config, which imports this module (tests/test_cold_start.py)
     from lxml import etree
 
     name = filename or "CFR XML file"
@@ -352,6 +352,7 @@ def _stream_units(raw: bytes, options: dict[str, bool]) -> Iterator[Any]:
     after the first part, a division without TYPE or N, a root other than a bulk title, broken XML) raises
     ``_NotStreamable``, and ``parse`` takes the whole tree with its own messages.
     """
+    # local import: lxml stays out of the URL config, which imports this module (tests/test_cold_start.py)
     from lxml import etree
 
     found_title, first_amended, title_div = "", None, None

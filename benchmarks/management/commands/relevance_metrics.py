@@ -77,7 +77,8 @@ class Command(BaseCommand):
             rerank = RerankRun.objects.select_related("ledger").filter(pk=rerank_run).first()
             if rerank is None:
                 raise CommandError(f"--rerank-run: no rerank run #{rerank_run}")
-        # Imported here: the report modules behind it are needed only when an exposure is recorded.
+        # local import: the report modules behind it are needed only when an exposure is recorded, and the
+        # metrics process stays free of them (tests/test_cold_start.py)
         from benchmarks.reports.exposure import ExposureRunError, exposure_record_runs
 
         try:

@@ -16,10 +16,16 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from benchmarks.labels.selectors import is_synthetic, run_pools
 from benchmarks.reports.exposure import exposure_declarations
 from benchmarks.reports.figures import PRIMARY_SPLIT, suite_caveats, suite_population
 from benchmarks.reports.leaderboard import Leaderboard
+from benchmarks.rerank.models import RerankRun
+from benchmarks.suites.confirmation import suite_target_origin
+from benchmarks.suites.models import Suite
 from reviewapp.core.records.provenance import LabelOrigin, Procedure, provenance_sentences
+from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
+from reviewapp.review.selectors import pool_completed_judgments, pool_labels
 
 if TYPE_CHECKING:
     from reviewapp.review.models import ReviewPool
@@ -100,10 +106,6 @@ def _exposure_lines(board: Leaderboard) -> tuple[str, ...]:
 
 def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     # The leaderboard reads labels from each chosen run's newest pool made by people; the same pools here.
-    from benchmarks.labels.selectors import is_synthetic, run_pools
-    from benchmarks.rerank.models import RerankRun
-    from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
-    from reviewapp.review.selectors import pool_completed_judgments, pool_labels
 
     pools: dict[int, ReviewPool] = {}
     for entry in board.inputs.reranks:
@@ -126,9 +128,6 @@ def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
 
 
 def _targets(board: Leaderboard) -> LabelOrigin:
-    from benchmarks.suites.confirmation import suite_target_origin
-    from benchmarks.suites.models import Suite
-
     suite_id = board.inputs.suite.pk
     assert suite_id is not None  # a leaderboard is of a stored suite
     return suite_target_origin(suite=Suite.objects.get(pk=suite_id))

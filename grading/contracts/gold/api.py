@@ -19,6 +19,7 @@ from grading.contracts.gold.selectors import GoldSetMissing, gold_set_get, gold_
 from grading.contracts.models import ContractSet
 from grading.responses import refused
 from reviewapp.core.auth.roles import CanManageReviews, CanViewReports
+from reviewapp.core.exports.downloads import download
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 from reviewapp.core.records.provenance import provenance_records
 
@@ -122,8 +123,4 @@ class GoldSetExportApi(APIView):
             body = gold_csv(gold) if fmt == "csv" else gold_cuad_json(gold)
         except GoldExportError as exc:
             return refused([str(exc)])
-        response = HttpResponse(body, content_type="text/csv; charset=utf-8" if fmt == "csv"
-                                else "application/json; charset=utf-8")
-        response["Content-Disposition"] = (f'attachment; filename="gold-set-{pk}-v{gold.version}.'
-                                           f'{"csv" if fmt == "csv" else "json"}"')
-        return response
+        return download(body, filename=f"gold-set-{pk}-v{gold.version}.{'csv' if fmt == 'csv' else 'json'}")

@@ -24,6 +24,7 @@ from grading.contracts.selectors import set_figures
 from grading.contracts.services import taxonomy_current
 from grading.dataset.selectors import dataset_of_gold_set
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
+from reviewapp.core.exports.downloads import download
 from reviewapp.core.records.provenance import Procedure, provenance_sentences
 from reviewapp.review.selectors import pool_get, reviewer_candidates
 
@@ -121,12 +122,8 @@ def gold_set_download(request: HttpRequest, pk: int, version: int, fmt: str) -> 
         body = {"csv": gold_csv, "json": gold_cuad_json, "provenance": gold_provenance_json}[fmt](gold)
     except GoldExportError as error:
         return HttpResponse(str(error), status=409, content_type="text/plain; charset=utf-8")
-    response = HttpResponse(body, content_type="text/csv; charset=utf-8" if fmt == "csv"
-                            else "application/json; charset=utf-8")
-    name = f"gold-set-{contract_set.pk}-v{gold.version}" + {"csv": ".csv", "json": ".json",
-                                                            "provenance": ".provenance.json"}[fmt]
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response
+    suffix = {"csv": ".csv", "json": ".json", "provenance": ".provenance.json"}[fmt]
+    return download(body, filename=f"gold-set-{contract_set.pk}-v{gold.version}{suffix}")
 
 
 @perm_required(MANAGE_REVIEWS)

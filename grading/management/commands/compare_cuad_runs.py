@@ -11,9 +11,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 
+from grading.comparisons.services import CuadComparisonError, cuad_comparison_declare, cuad_comparison_list
+from grading.dataset.models import Sample
 from grading.dataset.selectors import ScopeError, manifest_scope
+from grading.runs.models import ExtractionRun
 from grading.runs.run_format import RunFormatError
 from grading.runs.selectors import run_pair_table, run_scope_ids
 from grading.runs.services import extraction_run_import
@@ -169,11 +173,6 @@ class Command(BaseCommand):
         self.stdout.write(f"multiple comparisons: {result['method']}")
 
     def _declared(self, o) -> None:
-        from django.contrib.auth import get_user_model
-
-        from grading.comparisons.services import CuadComparisonError, cuad_comparison_declare, cuad_comparison_list
-        from grading.dataset.models import Sample
-        from grading.runs.models import ExtractionRun
 
         if o["list_declared"]:
             for d in cuad_comparison_list():

@@ -136,6 +136,7 @@ class Command(BaseCommand):
 
 
 def _browser_updates(run_id: int, client) -> list[float]:
+    # local import: playwright is a dev dependency, and a live server only the browser bench starts
     from django.contrib.staticfiles.handlers import StaticFilesHandler
     from django.test.testcases import LiveServerThread
     from playwright.sync_api import sync_playwright

@@ -9,16 +9,33 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 from django.db import models, transaction
+from django.db.models import Q
+from django.utils import timezone
+from django.utils.encoding import force_bytes
+from django.utils.http import urlsafe_base64_decode, urlsafe_base64_encode
 
-from reviewapp.core.auth.audit import audit_actor
+from reviewapp.core.auth.audit import audit_actor, audit_record
+from reviewapp.core.auth.credentials import token_digest
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, ensure_role_groups
+from reviewapp.core.models import (
+    AccountAudit,
+    ApiToken,
+    KeyboardShortcuts,
+    PasswordOrigin,
+    ReviewerInvitation,
+    SigninMethod,
+    UserPreference,
+)
 
 
 class AccountError(ValueError):
@@ -94,8 +111,6 @@ def reviewer_account_create(*, username: str, by: Any, first_name: str = "", las
 
 
 def _clean_email(email: str) -> str:
-    from django.core.validators import validate_email
-
     email = (email or "").strip()
     if not email:
         return ""
@@ -118,8 +133,6 @@ class Invitation:
 
 
 def _password_chosen_by_owner(user: Any) -> bool:
-    from reviewapp.core.models import PasswordOrigin, SigninMethod
-
     if not user.has_usable_password():
         return False
     origin = PasswordOrigin.objects.filter(user=user).values_list("origin", flat=True).first()
@@ -129,10 +142,6 @@ def _password_chosen_by_owner(user: Any) -> bool:
 
 def _invitations_end(*, user: Any, reason: str) -> int:
     """End every live invitation of ``user`` (revoked, with the reason); the number ended."""
-    from django.utils import timezone
-
-    from reviewapp.core.models import ReviewerInvitation
-
     return ReviewerInvitation.objects.filter(user=user, used_at__isnull=True, revoked_at__isnull=True).update(
         revoked_at=timezone.now(), revoked_reason=reason[:200])
 
@@ -145,16 +154,7 @@ def reviewer_invitation_make(*, user: Any, by: Any) -> Invitation:
     Refused once the account has signed in or holds a password its owner chose: whoever holds the link would
     otherwise take the account over (the reviewer changes their own password on /accounts/password/).
     """
-    from datetime import timedelta
 
-    from django.conf import settings
-    from django.utils import timezone
-    from django.utils.encoding import force_bytes
-    from django.utils.http import urlsafe_base64_encode
-
-    from reviewapp.core.auth.audit import audit_record
-    from reviewapp.core.auth.credentials import token_digest
-    from reviewapp.core.models import ReviewerInvitation
 
     _require_manager(by)
     if not is_plain_reviewer(user):
@@ -184,8 +184,6 @@ def reviewer_invitation_make(*, user: Any, by: Any) -> Invitation:
 @transaction.atomic
 def reviewer_invitation_revoke(*, user: Any, by: Any) -> int:
     """The admin's "Revoke": end every live invitation link of a reviewer; the number ended."""
-    from reviewapp.core.auth.audit import audit_record
-
     _require_manager(by)
     if not is_plain_reviewer(user):
         raise AccountError(f"user: {user.get_username()!r} is not a plain reviewer account")
@@ -199,10 +197,6 @@ def reviewer_invitation_revoke(*, user: Any, by: Any) -> int:
 
 def reviewer_invitations_live(*, user: Any) -> int:
     """How many of the reviewer's invitation links still work (for the admin's "Revoke")."""
-    from django.utils import timezone
-
-    from reviewapp.core.models import ReviewerInvitation
-
     return ReviewerInvitation.objects.filter(user=user, used_at__isnull=True, revoked_at__isnull=True,
                                              expires_at__gt=timezone.now()).count()
 
@@ -210,12 +204,6 @@ def reviewer_invitations_live(*, user: Any) -> int:
 def invitation_find(*, uidb64: str, token: str) -> Any:
     """The live invitation a link names, or None: unknown, used, revoked, expired, or the account signed in or
     has a password its owner chose meanwhile."""
-    from django.utils import timezone
-    from django.utils.http import urlsafe_base64_decode
-
-    from reviewapp.core.auth.credentials import token_digest
-    from reviewapp.core.models import ReviewerInvitation
-
     try:
         user_id = int(urlsafe_base64_decode(uidb64).decode())
     except (ValueError, UnicodeDecodeError):
@@ -234,10 +222,6 @@ def invitation_find(*, uidb64: str, token: str) -> Any:
 def reviewer_invitation_accept(*, invitation: Any, password: str) -> Any:
     """Set the password through a live invitation, once. Recorded with the admin who issued the link as the
     actor (whoever held the link may have chosen it), and its sign-ins are disclosed as ``invitation``."""
-    from django.utils import timezone
-
-    from reviewapp.core.models import PasswordOrigin, ReviewerInvitation, SigninMethod
-
     User = get_user_model()
     with transaction.atomic():
         claimed = ReviewerInvitation.objects.filter(
@@ -264,8 +248,6 @@ def reviewer_token_revoke(*, user: Any, token_id: int, by: Any) -> bool:
     An admin revokes a reviewer's token but never makes one for them: whoever holds a reviewer's token can
     save judgments in their name, and a reviewer's labels are theirs alone (tokens are made on /accounts/tokens/).
     """
-    from reviewapp.core.models import ApiToken
-
     _require_manager(by)
     if not is_plain_reviewer(user):
         raise AccountError(f"user: {user.get_username()!r} is not a plain reviewer account")
@@ -275,6 +257,49 @@ def reviewer_token_revoke(*, user: Any, token_id: int, by: Any) -> bool:
     with audit_actor(by):
         token.delete()
     return True
+
+
+@dataclass(frozen=True)
+class TokenSummary:
+    """One of a reviewer's API tokens as the admin's page lists it: never the key, nor its digest."""
+
+    pk: int
+    prefix: str
+    name: str
+    created_at: datetime
+    expires_at: datetime
+
+
+def reviewer_tokens(*, user: Any) -> list[TokenSummary]:
+    """The account's API tokens, newest first."""
+    return [
+        TokenSummary(pk=pk, prefix=prefix, name=name, created_at=created_at, expires_at=expires_at)
+        for pk, prefix, name, created_at, expires_at in ApiToken.objects.filter(user=user)
+        .order_by("-created_at", "-id")
+        .values_list("pk", "prefix", "name", "created_at", "expires_at")
+    ]
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    created_at: datetime
+    actor: str
+    action: str
+    detail: dict[str, Any]
+
+
+def reviewer_audit(*, user: Any, limit: int = 100) -> list[AuditEntry]:
+    """The latest changes to the account and to its tokens, newest first. A token's entry names it
+    ``"<prefix>… of <username>"``, or ``"… of user #<id>"`` once the account had no name to give."""
+    entries = AccountAudit.objects.filter(
+        Q(target_type="user", target_id=str(user.pk))
+        | Q(target_type="token", target__endswith=f" of {user.get_username()}")
+        | Q(target_type="token", target__endswith=f" of user #{user.pk}")
+    ).order_by("-id")[:limit]
+    return [
+        AuditEntry(created_at=created_at, actor=actor, action=action, detail=dict(detail or {}))
+        for created_at, actor, action, detail in entries.values_list("created_at", "actor", "action", "detail")
+    ]
 
 
 @transaction.atomic
@@ -296,8 +321,6 @@ def reviewer_account_set_active(*, user: Any, active: bool, by: Any) -> Any:
 
 def user_shortcuts_get(*, user: Any) -> str:
     """The user's keyboard-shortcut setting (``single``, ``modifier`` or ``off``); ``single`` when never set."""
-    from reviewapp.core.models import KeyboardShortcuts, UserPreference
-
     if not getattr(user, "is_authenticated", False):
         return KeyboardShortcuts.SINGLE
     found = UserPreference.objects.filter(user=user).values_list("shortcuts", flat=True).first()
@@ -306,8 +329,6 @@ def user_shortcuts_get(*, user: Any) -> str:
 
 def user_shortcuts_set(*, user: Any, shortcuts: str) -> str:
     """Remember the user's own keyboard-shortcut setting; refuses a value that is not one of the choices."""
-    from reviewapp.core.models import KeyboardShortcuts, UserPreference
-
     if shortcuts not in KeyboardShortcuts.values:
         raise AccountError(f"shortcuts: choose one of {', '.join(KeyboardShortcuts.values)}")
     UserPreference.objects.update_or_create(user=user, defaults={"shortcuts": shortcuts})

@@ -17,6 +17,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission
 from django.db.models.signals import m2m_changed, post_delete, post_save, pre_save
 
+from reviewapp.core.models import AccountAudit, ApiToken, PasswordOrigin, SigninMethod
+
 _actor: contextvars.ContextVar[Any] = contextvars.ContextVar("audit_actor", default=None)
 _suspended: contextvars.ContextVar[bool] = contextvars.ContextVar("audit_suspended", default=False)
 
@@ -51,8 +53,6 @@ def audit_suspended() -> Iterator[None]:
 
 
 def audit_record(*, action: str, target_type: str, target_id: Any, target: str, detail: dict | None = None) -> None:
-    from reviewapp.core.models import AccountAudit
-
     if _suspended.get():
         return
 
@@ -102,8 +102,6 @@ def _password_origin_record(user: Any) -> None:
     The invitation service overwrites this with ``invitation`` after it saves (its actor is the issuing admin).
     A change with no signed-in actor (the operator's shell or commands) is not the admin role's: no row.
     """
-    from reviewapp.core.models import PasswordOrigin, SigninMethod
-
     if _suspended.get():
         return
     actor = _actor.get()
@@ -190,8 +188,6 @@ _receivers: list = []
 
 def connect_audit_signals() -> None:
     """Called once from ``CoreConfig.ready``."""
-    from reviewapp.core.models import ApiToken
-
     User = get_user_model()
     uid = "reviewapp-account-audit"
     pre_save.connect(_user_before, sender=User, dispatch_uid=f"{uid}-user-pre")

@@ -36,6 +36,10 @@ from django.http import HttpRequest
 from django.utils import timezone
 from rest_framework import authentication, exceptions
 
+from reviewapp.core.auth.audit import audit_actor
+from reviewapp.core.auth.signin import signin_issuer_current, signin_method_current, signin_method_set
+from reviewapp.core.models import ApiToken, SigninMethod
+
 # ---------------------------------------------------------------------------
 # The failed-login limit
 # ---------------------------------------------------------------------------
@@ -192,10 +196,6 @@ def api_token_create(*, user: Any, name: str = "") -> NewToken:
     The token inherits how the current request signed in (``signin``): what is saved through it is disclosed
     exactly as what the making session saves.
     """
-    from reviewapp.core.auth.audit import audit_actor
-    from reviewapp.core.auth.signin import signin_issuer_current, signin_method_current
-    from reviewapp.core.models import ApiToken, SigninMethod
-
     if not getattr(user, "is_authenticated", False) or not user.is_active:
         raise ValueError("user: only an active, signed-in user makes their own token")
     name = (name or "").strip()
@@ -213,15 +213,22 @@ def api_token_create(*, user: Any, name: str = "") -> NewToken:
 
 def api_token_revoke(*, user: Any, token_id: int) -> bool:
     """Delete one of ``user``'s own tokens; False if it is not theirs (or gone)."""
-    from reviewapp.core.auth.audit import audit_actor
-    from reviewapp.core.models import ApiToken
-
     token = ApiToken.objects.filter(user=user, pk=token_id).first()
     if token is None:
         return False
     with audit_actor(user):
         token.delete()
     return True
+
+
+def api_tokens_revoke_all(*, user: Any) -> int:
+    """Delete every token of ``user``, one by one so that each deletion reaches the account audit log (under the
+    actor the caller set with ``audit_actor``); how many there were."""
+    tokens = 0
+    for token in ApiToken.objects.filter(user=user):
+        token.delete()
+        tokens += 1
+    return tokens
 
 
 def _token_failures_key(address: str) -> str:
@@ -248,7 +255,6 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
             key = header[1].decode()
         except UnicodeError:
             key = ""
-        from reviewapp.core.models import ApiToken
 
         token = ApiToken.objects.select_related("user").filter(key_digest=token_digest(key)).first() if key else None
         reason = None
@@ -264,7 +270,6 @@ class HashedTokenAuthentication(authentication.BaseAuthentication):
             _count(failures)
             raise exceptions.AuthenticationFailed(reason)
         assert token is not None  # no token is a reason above
-        from reviewapp.core.auth.signin import signin_method_set
 
         signin_method_set(token.signin_method, token.signin_issuer)
         return token.user, token

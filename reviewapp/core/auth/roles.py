@@ -12,12 +12,17 @@ from collections.abc import Callable
 from functools import wraps
 from typing import Any
 
+from django.apps import apps
 from django.contrib.auth.backends import ModelBackend
-from django.contrib.auth.models import Permission
+from django.contrib.auth.models import Group, Permission
+from django.contrib.auth.views import redirect_to_login
+from django.contrib.contenttypes.models import ContentType
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import HttpRequest, HttpResponse
 from rest_framework.permissions import BasePermission
+
+from reviewapp.core.models import Access
 
 GRADE = "reviewapp.grade_passages"
 VIEW_REPORTS = "reviewapp.view_reports"
@@ -97,7 +102,6 @@ class RolePermissionBackend(ModelBackend):
     look-up per request. The set is kept on the user object for the request, as Django does; it is
     never kept longer, so a role taken away applies from the next request.
     """
-
     def get_all_permissions(self, user_obj: Any, obj: Any = None) -> set[str]:
         if not user_obj.is_active or user_obj.is_anonymous or obj is not None:
             return set()
@@ -124,8 +128,6 @@ def perm_required(perm: str) -> Callable:
         @wraps(view)
         def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
             if not request.user.is_authenticated:
-                from django.contrib.auth.views import redirect_to_login
-
                 return redirect_to_login(request.get_full_path())
             if not request.user.has_perm(perm):
                 raise PermissionDenied
@@ -186,8 +188,6 @@ def grant_admin_model_permissions(sender: Any = None, **kwargs: Any) -> None:
     make itself a reviewer), so any such permission a group holds from before is taken away here, on every
     migrate, from every role group.
     """
-    from django.contrib.auth.models import Group, Permission
-
     for role_group in Group.objects.filter(name__in=ROLE_PERMISSIONS):
         held = list(role_group.permissions.filter(content_type__app_label__in=ACCOUNT_APP_LABELS))
         if held:
@@ -195,7 +195,6 @@ def grant_admin_model_permissions(sender: Any = None, **kwargs: Any) -> None:
     group = Group.objects.filter(name="admin").first()
     if group is None:
         return
-    from django.apps import apps
 
     # The apps that declare ``product_data`` (as ``core.apps.product_data_apps`` reads them): read here from the
     # registry, since core.apps imports this module to run it after migrate.
@@ -209,11 +208,6 @@ def grant_admin_model_permissions(sender: Any = None, **kwargs: Any) -> None:
 
 def ensure_role_groups() -> None:
     """Create the role groups with their permissions if a flush removed them; strip account permissions."""
-    from django.contrib.auth.models import Group, Permission
-    from django.contrib.contenttypes.models import ContentType
-
-    from reviewapp.core.models import Access
-
     content_type = ContentType.objects.get_for_model(Access, for_concrete_model=False)
     for codename, name in Access._meta.permissions:
         Permission.objects.get_or_create(content_type=content_type, codename=codename, defaults={"name": name})

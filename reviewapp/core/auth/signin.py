@@ -15,6 +15,8 @@ from typing import Any
 
 from django.http import HttpRequest, HttpResponse
 
+from reviewapp.core.models import PasswordOrigin, SigninMethod
+
 SESSION_KEY = "signin_method"
 ISSUER_SESSION_KEY = "signin_issuer"
 
@@ -44,8 +46,6 @@ def signin_method_set(method: str, issuer: str = "") -> None:
 
 def signin_method_of(user: Any) -> str:
     """The method a password sign-in of ``user`` counts as now: the origin of the current password."""
-    from reviewapp.core.models import PasswordOrigin, SigninMethod
-
     origin = PasswordOrigin.objects.filter(user_id=user.pk).values_list("origin", flat=True).first()
     return origin or SigninMethod.PASSWORD
 

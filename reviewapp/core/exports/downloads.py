@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any, TypeVar
 
-from django.http import HttpResponse, HttpResponseBase
+from django.http import HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.utils.http import content_disposition_header
 
 from reviewapp.core.exports.csv_export import SafeCsvDictWriter
@@ -24,6 +24,7 @@ CONTENT_TYPES = {
     ".yaml": "application/yaml; charset=utf-8",
     ".txt": "text/plain; charset=utf-8",
     ".qrels": "text/plain; charset=utf-8",
+    ".run": "text/plain; charset=utf-8",
 }
 
 Response = TypeVar("Response", bound=HttpResponseBase)
@@ -42,6 +43,11 @@ def as_download(response: Response, filename: str) -> Response:
 def download(body: str | bytes, *, filename: str, content_type: str | None = None) -> HttpResponse:
     """A file answer; its type from the file name's suffix unless given."""
     return as_download(HttpResponse(body, content_type=content_type or content_type_of(filename)), filename)
+
+
+def stream_download(chunks: Iterable[str | bytes], *, filename: str) -> StreamingHttpResponse:
+    """A file answer sent as ``chunks`` are made (a ledger's receipts, one JSON line each); its type from the name."""
+    return as_download(StreamingHttpResponse(chunks, content_type=content_type_of(filename)), filename)
 
 
 def csv_download(rows: Iterable[Mapping[str, Any]], *, filename: str, fields: Sequence[str]) -> HttpResponse:

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urljoin, urlsplit
 
+from django.conf import settings
+from django.contrib.staticfiles import finders
+
 BASE_URL = "https://pdf.invalid/"
 
 
 def static_path(url: str) -> str | None:
     """The relative path of the product's static file that ``url`` names, or None for any other URL."""
-    from django.conf import settings
-
     prefix = urljoin(BASE_URL, settings.STATIC_URL)
     parts = urlsplit(url)
     if parts.query or not url.startswith(prefix):
@@ -39,9 +40,6 @@ def static_path(url: str) -> str | None:
 
 
 def _static_file(relative: str) -> Path | None:
-    from django.conf import settings
-    from django.contrib.staticfiles import finders
-
     found = finders.find(relative)
     if found:
         return Path(str(found))
@@ -56,7 +54,7 @@ def static_only_fetcher() -> Any:
 
     ``served`` and ``refused`` list the URLs it answered and turned down, in order.
     """
-    # Imported when called: WeasyPrint loads pango through cffi, which only the PDF views need.
+    # local import: WeasyPrint loads pango through cffi (over 1 s), which only the PDF views need.
     from weasyprint.urls import URLFetcher, URLFetcherResponse
 
     class StaticOnlyFetcher(URLFetcher):
@@ -80,6 +78,7 @@ def static_only_fetcher() -> Any:
 
 def pdf_from_html(html: str, *, fetcher: Any = None) -> bytes:
     """The PDF of one HTML document; resources other than the product's static files are left out."""
+    # local import: WeasyPrint loads pango through cffi (over 1 s), which only the PDF views need.
     from weasyprint import HTML
 
     fetcher = fetcher if fetcher is not None else static_only_fetcher()

@@ -8,6 +8,7 @@ these handlers, and ``manage.py check`` imports them.
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.views import defaults
 
 API_PREFIX = "/api/"
 
@@ -17,24 +18,17 @@ def _api_error(request: HttpRequest, status: int, detail: str) -> JsonResponse |
 
 
 def bad_request(request: HttpRequest, exception: Exception) -> HttpResponse:
-    from django.views.defaults import bad_request as page
-
-    return _api_error(request, 400, "Bad request.") or page(request, exception)
+    return _api_error(request, 400, "Bad request.") or defaults.bad_request(request, exception)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
-    from django.views.defaults import permission_denied as page
-
-    return _api_error(request, 403, "You do not have permission to perform this action.") or page(request, exception)
+    denied = "You do not have permission to perform this action."
+    return _api_error(request, 403, denied) or defaults.permission_denied(request, exception)
 
 
 def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
-    from django.views.defaults import page_not_found as page
-
-    return _api_error(request, 404, "Not found.") or page(request, exception)
+    return _api_error(request, 404, "Not found.") or defaults.page_not_found(request, exception)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
-    from django.views.defaults import server_error as page
-
-    return _api_error(request, 500, "Server error.") or page(request)
+    return _api_error(request, 500, "Server error.") or defaults.server_error(request)

@@ -14,6 +14,8 @@ import json
 import re
 from typing import IO, Any
 
+from django.conf import settings
+
 # Deep enough for every document the product reads (a run is 3 levels, a pool with
 # external references about 6); far below where the parser's recursion would fail.
 DEFAULT_MAX_DEPTH = 64
@@ -41,7 +43,6 @@ DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 
 def _setting(name: str, default: int) -> int:
     # Read lazily, and usable without Django settings: the run validator is also plain Python.
-    from django.conf import settings
 
     return int(getattr(settings, name, default)) if settings.configured else default
 

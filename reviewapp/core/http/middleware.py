@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.html import escape
+from django.views.defaults import page_not_found
+
+from reviewapp.core.health import is_outage, outage_reason
 
 
 class _CappedStream:
@@ -110,8 +115,6 @@ class DebugNotFoundMiddleware:
             and response.get("Content-Type", "").startswith("text/html")
             and not getattr(getattr(request, "user", None), "is_staff", False)
         ):
-            from django.views.defaults import page_not_found
-
             return page_not_found(request, exception=None)
         return response
 
@@ -133,12 +136,6 @@ class OutageMiddleware:
         return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        import logging
-
-        from django.http import JsonResponse
-        from django.utils.html import escape
-
-        from reviewapp.core.health import is_outage, outage_reason
 
         if not is_outage(exception):
             return None

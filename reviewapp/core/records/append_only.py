@@ -33,7 +33,10 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import migrations
+from django.apps import apps
+from django.db import migrations, transaction
+
+from reviewapp.core.models import AppendOnlyQuerySet
 
 BYPASS_FUNCTION = "append_only_bypass"
 PG_SETTING = "app.append_only_bypass"
@@ -164,7 +167,6 @@ def append_only_truncate_guards(messages: dict[str, str]) -> migrations.RunPytho
 
     PostgreSQL only (SQLite has no TRUNCATE); reversed, it drops the guard again.
     """
-
     def forwards(apps: Any, schema_editor: Any) -> None:
         if schema_editor.connection.vendor == "postgresql":
             for table, message in messages.items():
@@ -213,8 +215,6 @@ def append_only_bypassed(connection: Any) -> Iterator[None]:
     On PostgreSQL the setting lasts until the end of the current transaction at most, so a caller outside a
     transaction gets one for the duration.
     """
-    from django.db import transaction
-
     if connection.vendor == "sqlite":
         connection.ensure_connection()
         previous = getattr(connection, "append_only_bypass", False)
@@ -244,9 +244,5 @@ def append_only_models() -> list[Any]:
     ``AppendOnlyModel``: the ORM refuses updates and deletes) and those of ``WITH_ALLOWED_UPDATE``. The one list
     the tests of the promise read (the database triggers, the stateful engine test), so that a new append-only
     table joins them by being one."""
-    from django.apps import apps
-
-    from reviewapp.core.models import AppendOnlyQuerySet
-
     found = [m for m in apps.get_models() if isinstance(m._default_manager.get_queryset(), AppendOnlyQuerySet)]
     return sorted({*found, *(apps.get_model(label) for label in WITH_ALLOWED_UPDATE)}, key=lambda m: m._meta.label)

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from reviewapp.providers.clients.anthropic import AnthropicClient
 from reviewapp.providers.clients.base import Client
+from reviewapp.providers.clients.local import LocalClient
+from reviewapp.providers.clients.openai_compatible import OpenAICompatibleClient
 from reviewapp.providers.types import ProviderError
 
 if TYPE_CHECKING:
@@ -22,18 +25,12 @@ def client_for(
     transport: httpx.BaseTransport | None = None, timeout: float | None = None,
 ) -> Client:
     if provider == "local":
-        from reviewapp.providers.clients.local import LocalClient
-
         return LocalClient(model_id=model_id)
     if provider == "openai_compatible":
-        from reviewapp.providers.clients.openai_compatible import OpenAICompatibleClient
-
         return OpenAICompatibleClient(
             model_id=model_id, base_url=base_url, concurrency=concurrency, transport=transport, timeout=timeout
         )
     if provider == "anthropic":
-        from reviewapp.providers.clients.anthropic import AnthropicClient
-
         return AnthropicClient(
             model_id=model_id, base_url=base_url, concurrency=concurrency, transport=transport, timeout=timeout
         )

@@ -56,6 +56,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from django.conf import settings
+
 from reviewapp.providers.types import ProviderError
 
 if TYPE_CHECKING:  # numpy is imported where vectors are made: pages import this module for MODEL_ID, embed nothing
@@ -125,6 +127,7 @@ class VectorStore:
         return self.root / digest[:2] / f"{digest}.f32"
 
     def get(self, text: str) -> np.ndarray | None:
+        # local import: numpy costs ~0.25 s to import; commands import this module and make no vectors
         import numpy as np
 
         try:
@@ -139,6 +142,7 @@ class VectorStore:
         """Write a vector for every process to share. A full or read-only disk costs speed, never a result,
         so the job goes on; but it is said, loudly and once: every worker then embeds everything itself (a
         volume owned by another user than the worker's was exactly this, and nobody knew)."""
+        # local import: numpy costs ~0.25 s to import; commands import this module and make no vectors
         import numpy as np
 
         if self.write_error:
@@ -164,8 +168,6 @@ def default_store() -> VectorStore | None:
     """The shared store under settings.EMBEDDING_CACHE_DIR (default var/embeddings); None outside Django or
     when set to an empty value."""
     try:
-        from django.conf import settings
-
         configured = settings.configured and getattr(settings, "EMBEDDING_CACHE_DIR", None)
     except ImportError:
         return None
@@ -179,6 +181,7 @@ class LocalEncoder:
                  store: VectorStore | bool | None = True) -> None:
         """``threads``: how many texts run at once (default: the cores, at most 4). ``store``: the shared
         vector store (True: ``default_store()``; None/False: this process only)."""
+        # local import: onnxruntime costs ~0.35 s to import; only an embedding run loads the model
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
@@ -208,6 +211,7 @@ class LocalEncoder:
         self.computed = 0  # texts this encoder ran through the model (not found in either cache)
 
     def _embed_one(self, text: str) -> np.ndarray:
+        # local import: numpy costs ~0.25 s to import; commands import this module and make no vectors
         import numpy as np
 
         ids = np.array([self._tokenizer.encode(text).ids], dtype=np.int64)
@@ -259,6 +263,7 @@ class LocalEncoder:
 
     def embed(self, texts: list[str]) -> np.ndarray:
         """(n, 384) float32 unit vectors, in the order given."""
+        # local import: numpy costs ~0.25 s to import; commands import this module and make no vectors
         import numpy as np
 
         out = np.zeros((len(texts), DIMENSION), dtype=np.float32)
@@ -345,6 +350,7 @@ def cosine_rows(vectors: np.ndarray, query_vector: np.ndarray) -> np.ndarray:
     Each row's products are summed on their own (numpy's pairwise sum along a contiguous
     row), never by BLAS: a row's cosine is the same bits whatever else is in ``vectors``.
     """
+    # local import: numpy costs ~0.25 s to import; commands import this module and make no vectors
     import numpy as np
 
     rows = np.ascontiguousarray(vectors, dtype=np.float64).reshape(-1, DIMENSION)

@@ -5,7 +5,7 @@ import io
 
 from django.http import StreamingHttpResponse
 
-from reviewapp.core.exports.downloads import as_download, content_type_of, csv_download, download
+from reviewapp.core.exports.downloads import as_download, content_type_of, csv_download, download, stream_download
 
 
 def test_a_plain_name_is_quoted_and_any_other_name_cannot_break_the_header():
@@ -26,6 +26,22 @@ def test_the_type_comes_from_the_suffix_unless_given():
 def test_a_streaming_response_is_named_too():
     response = as_download(StreamingHttpResponse(iter(["{}\n"])), "r.jsonl")
     assert response["Content-Disposition"] == 'attachment; filename="r.jsonl"'
+
+
+def test_a_streamed_file_is_named_and_typed_from_its_name_and_sent_as_made():
+    made = []
+
+    def lines():
+        for n in range(2):
+            made.append(n)
+            yield f'{{"n": {n}}}\n'
+
+    response = stream_download(lines(), filename="ledger-3-receipts.jsonl")
+    assert response["Content-Disposition"] == 'attachment; filename="ledger-3-receipts.jsonl"'
+    assert response["Content-Type"] == "application/x-ndjson; charset=utf-8"
+    assert made == []  # nothing is made before the body is read
+    assert b"".join(response.streaming_content) == b'{"n": 0}\n{"n": 1}\n'
+    assert content_type_of("keyword.run") == "text/plain; charset=utf-8"
 
 
 def test_csv_cells_that_start_a_formula_are_neutralised_and_numbers_stay_numbers():
