@@ -13,11 +13,10 @@ class BenchmarksConfig(AppConfig):
         kind_register(PASSAGE_KIND)
         kind_register(TARGET_KIND)
 
-        from benchmarks.rerank.models import RerankRun
+        from benchmarks.job_kinds import RERANK_JOB
         from reviewapp.core.jobs import job_kind_register
 
-        job_kind_register(model=RerankRun, resume=_rerank_resume_stale,
-                          task="benchmarks.rerank.tasks.rerank_run_execute")
+        job_kind_register(RERANK_JOB)
 
     def demo_load(self, *, data_dir, stdout) -> None:
         from benchmarks.demo import load_demo
@@ -30,9 +29,3 @@ class BenchmarksConfig(AppConfig):
 
         search_index_rebuild()
 
-
-def _rerank_resume_stale(run) -> None:
-    """The sweeper's takeover of a run whose execution is gone (never a re-attempt of paid requests)."""
-    from benchmarks.rerank.services import rerank_run_resume
-
-    rerank_run_resume(run=run)
