@@ -43,10 +43,10 @@ from reviewapp.core.jobs import (
     job_beat,
     job_claim,
     job_enqueue,
+    job_execution_error,
     job_fail,
     job_finish,
     job_incomplete_message,
-    job_interrupted,
     job_liveness,
 )
 from reviewapp.jobs.controls import job_error_with_finish, job_finish_command
@@ -268,14 +268,8 @@ def rerank_run_execute(
             )
         finally:
             client.close()
-    except ClaimLost:
-        logger.info("rerank run %s: claim lost, another execution holds it; stopping", run_id)
-        return ""
     except Exception as error:
-        if job_interrupted(RerankRun, pk=run_id, error=error):
-            return ""
-        logger.exception("rerank run %s failed", run_id)
-        failed = job_fail(RerankRun, pk=run_id, token=token, message=f"{type(error).__name__}: {error}")
+        failed = job_execution_error(RerankRun, pk=run_id, token=token, error=error, what=f"rerank run {run_id}")
         return RerankStatus.FAILED if failed else ""
     reason = report.stop_reason
     if reason.startswith("claim lost"):

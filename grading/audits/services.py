@@ -37,16 +37,15 @@ from grading.dataset.models import Sample, Span
 from grading.dataset.selectors import sample_contract_ids
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
 from reviewapp.core.jobs import (
-    ClaimLost,
     job_beat,
     job_beat_or_stop,
     job_claim,
     job_enqueue,
+    job_execution_error,
     job_fail,
     job_finish,
     job_held,
     job_incomplete_message,
-    job_interrupted,
 )
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
 from reviewapp.jobs.controls import job_finish_command
@@ -276,14 +275,9 @@ def audit_execute(*, audit_id: int) -> Audit | None:
         if problems:
             return _fail(audit, token, job_incomplete_message(
                 problems=" ".join(problems), finish_command=job_finish_command(audit, ending=True)))
-    except ClaimLost:
-        logger.info("audit %s: claim lost, another execution holds it; stopping", audit_id)
-        return None
     except Exception as exc:
-        if job_interrupted(Audit, pk=audit_id, error=exc):
-            return None
-        logger.exception("audit %s failed", audit_id)
-        return _fail(audit, token, f"{type(exc).__name__}: {exc}")
+        failed = job_execution_error(Audit, pk=audit_id, token=token, error=exc, what=f"audit {audit_id}")
+        return Audit.objects.get(pk=audit_id) if failed else None
     job_finish(Audit, pk=audit.pk, token=token, status=Audit.Status.DONE, stage="done")
     audit.refresh_from_db()
     return audit

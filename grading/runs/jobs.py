@@ -38,6 +38,7 @@ from reviewapp.core.jobs import (
     job_beat_or_stop,
     job_claim,
     job_enqueue,
+    job_execution_error,
     job_fail,
     job_finish,
     job_incomplete_message,
@@ -268,14 +269,9 @@ def job_extract_execute(*, job_id: int) -> ConsoleJob | None:
             if failures:
                 return _fail(job, token, failures)
         return _finish_extraction(job, token)
-    except ClaimLost:
-        logger.info("extraction job %s: claim lost, another execution holds it; stopping", job_id)
-        return None
     except Exception as exc:
-        if job_interrupted(ConsoleJob, pk=job_id, error=exc):
-            return None
-        logger.exception("extraction job %s failed", job_id)
-        return _fail(job, token, f"{type(exc).__name__}: {exc}")
+        failed = job_execution_error(ConsoleJob, pk=job_id, token=token, error=exc, what=f"extraction job {job_id}")
+        return ConsoleJob.objects.get(pk=job_id) if failed else None
 
 
 def _extract_local(job: ConsoleJob, token: str) -> None:

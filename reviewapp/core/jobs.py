@@ -210,6 +210,21 @@ def job_interrupted(model: type[TrackedJob], *, pk: int, error: BaseException) -
     return True
 
 
+def job_execution_error(model: type[TrackedJob], *, pk: int, token: str, error: Exception, what: str) -> bool:
+    """How every execution of every kind ends on an error; True when it wrote the job failed.
+
+    Its claim lost (``ClaimLost``): another execution holds the job, so this one stops without writing. An
+    outage (``job_interrupted``): it stops without a verdict, for the sweeper to resume. Any other error is the
+    job's: it fails with the error's type and message (``failed: <reason>`` on its pages)."""
+    if isinstance(error, ClaimLost):
+        logger.info("%s: claim lost, another execution holds it; stopping", what)
+        return False
+    if job_interrupted(model, pk=pk, error=error):
+        return False
+    logger.exception("%s failed", what)
+    return job_fail(model, pk=pk, token=token, message=f"{type(error).__name__}: {error}", stage="failed")
+
+
 def job_incomplete_message(*, problems: str, finish_command: str) -> str:
     """The error of a job whose work ended with items that have no answer (failed, or 'unknown': in flight when an
     execution was lost), the same words for every kind: what is missing, why nothing is re-sent by itself, and
