@@ -131,6 +131,14 @@ class JobState:
         return {"done": "good", "incomplete": "warn", "failed": "bad"}.get(self.word, "")
 
 
+def job_state_word(job: TrackedJob) -> str:
+    """The word of ``job_state`` alone, read from the row (no ledger is read: for lists of jobs)."""
+    if job.is_finished and job.status != "done" and (
+            (job.error or "").startswith("incomplete:") or job.status == "stopped"):
+        return "incomplete"
+    return job.status
+
+
 def job_state(job: TrackedJob) -> JobState:
     """The one derivation of a job's state. Incomplete: the work ended with items that have no answer (the error
     every kind writes then starts "incomplete:"; a rerank run stopped by its budget or a person is one too),
@@ -143,7 +151,7 @@ def job_state(job: TrackedJob) -> JobState:
     shortfalls = job_shortfalls(job)
     command = job_finish_command(job, shortfalls)
     finish = f"finish with {command}" if command else ""
-    if error.startswith("incomplete:") or job.status == "stopped":
+    if job_state_word(job) == "incomplete":
         unknown = sum(s.unknown for s in shortfalls)
         counts = [f"{n} {what}" for n, what in (
             (unknown, "unknown"), (sum(s.reattempts for s in shortfalls) - unknown, "failed"),

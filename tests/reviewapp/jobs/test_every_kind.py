@@ -34,7 +34,8 @@ class Case:
     server: LoopbackServer
     page: str
     api: str
-    api_part: str = ""  # the key of the job in the API's answer ('' when the answer is the job)
+    api_part: str  # the key of the job in the API's answer ('' when the answer is the job)
+    listing: str  # the page that lists the kind's jobs
 
 
 def _rerank(tmp_path, settings) -> Case:
@@ -44,7 +45,8 @@ def _rerank(tmp_path, settings) -> Case:
     server = LoopbackServer(default_responder).__enter__()
     run = rerank.rerank_run_create(retrieval_run=synthetic_retrieval_run(seed=5), provider="openai_compatible",
                                    model_id="loop/m", base_url=server.url + "/v1", concurrency=1, enqueue=False)
-    return Case(run, server, f"/benchmarks/rerank/{run.pk}/", f"/api/v1/benchmarks/rerank-runs/{run.pk}/", "run")
+    return Case(run, server, f"/benchmarks/rerank/{run.pk}/", f"/api/v1/benchmarks/rerank-runs/{run.pk}/", "run",
+                "/benchmarks/rerank/")
 
 
 def _extraction(tmp_path, settings) -> Case:
@@ -56,7 +58,7 @@ def _extraction(tmp_path, settings) -> Case:
     server = LoopbackServer(quotes_reply).__enter__()
     job = extraction_job_create(sample=loaded.sample, provider="anthropic", model_id="claude-test",
                                 base_url=server.url, queue=False)
-    return Case(job, server, f"/cuad/runs/jobs/{job.pk}/", f"/api/v1/cuad/jobs/{job.pk}/")
+    return Case(job, server, f"/cuad/runs/jobs/{job.pk}/", f"/api/v1/cuad/jobs/{job.pk}/", "", "/cuad/runs/")
 
 
 def _audit(tmp_path, settings) -> Case:
@@ -70,7 +72,8 @@ def _audit(tmp_path, settings) -> Case:
     audit, _ = audit_create(run=run, judge_a=parse_choice("anthropic:claude-judge-a", base_url=server.url),
                             judge_b=parse_choice("anthropic:claude-judge-b", base_url=server.url),
                             max_input_tokens=100_000, queue=False)
-    return Case(audit, server, f"/cuad/audits/{audit.pk}/", f"/api/v1/cuad/audits/{audit.pk}/", "audit")
+    return Case(audit, server, f"/cuad/audits/{audit.pk}/", f"/api/v1/cuad/audits/{audit.pk}/", "audit",
+                "/cuad/audits/")
 
 
 # Every registered kind has a case here: a kind registered without one fails test_every_kind_has_a_case.
@@ -172,6 +175,8 @@ def test_a_request_lost_in_flight_ends_every_kind_in_the_same_words_everywhere(
         assert 'hx-trigger' not in fragment.content.decode()  # finished: nothing polls any more
         assert _api_state(admin_client_, case) == {"state": "incomplete", "state_text": state.text,
                                                    "finish_command": finish}
+        listed = admin_client_.get(case.listing).content.decode()
+        assert re.search(r'data-testid="job-state"><a class="status-word" [^>]*>incomplete</a>', listed)
         finished = _forms(admin_client_, case, kind_name)
         assert finished.triggers == []
         assert finished.forms == {"resume-form": {"csrfmiddlewaretoken", "reattempt", "add_requests",
