@@ -38,8 +38,6 @@ from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunSta
 from benchmarks.suites.models import QueryKind
 from reviewapp.core.jobs import (
     ClaimLost,
-    Liveness,
-    is_stale,
     job_beat,
     job_claim,
     job_enqueue,
@@ -47,7 +45,6 @@ from reviewapp.core.jobs import (
     job_fail,
     job_finish,
     job_incomplete_message,
-    job_liveness,
 )
 from reviewapp.jobs.controls import job_error_with_finish, job_finish_command
 from reviewapp.providers import selectors as provider_selectors
@@ -359,8 +356,6 @@ class RerankProgress:
     spend: provider_selectors.LedgerSpend
     failures: list[RerankGrade] = field(default_factory=list)
     exact_citation_controls: int = 0
-    stale: bool = False
-    liveness: Liveness | None = None
 
     @property
     def pending(self) -> int:
@@ -380,14 +375,12 @@ def rerank_run_progress(*, run: RerankRun, grades: list[RerankGrade] | None = No
     for grade in grades:
         counts[grade.status] += 1
     exact = run.retrieval_run.results.filter(query__kind=QueryKind.EXACT_CITATION).count()
-    stale = is_stale(run)
     return RerankProgress(
-        liveness=job_liveness(run) if run.status == RerankStatus.RUNNING else None,
         run=run, candidates_planned=run.candidates_planned, graded=counts["graded"], failed=counts["failed"],
         unknown=counts["unknown"], requests_planned=run.requests_planned,
         spend=provider_selectors.ledger_spend(ledger=run.ledger),
         failures=[g for g in grades if g.status != RerankGrade.Status.GRADED][:60],
-        exact_citation_controls=exact, stale=stale,
+        exact_citation_controls=exact,
     )
 
 
