@@ -8,15 +8,15 @@ class BenchmarksConfig(AppConfig):
 
     def ready(self) -> None:
         # local import: an app's models and what imports them load once the app registry is ready, not with apps.py
+        from benchmarks.job_kinds import RERANK_JOB
         from benchmarks.labels.kinds import PASSAGE_KIND, TARGET_KIND
-        from benchmarks.rerank.models import RerankRun
         from reviewapp.core.jobs import job_kind_register
         from reviewapp.review.kinds import kind_register
 
         kind_register(PASSAGE_KIND)
         kind_register(TARGET_KIND)
-        job_kind_register(model=RerankRun, resume=_rerank_resume_stale,
-                          task="benchmarks.rerank.tasks.rerank_run_execute")
+
+        job_kind_register(RERANK_JOB)
 
     def demo_load(self, *, data_dir, stdout) -> None:
         # local import: an app's models and what imports them load once the app registry is ready, not with apps.py
@@ -31,10 +31,3 @@ class BenchmarksConfig(AppConfig):
 
         search_index_rebuild()
 
-
-def _rerank_resume_stale(run) -> None:
-    """The sweeper's takeover of a run whose execution is gone (never a re-attempt of paid requests)."""
-    # local import: an app's models and what imports them load once the app registry is ready, not with apps.py
-    from benchmarks.rerank.services import rerank_run_resume
-
-    rerank_run_resume(run=run)

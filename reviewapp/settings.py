@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "reviewapp.core",
     "reviewapp.review",
     "reviewapp.providers",
+    "reviewapp.jobs",
     "reviewapp.notifications",
     "reviewapp.sso",
     "benchmarks",

@@ -44,6 +44,7 @@ urlpatterns = [
     path("cuad/", include("grading.urls")),
     path("review/", include("reviewapp.review.urls")),
     path("providers/", include("reviewapp.providers.urls")),
+    path("jobs/", include("reviewapp.jobs.urls")),
 ]
 
 # JSON under /api/, the site's pages elsewhere (reviewapp.core.http.errors says why).

@@ -17,6 +17,7 @@ from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun
 from reviewapp.core.auth.roles import CanLaunchRuns, CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.jobs.api import JobStateField
 from reviewapp.providers.selectors import LedgerSpend
 
 
@@ -129,6 +130,7 @@ class RerankRunApi(APIView):
     class Output(serializers.Serializer):
         id = serializers.IntegerField()
         status = serializers.CharField()
+        state = JobStateField()
         provider = serializers.CharField()
         model_id = serializers.CharField()
         method = serializers.CharField(source="method_label")

@@ -16,7 +16,7 @@ request it sent failed; its ``error`` carries the provider's own message.
 Execution claims the run with a conditional UPDATE (queued -> running, with a
 fresh claim token); a second delivery of the same task finds nothing to claim and
 returns. A killed execution leaves the run ``running`` with a stale heartbeat;
-``rerank_run_resume`` re-queues it, and the ledger then discloses requests that were
+``reviewapp.core.jobs.job_kind_resume`` re-queues it, and the ledger then discloses requests that were
 sent without a recorded answer as ``unknown`` instead of sending them again.
 """
 
@@ -32,24 +32,21 @@ from django.db import transaction
 from django.db.models import Count
 from django.db.models.functions import Now
 
-from benchmarks.rerank.models import FINISHED, RerankGrade, RerankRun, RerankStatus
+from benchmarks.rerank.models import RerankGrade, RerankRun, RerankStatus
 from benchmarks.rerank.questions import DEFAULT_VERSION, Candidate, question_get
 from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunStatus
 from benchmarks.suites.models import QueryKind
 from reviewapp.core.jobs import (
     ClaimLost,
-    Liveness,
-    is_stale,
     job_beat,
     job_claim,
     job_enqueue,
+    job_execution_error,
     job_fail,
     job_finish,
     job_incomplete_message,
-    job_interrupted,
-    job_liveness,
-    job_resume,
 )
+from reviewapp.jobs.controls import job_error_with_finish, job_finish_command
 from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.clients import client_for_ledger
@@ -189,55 +186,6 @@ def rerank_run_cancel(*, run: RerankRun) -> RerankRun:
     return run
 
 
-def rerank_run_resume(*, run: RerankRun, reattempt_failures: bool = False, worker_lost: bool = False,
-                      ask_workers: bool = True, enqueue: bool = True) -> RerankRun:
-    """Re-queue a run that stopped, was cancelled, failed, or whose worker is gone.
-
-    A running run is taken over when its heartbeat is older than its stale timeout, when ``celery inspect``
-    shows its worker no longer runs it, or with ``worker_lost`` (the person knows the worker died). Answered
-    requests are never sent again. With ``reattempt_failures`` the failed and unknown requests are sent once
-    more (each attempt counts against the budget). Refused, queueing nothing, when the provider is not
-    configured.
-    """
-    rerank_preflight(provider=run.provider, model_id=run.model_id, base_url=run.ledger.base_url)
-    return job_resume(
-        run, what=f"run #{run.pk}", raises=RerankError, resumable=[*FINISHED, RerankStatus.RUNNING],
-        force=worker_lost, ask_workers=ask_workers, enqueue=_enqueue if enqueue else None,
-        changes=lambda run: {"cancel_requested": False, "stop_reason": "", "error": "",
-                             "reattempt_requested": reattempt_failures},
-    )
-
-
-def rerank_run_budget_raise(*, run: RerankRun, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
-                            user: Any = None, actor: str = "") -> RerankRun:
-    """Raise the run's budget (recorded in its ledger with who and why); resume with re-attempt to use it."""
-    provider_services.ledgers_budget_raise(ledgers=[run.ledger], raises=RerankError, add_requests=add_requests,
-                                           add_input_tokens=add_input_tokens, reason=reason, user=user, actor=actor)
-    run.refresh_from_db()
-    return run
-
-
-def rerank_finish_command(*, run: RerankRun) -> str:
-    """The command line that finishes the run: re-attempt what has no answer, raising the budget if needed."""
-    answered_keys = provider_selectors.ledger_keys(ledger=run.ledger)
-    shortfall = provider_selectors.ledger_shortfall(ledger=run.ledger,
-                                                    unsent=max(0, run.requests_planned - answered_keys))
-    if not shortfall.reattempts and not shortfall.unsent:
-        return ""
-    return f"python manage.py rerank --resume {run.pk}" + provider_selectors.resume_options([shortfall])
-
-
-def _with_finish(run_id: int, message: str) -> str:
-    command = rerank_finish_command(run=RerankRun.objects.select_related("ledger").get(pk=run_id))
-    if not (command and message):
-        return message
-    return f"{message.rstrip()}{'' if message.rstrip().endswith('.') else '.'}{FINISH_MARK}{command}"
-
-
-# Where a run's error stops saying what happened and starts saying what to run (reports quote only the first).
-FINISH_MARK = " To finish: "
-
-
 def _grade_rows(run: RerankRun, planned: PlannedRequest, result: RequestResult) -> list[RerankGrade]:
     # local import: numpy: for the run that grades, not the pages importing this module
     from scoring.stats.calibration import p_useful
@@ -319,20 +267,14 @@ def rerank_run_execute(
             )
         finally:
             client.close()
-    except ClaimLost:
-        logger.info("rerank run %s: claim lost, another execution holds it; stopping", run_id)
-        return ""
     except Exception as error:
-        if job_interrupted(RerankRun, pk=run_id, error=error):
-            return ""
-        logger.exception("rerank run %s failed", run_id)
-        failed = job_fail(RerankRun, pk=run_id, token=token, message=f"{type(error).__name__}: {error}")
+        failed = job_execution_error(RerankRun, pk=run_id, token=token, error=error, what=f"rerank run {run_id}")
         return RerankStatus.FAILED if failed else ""
     reason = report.stop_reason
     if reason.startswith("claim lost"):
         return ""
     failure = _run_failure(report)
-    message = _with_finish(run_id, failure) if failure else "" if reason else _incomplete(run)
+    message = job_error_with_finish(_run_read(run_id), failure) if failure else "" if reason else _incomplete(run)
     if message:
         if not job_fail(RerankRun, pk=run_id, token=token, message=message,
                         stop_reason=reason, reattempt_requested=False):
@@ -340,11 +282,15 @@ def rerank_run_execute(
         return RerankStatus.FAILED
     status = RerankStatus.CANCELLED if reason == "cancelled" else RerankStatus.STOPPED if reason else RerankStatus.DONE
     if status == RerankStatus.STOPPED:
-        reason = _with_finish(run_id, reason)
+        reason = job_error_with_finish(_run_read(run_id), reason)
     if not job_finish(RerankRun, pk=run_id, token=token, status=status, stop_reason=reason,
                       reattempt_requested=False):
         return ""
     return status
+
+
+def _run_read(run_id: int) -> RerankRun:
+    return RerankRun.objects.select_related("ledger").get(pk=run_id)
 
 
 def _incomplete(run: RerankRun) -> str:
@@ -358,7 +304,7 @@ def _incomplete(run: RerankRun) -> str:
     counts = ", ".join(f"{name} {n}" for name, n in (("failed", failed), ("unknown", unknown)) if n)
     return job_incomplete_message(
         problems=f"{unknown + failed} of {run.candidates_planned} candidates have no grade ({counts})",
-        finish_command=rerank_finish_command(run=RerankRun.objects.select_related("ledger").get(pk=run.pk)))
+        finish_command=job_finish_command(_run_read(run.pk), ending=True))
 
 
 def _warm_local(requests: list, *, run_id: int, token: str) -> None:
@@ -410,10 +356,6 @@ class RerankProgress:
     spend: provider_selectors.LedgerSpend
     failures: list[RerankGrade] = field(default_factory=list)
     exact_citation_controls: int = 0
-    stale: bool = False
-    liveness: Liveness | None = None
-    finish_command: str = ""
-    budget_raises: list = field(default_factory=list)
 
     @property
     def pending(self) -> int:
@@ -433,17 +375,12 @@ def rerank_run_progress(*, run: RerankRun, grades: list[RerankGrade] | None = No
     for grade in grades:
         counts[grade.status] += 1
     exact = run.retrieval_run.results.filter(query__kind=QueryKind.EXACT_CITATION).count()
-    stale = is_stale(run)
-    unanswered = counts["failed"] + counts["unknown"] or run.status == RerankStatus.STOPPED
     return RerankProgress(
-        liveness=job_liveness(run) if run.status == RerankStatus.RUNNING else None,
-        finish_command=rerank_finish_command(run=run) if run.is_finished and unanswered else "",
-        budget_raises=provider_selectors.ledger_budget_raises(ledger_ids=[run.ledger_id]),
         run=run, candidates_planned=run.candidates_planned, graded=counts["graded"], failed=counts["failed"],
         unknown=counts["unknown"], requests_planned=run.requests_planned,
         spend=provider_selectors.ledger_spend(ledger=run.ledger),
         failures=[g for g in grades if g.status != RerankGrade.Status.GRADED][:60],
-        exact_citation_controls=exact, stale=stale,
+        exact_citation_controls=exact,
     )
 
 

@@ -12,6 +12,5 @@ urlpatterns = [
     path("rerank/new/", views_rerank.rerank_run_new, name="rerank-run-new"),
     path("rerank/<int:pk>/", views_rerank.rerank_run_detail, name="rerank-run"),
     path("rerank/<int:pk>/cancel/", views_rerank.rerank_run_cancel, name="rerank-run-cancel"),
-    path("rerank/<int:pk>/resume/", views_rerank.rerank_run_resume, name="rerank-run-resume"),
     path("rerank/<int:pk>/receipts.jsonl", views_rerank.rerank_run_receipts, name="rerank-run-receipts"),
 ]

@@ -1,4 +1,4 @@
-"""Rerank run pages: launch form, live run page (htmx polling, 286 when finished), cancel, resume, receipts.
+"""Rerank run pages: launch form, run page, cancel, receipts (its resume and progress: ``reviewapp.jobs``).
 
 Admins (``reviewapp.launch_runs``) launch, cancel and resume; stakeholders may watch;
 reviewers get 403 on all of it.
@@ -22,12 +22,11 @@ from benchmarks.retrieval.models import RetrievalCandidate, RetrievalRun, RunSta
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import stream_download
 from reviewapp.core.http.requests import HtmxHttpRequest
-from reviewapp.core.job_controls import job_resume_post
+from reviewapp.jobs.controls import job_progress_context
 from reviewapp.providers.clients.base import echoable_base_url
 from reviewapp.providers.selectors import receipts_jsonl
 from reviewapp.providers.types import METHOD_LOCAL, METHOD_LOGPROBS, METHOD_STRUCTURED
 
-HTMX_STOP_POLLING = 286
 GRADES_PER_PAGE = 100
 NOT_SENT = "not_sent"
 # The grades table filter: a grade row's status, or planned candidates that have no grade row at all.
@@ -110,14 +109,9 @@ def rerank_run_detail(request: HtmxHttpRequest, pk: int) -> HttpResponse:
     run = get_object_or_404(RerankRun.objects.select_related("suite", "retrieval_run", "ledger"), pk=pk)
     # A finished run's grades are read once, for its progress and its grades table (reading them twice, and every
     # planned candidate with its section, took a run of a thousand grades past 300 ms).
-    grades = rerank.rerank_run_grades(run=run) if run.is_finished and not request.htmx else None
+    grades = rerank.rerank_run_grades(run=run) if run.is_finished else None
     progress = rerank.rerank_run_progress(run=run, grades=grades)
-    context = {"run": run, "progress": progress}
-    if request.htmx:
-        response = render(request, "benchmarks/rerank_run.html#progress", context)
-        if run.is_finished:
-            response.status_code = HTMX_STOP_POLLING
-        return response
+    context = {**job_progress_context(run), "run": run, "progress": progress}
     if run.is_finished:
         context.update(grades_table(run=run, status=request.GET.get("status", ""), page=request.GET.get("page"),
                                     grades=grades))
@@ -166,21 +160,6 @@ def grades_table(*, run: RerankRun, status: str, page: str | None, grades: list[
 def rerank_run_cancel(request: HttpRequest, pk: int) -> HttpResponse:
     run = rerank.rerank_run_cancel(run=get_object_or_404(RerankRun, pk=pk))
     messages.info(request, f"Cancel requested for run #{run.pk}; requests in flight finish and are recorded.")
-    return redirect("benchmarks:rerank-run", pk=pk)
-
-
-@perm_required(LAUNCH_RUNS)
-@require_POST
-def rerank_run_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    run = get_object_or_404(RerankRun.objects.select_related("ledger"), pk=pk)
-    job_resume_post(
-        request, job=run, raises=rerank.RerankError,
-        budget_raise=lambda job, **raise_by: rerank.rerank_run_budget_raise(run=job, **raise_by),
-        resume=lambda run, form: rerank.rerank_run_resume(run=run, reattempt_failures=form.reattempt),
-        raised=lambda run: (f"Budget of run #{run.pk} raised to {run.ledger.max_requests} requests and "
-                            f"{run.ledger.max_input_tokens} input tokens (recorded in its ledger)."),
-        resumed="",
-    )
     return redirect("benchmarks:rerank-run", pk=pk)
 
 

@@ -22,6 +22,7 @@ from grading.responses import refused
 from grading.runs.models import ExtractionRun
 from reviewapp.core.auth.roles import CanLaunchRuns, CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, UnitIntervalOut, error_responses
+from reviewapp.jobs.api import JobStateOut
 from scoring.cuad.grading import Thresholds
 
 
@@ -32,6 +33,7 @@ class AuditSummaryOut(serializers.Serializer):
     job = serializers.IntegerField(allow_null=True)
     sample = serializers.IntegerField()
     status = serializers.CharField()
+    state = JobStateOut()
     stage = serializers.CharField()
     error = serializers.CharField()
     thresholds = serializers.DictField(child=serializers.FloatField())

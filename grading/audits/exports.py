@@ -6,6 +6,7 @@ import numpy as np
 
 from grading.audits.models import Audit, AuditJudge, AuditVerdict
 from grading.audits.selectors import VERDICT_CATEGORIES, AuditReport, CandidateRow
+from reviewapp.jobs.controls import job_api_state
 
 
 def _num(x: float | None) -> float | None:
@@ -59,6 +60,7 @@ def audit_summary_json(audit: Audit) -> dict:
         "job": audit.job_id,
         "sample": audit.sample_id,
         "status": audit.status,
+        "state": job_api_state(audit),
         "stage": audit.stage,
         "error": audit.error,
         "thresholds": {"correct": audit.correct, "partial": audit.partial, "grounding": audit.grounding},

@@ -38,23 +38,21 @@ from grading.dataset.models import Sample, Span
 from grading.dataset.selectors import sample_contract_ids
 from grading.runs.models import ConsoleJob, Extraction, ExtractionRun
 from reviewapp.core.jobs import (
-    ClaimLost,
     job_beat,
     job_beat_or_stop,
     job_claim,
     job_enqueue,
+    job_execution_error,
     job_fail,
     job_finish,
     job_held,
     job_incomplete_message,
-    job_interrupted,
-    job_resume,
 )
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
+from reviewapp.jobs.controls import job_finish_command
 from reviewapp.providers import clients
-from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
-from reviewapp.providers.selectors import ledger_get, ledgers_get, receipt_bodies
+from reviewapp.providers.selectors import ledger_get, receipt_bodies
 from reviewapp.providers.spend.budget import estimate_input_tokens
 from reviewapp.providers.spend.preflight import provider_preflight
 from reviewapp.providers.types import ProviderError
@@ -266,65 +264,6 @@ def audit_judge_preflight(*, slot: str, choice: JudgeChoice) -> None:
         raise AuditError(f"judge {slot.upper()}: {exc}") from None
 
 
-def _ledgers(audit: Audit):
-    ids = [j for j in audit.judges.order_by("slot").values_list("ledger_id", flat=True) if j]
-    return ledgers_get(ledger_ids=ids)
-
-
-def audit_budget_raise(*, audit: Audit, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
-                       user=None, actor: str = "") -> Audit:
-    """Raise each judge's budget by the same amounts (recorded in each judge's ledger with who and why)."""
-    ledgers = _ledgers(audit)
-    if not ledgers:
-        raise AuditError(f"audit {audit.pk} has no judge ledger yet (its candidates are not flagged)")
-    provider_services.ledgers_budget_raise(ledgers=ledgers, raises=AuditError, add_requests=add_requests,
-                                           add_input_tokens=add_input_tokens, reason=reason, user=user, actor=actor)
-    audit.refresh_from_db()
-    return audit
-
-
-def audit_finish_command(*, audit: Audit) -> str:
-    """The command line that finishes a failed audit: resume, re-attempting and raising the budget if needed
-    (by the largest shortfall of its two judges; the raise applies to each judge)."""
-    if audit.status != Audit.Status.FAILED:
-        return ""
-
-    shortfalls = []
-    ledgers = {ledger.pk: ledger for ledger in _ledgers(audit)}
-    for judge in audit.judges.all():
-        ledger = ledgers.get(judge.ledger_id)
-        if ledger is None:
-            continue
-        missing = audit.n_candidates - AuditVerdict.objects.filter(judge=judge).count()
-        again = provider_selectors.ledger_shortfall(ledger=ledger).reattempts
-        # Candidates without a verdict are either re-attempts of an answered-less request or never sent yet.
-        shortfalls.append(provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, missing - again)))
-    return f"python manage.py audit_cuad --resume {audit.pk}" + provider_selectors.resume_options(shortfalls)
-
-
-def audit_resume(
-    *, audit: Audit, reattempt: bool = False, queue: bool = True, worker_lost: bool = False,
-    only_if_stale: bool = False,
-) -> Audit:
-    """Queue a failed (or stopped) audit again; judged candidates are skipped. ``reattempt`` re-sends failures.
-
-    ``worker_lost``: the person knows the worker died mid-audit, so an audit still marked running may be
-    resumed too (requests left without an answer turn 'unknown'; one receipt per request and attempt means
-    none is ever sent twice).
-
-    ``only_if_stale`` (the audit page's "take over" action): a running audit is taken over only when its worker
-    is gone: its heartbeat is older than ``reviewapp.core.jobs.stale_after(audit)``, or ``celery inspect`` shows
-    its worker no longer runs it; otherwise AuditError says which worker holds it and since when.
-    """
-    resumable = [Audit.Status.FAILED] + ([Audit.Status.RUNNING] if worker_lost else [])
-    return job_resume(
-        audit, what=f"audit {audit.pk}", raises=AuditError, resumable=resumable, force=not only_if_stale,
-        refused="only a failed or stopped audit can be resumed", enqueue=_queue if queue else None,
-        changes=lambda audit: {"params": {**audit.params, "reattempt": bool(reattempt), "waits": 0},
-                               "stage": "queued again (resume)", "error": ""},
-    )
-
-
 def audit_execute(*, audit_id: int) -> Audit | None:
     """Task body: (flag once the run exists,) then let each judge rule on every candidate it has not ruled on.
 
@@ -342,18 +281,11 @@ def audit_execute(*, audit_id: int) -> Audit | None:
                 return audit
         problems = [p for p in (_judge(audit, judge, token) for judge in audit.judges.order_by("slot")) if p]
         if problems:
-            failed = Audit(pk=audit.pk, status=Audit.Status.FAILED, n_candidates=audit.n_candidates,
-                           params=audit.params)
-            return _fail(audit, token, job_incomplete_message(problems=" ".join(problems),
-                                                              finish_command=audit_finish_command(audit=failed)))
-    except ClaimLost:
-        logger.info("audit %s: claim lost, another execution holds it; stopping", audit_id)
-        return None
+            return _fail(audit, token, job_incomplete_message(
+                problems=" ".join(problems), finish_command=job_finish_command(audit, ending=True)))
     except Exception as exc:
-        if job_interrupted(Audit, pk=audit_id, error=exc):
-            return None
-        logger.exception("audit %s failed", audit_id)
-        return _fail(audit, token, f"{type(exc).__name__}: {exc}")
+        failed = job_execution_error(Audit, pk=audit_id, token=token, error=exc, what=f"audit {audit_id}")
+        return Audit.objects.get(pk=audit_id) if failed else None
     job_finish(Audit, pk=audit.pk, token=token, status=Audit.Status.DONE, stage="done")
     audit.refresh_from_db()
     return audit

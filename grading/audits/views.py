@@ -13,7 +13,6 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
-from grading.audits import selectors, services
 from grading.audits.exports import CSV_FIELDS, audit_csv_rows, audit_json
 from grading.audits.judging.judges import DESCRIPTION, EXEMPLARS_METHOD, LLM, JudgeChoiceError, parse_choice
 from grading.audits.models import Audit
@@ -23,9 +22,8 @@ from grading.audits.services import AuditError, audit_create
 from grading.responses import csv_response, export_format, json_response
 from grading.runs.models import ConsoleJob, ExtractionRun
 from reviewapp.core.auth.roles import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
-from reviewapp.core.job_controls import job_progress_context, job_resume_post
+from reviewapp.jobs.controls import job_progress_context
 from reviewapp.providers.clients.base import echoable_base_url
-from reviewapp.providers.selectors import ledger_budget_raises
 from reviewapp.review.selectors import reviewer_candidates
 from scoring.cuad.grading import Thresholds
 
@@ -182,54 +180,9 @@ def audit_detail(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
         },
         "job": ConsoleJob.objects.filter(run=audit.run_id).order_by("created_at").first() if audit.run_id else None,
         **job_progress_context(audit),
-        "finish_command": services.audit_finish_command(audit=audit),
-        "budget_raises": ledger_budget_raises(
-            ledger_ids=[j for j in audit.judges.values_list("ledger_id", flat=True) if j]),
         "tab": "audit",
     }
     return render(request, "cuad/audit.html", context)
-
-
-@perm_required(VIEW_REPORTS)
-def audit_progress(request: HttpRequest, pk: int) -> HttpResponse:
-    """The polled fragment; 286 once the audit is finished so htmx stops polling."""
-    audit = get_object_or_404(Audit, pk=pk)
-    ruled = selectors.audit_progress(audit=audit)
-    total = 2 * audit.n_candidates
-    done = sum(ruled.values())
-    response = render(
-        request,
-        "cuad/audit.html#progress",
-        {
-            "audit": audit,
-            "polled": True,  # the fragment alone: a run finished since page load needs a reload for figures
-            **job_progress_context(audit),
-            "progress": {
-                "ruled": ruled,
-                "done": done,
-                "total": total,
-                "percent": int(100 * done / total) if total else 0,
-            },
-        },
-    )
-    if audit.is_finished:
-        response.status_code = 286
-    return response
-
-
-@perm_required(LAUNCH_RUNS)
-@require_POST
-def audit_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    audit = get_object_or_404(Audit, pk=pk)
-    job_resume_post(
-        request, job=audit, raises=AuditError,
-        budget_raise=lambda job, **raise_by: services.audit_budget_raise(audit=job, **raise_by),
-        resume=lambda audit, form: services.audit_resume(audit=audit, reattempt=form.reattempt,
-                                                         worker_lost=form.worker_lost, only_if_stale=form.worker_lost),
-        raised=lambda audit: f"Budget of each judge of audit {audit.pk} raised (recorded in their ledgers).",
-        resumed=f"Audit {audit.pk} queued again; candidates already judged are skipped.",
-    )
-    return redirect("cuad:audit", pk=audit.pk)
 
 
 @perm_required(MANAGE_REVIEWS)

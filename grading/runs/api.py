@@ -22,6 +22,7 @@ from grading.runs.selectors import runs_list
 from grading.scorecard.api import ScopeOut
 from reviewapp.core.auth.roles import CanLaunchRuns, CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.jobs.api import JobStateField
 
 
 class ExtractionRunOut(serializers.Serializer):
@@ -46,6 +47,7 @@ class ExtractionJobOut(serializers.Serializer):
     id = serializers.IntegerField()
     kind = serializers.CharField()
     status = serializers.CharField()
+    state = JobStateField()
     provider = serializers.CharField()
     model_id = serializers.CharField()
     params = serializers.DictField()

@@ -15,7 +15,7 @@ Extraction providers:
   clause type), executed by ``providers.services.ledger_execute`` on the job's
   ledger. Resume = answered request keys are served from their receipts; a
   failed or unknown request is disclosed and re-sent only when a person asks
-  (``job_resume(reattempt=True)``), which counts against the budget.
+  (a resume with re-attempt: ``manage.py finish_job extraction <id> --reattempt``), which counts against the budget.
 """
 
 from __future__ import annotations
@@ -38,14 +38,14 @@ from reviewapp.core.jobs import (
     job_beat_or_stop,
     job_claim,
     job_enqueue,
+    job_execution_error,
     job_fail,
     job_finish,
     job_incomplete_message,
     job_interrupted,
 )
-from reviewapp.core.jobs import job_resume as resume_tracked  # this module's own job_resume says what is a job's
+from reviewapp.jobs.controls import job_finish_command
 from reviewapp.providers import clients
-from reviewapp.providers import selectors as provider_selectors
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.selectors import ledger_get
 from reviewapp.providers.spend.preflight import provider_preflight
@@ -257,56 +257,6 @@ def extraction_preflight(*, provider: str, model_id: str = "", base_url: str = "
         raise JobError(str(exc)) from None
 
 
-def job_budget_raise(*, job: ConsoleJob, add_requests: int = 0, add_input_tokens: int = 0, reason: str,
-                     user=None, actor: str = "") -> ConsoleJob:
-    """Raise an extraction job's budget (recorded in its ledger with who and why); resume to use it."""
-    if not job.ledger_id:
-        raise JobError(f"job {job.pk} sends no provider request (local heuristic); it has no budget to raise")
-    provider_services.ledgers_budget_raise(ledgers=[ledger_get(ledger_id=job.ledger_id)], raises=JobError,
-                                           add_requests=add_requests, add_input_tokens=add_input_tokens,
-                                           reason=reason, user=user, actor=actor)
-    job.refresh_from_db()
-    return job
-
-
-def job_finish_command(*, job: ConsoleJob) -> str:
-    """The command line that finishes an extraction job: resume, re-attempting and raising the budget if needed."""
-    if job.kind != ConsoleJob.Kind.EXTRACT or job.status != ConsoleJob.Status.FAILED:
-        return ""
-    command = f"python manage.py extract_cuad --resume {job.pk}"
-    if not job.ledger_id:
-        return command
-
-    ledger = provider_selectors.ledger_get(ledger_id=job.ledger_id)
-    sent = provider_selectors.ledger_keys(ledger=ledger)
-    shortfall = provider_selectors.ledger_shortfall(ledger=ledger, unsent=max(0, job.total - sent))
-    return command + provider_selectors.resume_options([shortfall])
-
-
-def job_resume(
-    *, job: ConsoleJob, reattempt: bool = False, queue: bool = True, worker_lost: bool = False,
-    only_if_stale: bool = False,
-) -> ConsoleJob:
-    """Queue a failed (or stopped) job again; done contracts are skipped. ``reattempt`` re-sends failed requests.
-
-    ``worker_lost``: the person knows the worker died mid-job (killed, machine restarted), so a job still marked
-    running may be resumed too. Its requests left without an answer turn 'unknown' and are not re-sent unless
-    re-attempted; even if the worker were alive, a request is never sent twice: each (request, attempt) has
-    one receipt, written before sending, and a second writer's insert fails.
-
-    ``only_if_stale`` (the console page's "take over" action): a running job is taken over only when its worker is
-    gone: its heartbeat is older than ``stale_after(job)``, or ``celery inspect`` shows its worker no longer
-    runs it; otherwise JobError says which worker holds it, since when, its last heartbeat and the timeout.
-    """
-    resumable = [ConsoleJob.Status.FAILED] + ([ConsoleJob.Status.RUNNING] if worker_lost else [])
-    return resume_tracked(
-        job, what=f"job {job.pk}", raises=JobError, resumable=resumable, force=not only_if_stale,
-        refused="only a failed or stopped job can be resumed", enqueue=_queue if queue else None,
-        changes=lambda job: {"params": {**job.params, "reattempt": bool(reattempt)},
-                             "stage": "queued again (resume)", "error": ""},
-    )
-
-
 def job_extract_execute(*, job_id: int) -> ConsoleJob | None:
     """Task body: extract every contract not yet done, then import the run. Claimed; safe to run twice."""
     token = job_claim(ConsoleJob, pk=job_id, stage="extracting")
@@ -321,14 +271,9 @@ def job_extract_execute(*, job_id: int) -> ConsoleJob | None:
             if failures:
                 return _fail(job, token, failures)
         return _finish_extraction(job, token)
-    except ClaimLost:
-        logger.info("extraction job %s: claim lost, another execution holds it; stopping", job_id)
-        return None
     except Exception as exc:
-        if job_interrupted(ConsoleJob, pk=job_id, error=exc):
-            return None
-        logger.exception("extraction job %s failed", job_id)
-        return _fail(job, token, f"{type(exc).__name__}: {exc}")
+        failed = job_execution_error(ConsoleJob, pk=job_id, token=token, error=exc, what=f"extraction job {job_id}")
+        return ConsoleJob.objects.get(pk=job_id) if failed else None
 
 
 def _extract_local(job: ConsoleJob, token: str) -> None:
@@ -436,10 +381,8 @@ def _extract_llm(job: ConsoleJob, token: str) -> str:
         return ""
     counts = ", ".join(f"{k} {v}" for k, v in sorted(report.counts.items()) if k != "answered")
     stop = f"; stopped: {report.stop_reason}" if report.stop_reason else ""
-    failed = ConsoleJob(pk=job.pk, kind=job.kind, status=ConsoleJob.Status.FAILED, ledger_id=job.ledger_id,
-                        total=job.total)
     problems = f"{len(missing)} of {len(members)} contracts have no answer ({counts}){stop}"
-    return job_incomplete_message(problems=problems, finish_command=job_finish_command(job=failed))
+    return job_incomplete_message(problems=problems, finish_command=job_finish_command(job, ending=True))
 
 
 def _finish_extraction(job: ConsoleJob, token: str) -> ConsoleJob:

@@ -1,4 +1,5 @@
-"""Extraction runs and the jobs that make or grade them under runs/: lists, launch, pages, progress, resume.
+"""Extraction runs and the jobs that make or grade them under runs/: lists, launch, pages (a job's resume and
+progress: ``reviewapp.jobs``).
 
 A job's pages lived under jobs/ before; those paths answer with a permanent redirect.
 
@@ -18,10 +19,6 @@ urlpatterns = [
     path("runs/launch/", views.launch, name="launch"),
     *page_with_exports("runs/<int:pk>/", views.run_detail, name="run"),
     *page_with_exports("runs/jobs/<int:pk>/", views.job_detail, name="job"),
-    path("runs/jobs/<int:pk>/progress/", views.job_progress, name="job-progress"),
-    path("runs/jobs/<int:pk>/resume/", views.job_resume, name="job-resume"),
     moved("jobs/<int:pk>/", "cuad:job"),
     moved("jobs/<int:pk>/job.<str:fmt>", "cuad:job-export"),
-    moved("jobs/<int:pk>/progress/", "cuad:job-progress"),
-    moved("jobs/<int:pk>/resume/", "cuad:job-resume"),
 ]

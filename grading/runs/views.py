@@ -17,8 +17,7 @@ from grading.runs.run_format import RunFormatError
 from grading.runs.selectors import jobs_list, run_scope, run_scope_ids, runs_list
 from grading.scorecard.selectors import run_card
 from reviewapp.core.auth.roles import LAUNCH_RUNS, VIEW_REPORTS, perm_required
-from reviewapp.core.job_controls import job_progress_context, job_resume_post
-from reviewapp.providers.selectors import ledger_budget_raises
+from reviewapp.jobs.controls import job_api_state, job_progress_context
 from scoring.cuad.grading import Thresholds
 
 MAX_UPLOAD_BYTES = 20 * 1024 * 1024
@@ -271,8 +270,6 @@ def job_detail(request: HttpRequest, pk: int, fmt: str = "") -> HttpResponse:
         "members": members,
         "params": job_params_rows(job.params),
         **job_progress_context(job),
-        "finish_command": jobs.job_finish_command(job=job),
-        "budget_raises": ledger_budget_raises(ledger_ids=[job.ledger_id]) if job.ledger_id else [],
         "tab": "runs",
     }
     return render(request, "cuad/job.html", context)
@@ -297,6 +294,7 @@ def _job_json(job: ConsoleJob) -> dict:
         "id": job.pk,
         "kind": job.kind,
         "status": job.status,
+        "state": job_api_state(job),
         "provider": job.provider,
         "model": job.model_id,
         "params": job.params,
@@ -314,24 +312,3 @@ def _job_json(job: ConsoleJob) -> dict:
     }
 
 
-@perm_required(VIEW_REPORTS)
-def job_progress(request: HttpRequest, pk: int) -> HttpResponse:
-    """The polled fragment; answers 286 once the job is finished so htmx stops polling."""
-    job = get_object_or_404(ConsoleJob.objects.select_related("run"), pk=pk)
-    response = render(request, "cuad/job.html#progress", {"job": job, **job_progress_context(job)})
-    if job.is_finished:
-        response.status_code = 286
-    return response
-
-
-@perm_required(LAUNCH_RUNS)
-@require_POST
-def job_resume(request: HttpRequest, pk: int) -> HttpResponse:
-    job = job_resume_post(
-        request, job=get_object_or_404(ConsoleJob, pk=pk), raises=jobs.JobError, budget_raise=jobs.job_budget_raise,
-        resume=lambda job, form: jobs.job_resume(job=job, reattempt=form.reattempt, worker_lost=form.worker_lost,
-                                                 only_if_stale=form.worker_lost),
-        raised=lambda job: f"Budget of job {job.pk} raised (recorded in its ledger).",
-        resumed=f"Job {pk} queued again; done contracts are skipped.",
-    )
-    return redirect("cuad:job", pk=job.pk)

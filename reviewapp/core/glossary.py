@@ -34,6 +34,9 @@ REPORTS: dict[str, str] = {
     "failed": "Stopped by an error; the message says why, and Resume continues from what was already recorded.",
     "stopped": "Stopped by its budget (requests or input tokens) before finishing; answered requests are kept.",
     "cancelled": "Cancelled by an admin before finishing; answered requests are kept.",
+    "incomplete": "Ended with requests that have no answer (unknown: sent, no answer recorded; or failed) or never "
+                  "sent; answered requests are kept, and its finish command re-attempts the rest (raising the budget "
+                  "where needed).",
     "ok": "Completed normally.",
     "fallback": "The keyword search found too few candidates, so a broader fallback search filled the pool.",
     "short": "Fewer than k candidates were retrieved for the query, even with the fallback search; for a "

@@ -59,6 +59,8 @@ class TrackedJob(models.Model):
     queued_at = models.DateTimeField(null=True, blank=True, default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True)
 
+    status: str  # each kind's own field, with its own choices (see the module's docstring)
+
     QUEUED = "queued"
     RUNNING = "running"
     FAILED = "failed"
@@ -215,6 +217,21 @@ def job_interrupted(model: type[TrackedJob], *, pk: int, error: BaseException) -
     return True
 
 
+def job_execution_error(model: type[TrackedJob], *, pk: int, token: str, error: Exception, what: str) -> bool:
+    """How every execution of every kind ends on an error; True when it wrote the job failed.
+
+    Its claim lost (``ClaimLost``): another execution holds the job, so this one stops without writing. An
+    outage (``job_interrupted``): it stops without a verdict, for the sweeper to resume. Any other error is the
+    job's: it fails with the error's type and message (``failed: <reason>`` on its pages)."""
+    if isinstance(error, ClaimLost):
+        logger.info("%s: claim lost, another execution holds it; stopping", what)
+        return False
+    if job_interrupted(model, pk=pk, error=error):
+        return False
+    logger.exception("%s failed", what)
+    return job_fail(model, pk=pk, token=token, message=f"{type(error).__name__}: {error}", stage="failed")
+
+
 def job_incomplete_message(*, problems: str, finish_command: str) -> str:
     """The error of a job whose work ended with items that have no answer (failed, or 'unknown': in flight when an
     execution was lost), the same words for every kind: what is missing, why nothing is re-sent by itself, and
@@ -287,28 +304,89 @@ def job_enqueue(job: TrackedJob, *, countdown: int | None = None) -> None:
 
 @dataclass(frozen=True)
 class JobKind:
-    """What core needs of a job kind: its model, its own resume (for the sweeper: a conditional takeover of a
-    stale running job that queues it again; raises ValueError when the job changed meanwhile or still beats),
-    and the dotted name of the task that executes a job (or a function of the job giving it)."""
+    """A kind of job, declared once by its app (``job_kind_register`` in ``ready()``); core owns the rest: the
+    sweeper, the resume and take-over, the budget raise, the finish command, the progress fragment and the final
+    state (``reviewapp.jobs``).
 
+    ``name`` is the kind in URLs and commands (``/jobs/<name>/<pk>/...``, ``finish_job <name> <pk>``); ``noun`` what
+    pages call one job ("run", "audit"); ``error`` the kind's own error (a ValueError); ``resumable`` the finished
+    statuses a person may resume (a running job is taken over instead, only when its worker is gone); ``changes``
+    the kind's fields written with a resume, given the job as read and whether failed requests are re-attempted;
+    ``preflight`` refuses a resume whose provider is not configured; ``ledgers`` gives {ledger id: requests it must
+    answer} (what the finish command and the budget raise cover); ``progress`` gives (done, total, unit);
+    ``skips`` says what a resume skips; ``page`` names the URL of a job's page (its pk as argument)."""
+
+    name: str
     model: type[TrackedJob]
-    resume: Callable[[TrackedJob], Any]
     task: str | Callable[[Any], str]
+    error: str  # the dotted name of ``raises``, imported on first use (services need not load at start-up)
+    noun: str
+    resumable: tuple[str, ...]
+    changes: Callable[[Any, bool], dict[str, Any]]
+    ledgers: Callable[[Any], dict[int, int]]
+    progress: Callable[[Any], tuple[int, int, str]]
+    skips: str
+    page: str
+    preflight: Callable[[Any], None] | None = None
+
+    def describe(self, job: TrackedJob) -> str:
+        return f"{self.noun} {job.pk}"
+
+    @property
+    def raises(self) -> type[Exception]:
+        from django.utils.module_loading import import_string
+
+        return import_string(self.error)
 
 
 _KINDS: dict[str, JobKind] = {}
 
 
-def job_kind_register(*, model: type[TrackedJob], resume: Callable[[TrackedJob], Any],
-                      task: str | Callable[[Any], str]) -> None:
-    """Called from each job app's ``ready()``: the sweeper then recovers that kind's jobs, and ``job_enqueue``
-    sends them to their task. The task is named, not imported: a service that queues a job need not import the
-    task module that calls it back (no import cycle), and a process that sends nothing never loads Celery."""
-    _KINDS[model._meta.label] = JobKind(model=model, resume=resume, task=task)
+def job_kind_register(kind: JobKind) -> None:
+    """Called from each job app's ``ready()``: the sweeper then recovers that kind's jobs, ``job_enqueue`` sends
+    them to their task, and the pages, API and commands of ``reviewapp.jobs`` serve them. The task is named, not
+    imported: a service that queues a job need not import the task module that calls it back (no import cycle),
+    and a process that sends nothing never loads Celery."""
+    _KINDS[kind.model._meta.label] = kind
 
 
 def job_kinds() -> list[JobKind]:
     return list(_KINDS.values())
+
+
+def job_kind(job_or_name: TrackedJob | str) -> JobKind:
+    """The kind of a job, or of a kind's name; LookupError for an unknown name."""
+    if isinstance(job_or_name, str):
+        for kind in _KINDS.values():
+            if kind.name == job_or_name:
+                return kind
+        raise LookupError(f"no job kind {job_or_name!r} (kinds: {', '.join(k.name for k in _KINDS.values())})")
+    return _KINDS[job_or_name._meta.label]
+
+
+def job_kind_resume(job: J, *, reattempt: bool = False, take_over: bool = False, force: bool = False,
+                    enqueue: bool = True, ask_workers: bool = True) -> J:
+    """The one resume of every kind: queue a finished job again, or take over a running one.
+
+    A job in its kind's ``resumable`` statuses is queued again; answered requests are never re-sent, and with
+    ``reattempt`` the failed and unknown ones are sent once more (each counts against the budget). A running job
+    only with ``take_over`` (the "take over if its worker is gone" action, and the sweeper), and then only when
+    its execution is gone, or with ``force`` (the person knows its worker died); otherwise the kind's error says
+    who holds it. The kind's ``preflight`` refuses first when its provider is not configured.
+    """
+    kind = job_kind(job)
+    if kind.preflight is not None:
+        kind.preflight(job)
+    resumable = [*kind.resumable, *([kind.model.RUNNING] if take_over or force else [])]
+    # Refused at once only as the caller read it; a job that changed since is "changed meanwhile".
+    refused = "" if job.status in resumable else f"only a {' or '.join(kind.resumable)} {kind.noun} can be resumed"
+    if refused and job.status == kind.model.RUNNING:
+        refused += " (a running one is taken over only when its worker is gone)"
+    return job_resume(
+        job, what=kind.describe(job), raises=kind.raises, resumable=resumable, force=force, refused=refused,
+        ask_workers=ask_workers, changes=lambda job: {"error": "", **kind.changes(job, reattempt)},
+        enqueue=job_enqueue if enqueue else None,
+    )
 
 
 @dataclass
@@ -340,7 +418,7 @@ def jobs_sweep() -> SweepReport:
 
     Run by celery beat every ``JOB_SWEEP_SECONDS``, with no operator:
 
-    - a running job is taken over (through its kind's own resume) when its heartbeat is older than its stale
+    - a running job is taken over (``job_kind_resume``) when its heartbeat is older than its stale
       timeout, or at once, on the evidence the manual takeover uses, when ``celery inspect`` shows that its
       Celery node answers and no longer runs it (a killed pool child; an execution stopped by a database or
       broker outage, which leaves its job running rather than failed). ``JOB_GONE_GRACE_SECONDS`` of silence
@@ -380,7 +458,8 @@ def jobs_sweep() -> SweepReport:
                     report.abandoned.append(name)
                 continue
             try:
-                kind.resume(job)
+                # Never a re-attempt of paid requests: those left unanswered stay disclosed 'unknown'.
+                job_kind_resume(job, take_over=True)
             except ValueError as error:  # changed meanwhile, or its kind refuses (e.g. a provider key is gone)
                 logger.warning("sweeper: %s not requeued: %s", name, error)
                 report.skipped.append(name)

@@ -141,6 +141,7 @@ class Shortfall:
     unsent: int
     extra_requests: int
     extra_input_tokens: int
+    unknown: int = 0  # of the re-attempts: sent without a recorded answer (the rest failed)
 
 
 def ledger_shortfall(*, ledger: Ledger, unsent: int = 0) -> Shortfall:
@@ -160,6 +161,7 @@ def ledger_shortfall(*, ledger: Ledger, unsent: int = 0) -> Shortfall:
         reattempts=len(again), unsent=unsent,
         extra_requests=max(0, spend.requests + need_requests - ledger.max_requests),
         extra_input_tokens=max(0, spend.input_tokens + need_tokens - ledger.max_input_tokens),
+        unknown=sum(r.status == Receipt.Status.UNKNOWN for r in again),
     )
 
 

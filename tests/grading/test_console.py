@@ -28,11 +28,11 @@ APIS = [
 def test_reviewers_get_403_on_every_console_page_and_api(loaded, reviewer_client):
     job = ConsoleJob.objects.create(kind="grade", dataset=loaded.dataset, total=1)
     urls = [*PAGES, *APIS, f"/cuad/runs/{loaded.gold.pk}/", f"/cuad/runs/jobs/{job.pk}/",
-            f"/cuad/runs/jobs/{job.pk}/progress/",
+            f"/jobs/extraction/{job.pk}/progress/",
             f"/api/v1/cuad/runs/{loaded.gold.pk}/", f"/api/v1/cuad/jobs/{job.pk}/"]
     for url in urls:
         assert reviewer_client.get(url).status_code == 403, url
-    for url in ["/cuad/runs/", "/cuad/runs/launch/", f"/cuad/runs/jobs/{job.pk}/resume/", "/api/v1/cuad/runs/",
+    for url in ["/cuad/runs/", "/cuad/runs/launch/", f"/jobs/extraction/{job.pk}/resume/", "/api/v1/cuad/runs/",
                 "/api/v1/cuad/jobs/"]:
         assert reviewer_client.post(url, {}).status_code == 403, url
 

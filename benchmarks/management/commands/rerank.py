@@ -27,8 +27,8 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.rerank.questions import DEFAULT_VERSION
 from benchmarks.retrieval.models import RetrievalRun, RunStatus
-from reviewapp.core.job_controls import add_resume_arguments, job_resume_command
 from reviewapp.core.jobs import celery_app
+from reviewapp.jobs.controls import job_finish_command
 
 PING_TIMEOUT_SECONDS = 1.5
 
@@ -63,7 +63,6 @@ class Command(BaseCommand):
         parser.add_argument("--base-url", default="",
                             help="the model server for this run, e.g. http://127.0.0.1:11434/v1 (Ollama); default "
                                  "OPENAI_COMPATIBLE_BASE_URL / ANTHROPIC_BASE_URL; no credentials in the URL")
-        add_resume_arguments(parser, what="run")
         parser.add_argument("--cancel", type=int, metavar="RUN_ID")
         parser.add_argument("--sync", action="store_true", help="execute in this process instead of queueing")
 
@@ -74,35 +73,18 @@ class Command(BaseCommand):
                 self.stdout.write(f"run #{run.pk}: {run.status} (cancel requested)")
                 return
             # Before asking for workers: a missing key is the message the person needs, not a missing worker.
-            if o["resume"]:
-                resumed = self._run(o["resume"])
-                rerank.rerank_preflight(provider=resumed.provider, model_id=resumed.model_id,
-                                        base_url=resumed.ledger.base_url)
-            else:
-                rerank.rerank_preflight(provider=o["provider"], model_id=o["model"], base_url=o["base_url"])
+            rerank.rerank_preflight(provider=o["provider"], model_id=o["model"], base_url=o["base_url"])
             if not o["sync"] and not _runs_eagerly() and not celery_workers_answering():
                 raise CommandError(
                     f"no Celery worker answered within {PING_TIMEOUT_SECONDS:g} s, so a queued run would wait. "
                     "Start one (`celery -A reviewapp worker -l info`) or run it in this process: repeat the "
                     "command with --sync.")
-            if o["resume"]:
-                run = job_resume_command(
-                    self.stdout.write, model=RerankRun, options=o, what="rerank run", raises=rerank.RerankError,
-                    budget_raise=lambda job, **amounts: rerank.rerank_run_budget_raise(run=job, **amounts),
-                    raised=lambda run: (f"run #{run.pk}: budget raised to {run.ledger.max_requests} requests, "
-                                        f"{run.ledger.max_input_tokens} input tokens (recorded in ledger "
-                                        f"{run.ledger_id})"),
-                    resume=lambda run, running: rerank.rerank_run_resume(
-                        run=run, reattempt_failures=o["reattempt"], worker_lost=o["worker_lost"],
-                        enqueue=not o["sync"]),
-                )
-            else:
-                run = rerank.rerank_run_create(
-                    retrieval_run=self._retrieval_run(o), provider=o["provider"], model_id=o["model"],
-                    method=o["method"], question_version=o["question"], candidates_per_request=o["per_request"],
-                    max_requests=o["max_requests"], max_input_tokens=o["max_input_tokens"],
-                    concurrency=o["concurrency"], base_url=o["base_url"], enqueue=not o["sync"],
-                )
+            run = rerank.rerank_run_create(
+                retrieval_run=self._retrieval_run(o), provider=o["provider"], model_id=o["model"],
+                method=o["method"], question_version=o["question"], candidates_per_request=o["per_request"],
+                max_requests=o["max_requests"], max_input_tokens=o["max_input_tokens"],
+                concurrency=o["concurrency"], base_url=o["base_url"], enqueue=not o["sync"],
+            )
         except rerank.RerankError as error:
             raise CommandError(str(error)) from None
         where = f" at {run.ledger.base_url}" if run.ledger.base_url else ""
@@ -121,8 +103,9 @@ class Command(BaseCommand):
             )
             if status == RerankStatus.FAILED or run.status == RerankStatus.FAILED:
                 raise CommandError(f"run #{run.pk} failed: {run.error or 'see the run page'}")
-            if progress.finish_command:
-                self.stdout.write(f"to finish: {progress.finish_command}")
+            finish = job_finish_command(run)
+            if finish:
+                self.stdout.write(f"to finish: {finish}")
         else:
             run.refresh_from_db()  # with eager tasks (tests, demos) the run has already executed
             if run.status == RerankStatus.FAILED:

@@ -11,17 +11,10 @@ from grading.audits.exports import audit_json
 from grading.audits.judging.judges import DESCRIPTION, EXEMPLARS_METHOD, parse_choice
 from grading.audits.models import Audit
 from grading.audits.selectors import AuditReport, audit_report
-from grading.audits.services import (
-    AuditError,
-    audit_budget_raise,
-    audit_create,
-    audit_execute,
-    audit_finish_command,
-    audit_resume,
-)
+from grading.audits.services import AuditError, audit_create, audit_execute
 from grading.dataset.models import Sample
 from grading.runs.models import ExtractionRun
-from reviewapp.core.job_controls import add_resume_arguments, job_resume_command
+from reviewapp.jobs.controls import job_finish_command
 from scoring.cuad.grading import Thresholds
 
 
@@ -34,7 +27,6 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--run", type=int, help="extraction run id")
-        add_resume_arguments(parser, what="audit", budget_of="each judge's")
         parser.add_argument("--sample", type=int, default=None, help="sample id (default: the latest sample)")
         parser.add_argument("--judge-a", default=DESCRIPTION)
         parser.add_argument("--judge-b", default=EXEMPLARS_METHOD)
@@ -51,48 +43,38 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="print the audit report as JSON")
 
     def handle(self, *args, **o):
-        if o["resume"]:
-            # A running audit is taken over only when its worker is gone (or --worker-lost says so).
-            audit = job_resume_command(
-                self.stdout.write, model=Audit, options=o, what="audit", raises=AuditError,
-                budget_raise=lambda job, **amounts: audit_budget_raise(audit=job, **amounts),
-                raised=lambda audit: f"audit {audit.pk}: each judge's budget raised (recorded in its ledger)",
-                resume=lambda audit, running: audit_resume(
-                    audit=audit, reattempt=o["reattempt"], queue=not o["inline"], worker_lost=running,
-                    only_if_stale=not o["worker_lost"]),
+        if not o["run"]:
+            raise CommandError("give --run ID (resume an audit with finish_job audit ID)")
+        run = ExtractionRun.objects.filter(pk=o["run"]).first()
+        if run is None:
+            raise CommandError(f"no run {o['run']}")
+        sample = None
+        if o["sample"]:
+            sample = Sample.objects.filter(pk=o["sample"]).first()
+            if sample is None:
+                raise CommandError(f"no sample {o['sample']}")
+        try:
+            judge_a = parse_choice(o["judge_a"], base_url=o["base_url_a"])
+            judge_b = parse_choice(o["judge_b"], base_url=o["base_url_b"])
+            thresholds = Thresholds(correct=o["correct"], partial=o["partial"], grounding=o["grounding"])
+            audit, created = audit_create(
+                run=run,
+                sample=sample,
+                thresholds=thresholds,
+                matcher=o["matcher"],
+                judge_a=judge_a,
+                judge_b=judge_b,
+                max_requests=o["max_requests"],
+                max_input_tokens=o["max_input_tokens"],
+                queue=not o["inline"],
             )
-        else:
-            if not o["run"]:
-                raise CommandError("give --run ID (or --resume AUDIT)")
-            run = ExtractionRun.objects.filter(pk=o["run"]).first()
-            if run is None:
-                raise CommandError(f"no run {o['run']}")
-            sample = None
-            if o["sample"]:
-                sample = Sample.objects.filter(pk=o["sample"]).first()
-                if sample is None:
-                    raise CommandError(f"no sample {o['sample']}")
-            try:
-                judge_a = parse_choice(o["judge_a"], base_url=o["base_url_a"])
-                judge_b = parse_choice(o["judge_b"], base_url=o["base_url_b"])
-                thresholds = Thresholds(correct=o["correct"], partial=o["partial"], grounding=o["grounding"])
-                audit, created = audit_create(
-                    run=run,
-                    sample=sample,
-                    thresholds=thresholds,
-                    matcher=o["matcher"],
-                    judge_a=judge_a,
-                    judge_b=judge_b,
-                    max_requests=o["max_requests"],
-                    max_input_tokens=o["max_input_tokens"],
-                    queue=not o["inline"],
-                )
-            except (ValueError, AuditError) as exc:
-                raise CommandError(str(exc)) from exc
-            verb = "created" if created else "exists already (nothing already judged is asked again)"
-            self.stdout.write(f"audit {audit.pk} {verb}: run {run.pk}, {audit.n_candidates} candidates")
-            if not created and audit.status == Audit.Status.FAILED:
-                self.stdout.write(f"audit {audit.pk} had failed: {audit.error}\nresume it with --resume {audit.pk}")
+        except (ValueError, AuditError) as exc:
+            raise CommandError(str(exc)) from exc
+        verb = "created" if created else "exists already (nothing already judged is asked again)"
+        self.stdout.write(f"audit {audit.pk} {verb}: run {run.pk}, {audit.n_candidates} candidates")
+        if not created and audit.status == Audit.Status.FAILED:
+            self.stdout.write(f"audit {audit.pk} had failed: {audit.error}\n"
+                              f"finish it with: python manage.py finish_job audit {audit.pk}")
         started = time.perf_counter()
         if o["inline"]:
             audit_execute(audit_id=audit.pk)
@@ -109,7 +91,7 @@ class Command(BaseCommand):
         else:
             self._print(report, time.perf_counter() - started)
         if audit.status == Audit.Status.FAILED:
-            finish = audit_finish_command(audit=audit)
+            finish = job_finish_command(audit)
             raise CommandError(audit.error if "To finish:" in audit.error or not finish
                                else f"{audit.error} To finish: {finish}")
 

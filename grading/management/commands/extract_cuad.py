@@ -8,17 +8,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from grading.dataset.models import Sample
 from grading.dataset.selectors import dataset_get, sample_default
-from grading.runs.jobs import (
-    PROVIDERS,
-    JobError,
-    extraction_job_create,
-    job_budget_raise,
-    job_extract_execute,
-    job_finish_command,
-    job_resume,
-)
+from grading.runs.jobs import PROVIDERS, JobError, extraction_job_create, job_extract_execute
 from grading.runs.models import ConsoleJob
-from reviewapp.core.job_controls import add_resume_arguments, job_resume_command
+from reviewapp.jobs.controls import job_finish_command
 
 
 class Command(BaseCommand):
@@ -35,44 +27,33 @@ class Command(BaseCommand):
         parser.add_argument("--max-requests", type=int, default=None, help="budget: attempted requests")
         parser.add_argument("--max-input-tokens", type=int, default=None, help="budget: reported input tokens")
         parser.add_argument("--base-url", default="", help="endpoint base (default from settings; no credentials)")
-        add_resume_arguments(parser, what="job")
         parser.add_argument("--inline", action="store_true", help="run in this process instead of on a worker")
         parser.add_argument("--wait", action="store_true", help="wait for the worker and print the outcome")
         parser.add_argument("--dataset", default=None, metavar="ID",
                             help="extract on this loaded dataset's sample (e.g. a firm's gold set: all its contracts)")
 
     def handle(self, *args, **o):
-        if o["resume"]:
-            # A running job is taken over only when its worker is gone (or --worker-lost says so).
-            job = job_resume_command(
-                self.stdout.write, model=ConsoleJob, options=o, what="job", raises=JobError,
-                budget_raise=job_budget_raise,
-                raised=lambda job: f"job {job.pk}: budget raised (recorded in ledger {job.ledger_id})",
-                resume=lambda job, running: job_resume(job=job, reattempt=o["reattempt"], queue=not o["inline"],
-                                                       worker_lost=running, only_if_stale=not o["worker_lost"]),
+        sample = (
+            Sample.objects.filter(pk=o["sample"]).first()
+            if o["sample"]
+            else sample_default(dataset=dataset_get(dataset_id=o["dataset"])) if o["dataset"]
+            else sample_default()
+        )
+        if sample is None:
+            raise CommandError("no sample; run load_cuad and sample_cuad (or make demo) first")
+        try:
+            job = extraction_job_create(
+                sample=sample,
+                provider=o["provider"],
+                model_id=o["model"],
+                limit=o["limit"],
+                max_requests=o["max_requests"],
+                max_input_tokens=o["max_input_tokens"],
+                base_url=o["base_url"],
+                queue=not o["inline"],
             )
-        else:
-            sample = (
-                Sample.objects.filter(pk=o["sample"]).first()
-                if o["sample"]
-                else sample_default(dataset=dataset_get(dataset_id=o["dataset"])) if o["dataset"]
-                else sample_default()
-            )
-            if sample is None:
-                raise CommandError("no sample; run load_cuad and sample_cuad (or make demo) first")
-            try:
-                job = extraction_job_create(
-                    sample=sample,
-                    provider=o["provider"],
-                    model_id=o["model"],
-                    limit=o["limit"],
-                    max_requests=o["max_requests"],
-                    max_input_tokens=o["max_input_tokens"],
-                    base_url=o["base_url"],
-                    queue=not o["inline"],
-                )
-            except JobError as exc:
-                raise CommandError(str(exc)) from exc
+        except JobError as exc:
+            raise CommandError(str(exc)) from exc
         where = job.provider_setup.get("base_url", "")
         self.stdout.write(f"job {job.pk}: {job.provider} {job.model_id}" + (f" at {where}" if where else "")
                           + f", {job.total} contracts")
@@ -89,7 +70,7 @@ class Command(BaseCommand):
                           + ("; simulated provider (the loopback test server's answers, not a model's)"
                              if job.simulated else ""))
         if job.error:
-            finish = job_finish_command(job=job)
+            finish = job_finish_command(job)
             raise CommandError(job.error if "To finish:" in job.error or not finish
                                else f"{job.error} To finish: {finish}")
         self.stdout.write(f"run {job.run_id}: /cuad/scorecard/?run={job.run_id}")

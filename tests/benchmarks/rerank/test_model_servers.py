@@ -15,6 +15,7 @@ from benchmarks.reports.selectors import rerank_scores_from_run
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.questions import DEFAULT_VERSION
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.providers.loopback import LoopbackServer, Reply, responder_for
 from reviewapp.providers.models import Receipt
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
@@ -109,7 +110,7 @@ def test_a_server_that_ignores_logprobs_fails_each_request_clearly_and_resends_n
     errors = set(Receipt.objects.filter(ledger=run.ledger).values_list("error", flat=True))
     assert errors == {"invalid answer: answer carries no logprobs (model or backend ignored them; use structured)"}
     # Resuming without an explicit re-attempt sends nothing again.
-    rerank.rerank_run_resume(run=run, ask_workers=False, enqueue=False)
+    job_kind_resume(run, take_over=True, ask_workers=False, enqueue=False)
     rerank.rerank_run_execute(run_id=run.pk)
     assert len(server.requests) == run.requests_planned
 

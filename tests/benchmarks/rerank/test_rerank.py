@@ -11,6 +11,7 @@ from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import QueryKind
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.providers.loopback import LoopbackServer, Reply, default_responder, grades_for
 from reviewapp.providers.models import Receipt
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
@@ -133,7 +134,8 @@ def test_an_unalignable_batch_is_a_recorded_failure_for_exactly_its_candidates(r
     progress = rerank.rerank_run_progress(run=run)
     assert progress.failed == 4 and progress.graded == 116
     html = admin_client_.get(f"/benchmarks/rerank/{run.pk}/").content.decode()
-    assert "Failures disclosed (4 candidates)" in html and "Re-attempt failed and unknown requests" in html
+    assert "Failures disclosed (4 candidates)" in html and "re-attempt failed and unknown requests" in html
+    assert 'data-testid="resume-form"' in html and 'name="reattempt"' in html
 
 
 def test_the_budget_stops_a_run_cleanly_and_resuming_sends_nothing_more(retrieval):
@@ -143,7 +145,7 @@ def test_the_budget_stops_a_run_cleanly_and_resuming_sends_nothing_more(retrieva
     assert "5 of 5 attempted requests" in run.stop_reason
     assert Receipt.objects.filter(ledger=run.ledger).count() == 5
     assert len(_grades(run)) == 20
-    rerank.rerank_run_resume(run=run)
+    job_kind_resume(run, take_over=True)
     assert rerank.rerank_run_execute(run_id=run.pk) == "stopped"
     assert Receipt.objects.filter(ledger=run.ledger).count() == 5
 
@@ -183,9 +185,9 @@ def test_a_live_run_cannot_be_resumed_but_a_stale_one_can(retrieval, settings):
     RerankRun.objects.filter(pk=run.pk).update(status="running", claim_token="x",
                                                heartbeat_at=__import__("django.utils.timezone").utils.timezone.now())
     with pytest.raises(rerank.RerankError, match="alive"):
-        rerank.rerank_run_resume(run=run)
+        job_kind_resume(run, take_over=True)
     settings.JOB_STALE_SECONDS = 0
-    assert rerank.rerank_run_resume(run=run).status == "queued"
+    assert job_kind_resume(run, take_over=True).status == "queued"
 
 
 def test_cancel_stops_a_running_run_after_the_requests_in_flight(retrieval):
@@ -229,7 +231,7 @@ def test_an_admin_launches_from_the_form_and_watches_it_finish(admin_client_, ce
     assert page.status_code == 200
     html = page.content.decode()
     assert "local heuristic" in html and "not the probability that the grade is correct" in html
-    poll = admin_client_.get(f"/benchmarks/rerank/{run.pk}/", HTTP_HX_REQUEST="true")
+    poll = admin_client_.get(f"/jobs/rerank/{run.pk}/progress/", HTTP_HX_REQUEST="true")
     assert poll.status_code == 286  # htmx stops polling
     receipts = admin_client_.get(f"/benchmarks/rerank/{run.pk}/receipts.jsonl")
     lines = b"".join(receipts.streaming_content).decode().splitlines()
@@ -240,7 +242,7 @@ def test_an_admin_launches_from_the_form_and_watches_it_finish(admin_client_, ce
 
 def test_a_running_run_keeps_polling(admin_client_, retrieval):
     run = rerank.rerank_run_create(retrieval_run=retrieval, provider="local", enqueue=False)
-    response = admin_client_.get(f"/benchmarks/rerank/{run.pk}/", HTTP_HX_REQUEST="true")
+    response = admin_client_.get(f"/jobs/rerank/{run.pk}/progress/", HTTP_HX_REQUEST="true")
     assert response.status_code == 200 and 'hx-trigger="every 2s"' in response.content.decode()
 
 
@@ -249,7 +251,7 @@ def test_reviewers_get_403_everywhere(reviewer_client, retrieval):
     for method, url in [("get", "/benchmarks/rerank/"), ("get", "/benchmarks/rerank/new/"),
                         ("post", "/benchmarks/rerank/new/"), ("get", f"/benchmarks/rerank/{run.pk}/"),
                         ("post", f"/benchmarks/rerank/{run.pk}/cancel/"),
-                        ("post", f"/benchmarks/rerank/{run.pk}/resume/"),
+                        ("post", f"/jobs/rerank/{run.pk}/resume/"),
                         ("get", f"/benchmarks/rerank/{run.pk}/receipts.jsonl"),
                         ("get", f"/api/v1/benchmarks/rerank-runs/{run.pk}/")]:
         assert getattr(reviewer_client, method)(url).status_code == 403, url

@@ -9,6 +9,7 @@ from django.core.management import CommandError, call_command
 
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankGrade, RerankRun
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.providers.loopback import LoopbackServer, Reply
 from reviewapp.providers.models import Ledger, Receipt
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
@@ -96,7 +97,7 @@ def test_resuming_a_run_whose_key_is_gone_is_refused(retrieval, keys, settings):
     RerankRun.objects.filter(pk=run.pk).update(status="stopped")
     settings.PROVIDER_KEYS = dict(NO_KEYS)
     with pytest.raises(rerank.RerankError, match="ANTHROPIC_API_KEY is not set"):
-        rerank.rerank_run_resume(run=run)
+        job_kind_resume(run, take_over=True)
     assert RerankRun.objects.get(pk=run.pk).status == "stopped"
 
 
@@ -129,7 +130,7 @@ def test_an_endpoint_answering_401_to_everything_fails_the_run_after_one_request
     assert [g.status for g in grades] == ["failed"] * 4 and AUTH_MESSAGE in grades[0].error
 
     html = admin_client_.get(f"/benchmarks/rerank/{run.pk}/").content.decode()
-    assert 'id="run-error"' in html and AUTH_MESSAGE in html and "Failed:" in html
+    assert 'data-testid="job-state-text"' in html and AUTH_MESSAGE in html and "failed: provider error" in html
     assert "<strong>1</strong> sent" in html and "<strong>0</strong> answered" in html
     assert "<strong>1</strong> failed" in html
     api = admin_client_.get(f"/api/v1/benchmarks/rerank-runs/{run.pk}/").json()
@@ -195,7 +196,7 @@ def test_a_run_with_some_answers_ends_incomplete_and_shows_its_counts(retrieval,
     run.refresh_from_db()
     failed = sum(g.status == "failed" for g in rerank.rerank_run_grades(run=run))
     assert run.error.startswith(f"incomplete: {failed} of 120 candidates have no grade (failed {failed})"), run.error
-    assert "To finish: python manage.py rerank --resume" in run.error and "--reattempt" in run.error
+    assert "To finish: python manage.py finish_job rerank" in run.error and "--reattempt" in run.error
     spend = rerank.rerank_run_progress(run=run).spend
     assert (spend.requests, spend.answered, spend.failed) == (32, 22, 10)
     assert spend.reported_input_tokens > 0 and spend.estimated_requests == 10  # the 500s reported no usage

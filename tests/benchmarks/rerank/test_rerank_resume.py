@@ -20,6 +20,7 @@ import sys
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from benchmarks.rerank.tasks import rerank_run_execute
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.core.records.hashing import canonical_json, sha256_hex
 from reviewapp.providers.loopback import LoopbackServer, default_responder
 from reviewapp.providers.models import Ledger, Receipt
@@ -101,7 +102,7 @@ def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninter
         assert open_receipts == in_flight
 
         settings.JOB_STALE_SECONDS = 0  # the test knows the worker is dead
-        rerank.rerank_run_resume(run=run)
+        job_kind_resume(run, take_over=True)
         run = _wait_finished(run)
         # The same loss ends as every kind ends it: incomplete, with the command that finishes it.
         assert run.status == "failed" and run.executions == 2
@@ -109,7 +110,7 @@ def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninter
         unknown = int(re.match(r"incomplete: (\d+) of ", run.error).group(1))
         assert open_receipts <= unknown <= open_receipts * run.candidates_per_request, run.error
         assert f"(unknown {unknown})" in run.error
-        assert "unknown" in run.error and f"To finish: python manage.py rerank --resume {run.pk}" in run.error
+        assert "unknown" in run.error and f"To finish: python manage.py finish_job rerank {run.pk}" in run.error
 
         # No request was sent twice, and every planned request has exactly one receipt.
         assert server.max_count_per_body == 1
@@ -126,7 +127,7 @@ def test_a_killed_run_resumes_without_resending_and_ends_identical_to_an_uninter
         assert progress.graded + progress.unknown == run.candidates_planned
 
         # An explicit re-attempt of the unknown requests completes the run, counted against the budget.
-        rerank.rerank_run_resume(run=run, reattempt_failures=True)
+        job_kind_resume(run, take_over=True, reattempt=True)
         run = _wait_finished(run)
         assert Receipt.objects.filter(ledger=run.ledger).count() == run.requests_planned + len(unknown)
         assert set(Receipt.objects.filter(ledger=run.ledger, attempt=2).values_list("request_key", flat=True)) \
@@ -168,7 +169,7 @@ def test_a_local_model_run_taken_over_after_a_death_recomputes_every_item_instea
         provider_services.receipt_complete = original
     assert Receipt.objects.filter(ledger=run.ledger, status="sent").count() == 1
 
-    rerank.rerank_run_resume(run=RerankRun.objects.get(pk=run.pk), worker_lost=True, enqueue=False)
+    job_kind_resume(RerankRun.objects.get(pk=run.pk), take_over=True, enqueue=False, force=True)
     # No budget raise: the budget is exactly one request per planned request, and recomputing is free.
     assert rerank.rerank_run_execute(run_id=run.pk) == "done"
     grades = rerank.rerank_run_grades(run=RerankRun.objects.get(pk=run.pk))

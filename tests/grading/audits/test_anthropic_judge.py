@@ -6,7 +6,8 @@ import json
 
 from grading.audits.judging.judges import parse_choice
 from grading.audits.models import AuditVerdict
-from grading.audits.services import audit_create, audit_execute, audit_resume
+from grading.audits.services import audit_create, audit_execute
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.providers.loopback import LoopbackServer
 from reviewapp.providers.models import Receipt
 from tests.grading.anthropic_support import assert_anthropic_requests, assert_one_receipt_per_request, verdicts_reply
@@ -42,6 +43,6 @@ def test_anthropic_audit_judges_rule_through_a_forced_tool_call_with_receipts_an
 
         # a resume with re-attempt asks nothing: every candidate has its verdict
         type(audit).objects.filter(pk=audit.pk).update(status="failed")
-        audit_resume(audit=audit, reattempt=True, queue=False)
+        job_kind_resume(audit, reattempt=True, enqueue=False)
         assert audit_execute(audit_id=audit.pk).status == "done"
         assert len(server.requests) == 2 * n

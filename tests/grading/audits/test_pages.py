@@ -43,12 +43,12 @@ def test_reviewers_get_403_on_every_audit_page_and_api(judged, reviewer_client):
         "/cuad/audits/",
         f"/cuad/audits/{judged.pk}/",
         f"/cuad/audits/{judged.pk}/audit.json",
-        f"/cuad/audits/{judged.pk}/progress/",
+        f"/jobs/audit/{judged.pk}/progress/",
         "/api/v1/cuad/audits/",
         f"/api/v1/cuad/audits/{judged.pk}/",
     ):
         assert reviewer_client.get(url).status_code == 403, url
-    for url in ("/cuad/audits/", f"/cuad/audits/{judged.pk}/resume/", f"/cuad/audits/{judged.pk}/review/"):
+    for url in ("/cuad/audits/", f"/jobs/audit/{judged.pk}/resume/", f"/cuad/audits/{judged.pk}/review/"):
         assert reviewer_client.post(url).status_code == 403, url
 
 
@@ -56,7 +56,7 @@ def test_stakeholders_read_but_cannot_launch_resume_or_send_to_review(judged, st
     assert stakeholder_client.get(f"/cuad/audits/{judged.pk}/").status_code == 200
     assert stakeholder_client.get(f"/api/v1/cuad/audits/{judged.pk}/").status_code == 200
     assert stakeholder_client.post("/cuad/audits/", {"run": judged.run_id}).status_code == 403
-    assert stakeholder_client.post(f"/cuad/audits/{judged.pk}/resume/").status_code == 403
+    assert stakeholder_client.post(f"/jobs/audit/{judged.pk}/resume/").status_code == 403
     assert stakeholder_client.post(f"/cuad/audits/{judged.pk}/review/").status_code == 403
 
 
@@ -137,9 +137,9 @@ def test_the_page_api_and_export_say_why_two_contracts_carry_no_kappa_interval(j
 
 
 def test_the_progress_fragment_stops_polling_once_the_audit_is_finished(judged, stakeholder_client):
-    assert stakeholder_client.get(f"/cuad/audits/{judged.pk}/progress/").status_code == 286
+    assert stakeholder_client.get(f"/jobs/audit/{judged.pk}/progress/").status_code == 286
     Audit.objects.filter(pk=judged.pk).update(status="running")
-    response = stakeholder_client.get(f"/cuad/audits/{judged.pk}/progress/")
+    response = stakeholder_client.get(f"/jobs/audit/{judged.pk}/progress/")
     assert response.status_code == 200 and b'hx-trigger="every 2s"' in response.content  # one interval, every kind
 
 

@@ -13,9 +13,10 @@ from django.core.management import call_command
 from grading.audits.judging.excerpts import candidate_contexts
 from grading.audits.judging.judges import EXEMPLARS, VERDICT_SCHEMA, JudgeChoiceError, parse_choice
 from grading.audits.models import Audit, AuditCandidate, AuditVerdict
-from grading.audits.services import AuditError, audit_create, audit_execute, audit_resume
+from grading.audits.services import AuditError, audit_create, audit_execute
 from grading.dataset.models import Contract
 from grading.runs.services import extraction_run_import
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.providers.loopback import LoopbackServer, Reply
 from reviewapp.providers.models import Receipt
 from scoring.cuad.grading import Thresholds
@@ -114,7 +115,7 @@ def test_local_judges_rule_on_every_candidate_with_receipts_and_a_rerun_makes_no
     call_command("audit_cuad", "--run", str(run.pk), "--inline", stdout=out)
     assert f"audit {audit.pk} exists already" in out.getvalue() and "kappa" in out.getvalue()
     Audit.objects.filter(pk=audit.pk).update(status="failed")
-    audit_resume(audit=audit, queue=False)
+    job_kind_resume(audit, enqueue=False)
     assert audit_execute(audit_id=audit.pk).status == "done"
     assert Receipt.objects.filter(ledger_id__in=[j.ledger_id for j in judges.values()]).count() == receipts
 
@@ -160,7 +161,7 @@ def test_llm_judges_send_one_request_per_candidate_and_a_rerun_or_resume_sends_n
         audit_execute(audit_id=again.pk)
         # a forced resume with re-attempt: every candidate is judged, so nothing is prepared or sent
         Audit.objects.filter(pk=audit.pk).update(status="failed")
-        audit_resume(audit=audit, reattempt=True, queue=False)
+        job_kind_resume(audit, reattempt=True, enqueue=False)
         assert audit_execute(audit_id=audit.pk).status == "done"
         assert len(server.requests) == 2 * n
 
@@ -187,10 +188,10 @@ def test_failed_requests_are_disclosed_and_only_they_are_resent_on_an_explicit_r
         ruled_b = AuditVerdict.objects.filter(judge__audit=audit, judge__slot="b").count()
         assert failures > 0 and ruled_b < n
         state["fail"] = False
-        audit_resume(audit=audit, queue=False)
+        job_kind_resume(audit, enqueue=False)
         assert audit_execute(audit_id=audit.pk).status == "failed"
         assert len(server.requests) == first  # resume without re-attempt sends nothing
-        audit_resume(audit=audit, reattempt=True, queue=False)
+        job_kind_resume(audit, reattempt=True, enqueue=False)
         assert audit_execute(audit_id=audit.pk).status == "done"
         assert len(server.requests) == first + failures  # only the failed requests, once each
         assert server.max_count_per_body == 2

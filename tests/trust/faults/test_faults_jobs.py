@@ -43,8 +43,9 @@ from grading.audits.models import Audit, AuditVerdict
 from grading.runs import jobs as console
 from grading.runs import tasks
 from grading.runs.models import ConsoleJob
-from reviewapp.core.jobs import is_stale
+from reviewapp.core.jobs import is_stale, job_kind_resume
 from reviewapp.core.records.hashing import canonical_json, sha256_hex
+from reviewapp.jobs.controls import job_finish_command
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.loopback import LoopbackServer, default_responder
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
@@ -107,10 +108,10 @@ class RerankKind(Kind):
         rerank.rerank_run_execute(run_id=pk)
 
     def resume(self, job, *, worker_lost):
-        rerank.rerank_run_resume(run=job, worker_lost=worker_lost, enqueue=REAL_WORKER)
+        job_kind_resume(job, take_over=True, enqueue=REAL_WORKER, force=worker_lost)
 
     def finish_command(self, job):
-        return rerank.rerank_finish_command(run=RerankRun.objects.get(pk=job.pk))
+        return job_finish_command(RerankRun.objects.get(pk=job.pk))
 
     def ledger_ids(self, job):
         return [job.ledger_id]
@@ -138,10 +139,10 @@ class ExtractionKind(Kind):
         console.job_extract_execute(job_id=pk)
 
     def resume(self, job, *, worker_lost):
-        console.job_resume(job=job, worker_lost=True, only_if_stale=not worker_lost, queue=REAL_WORKER)
+        job_kind_resume(job, take_over=True, force=worker_lost, enqueue=REAL_WORKER)
 
     def finish_command(self, job):
-        return console.job_finish_command(job=ConsoleJob.objects.get(pk=job.pk))
+        return job_finish_command(ConsoleJob.objects.get(pk=job.pk))
 
     def ledger_ids(self, job):
         return [job.ledger_id]
@@ -173,10 +174,10 @@ class AuditKind(Kind):
         audit_svc.audit_execute(audit_id=pk)
 
     def resume(self, job, *, worker_lost):
-        audit_svc.audit_resume(audit=job, worker_lost=True, only_if_stale=not worker_lost, queue=REAL_WORKER)
+        job_kind_resume(job, take_over=True, force=worker_lost, enqueue=REAL_WORKER)
 
     def finish_command(self, job):
-        return audit_svc.audit_finish_command(audit=Audit.objects.get(pk=job.pk))
+        return job_finish_command(Audit.objects.get(pk=job.pk))
 
     def ledger_ids(self, job):
         return list(job.judges.values_list("ledger_id", flat=True))
@@ -277,8 +278,7 @@ def _finish_by_its_command(kind: Kind, job, *, expect_raise: bool | None = None)
     if expect_raise is not None:
         assert ("--add-requests" in command) == expect_raise, command
     argv = shlex.split(command)
-    assert argv[:3] == ["python", "manage.py", {"rerank": "rerank", "extraction": "extract_cuad",
-                                                  "audit": "audit_cuad"}[kind.name]]
+    assert argv[:4] == ["python", "manage.py", "finish_job", kind.name]
     with contextlib.suppress(Exception):  # a command whose run ends failed exits non-zero; checked below
         call_command(*argv[2:], *([] if REAL_WORKER or kind.name == "rerank" else ["--inline"]))
     if kind.name == "rerank" and not REAL_WORKER:

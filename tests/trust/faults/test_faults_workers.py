@@ -30,6 +30,7 @@ from grading.audits.models import Audit, AuditVerdict
 from grading.runs import jobs as console
 from grading.runs import tasks
 from grading.runs.models import ConsoleJob
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.core.records.hashing import canonical_json, sha256_hex
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.loopback import LoopbackServer, Reply
@@ -137,11 +138,11 @@ def test_a_killed_extraction_run_resumes_without_resending_and_grades_like_an_un
         job.refresh_from_db()
         assert job.status == "running"  # the dead executor never finished it
         with pytest.raises(console.JobError):
-            console.job_resume(job=job)  # nobody said the worker is gone: refused
+            job_kind_resume(job)  # nobody said the worker is gone: refused
         answered_before = _answered([job.ledger_id])
         assert 0 < answered_before < job.total
 
-        console.job_resume(job=job, worker_lost=True, queue=REAL_WORKER)
+        job_kind_resume(job, force=True, enqueue=REAL_WORKER)
         if not REAL_WORKER:
             console.job_extract_execute(job_id=job.pk)
         job = _job_finished(job.pk)
@@ -149,7 +150,7 @@ def test_a_killed_extraction_run_resumes_without_resending_and_grades_like_an_un
         unknown = Receipt.objects.filter(ledger_id=job.ledger_id, status="unknown").count()
         if job.status == "failed":  # requests in flight at the kill are disclosed, not re-sent
             assert unknown and "never re-sent automatically" in job.error
-            console.job_resume(job=job, reattempt=True, queue=REAL_WORKER)
+            job_kind_resume(job, reattempt=True, enqueue=REAL_WORKER)
             if not REAL_WORKER:
                 console.job_extract_execute(job_id=job.pk)
             job = _job_finished(job.pk)
@@ -204,7 +205,7 @@ def test_a_killed_audit_resumes_without_resending_and_rules_like_an_uninterrupte
         assert audit.status == "running"
         assert 0 < _answered(ledgers) < 2 * audit.n_candidates
 
-        audit_svc.audit_resume(audit=audit, worker_lost=True, queue=REAL_WORKER)
+        job_kind_resume(audit, force=True, enqueue=REAL_WORKER)
         if not REAL_WORKER:
             audit_svc.audit_execute(audit_id=audit.pk)
         audit = _audit_finished(audit.pk)
@@ -212,7 +213,7 @@ def test_a_killed_audit_resumes_without_resending_and_rules_like_an_uninterrupte
         unknown = Receipt.objects.filter(ledger_id__in=ledgers, status="unknown").count()
         if audit.status == "failed":
             assert unknown and "never re-sent automatically" in audit.error
-            audit_svc.audit_resume(audit=audit, reattempt=True, queue=REAL_WORKER)
+            job_kind_resume(audit, reattempt=True, enqueue=REAL_WORKER)
             if not REAL_WORKER:
                 audit_svc.audit_execute(audit_id=audit.pk)
             audit = _audit_finished(audit.pk)

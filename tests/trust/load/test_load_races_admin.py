@@ -257,7 +257,7 @@ def test_three_budget_raises_at_once_are_all_recorded_and_the_limit_is_what_the_
         tabs = [server.client(session_key=session) for session in (*admins["sessions"], admins["sessions"][0])]
         adds = (1, 10, 100)
         responses = release_together([
-            partial(tab.post, f"/benchmarks/rerank/{rerank_run.pk}/resume/",
+            partial(tab.post, f"/jobs/rerank/{rerank_run.pk}/resume/",
                     data={"add_requests": str(add), "add_input_tokens": str(add * 1000), "reason": f"trial {trial}"})
             for tab, add in zip(tabs, adds, strict=True)])
         rows = list(BudgetRaise.objects.filter(ledger=ledger).order_by("id"))[seen:]

@@ -53,7 +53,7 @@ def test_extract_cuad_with_anthropic_sends_one_forced_tool_call_per_contract_and
         # resuming the finished requests sends nothing new: answers come from their receipts
         ConsoleJob.objects.filter(pk=job.pk).update(status="failed")
         job.contracts.update(done=False)
-        call_command("extract_cuad", "--resume", str(job.pk), "--inline", stdout=io.StringIO())
+        call_command("finish_job", "extraction", str(job.pk), "--inline", stdout=io.StringIO())
         assert ConsoleJob.objects.get(pk=job.pk).status == "done"
         assert len(server.requests) == 4
 

@@ -7,8 +7,9 @@ import json
 
 import pytest
 
-from grading.runs.jobs import JobError, extraction_job_create, job_extract_execute, job_resume
+from grading.runs.jobs import JobError, extraction_job_create, job_extract_execute
 from grading.runs.models import ConsoleJob
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.providers.loopback import LoopbackServer, Reply
 from reviewapp.providers.models import Receipt
 
@@ -47,7 +48,7 @@ def test_an_openai_compatible_run_sends_one_structured_request_per_contract_and_
         # a second job execution of the same requests (resume) sends nothing new
         ConsoleJob.objects.filter(pk=job.pk).update(status="failed")
         job.contracts.update(done=False)
-        job_resume(job=done, queue=False)
+        job_kind_resume(done, enqueue=False)
         again = job_extract_execute(job_id=job.pk)
         assert again.status == "done" and len(server.requests) == 4
 
@@ -66,10 +67,10 @@ def test_a_failed_request_is_disclosed_and_never_retried_automatically(loaded, s
         failed = job_extract_execute(job_id=job.pk)
         assert failed.status == "failed" and "never re-sent automatically" in failed.error
         assert len(server.requests) == 4 and max(server.counts.values()) == 1
-        job_resume(job=failed, queue=False)
+        job_kind_resume(failed, enqueue=False)
         job_extract_execute(job_id=job.pk)
         assert len(server.requests) == 4  # resume without re-attempt sends nothing
-        job_resume(job=ConsoleJob.objects.get(pk=job.pk), reattempt=True, queue=False)
+        job_kind_resume(ConsoleJob.objects.get(pk=job.pk), reattempt=True, enqueue=False)
         job_extract_execute(job_id=job.pk)
         assert len(server.requests) == 8  # an explicit re-attempt sends each failed request once more
 

@@ -8,9 +8,10 @@ import io
 import numpy as np
 from django.core.management import call_command
 
-from grading.runs.jobs import extraction_job_create, job_extract_execute, job_resume
+from grading.runs.jobs import extraction_job_create, job_extract_execute
 from grading.runs.local_extractor import LocalExtractor, prefilter, split_passages
 from grading.runs.models import ConsoleJob
+from reviewapp.core.jobs import job_kind_resume
 from scoring.cuad.tokens import tokenize
 
 
@@ -88,7 +89,7 @@ def test_a_stopped_local_job_resumes_and_skips_contracts_already_done(loaded, mo
     job = extraction_job_create(sample=loaded.sample, provider="local", queue=False)
     assert job_extract_execute(job_id=job.pk).status == "failed"
     assert job.contracts.filter(done=True).count() == 1
-    job_resume(job=job, queue=False)
+    job_kind_resume(job, enqueue=False)
     calls.clear()
     finished = job_extract_execute(job_id=job.pk)
     assert finished.status == "done", finished.error

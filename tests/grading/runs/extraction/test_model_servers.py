@@ -11,8 +11,9 @@ import json
 
 import pytest
 
-from grading.runs.jobs import extraction_job_create, job_extract_execute, job_resume
+from grading.runs.jobs import extraction_job_create, job_extract_execute
 from grading.runs.models import ConsoleJob, ExtractionRun
+from reviewapp.core.jobs import job_kind_resume
 from reviewapp.providers.loopback import LoopbackServer
 from reviewapp.providers.models import Ledger, Receipt
 
@@ -67,7 +68,7 @@ def test_a_model_that_ignores_the_schema_fails_each_contract_clearly_and_nothing
         assert set(receipts.values_list("status", flat=True)) == {"failed"} and receipts.count() == job.total
         assert all(r.simulated for r in receipts)
         # A resume without an explicit re-attempt sends nothing again.
-        job_resume(job=ConsoleJob.objects.get(pk=job.pk), queue=False)
+        job_kind_resume(ConsoleJob.objects.get(pk=job.pk), enqueue=False)
         job_extract_execute(job_id=job.pk)
         assert len(server.requests) == job.total
 

@@ -72,15 +72,18 @@ def test_a_large_pasted_run_is_graded_by_a_task_with_progress_that_stops_polling
     wait_until(lambda: ConsoleJob.objects.get(pk=job.pk).is_finished, timeout=60)
     job.refresh_from_db()
     assert job.status == "done" and job.run.model == "big" and job.raw_run == ""
-    progress = admin_client_.get(f"/cuad/runs/jobs/{job.pk}/progress/", HTTP_HX_REQUEST="true")
+    progress = admin_client_.get(f"/jobs/extraction/{job.pk}/progress/", HTTP_HX_REQUEST="true")
     assert progress.status_code == 286
-    assert f"/cuad/runs/{job.run_id}/" in progress.content.decode()
+    # finished since the page loaded: the fragment says so and links back to the job's page, which opens its run
+    fragment = progress.content.decode()
+    assert "Reload for the figures" in fragment and f"/cuad/runs/jobs/{job.pk}/" in fragment
+    assert f"/cuad/runs/{job.run_id}/" in admin_client_.get(f"/cuad/runs/jobs/{job.pk}/").content.decode()
 
 
 def test_the_progress_fragment_keeps_polling_while_a_job_is_queued(loaded, stakeholder_client):
     job = ConsoleJob.objects.create(kind="grade", dataset=loaded.dataset, total=10, stage="queued")
-    response = stakeholder_client.get(f"/cuad/runs/jobs/{job.pk}/progress/", HTTP_HX_REQUEST="true")
-    # Every job page polls at the one interval of templates/_job_lifecycle.html#poll (it was 1 s here, 2 s elsewhere).
+    response = stakeholder_client.get(f"/jobs/extraction/{job.pk}/progress/", HTTP_HX_REQUEST="true")
+    # Every job page polls the one fragment at the one interval (it was 1 s here, 2 s elsewhere).
     assert response.status_code == 200 and 'hx-trigger="every 2s"' in response.content.decode()
 
 

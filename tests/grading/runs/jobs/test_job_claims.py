@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from grading.runs.jobs import _extract_local, extraction_job_create, job_extract_execute, job_resume
+from grading.runs.jobs import _extract_local, extraction_job_create, job_extract_execute
 from grading.runs.models import ConsoleJob
-from reviewapp.core.jobs import ClaimLost, job_claim, job_finish
+from reviewapp.core.jobs import ClaimLost, job_claim, job_finish, job_kind_resume
 from tests.grading.console_support import load
 
 
@@ -18,7 +18,7 @@ def test_a_paused_execution_that_lost_its_claim_writes_nothing_after_the_resumed
     paused_token = job_claim(ConsoleJob, pk=job.pk, stage="extracting")  # the first execution, then SIGSTOP
     assert paused_token
 
-    job_resume(job=job, worker_lost=True, queue=False)
+    job_kind_resume(job, force=True, enqueue=False)
     job_extract_execute(job_id=job.pk)  # another worker takes it over and finishes
     job.refresh_from_db()
     finished = (job.status, job.done, job.finished_at, job.run_id, job.executions)

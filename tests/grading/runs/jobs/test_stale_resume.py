@@ -67,17 +67,17 @@ def test_a_stale_running_job_resumes_from_its_page_and_sends_no_request_twice(
         # fresh heartbeat: no action offered, and a POST is refused with a message
         page = admin_client_.get(f"/cuad/runs/jobs/{job.pk}/").content.decode()
         assert STALE_TEXT not in page
-        response = admin_client_.post(f"/cuad/runs/jobs/{job.pk}/resume/", {"worker_lost": "1"}, follow=True)
+        response = admin_client_.post(f"/jobs/extraction/{job.pk}/resume/", {"worker_lost": "1"}, follow=True)
         assert "is still running and made progress" in response.content.decode()
         assert ConsoleJob.objects.get(pk=job.pk).status == "running"
         # the ordinary resume (without worker_lost) still refuses a running job
-        admin_client_.post(f"/cuad/runs/jobs/{job.pk}/resume/")
+        admin_client_.post(f"/jobs/extraction/{job.pk}/resume/")
         assert ConsoleJob.objects.get(pk=job.pk).status == "running"
 
         backdate(ConsoleJob, job.pk)
         page = admin_client_.get(f"/cuad/runs/jobs/{job.pk}/").content.decode()
         assert f"{STALE_TEXT} (no progress since" in page and 'name="worker_lost" value="1"' in page
-        response = admin_client_.post(f"/cuad/runs/jobs/{job.pk}/resume/", {"worker_lost": "1"})
+        response = admin_client_.post(f"/jobs/extraction/{job.pk}/resume/", {"worker_lost": "1"})
         assert response.status_code == 302
         assert ConsoleJob.objects.get(pk=job.pk).status == "queued"
         done = job_extract_execute(job_id=job.pk)  # what the queued task does
@@ -106,14 +106,14 @@ def test_a_stale_running_audit_resumes_from_its_page_and_sends_no_request_twice(
         assert audit.status == "running" and len(server.requests) == 2
 
         assert STALE_TEXT not in admin_client_.get(f"/cuad/audits/{audit.pk}/").content.decode()
-        response = admin_client_.post(f"/cuad/audits/{audit.pk}/resume/", {"worker_lost": "1"}, follow=True)
+        response = admin_client_.post(f"/jobs/audit/{audit.pk}/resume/", {"worker_lost": "1"}, follow=True)
         assert "is still running and made progress" in response.content.decode()
         assert Audit.objects.get(pk=audit.pk).status == "running"
 
         backdate(Audit, audit.pk)
         page = admin_client_.get(f"/cuad/audits/{audit.pk}/").content.decode()
         assert f"{STALE_TEXT} (no progress since" in page
-        assert admin_client_.post(f"/cuad/audits/{audit.pk}/resume/", {"worker_lost": "1"}).status_code == 302
+        assert admin_client_.post(f"/jobs/audit/{audit.pk}/resume/", {"worker_lost": "1"}).status_code == 302
         assert Audit.objects.get(pk=audit.pk).status == "queued"
         done = audit_execute(audit_id=audit.pk)
         assert done.status == "done", done.error
@@ -131,8 +131,8 @@ def test_only_admins_may_resume_a_stale_job_or_audit(db, tmp_path, reviewer_clie
     Audit.objects.filter(pk=audit.pk).update(status="running")
     backdate(Audit, audit.pk)
     for client in (reviewer_client, stakeholder_client):
-        assert client.post(f"/cuad/runs/jobs/{job.pk}/resume/", {"worker_lost": "1"}).status_code == 403
-        assert client.post(f"/cuad/audits/{audit.pk}/resume/", {"worker_lost": "1"}).status_code == 403
+        assert client.post(f"/jobs/extraction/{job.pk}/resume/", {"worker_lost": "1"}).status_code == 403
+        assert client.post(f"/jobs/audit/{audit.pk}/resume/", {"worker_lost": "1"}).status_code == 403
     assert STALE_TEXT not in stakeholder_client.get(f"/cuad/runs/jobs/{job.pk}/").content.decode()
     assert STALE_TEXT not in stakeholder_client.get(f"/cuad/audits/{audit.pk}/").content.decode()
     assert reviewer_client.get(f"/cuad/runs/jobs/{job.pk}/").status_code == 403

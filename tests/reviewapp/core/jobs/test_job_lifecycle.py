@@ -11,7 +11,8 @@ from django.http import QueryDict
 
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
-from reviewapp.core import job_controls, jobs
+from reviewapp.core import jobs
+from reviewapp.jobs import controls as job_controls
 from reviewapp.providers.selectors import Shortfall, resume_options
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 

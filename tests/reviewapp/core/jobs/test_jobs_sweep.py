@@ -15,6 +15,7 @@ from django.utils import timezone
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core import jobs
+from reviewapp.core.jobs import job_kind_resume
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 
 NODE = "celery@box-1"
@@ -74,11 +75,11 @@ def test_a_job_waiting_on_a_provider_is_given_the_longer_timeout(retrieval, sett
 def test_two_sweepers_that_judged_the_same_stale_job_requeue_it_once(retrieval, django_capture_on_commit_callbacks):
     run = _running(_run(retrieval), age=31)
     first, second = RerankRun.objects.get(pk=run.pk), RerankRun.objects.get(pk=run.pk)
-    (kind,) = [k for k in jobs.job_kinds() if k.model is RerankRun]
     with django_capture_on_commit_callbacks() as sent:
-        kind.resume(first)
+        jobs.job_kind_resume(first, take_over=True)
         with pytest.raises(ValueError, match="changed meanwhile"):
-            kind.resume(second)  # read before the first takeover: its claim token no longer matches
+            # read before the first takeover: its claim token no longer matches
+            jobs.job_kind_resume(second, take_over=True)
     assert len(sent) == 1
     assert rerank.rerank_run_execute(run_id=run.pk) == "done"
     assert rerank.rerank_run_execute(run_id=run.pk) == ""  # the redelivered copy finds nothing to claim
@@ -99,7 +100,7 @@ def test_a_job_whose_worker_died_in_every_execution_is_failed_with_the_reason_no
     run.refresh_from_db()
     assert run.status == "failed" and run.finished_at is not None
     assert "worker was lost in each of 3 executions" in run.error and "resume it by hand" in run.error
-    rerank.rerank_run_resume(run=run, enqueue=False)  # a person still can
+    job_kind_resume(run, take_over=True, enqueue=False)  # a person still can
     assert RerankRun.objects.get(pk=run.pk).status == "queued"
 
 
@@ -139,4 +140,5 @@ def test_every_job_kind_inherits_its_lifecycle_fields_and_polls_at_one_interval(
         assert lifecycle <= {f.name for f in kind.model._meta.fields}, kind.model
     for page in ("cuad/job.html", "cuad/audit.html", "benchmarks/rerank_run.html"):
         source = get_template(page).template.source
-        assert "hx-trigger" not in source and '{% include "_job_lifecycle.html#poll" %}' in source, page
+        assert "hx-trigger" not in source and '{% include "_job_lifecycle.html#progress" %}' in source, page
+    assert get_template("_job_lifecycle.html").template.source.count("hx-trigger") == 1

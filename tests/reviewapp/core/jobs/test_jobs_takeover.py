@@ -15,6 +15,7 @@ from django.utils import timezone
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core import jobs
+from reviewapp.core.jobs import job_kind_resume
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 
 NODE = "celery@box-1"
@@ -69,7 +70,7 @@ def test_a_live_job_is_not_taken_over_and_the_message_names_worker_since_heartbe
     run = _running(run)
     monkeypatch.setattr(jobs, "celery_active", lambda timeout=None: {NODE: [{"worker_pid": 4242}]})
     with pytest.raises(rerank.RerankError) as refused:
-        rerank.rerank_run_resume(run=run, enqueue=False)
+        job_kind_resume(run, take_over=True, enqueue=False)
     message = str(refused.value)
     assert f"{NODE}:4242" in message and "since" in message and "last heartbeat" in message
     assert "stale after 30 s" in message and "its worker is running it" in message
@@ -79,7 +80,7 @@ def test_a_live_job_is_not_taken_over_and_the_message_names_worker_since_heartbe
 def test_inspect_showing_no_worker_holding_the_job_allows_an_immediate_takeover(run, monkeypatch):
     run = _running(run)
     monkeypatch.setattr(jobs, "celery_active", lambda timeout=None: {NODE: [{"worker_pid": 1}]})
-    resumed = rerank.rerank_run_resume(run=run, enqueue=False)
+    resumed = job_kind_resume(run, take_over=True, enqueue=False)
     assert resumed.status == "queued" and resumed.claim_token == "" and resumed.worker == ""
 
 
@@ -87,9 +88,9 @@ def test_no_reply_from_any_worker_falls_back_to_the_heartbeat_age(run, monkeypat
     monkeypatch.setattr(jobs, "celery_active", lambda timeout=None: None)
     run = _running(run, age=5)
     with pytest.raises(rerank.RerankError, match="did not answer"):
-        rerank.rerank_run_resume(run=run, enqueue=False)
+        job_kind_resume(run, take_over=True, enqueue=False)
     run = _running(run, age=31)
-    assert rerank.rerank_run_resume(run=run, enqueue=False).status == "queued"
+    assert job_kind_resume(run, take_over=True, enqueue=False).status == "queued"
 
 
 def test_a_takeover_leaves_alone_a_job_claimed_again_meanwhile(run):
