@@ -59,7 +59,6 @@ class TrackedJob(models.Model):
     queued_at = models.DateTimeField(null=True, blank=True, default=timezone.now)
     sent_at = models.DateTimeField(null=True, blank=True)
 
-    status: str  # each kind's own field, with its own choices (see the module's docstring)
 
     QUEUED = "queued"
     RUNNING = "running"
