@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
+from typing import BinaryIO
 
-from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
+from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, SourceItem, source_items, squash
 
 PARSER_NAME = "hrs-json"
 PARSER_VERSION = "3"
@@ -201,3 +203,10 @@ def parse(raw: bytes, *, meta_raw: bytes, filename: str = "") -> ParsedSource:
         official_url=OFFICIAL_BASE + vol_name + "/",
         provisions=tuple(provisions),
     )
+
+
+def read(source: BinaryIO, *, meta_raw: bytes, filename: str = "") -> Iterator[SourceItem]:
+    """The source as a stream (``benchmarks.corpus.base``). Read whole: one file is one volume or chapter of a few
+    MB, and its sections are only known once the whole of it is read."""
+    source.seek(0)
+    yield from source_items(parse(source.read(), meta_raw=meta_raw, filename=filename))
