@@ -41,14 +41,10 @@ def file_digest(source: BinaryIO) -> tuple[str, int]:
 
 
 def _chunks(source: BinaryIO) -> Iterator[bytes]:
-    """The file's bytes in chunks, from its start; its position is given back after (a parser may be reading)."""
-    was = source.tell()
+    """The file's bytes in chunks, from its start."""
     source.seek(0)
-    try:
-        while chunk := source.read(CHUNK):
-            yield chunk
-    finally:
-        source.seek(was)
+    while chunk := source.read(CHUNK):
+        yield chunk
 
 
 @dataclass(frozen=True)
@@ -64,25 +60,45 @@ class SnapshotFields:
     parser_name: str
     parser_version: str
     companion_id: int | None
+    provision_count: int
 
 
-def snapshot_insert(fields: SnapshotFields, *, source: BinaryIO) -> int:
-    """Insert a snapshot row with the file's bytes as its ``raw``, streamed in chunks; its id."""
+def snapshot_id_reserve() -> int:
+    """The id the snapshot being imported will have. Its provisions are written first and the snapshot row last
+    (``snapshot_insert``), with its count and title known, so the row is inserted once and never updated (an
+    UPDATE would read and rewrite its bytes). The foreign keys are checked at commit (Django makes them
+    DEFERRABLE INITIALLY DEFERRED on both engines)."""
     if connection.vendor == "postgresql":
-        return _snapshot_copy(fields, source)
-    snapshot = SourceSnapshot.objects.create(
-        corpus=fields.corpus, source_key=fields.source_key, title=fields.title, official_url=fields.official_url,
-        retrieved_from=fields.retrieved_from, retrieved_at=fields.retrieved_at, sha256=fields.sha256,
-        byte_size=fields.byte_size, parser_name=fields.parser_name, parser_version=fields.parser_version,
-        companion_id=fields.companion_id, provision_count=0,
-        # Room for the bytes, filled in place below through SQLite's incremental blob I/O.
+        return _ids(SourceSnapshot, 1)[0]
+    table = SourceSnapshot._meta.db_table
+    # The import's transaction began with BEGIN IMMEDIATE (the SQLite settings): no other writer can take the id.
+    with connection.cursor() as cursor:
+        cursor.execute(f'SELECT max(id) FROM "{table}"')  # noqa: S608 -- the model's own table name
+        highest = cursor.fetchone()[0] or 0
+        cursor.execute("SELECT seq FROM sqlite_sequence WHERE name = %s", [table])
+        found = cursor.fetchone()
+    return max(highest, found[0] if found else 0) + 1
+
+
+def snapshot_insert(pk: int, fields: SnapshotFields, *, source: BinaryIO) -> None:
+    """Insert the snapshot row ``pk`` with the file's bytes as its ``raw``, streamed in chunks."""
+    if connection.vendor == "postgresql":
+        _snapshot_copy(pk, fields, source)
+        return
+    SourceSnapshot.objects.create(
+        id=pk, corpus=fields.corpus, source_key=fields.source_key, title=fields.title,
+        official_url=fields.official_url, retrieved_from=fields.retrieved_from, retrieved_at=fields.retrieved_at,
+        sha256=fields.sha256, byte_size=fields.byte_size, parser_name=fields.parser_name,
+        parser_version=fields.parser_version, companion_id=fields.companion_id,
+        provision_count=fields.provision_count,
+        # Room for the bytes, filled in place below through SQLite's incremental blob I/O (the column ends the
+        # row, so SQLite does not hold the zeroes: benchmarks/migrations/0014_snapshot_raw_last.py).
         raw=Func(Value(fields.byte_size), function="zeroblob", output_field=BinaryField()),
     )
     connection.ensure_connection()
-    with connection.connection.blobopen(SourceSnapshot._meta.db_table, "raw", snapshot.pk) as blob:
+    with connection.connection.blobopen(SourceSnapshot._meta.db_table, "raw", pk) as blob:
         for chunk in _chunks(source):
             blob.write(chunk)
-    return int(snapshot.pk)
 
 
 def _copy_text(value: Any) -> str:
@@ -109,11 +125,10 @@ _SNAPSHOT_COLUMNS = ("id", "corpus", "source_key", "title", "official_url", "ret
                      "created_at", "raw")
 
 
-def _snapshot_copy(fields: SnapshotFields, source: BinaryIO) -> int:
-    (pk,) = _ids(SourceSnapshot, 1)
+def _snapshot_copy(pk: int, fields: SnapshotFields, source: BinaryIO) -> None:
     values = (pk, fields.corpus, fields.source_key, fields.title, fields.official_url, fields.retrieved_from,
               fields.retrieved_at, fields.byte_size, fields.sha256, fields.parser_name, fields.parser_version,
-              fields.companion_id, 0, fields.retrieved_at)
+              fields.companion_id, fields.provision_count, fields.retrieved_at)
     table = SourceSnapshot._meta.db_table
     with connection.cursor() as cursor, cursor.cursor.copy(
             f"COPY {table} ({', '.join(_SNAPSHOT_COLUMNS)}) FROM STDIN") as copy:
@@ -122,7 +137,6 @@ def _snapshot_copy(fields: SnapshotFields, source: BinaryIO) -> int:
         for chunk in _chunks(source):
             copy.write(chunk.hex())
         copy.write("\n")
-    return pk
 
 
 # --------------------------------------------------------------------------- provisions and passages

@@ -118,19 +118,18 @@ def snapshot_import(*, corpus: str, source_key: str, raw: Raw, retrieved_from: s
     if head is not None and not isinstance(head, SourceHead):
         raise ImportProblem(f"{source_key}: the parser gave a section before the source's title")
     with transaction.atomic():
-        snapshot_id = bulk.snapshot_insert(bulk.SnapshotFields(
+        snapshot_id = bulk.snapshot_id_reserve()
+        count = 0
+        if head is not None:
+            count, head = _provisions_write(snapshot_id, head, items, source_key)
+        bulk.snapshot_insert(snapshot_id, bulk.SnapshotFields(
             corpus=corpus or (head.corpus if head else ""), source_key=source_key,
             title=(head.title if head else source_key)[:300],
             official_url=(head.official_url if head else official_url)[:500] or official_url,
             retrieved_from=retrieved_from[:1000], retrieved_at=timezone.now(), sha256=digest, byte_size=size,
             parser_name=parser[0], parser_version=parser[1], companion_id=companion.pk if companion else None,
+            provision_count=count,
         ), source=source)
-        count = 0
-        if head is not None:
-            count, head = _provisions_write(snapshot_id, head, items, source_key)
-            # The count is known at the end only; the row is not visible before the transaction commits.
-            SourceSnapshot.objects.filter(pk=snapshot_id).update(
-                provision_count=count, title=head.title[:300], official_url=head.official_url[:500] or official_url)
         snapshot = SourceSnapshot.objects.defer("raw").get(pk=snapshot_id)
         if finish is not None and head is not None:
             finish(snapshot, head)
