@@ -116,7 +116,8 @@ def _lines(source: BinaryIO, fmt: str) -> Iterator[str]:
                 raise _NulFound(number - line.count("\n") + line[: line.index("\x00")].count("\n"))
             yield line
     finally:
-        text.detach()  # the caller's file stays open
+        if not source.closed:  # a reading abandoned after its file was closed has nothing to give back
+            text.detach()  # the caller's file stays open
 
 
 def _text(value: Any) -> str | None:

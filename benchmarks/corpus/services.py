@@ -113,6 +113,21 @@ def snapshot_import(*, corpus: str, source_key: str, raw: Raw, retrieved_from: s
         if existing is not None:
             return SnapshotOutcome(existing, False)
     items = _items(parse, source) if parse is not None else iter(())
+    try:
+        return _snapshot_write(items, corpus=corpus, source_key=source_key, source=source, digest=digest, size=size,
+                               retrieved_from=retrieved_from, parser=parser, official_url=official_url,
+                               companion=companion, finish=finish)
+    finally:
+        # A reading stopped midway lets go of its file now, while the file is still open.
+        close = getattr(items, "close", None)
+        if close is not None:
+            close()
+
+
+def _snapshot_write(items: Iterator[SourceItem], *, corpus: str, source_key: str, source: BinaryIO, digest: str,
+                    size: int, retrieved_from: str, parser: tuple[str, str], official_url: str,
+                    companion: SourceSnapshot | None,
+                    finish: Callable[[SourceSnapshot, SourceHead], None] | None) -> SnapshotOutcome:
     # The head comes before any section: a file refused at its start writes nothing.
     head = next(items, None)
     if head is not None and not isinstance(head, SourceHead):
