@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.db import connection
 
-from benchmarks.corpus import bulk, corpus_file
+from benchmarks.corpus import ParseError, bulk, corpus_file
 from benchmarks.corpus.corpus_file import CorpusFileInvalid
 from benchmarks.corpus.models import CorpusCode, Passage, Provision, SourceSnapshot
 from benchmarks.corpus.services import corpus_file_import, statutes_import
@@ -117,7 +117,7 @@ def test_an_import_failing_after_batches_were_written_leaves_nothing_visible(mon
 def test_an_xml_file_broken_near_its_end_leaves_nothing_visible():
     raw = ECFR.read_bytes()
     broken = raw[: raw.rindex(b"</DIV5>")] + b"<DIV8 N=\"\xc2\xa7 9.9\" TYPE=\"SECTION\"><P>unclosed</DIV5>"
-    with pytest.raises(Exception, match="not well-formed XML"):
+    with pytest.raises(ParseError, match="not well-formed XML"):
         corpus_file_import(code="", raw=broken, filename=ECFR.name)
     assert not SourceSnapshot.objects.exists() and not Provision.objects.exists()
 
