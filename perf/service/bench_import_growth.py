@@ -206,7 +206,8 @@ def main() -> None:
                        peer=f"plain reading CPU {peer[0]:.1f} s, peak {peer[1]:.0f} MiB",
                        ratio=growth,
                        ratio_text=f"{memory_ratio:.2f}x memory ({growth:.2f}x the 1x size's ratio; above "
-                                  f"startup {ours[1] - base_ours:.0f} against {peer[1] - base_peer:.0f} MiB), "
+                                  f"startup {max(0.0, ours[1] - base_ours):.0f} against "
+                                  f"{max(0.0, peer[1] - base_peer):.0f} MiB), "
                                   f"{ours[0] / peer[0]:.1f}x CPU",
                        goal_ratio=FLAT_GOAL,
                        goal=f"memory ratio flat with size (<= {FLAT_GOAL}x the 1x ratio)", load=load)
