@@ -53,6 +53,7 @@ BENCHES = (
     Bench("queue", "perf/web/bench_queue.py"),
     Bench("queue_growth", "perf/web/bench_queue_growth.py"),
     Bench("ecfr_import", "perf/service/bench_ecfr_import.py"),
+    Bench("import_growth", "perf/service/bench_import_growth.py"),
     Bench("worker_rss", "perf/service/bench_worker_rss.py"),
     Bench("cuad_leaderboard", "perf/cuad/bench_cuad_leaderboard.py"),
     Bench("leaderboard", "perf/scoring/bench_leaderboard.py"),
@@ -70,7 +71,7 @@ BENCHES = (
 
 # Their figures make the growth table: each size beside the size below it (or the smallest), so a change that makes
 # cost grow faster than the work shows up there.
-GROWTH_BENCHES = ("growth", "queue_growth", "ecfr_import", "bm25_memory")
+GROWTH_BENCHES = ("growth", "queue_growth", "ecfr_import", "import_growth", "bm25_memory")
 
 
 def _cell(text: str) -> str:

@@ -10,12 +10,20 @@ import csv
 import io
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import date
-from typing import Any
+from typing import Any, BinaryIO
 
-from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
+from benchmarks.corpus.base import (
+    ParsedProvision,
+    ParsedSource,
+    ParseError,
+    SourceHead,
+    SourceItem,
+    source_collect,
+    squash,
+)
 
 PARSER_NAME = "corpus-file"
 PARSER_VERSION = "1"
@@ -59,11 +67,11 @@ def file_format(filename: str) -> str:
     return "csv" if filename.lower().endswith(".csv") else "jsonl"
 
 
-def _records(text: str, fmt: str, bad: Any) -> Iterator[tuple[int, Any]]:
+def _records(lines: Iterator[str], fmt: str, bad: Any) -> Iterator[tuple[int, Any]]:
     """The file's records one at a time, each with the line it starts on: never a list of them all (the parsed
     records of a large file were several times its size)."""
     if fmt == "csv":
-        reader = csv.DictReader(io.StringIO(text, newline=""))
+        reader = csv.DictReader(lines)
         unknown = [name for name in reader.fieldnames or [] if name not in FIELDS]
         for name in unknown:
             bad(1, name, f"unknown column; the columns are {', '.join(FIELDS)}")
@@ -78,8 +86,7 @@ def _records(text: str, fmt: str, bad: Any) -> Iterator[tuple[int, Any]]:
             yield start, row
             start = reader.line_num + 1
         return
-    # Lines end at "\n" only, as str.split("\n") cut them (a "\r" before it is whitespace to JSON).
-    for number, line in enumerate(io.StringIO(text, newline="\n"), start=1):
+    for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
@@ -88,6 +95,29 @@ def _records(text: str, fmt: str, bad: Any) -> Iterator[tuple[int, Any]]:
             bad(number, "line", f"not a JSON object ({exc.msg} at column {exc.colno})")
             continue
         yield number, record
+
+
+class _NulFound(Exception):
+    def __init__(self, line: int):
+        self.line = line
+
+
+def _lines(source: BinaryIO, fmt: str) -> Iterator[str]:
+    """The file's lines, decoded one at a time; a NUL character stops the reading (``_NulFound``)."""
+    source.seek(0)
+    # Lines of JSON Lines end at "\n" only, as str.split("\n") cut them (a "\r" before it is whitespace to JSON);
+    # the csv module reads its own line ends.
+    text = io.TextIOWrapper(source, encoding="utf-8-sig", newline="" if fmt == "csv" else "\n")
+    try:
+        number = 0
+        for line in text:
+            number += line.count("\n") or 1
+            if "\x00" in line:
+                raise _NulFound(number - line.count("\n") + line[: line.index("\x00")].count("\n"))
+            yield line
+    finally:
+        if not source.closed:  # a reading abandoned after its file was closed has nothing to give back
+            text.detach()  # the caller's file stays open
 
 
 def _text(value: Any) -> str | None:
@@ -109,6 +139,13 @@ def code_id_problem(code: str) -> str | None:
 
 def parse(raw: bytes, *, code: str, filename: str = "") -> ParsedSource:
     """Parse a corpus file of code ``code`` (its id); raises CorpusFileInvalid naming each bad line and field."""
+    return source_collect(read(io.BytesIO(raw), code=code, filename=filename))
+
+
+def read(source: BinaryIO, *, code: str, filename: str = "") -> Iterator[SourceItem]:
+    """A corpus file's head, then its provisions one line at a time. Every bad line is named (up to
+    ``MAX_PROBLEMS``) in the CorpusFileInvalid raised at the end: a reader that stored the provisions given
+    before it must drop them."""
     problems: list[LineProblem] = []
 
     def bad(line: int, field: str, message: str) -> None:
@@ -121,23 +158,17 @@ def parse(raw: bytes, *, code: str, filename: str = "") -> ParsedSource:
     if (problem := code_id_problem(code)) is not None:
         bad(0, "code id", problem)
         raise refuse()
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        bad(0, "file", f"not UTF-8 ({exc})")
-        raise refuse() from exc
-    if "\x00" in text:
-        line = text.count("\n", 0, text.index("\x00")) + 1
-        bad(line, "line", "contains a NUL character (0x00); not a text file")
-        raise refuse()
-    provisions: list[ParsedProvision] = []
+    given = 0
+    head: SourceHead | None = None
     seen: dict[tuple[str, str], int] = {}
     variants: dict[str, int] = {}
     first: dict[str, tuple[str, int]] = {}
-    for line, record in _records(text, file_format(filename), bad):
+
+    def provision(line: int, record: Any) -> ParsedProvision | None:
+        """The line's provision, or None when it has problems (each told to ``bad``)."""
         if not isinstance(record, dict):
             bad(line, "line", "must be an object of fields")
-            continue
+            return None
         values: dict[str, str] = {}
         for name, value in record.items():
             if name not in FIELDS:
@@ -182,38 +213,71 @@ def parse(raw: bytes, *, code: str, filename: str = "") -> ParsedSource:
                 bad(line, "citation", f"{citation} (version {version!r}) is already on line {earlier}; give the "
                                       "second version its own 'version' label")
         if any(p.line == line for p in problems):
-            continue
+            return None
         variants[citation] = variants.get(citation, 0) + 1
         hierarchy = tuple((level, values[level]) for level in HIERARCHY if values.get(level))
-        provisions.append(ParsedProvision(
+        return ParsedProvision(
             citation=citation, number=values.get("number") or citation.rsplit(" ", 1)[-1].lstrip("§"),
             chapter="/".join(v for _, v in hierarchy)[:40], chapter_title=values.get("chapter_title", ""),
             heading=values["heading"], body=values["text"], history=values.get("history", ""),
             notes=values.get("notes", ""), repealed=repealed in _TRUE, variant=variants[citation],
             official_url=url, as_of=as_of, version_label=version, hierarchy=hierarchy,
-        ))
-    if not provisions and not problems:
+        )
+
+    fmt = file_format(filename)
+    try:
+        for line, record in _records(_lines(source, fmt), fmt, bad):
+            found = provision(line, record)
+            if found is None:
+                continue
+            if head is None:
+                head = SourceHead(corpus=code, parser_name=PARSER_NAME, parser_version=PARSER_VERSION,
+                                  title=f"{first['code'][0]} ({filename.rsplit('/', 1)[-1] or code})"[:300],
+                                  official_url=found.official_url, code_name=first["code"][0],
+                                  jurisdiction=first["jurisdiction"][0])
+                yield head
+            given += 1
+            yield found
+    except UnicodeDecodeError as exc:
+        problems.clear()
+        bad(0, "file", f"not UTF-8 ({exc})")
+        raise refuse() from exc
+    except _NulFound as exc:
+        problems.clear()
+        bad(exc.line, "line", "contains a NUL character (0x00); not a text file")
+        raise refuse() from None
+    if not given and not problems:
         bad(0, "file", "no provisions (one JSON object per line, or a CSV header and rows)")
     if problems:
         raise refuse()
-    name, jurisdiction = first["code"][0], first["jurisdiction"][0]
-    return ParsedSource(corpus=code, parser_name=PARSER_NAME, parser_version=PARSER_VERSION,
-                        title=f"{name} ({filename.rsplit('/', 1)[-1] or code})"[:300],
-                        official_url=provisions[0].official_url, provisions=tuple(provisions),
-                        code_name=name, jurisdiction=jurisdiction)
 
 
 # --------------------------------------------------------------------------- citations of the code
 
 
-def citation_pattern_derive(source: ParsedSource) -> tuple[str, str]:
+def _citations(source: ParsedSource | Iterable[tuple[str, str]]) -> Iterable[tuple[str, str]]:
+    """(citation, number) of each provision in order: of a parsed source, or as given (a stored snapshot's,
+    read back in batches)."""
+    if isinstance(source, ParsedSource):
+        return ((p.citation, p.number) for p in source.provisions)
+    return source
+
+
+def citation_pattern_derive(source: ParsedSource | Iterable[tuple[str, str]]) -> tuple[str, str]:
     """A citation pattern and form read off the file's own citations, when they share one prefix before the
     number ("12 CFR § 1026.1", "12 CFR § 1026.2" -> "12 CFR § {number}"); ("", "") when they do not."""
-    prefixes = {p.citation[: len(p.citation) - len(p.number)] for p in source.provisions
-                if p.citation.endswith(p.number) and p.number}
-    if len(prefixes) != 1 or any(not p.citation.endswith(p.number) for p in source.provisions):
+    prefix = None
+    for citation, number in _citations(source):
+        if not number:
+            continue
+        if not citation.endswith(number):
+            return "", ""
+        if prefix is None:
+            prefix = citation[: len(citation) - len(number)]
+        elif citation[: len(citation) - len(number)] != prefix:
+            return "", ""
+    if prefix is None:
         return "", ""
-    (prefix,) = prefixes
     words = re.findall(r"[A-Za-z0-9]+", prefix)
     if not words:
         return "", ""
@@ -224,7 +288,8 @@ def citation_pattern_derive(source: ParsedSource) -> tuple[str, str]:
     return pattern, prefix + "{number}"
 
 
-def citation_pattern_check(source: ParsedSource, *, pattern: str, form: str, filename: str = "") -> list[LineProblem]:
+def citation_pattern_check(source: ParsedSource | Iterable[tuple[str, str]], *, pattern: str, form: str,
+                           filename: str = "") -> list[LineProblem]:
     """The problems of a citation pattern: it must compile, name a ``number`` group, and read each citation of
     the file back as itself (else a suite could not name the sections it cites)."""
     try:
@@ -236,14 +301,14 @@ def citation_pattern_check(source: ParsedSource, *, pattern: str, form: str, fil
     if "{number}" not in form:
         return [LineProblem(0, "citation form", "needs {number} where the section number goes")]
     problems = []
-    for position, p in enumerate(source.provisions):
-        match = compiled.search(p.citation)
+    for position, (citation, _) in enumerate(_citations(source)):
+        match = compiled.search(citation)
         read = form.replace("{number}", match.group("number")) if match else None
-        if read != p.citation:
+        if read != citation:
             # Line numbers as in the file when it has no blank lines (a CSV file's header is line 1).
             line = position + (2 if file_format(filename) == "csv" else 1)
             problems.append(LineProblem(line, "citation",
-                                        f"the citation pattern reads {p.citation!r} as {read!r}"))
+                                        f"the citation pattern reads {citation!r} as {read!r}"))
             if len(problems) >= MAX_PROBLEMS:
                 break
     return problems

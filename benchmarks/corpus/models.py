@@ -76,7 +76,6 @@ class SourceSnapshot(AppendOnly):
     official_url = models.URLField(max_length=500)
     retrieved_from = models.CharField(max_length=1000, help_text="local path or URL the bytes were read from")
     retrieved_at = models.DateTimeField()
-    raw = models.BinaryField()
     byte_size = models.PositiveIntegerField()
     sha256 = models.CharField(max_length=64, db_index=True)
     parser_name = models.CharField(max_length=40)
@@ -86,6 +85,9 @@ class SourceSnapshot(AppendOnly):
     companion = models.ForeignKey("self", null=True, blank=True, on_delete=models.PROTECT, related_name="+")
     provision_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Last of the columns: SQLite writes a zeroblob without holding it only at the end of a row, and the bytes
+    # are then streamed into it (benchmarks.corpus.bulk).
+    raw = models.BinaryField()
 
     class Meta:
         ordering = ["corpus", "source_key", "id"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import BinaryIO, cast
+
 from django.contrib import messages
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -87,7 +89,8 @@ def corpus_import(request: HttpRequest) -> HttpResponse:
         filename = upload.name or "corpus.jsonl"
         try:
             outcome = services.corpus_file_import(
-                code=values["code"], raw=upload.read(), filename=filename,
+                # The upload's file (in memory up to FILE_UPLOAD_MAX_MEMORY_SIZE, else on disk), read in chunks.
+                code=values["code"], raw=cast(BinaryIO, upload.file), filename=filename,
                 citation_pattern=values["citation_pattern"], citation_form=values["citation_form"])
         except ParseError as error:  # the file's own problems: one per line and field
             problems = [str(p) for p in getattr(error, "problems", [])] or [str(error)]

@@ -18,10 +18,21 @@ import io
 import json
 import re
 from collections.abc import Iterator
+from dataclasses import asdict
 from datetime import date
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
-from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
+from benchmarks.corpus.base import (
+    ParsedProvision,
+    ParsedSource,
+    ParseError,
+    SourceHead,
+    SourceItem,
+    declares_entities,
+    source_collect,
+    source_items,
+    squash,
+)
 
 if TYPE_CHECKING:
     from lxml import etree
@@ -186,12 +197,18 @@ def _heading(head: str, number: str) -> str:
 
 
 def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
+    """The whole file's provisions at once (``read`` collected)."""
+    return source_collect(read(io.BytesIO(raw), filename=filename))
+
+
+def read(source: BinaryIO, *, filename: str = "") -> Iterator[SourceItem]:
+    """The file's head, then its provisions one at a time: a bulk title is read part by part, so memory holds
+    one part; anything else (a division alone, the annual edition, an odd or broken file) as a whole tree."""
     # local import: lxml stays out of the URL config, which imports this module (tests/test_cold_start.py)
     from lxml import etree
 
     name = filename or "CFR XML file"
-    head = raw[:4096]
-    if b"<!DOCTYPE" in head or b"<!ENTITY" in raw:
+    if declares_entities(source):
         raise ParseError(f"{name}: a DOCTYPE/ENTITY declaration is not accepted (GPO's CFR XML has none)")
     options = {"resolve_entities": False, "no_network": True, "load_dtd": False, "dtd_validation": False,
                "remove_comments": True, "remove_pis": True, "huge_tree": False}
@@ -267,42 +284,49 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
                 notes = _part_notes(child, value)
         visit(child, inner, title_of, notes)
 
-    def stream() -> ParsedSource | None:
+    def stream() -> Iterator[SourceItem]:
         """The bulk title read part by part (``_stream_units``), each part's tree cleared once read: memory
-        holds one part, not the title. None when the file is not a bulk title whose header comes first (a
-        division alone, the annual edition, anything odd or broken): the whole-tree reading below takes it,
-        with its own messages."""
+        holds one part, not the title. Stops with ``_NotStreamable`` when the file is not a bulk title whose
+        header comes first (a division alone, the annual edition, anything odd or broken): the whole-tree
+        reading below takes it, with its own messages."""
         nonlocal title, as_of
-        units = _stream_units(raw, options)
+        units = _stream_units(source, options)
         header = next(units, None)
         if header is None:
-            return None
+            raise _NotStreamable("no part")
         title, as_of, title_head = header
+        given = 0
         for unit, levels in units:
             visit_child(unit, levels, "", "")
             _forget(unit)
-        if not provisions:
-            return None
-        return _source(title, f"{title_head or f'Title {title}'} (eCFR{f', amended through {as_of}' if as_of else ''})",
-                       provisions)
+            if provisions and not given:
+                yield _head(title, f"{title_head or f'Title {title}'} (eCFR"
+                                   f"{f', amended through {as_of}' if as_of else ''})")
+            given += len(provisions)
+            yield from provisions
+            provisions.clear()
+        if not given:
+            raise _NotStreamable("no section")
 
     try:
-        streamed = stream()
+        yield from stream()
+        return
     except (ParseError, _NotStreamable):
-        streamed = None
-    if streamed is not None:
-        return streamed
+        pass
+    # The whole-tree reading starts the provisions again: its head tells a reader given some already to drop them.
     title, as_of = "", ""
     provisions.clear()
     seen.clear()
+    source.seek(0)
     try:
-        root = etree.fromstring(raw, parser=etree.XMLParser(**options))
+        root = etree.parse(source, parser=etree.XMLParser(**options)).getroot()
     except etree.XMLSyntaxError as exc:
         raise ParseError(f"{name}: not well-formed XML at line {exc.lineno}, column {exc.offset}: {exc.msg}") from exc
     except (LookupError, ValueError) as exc:  # an XML declaration naming an unknown encoding
         raise ParseError(f"{name}: unreadable XML declaration ({exc})") from exc
     if root.tag in _ANNUAL_ROOTS:
-        return _annual_edition(root, name)
+        yield from source_items(_annual_edition(root, name))
+        return
     if root.tag not in {"DLPSTEXTCLASS", "ECFR", "ECFRBRWS"} and not _DIV.match(str(root.tag)):
         raise ParseError(f"{name}: the root <{root.tag}> at line {root.sourceline} is neither eCFR XML "
                          "(<DLPSTEXTCLASS>, <ECFR> or a <DIV1>..<DIV8> division) nor the CFR annual edition "
@@ -327,8 +351,8 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
         visit(root, (), "", "")
     if not provisions:
         raise ParseError(f"{name}: no <DIV8 TYPE=\"SECTION\"> in CFR title {title}")
-    return _source(title, f"{title_head or f'Title {title}'} (eCFR{f', amended through {as_of}' if as_of else ''})",
-                   provisions)
+    yield _head(title, f"{title_head or f'Title {title}'} (eCFR{f', amended through {as_of}' if as_of else ''})")
+    yield from provisions
 
 
 # ---------------------------------------------------------------------------- a bulk title, part by part
@@ -342,7 +366,7 @@ class _NotStreamable(Exception):
     """The file is not a bulk title with its header first: ``parse`` reads it as a whole tree instead."""
 
 
-def _stream_units(raw: bytes, options: dict[str, bool]) -> Iterator[Any]:
+def _stream_units(source: BinaryIO, options: dict[str, bool]) -> Iterator[Any]:
     """A bulk eCFR title read with ``iterparse``: first its header ``(title, as_of, title_head)``, then each part
     (or a section outside any part) as ``(element, levels above it)``, complete, in document order.
 
@@ -360,7 +384,8 @@ def _stream_units(raw: bytes, options: dict[str, bool]) -> Iterator[Any]:
     # One entry per open element: (its children are walked, the divisions above it, it is a unit).
     stack: list[tuple[bool, tuple[tuple[str, str], ...], bool]] = []
     try:
-        for event, elem in etree.iterparse(io.BytesIO(raw), events=("start", "end"), **options):
+        source.seek(0)
+        for event, elem in etree.iterparse(source, events=("start", "end"), **options):
             tag = elem.tag if isinstance(elem.tag, str) else ""
             if event == "start":
                 if not found_title and tag != "IDNO":
@@ -427,12 +452,16 @@ def _forget(elem: etree._Element) -> None:
             del parent[0]
 
 
-def _source(title: str, heading: str, provisions: list[ParsedProvision]) -> ParsedSource:
-    return ParsedSource(
+def _head(title: str, heading: str) -> SourceHead:
+    return SourceHead(
         corpus=f"cfr{title}", parser_name=PARSER_NAME, parser_version=PARSER_VERSION, title=heading[:300],
-        official_url=TITLE_URL.format(title=title), provisions=tuple(provisions),
-        code_name=f"Code of Federal Regulations, Title {title}", jurisdiction=JURISDICTION,
+        official_url=TITLE_URL.format(title=title), code_name=f"Code of Federal Regulations, Title {title}",
+        jurisdiction=JURISDICTION,
     )
+
+
+def _source(title: str, heading: str, provisions: list[ParsedProvision]) -> ParsedSource:
+    return ParsedSource(**asdict(_head(title, heading)), provisions=tuple(provisions))
 
 
 # --------------------------------------------------------------------------- the CFR annual edition

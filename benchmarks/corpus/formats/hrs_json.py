@@ -10,10 +10,21 @@ bracket and the notes are separated here.
 
 from __future__ import annotations
 
+import io
 import json
 import re
+from collections.abc import Iterator
+from typing import Any, BinaryIO
 
-from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
+from benchmarks.corpus.base import (
+    ParsedProvision,
+    ParsedSource,
+    ParseError,
+    SourceHead,
+    SourceItem,
+    source_collect,
+    squash,
+)
 
 PARSER_NAME = "hrs-json"
 PARSER_VERSION = "3"
@@ -151,22 +162,124 @@ def _split(text: str, number: str, heading: str) -> tuple[str, str, str, str]:
 
 def parse(raw: bytes, *, meta_raw: bytes, filename: str = "") -> ParsedSource:
     """Parse one volume file, taking numbers and headings from index-meta.json."""
+    return source_collect(read(io.BytesIO(raw), meta_raw=meta_raw, filename=filename))
+
+
+def read(source: BinaryIO, *, meta_raw: bytes, filename: str = "") -> Iterator[SourceItem]:
+    """A volume's head, then its sections one at a time: the volume's object is read member by member, never
+    whole. A file that is not one JSON object of distinct members is read whole, as ``json.loads`` reads it, with
+    its messages (a reader given sections already is told to drop them by a new head)."""
+    index = _index(meta_raw)
     try:
-        volume = json.loads(raw)
+        yield from _sections(_members(source), index, filename)
+        return
+    except _NotStreamable:
+        pass
+    source.seek(0)
+    try:
+        volume = json.loads(source.read())
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ParseError(f"{filename or 'HRS volume'}: not JSON ({exc})") from exc
     if not isinstance(volume, dict):
         raise ParseError(f"{filename or 'HRS volume'}: expected an object of sections")
-    index = _index(meta_raw)
-    provisions = []
+    yield from _sections(iter(volume.items()), index, filename)
+
+
+class _NotStreamable(Exception):
+    """The file is not one JSON object of distinct members: ``read`` reads it whole instead."""
+
+
+def _members(source: BinaryIO) -> Iterator[tuple[str, Any]]:
+    """The members of the one JSON object a file holds, in order, decoded one at a time from a small buffer."""
+    decoder = json.JSONDecoder()
+    source.seek(0)
+    text = io.TextIOWrapper(source, encoding="utf-8-sig")
+    buf, pos, eof = "", 0, False
+    keys: set[str] = set()
+
+    def more() -> bool:
+        nonlocal buf, pos, eof
+        chunk = text.read(1 << 16)
+        if not chunk:
+            eof = True
+            return False
+        buf, pos = buf[pos:] + chunk, 0
+        return True
+
+    def peek() -> str:
+        nonlocal pos
+        while True:
+            while pos < len(buf) and buf[pos] in " \t\r\n":
+                pos += 1
+            if pos < len(buf) or not more():
+                return buf[pos] if pos < len(buf) else ""
+
+    def value() -> Any:
+        nonlocal pos
+        while True:
+            try:
+                found, end = decoder.raw_decode(buf, pos)
+                # A number may go on in the next chunk: a value is taken when something follows it.
+                if end < len(buf) or eof:
+                    pos = end
+                    return found
+            except json.JSONDecodeError as exc:
+                if eof:
+                    raise _NotStreamable(str(exc)) from exc
+            more()
+
+    try:
+        if peek() != "{":
+            raise _NotStreamable("not an object")
+        pos += 1
+        if peek() == "}":
+            pos += 1
+        else:
+            while True:
+                if peek() != '"':
+                    raise _NotStreamable("a member without a name")
+                key = value()
+                if peek() != ":" or key in keys:
+                    raise _NotStreamable("a member without a value, or named twice")
+                keys.add(key)
+                pos += 1
+                peek()
+                yield key, value()
+                follows = peek()
+                pos += 1
+                if follows == "}":
+                    break
+                if follows != ",":
+                    raise _NotStreamable("members not separated by commas")
+        if peek():
+            raise _NotStreamable("more after the object")
+    except UnicodeDecodeError as exc:
+        raise _NotStreamable(str(exc)) from exc
+    finally:
+        if not source.closed:  # a reading abandoned after its file was closed has nothing to give back
+            text.detach()  # the caller's file stays open
+
+
+def _sections(members: Iterator[tuple[str, Any]], index: dict[str, tuple[dict, list]],
+              filename: str) -> Iterator[SourceItem]:
+    """The volume's head and provisions from its members (section id, entry)."""
     vol_name = ""
     seen: dict[str, int] = {}
-    for sec_id, entry in volume.items():
+    waiting: list[ParsedProvision] = []  # sections read before the volume's name (none in the official files)
+    given = 0
+
+    def head() -> SourceHead:
+        name = vol_name or (filename.rsplit("/", 1)[-1].removesuffix(".json"))
+        return SourceHead(corpus="hrs", parser_name=PARSER_NAME, parser_version=PARSER_VERSION,
+                          title=f"Hawaii Revised Statutes {name}", official_url=OFFICIAL_BASE + name + "/")
+
+    for sec_id, entry in members:
         if sec_id not in index:
             raise ParseError(f"{filename}: section id {sec_id} is not in index-meta.json")
         if not isinstance(entry, dict) or not isinstance(entry.get("t"), str):
             raise ParseError(f"{filename}: section id {sec_id} has no 't' text")
         chapter, sec = index[sec_id]
+        named = bool(vol_name)
         vol_name = vol_name or str(chapter.get("vol") or "")
         number, index_heading = str(sec[1]), _MARK.sub("", squash(str(sec[2])), count=1)
         heading, body, history, notes = _split(entry["t"], number, index_heading)
@@ -175,29 +288,28 @@ def parse(raw: bytes, *, meta_raw: bytes, filename: str = "") -> ParsedSource:
         repealed = bool(_REPEALED.match(heading.upper()) or _REPEALED.match(body))
         if repealed and not body:
             body = "Repealed."
-        provisions.append(
-            ParsedProvision(
-                citation=f"HRS § {number}",
-                number=number,
-                chapter=str(chapter["num"]),
-                chapter_title=squash(str(chapter.get("title") or "")),
-                heading=heading,
-                body=body,
-                history=history,
-                notes=notes,
-                repealed=repealed,
-                variant=seen[number],
-                official_url=str(entry.get("u") or ""),
-            )
-        )
-    if not provisions:
+        waiting.append(ParsedProvision(
+            citation=f"HRS § {number}",
+            number=number,
+            chapter=str(chapter["num"]),
+            chapter_title=squash(str(chapter.get("title") or "")),
+            heading=heading,
+            body=body,
+            history=history,
+            notes=notes,
+            repealed=repealed,
+            variant=seen[number],
+            official_url=str(entry.get("u") or ""),
+        ))
+        if vol_name:
+            if not named:
+                yield head()
+            given += len(waiting)
+            yield from waiting
+            waiting.clear()
+    if waiting:
+        yield head()
+        given += len(waiting)
+        yield from waiting
+    if not given:
         raise ParseError(f"{filename or 'HRS volume'}: no sections")
-    vol_name = vol_name or (filename.rsplit("/", 1)[-1].removesuffix(".json"))
-    return ParsedSource(
-        corpus="hrs",
-        parser_name=PARSER_NAME,
-        parser_version=PARSER_VERSION,
-        title=f"Hawaii Revised Statutes {vol_name}",
-        official_url=OFFICIAL_BASE + vol_name + "/",
-        provisions=tuple(provisions),
-    )

@@ -10,9 +10,11 @@ contents lines (COLeadline) and headings between sections are not section text.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
+from typing import BinaryIO
 
-from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
+from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, SourceItem, source_items, squash
 
 PARSER_NAME = "nrs-html"
 PARSER_VERSION = "1"
@@ -146,3 +148,10 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
         official_url=OFFICIAL_BASE + page,
         provisions=tuple(provisions),
     )
+
+
+def read(source: BinaryIO, *, filename: str = "") -> Iterator[SourceItem]:
+    """The source as a stream (``benchmarks.corpus.base``). Read whole: one file is one volume or chapter of a few
+    MB, and its sections are only known once the whole of it is read."""
+    source.seek(0)
+    yield from source_items(parse(source.read(), filename=filename))

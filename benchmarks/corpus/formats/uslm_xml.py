@@ -8,10 +8,22 @@ carry no identifier and are not sections of the Code.
 
 from __future__ import annotations
 
+import io
 import re
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from typing import BinaryIO
 
-from benchmarks.corpus.base import ParsedProvision, ParsedSource, ParseError, squash
+from benchmarks.corpus.base import (
+    ParsedProvision,
+    ParsedSource,
+    ParseError,
+    SourceHead,
+    SourceItem,
+    declares_entities,
+    source_collect,
+    squash,
+)
 
 PARSER_NAME = "uslm-xml"
 PARSER_VERSION = "2"
@@ -83,42 +95,40 @@ def _text(elem: ET.Element, footnotes: list[str] | None = None) -> str:
 
 
 def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
+    """The whole file's provisions at once (``read`` collected)."""
+    return source_collect(read(io.BytesIO(raw), filename=filename))
+
+
+# Divisions whose sections are sections of the Code (a section quoted in a note sits inside another element).
+_CONTAINERS = {"subtitle", "part", "subpart", "subchapter", "division", "title", "main", "chapter"}
+
+
+def read(source: BinaryIO, *, filename: str = "") -> Iterator[SourceItem]:
+    """The title's head, then its sections one at a time: the file is read with ``iterparse`` and each section
+    (and each other finished division) is dropped from the tree once read, so memory holds one section."""
+    name = filename or "USLM file"
     # USLM has no DTD; refusing one rules out entity-expansion tricks in fetched bytes.
-    if b"<!DOCTYPE" in raw[:4096] or b"<!ENTITY" in raw:
-        raise ParseError(f"{filename or 'USLM file'}: a DOCTYPE/ENTITY declaration is not accepted")
-    try:
-        root = ET.fromstring(raw)  # noqa: S314 -- DOCTYPE refused above; expat fetches no external entities
-    except ET.ParseError as exc:
-        raise ParseError(f"{filename or 'USLM file'}: not well-formed XML ({exc})") from exc
-    except LookupError as exc:  # an XML declaration naming an encoding Python does not know
-        raise ParseError(f"{filename or 'USLM file'}: unreadable XML declaration ({exc})") from exc
-    doc_id = root.get("identifier") or ""
-    found = re.match(r"/us/usc/t(\w+)$", doc_id)
-    if _local(root.tag) != "uscDoc" or not found:
-        raise ParseError(f"{filename or 'USLM file'}: root is not a <uscDoc identifier='/us/usc/tN'>")
-    title = found.group(1)
-    title_elem = root.find(f"{NS}main/{NS}title")
-    title_heading = _inline(title_elem.find(f"{NS}heading")) if title_elem is not None else ""
-
-    provisions: list[ParsedProvision] = []
+    if declares_entities(source):
+        raise ParseError(f"{name}: a DOCTYPE/ENTITY declaration is not accepted")
+    title, title_heading = "", None
+    head: SourceHead | None = None
+    waiting: list[ParsedProvision] = []  # sections read before the title's heading (none in the Code's files)
     seen: dict[str, int] = {}
+    chapters: dict[int, tuple[str, str]] = {}
+    # One entry per open element: (element, its sections are the Code's, the chapter element around it).
+    stack: list[tuple[ET.Element, bool, ET.Element | None]] = []
+    given = 0
 
-    def visit(node: ET.Element, chapter: str, chapter_title: str) -> None:
-        for child in node:
-            name = _local(child.tag)
-            if name == "chapter":
-                num = child.find(f"{NS}num")
-                chap = (num.get("value") if num is not None else "") or ""
-                visit(child, chap, _inline(child.find(f"{NS}heading")))
-            elif name == "section":
-                ident = child.get("identifier") or ""
-                m = re.match(rf"/us/usc/t{re.escape(title)}/s([\w.-]+)$", ident)
-                if m:
-                    provisions.append(_section(child, m.group(1), chapter, chapter_title))
-            elif name in {"subtitle", "part", "subpart", "subchapter", "division", "title", "main"}:
-                visit(child, chapter, chapter_title)
+    def chapter_of(chapter: ET.Element | None) -> tuple[str, str]:
+        if chapter is None:
+            return "", ""
+        if id(chapter) not in chapters:
+            num = chapter.find(f"{NS}num")
+            chapters[id(chapter)] = ((num.get("value") if num is not None else "") or "",
+                                     _inline(chapter.find(f"{NS}heading")))
+        return chapters[id(chapter)]
 
-    def _section(sec: ET.Element, number: str, chapter: str, chapter_title: str) -> ParsedProvision:
+    def section(sec: ET.Element, number: str, chapter: str, chapter_title: str) -> ParsedProvision:
         heading = _inline(sec.find(f"{NS}heading"))
         body_parts: list[str] = []
         notes: list[str] = []
@@ -142,7 +152,7 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
             citation=f"{title} U.S.C. § {number}",
             number=number,
             chapter=f"{title}/{chapter}" if chapter else title,
-            chapter_title=chapter_title or title_heading,
+            chapter_title=chapter_title or title_heading or "",
             heading=heading,
             body=body or ("Repealed." if repealed else ""),
             history=history,
@@ -152,14 +162,62 @@ def parse(raw: bytes, *, filename: str = "") -> ParsedSource:
             official_url=OFFICIAL_BASE.format(title=title, section=number),
         )
 
-    visit(root, "", "")
-    if not provisions:
-        raise ParseError(f"{filename or 'USLM file'}: no <section identifier='/us/usc/t{title}/s...'>")
-    return ParsedSource(
-        corpus="usc",
-        parser_name=PARSER_NAME,
-        parser_version=PARSER_VERSION,
-        title=f"Title {title}—{title_heading}" if title_heading else f"Title {title}",
-        official_url=f"https://uscode.house.gov/view.xhtml?path=/prelim@title{title}&edition=prelim",
-        provisions=tuple(provisions),
-    )
+    def make_head() -> SourceHead:
+        return SourceHead(
+            corpus="usc", parser_name=PARSER_NAME, parser_version=PARSER_VERSION,
+            title=f"Title {title}—{title_heading}" if title_heading else f"Title {title}",
+            official_url=f"https://uscode.house.gov/view.xhtml?path=/prelim@title{title}&edition=prelim",
+        )
+
+    source.seek(0)
+    try:
+        for event, elem in ET.iterparse(source, events=("start", "end")):  # noqa: S314 -- DOCTYPE refused above
+            tag = _local(elem.tag)
+            if event == "start":
+                if not stack:
+                    found = re.match(r"/us/usc/t(\w+)$", elem.get("identifier") or "")
+                    if tag != "uscDoc" or not found:
+                        raise ParseError(f"{name}: root is not a <uscDoc identifier='/us/usc/tN'>")
+                    title = found.group(1)
+                    stack.append((elem, True, None))
+                    continue
+                parent, walked, chapter = stack[-1]
+                stack.append((elem, walked and tag in _CONTAINERS, elem if walked and tag == "chapter" else chapter))
+                continue
+            _, walked, chapter = stack.pop()
+            if not stack:
+                break
+            parent, parent_walked, _ = stack[-1]
+            if not parent_walked:
+                continue
+            # The title's heading: the first <heading> of the first <title> in <main>, as the whole tree finds it.
+            if title_heading is None and len(stack) == 3 and stack[1][0].tag == f"{NS}main" \
+                    and parent.tag == f"{NS}title" and parent.find(f"{NS}heading") is elem:
+                title_heading = _inline(elem)
+            elif title_heading is None and len(stack) == 2 and parent.tag == f"{NS}main" and elem.tag == f"{NS}title":
+                title_heading = ""  # the first title ended without a heading
+            if tag == "section":
+                m = re.match(rf"/us/usc/t{re.escape(title)}/s([\w.-]+)$", elem.get("identifier") or "")
+                if m:
+                    waiting.append(section(elem, m.group(1), *chapter_of(chapter)))
+            if tag not in {"num", "heading"}:
+                parent.remove(elem)  # read: nothing of it is needed again
+                chapters.pop(id(elem), None)
+            if title_heading is not None and waiting:
+                if head is None:
+                    head = make_head()
+                    yield head
+                given += len(waiting)
+                yield from waiting
+                waiting.clear()
+    except ET.ParseError as exc:
+        raise ParseError(f"{name}: not well-formed XML ({exc})") from exc
+    except LookupError as exc:  # an XML declaration naming an encoding Python does not know
+        raise ParseError(f"{name}: unreadable XML declaration ({exc})") from exc
+    if waiting:
+        title_heading = title_heading or ""
+        yield make_head()
+        given += len(waiting)
+        yield from waiting
+    if not given:
+        raise ParseError(f"{name}: no <section identifier='/us/usc/t{title}/s...'>")

@@ -32,9 +32,10 @@ class Command(BaseCommand):
         if not code and fmt != "ecfr-xml":
             raise CommandError("--code is required for a JSON Lines or CSV corpus file")
         try:
-            outcome = services.corpus_file_import(code=code, raw=file.read_bytes(), filename=file.name,
-                                                  retrieved_from=str(file), citation_pattern=citation_pattern,
-                                                  citation_form=citation_form, fmt=fmt)
+            with file.open("rb") as source:  # read in chunks and line by line, never whole
+                outcome = services.corpus_file_import(code=code, raw=source, filename=file.name,
+                                                      retrieved_from=str(file), citation_pattern=citation_pattern,
+                                                      citation_form=citation_form, fmt=fmt)
         except (services.ImportProblem, ParseError) as exc:
             raise CommandError(str(exc)) from exc
         snap = outcome.snapshot
