@@ -8,6 +8,10 @@ typed by hand.
 A figure is either a ratio to a peer or a limit measured in the same run (``ratio`` with ``goal_ratio``:
 met when ratio <= goal_ratio), or an absolute figure against a target (``value`` with ``goal_value``, in the
 same unit: met when value < goal_value). ``met`` is None when the figure has no goal.
+
+A figure may also fill one cell of the firm-scale growth table (``perf/run.py``): ``row`` names the goal (one of
+``perf.run.FIRM_SCALE``), ``scale`` the size ("1x", "10x" or "100x" of that row's smallest size) and ``cell`` the
+short text shown there (ours beside the peer or limit of the same run).
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ class Figure:
     goal: str
     met: bool | None
     load: float
+    row: str = ""
+    scale: str = ""
+    cell: str = ""
 
 
 def load_average() -> float:
@@ -38,7 +45,8 @@ def load_average() -> float:
 
 def report(*, bench: str, what: str, ours: str, peer: str = "", ratio: float | None = None,
            ratio_text: str = "", goal_ratio: float | None = None, value: float | None = None,
-           goal_value: float | None = None, goal: str = "", load: float | None = None) -> Figure:
+           goal_value: float | None = None, goal: str = "", load: float | None = None, row: str = "",
+           scale: str = "", cell: str = "") -> Figure:
     """Prints the figure and records it. ``goal`` is the goal as a reader sees it ("<= 1", "p95 < 300 ms")."""
     if ratio is not None and goal_ratio is not None:
         met: bool | None = ratio <= goal_ratio
@@ -48,7 +56,7 @@ def report(*, bench: str, what: str, ours: str, peer: str = "", ratio: float | N
         met = None
     figure = Figure(bench=bench, what=what, ours=ours, peer=peer, ratio=ratio,
                     ratio_text=ratio_text or (f"{ratio:.2f}x" if ratio is not None else ""), goal=goal, met=met,
-                    load=load_average() if load is None else load)
+                    load=load_average() if load is None else load, row=row, scale=scale, cell=cell)
     verdict = {True: "met", False: "NOT MET", None: "no goal"}[met]
     beside = f" | {figure.peer}" if figure.peer else ""
     ratio_part = f" | {figure.ratio_text}" if figure.ratio_text else ""

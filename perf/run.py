@@ -69,8 +69,25 @@ BENCHES = (
 )
 
 
-# Their figures make the growth table: each size beside the size below it (or the smallest), so a change that makes
-# cost grow faster than the work shows up there.
+# The firm-scale goals, one row each of the growth table at 1x, 10x and 100x of the row's smallest size: (row, what
+# the sizes are and what each is beside). A bench fills a cell by reporting a figure with ``row`` and ``scale``; a row
+# no bench filled in this run says so.
+SCALES = ("1x", "10x", "100x")
+FIRM_SCALE = (
+    ("queue page (PostgreSQL)", "1k / 10k / 100k items per reviewer; beside the 100-item page"),
+    ("queue page (SQLite)", "1k / 10k / 100k items per reviewer; beside the 100-item page"),
+    ("queue search, every item matches (PostgreSQL)", "1k / 10k / 100k items per reviewer; beside 100 items"),
+    ("queue search, every item matches (SQLite)", "1k / 10k / 100k items per reviewer; beside 100 items"),
+    ("queue search, ten items match (PostgreSQL)", "1k / 10k / 100k items per reviewer; beside 100 items"),
+    ("queue search, ten items match (SQLite)", "1k / 10k / 100k items per reviewer; beside 100 items"),
+    ("paired family bootstrap", "30 / 300 / 3,000 queries (10,000 replicates); beside minimal numpy"),
+    ("BM25 index memory", "1k / 10k / 100k statute sections; beside bm25s"),
+    ("BM25 per query", "1k / 10k / 100k statute sections; beside bm25s"),
+    ("corpus import", "eCFR 2 / 20 / 200 MB (200 MB with BENCH_IMPORT_FULL=1); peak memory beside lxml iterparse"),
+)
+
+# Their figures make the detailed growth table: each size beside the size below it (or the smallest), so a change
+# that makes cost grow faster than the work shows up there.
 GROWTH_BENCHES = ("growth", "queue_growth", "ecfr_import", "import_growth", "bm25_memory")
 
 
@@ -93,6 +110,26 @@ def table(figures: list[Figure], *, peers_first: bool = True) -> list[str]:
     return lines
 
 
+def growth_table(figures: list[Figure]) -> list[str]:
+    """Markdown rows of the firm-scale growth table: each goal of ``FIRM_SCALE`` at 1x, 10x and 100x, every cell
+    ours beside the peer or limit measured in the same run; "met" only when every size present met its goal."""
+    lines = ["| firm-scale goal | sizes | " + " | ".join(SCALES) + " | goal | |", "|---|---|" + "---|" * len(SCALES)
+             + "---|---|"]
+    for row, sizes in FIRM_SCALE:
+        cells = {f.scale: f for f in figures if f.row == row}
+        if not cells:
+            lines.append(f"| {_cell(row)} | {_cell(sizes)} | " + " | ".join("-" for _ in SCALES)
+                         + " | - | not measured in this run |")
+            continue
+        verdicts = [f.met for f in cells.values() if f.met is not None]
+        verdict = "-" if not verdicts else "met" if all(verdicts) else "**not met**"
+        goal = next((f.goal for f in cells.values() if f.goal), "-")
+        shown = [_cell(cells[s].cell or f"{cells[s].ours}; {cells[s].ratio_text}") if s in cells else "-"
+                 for s in SCALES]
+        lines.append(f"| {_cell(row)} | {_cell(sizes)} | " + " | ".join(shown) + f" | {_cell(goal)} | {verdict} |")
+    return lines
+
+
 def summary(figures: list[Figure], *, started: datetime.datetime, loads: list[float], seconds: float,
             failed: list[str], ran: list[str]) -> list[str]:
     missed = [f for f in figures if f.met is False]
@@ -105,6 +142,9 @@ def summary(figures: list[Figure], *, started: datetime.datetime, loads: list[fl
         "",
         *table([f for f in figures if f.bench not in GROWTH_BENCHES]),
     ]
+    if any(f.row for f in figures):
+        lines += ["", "Firm scale: each goal at 1x, 10x and 100x of its smallest size, beside the peer or limit "
+                      "measured in the same run:", "", *growth_table(figures)]
     growth = [f for f in figures if f.bench in GROWTH_BENCHES]
     if growth:
         lines += ["", "Growth with the work (items per reviewer: queue and item page medians against 100 items; "

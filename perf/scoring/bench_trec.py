@@ -174,7 +174,14 @@ def _bench_paired(n: int, rng: np.random.Generator, *, per_unit: int) -> None:
     shape = f"{n:,} queries / {n_families:,} families" if per_unit > 1 else f"{n:,} queries, each its own unit"
     report(bench="trec", what=f"paired family bootstrap, {REPLICATES:,} replicates, {shape}",
            ours=f"{t_ours * 1000:.1f} ms", peer=f"minimal numpy {t_peer * 1000:.1f} ms",
-           ratio=t_ours / t_peer, goal_ratio=1.5, goal="<= 1.5", load=load)
+           ratio=t_ours / t_peer, goal_ratio=1.5, goal="<= 1.5", load=load,
+           # Families of three at 30 / 300 / 3,000 queries are the growth table's 1x / 10x / 100x.
+           row="paired family bootstrap" if per_unit > 1 and n in GROWTH_SCALES else "",
+           scale=GROWTH_SCALES.get(n, "") if per_unit > 1 else "",
+           cell=f"{t_ours * 1000:.1f} ms vs {t_peer * 1000:.1f} ms: {t_ours / t_peer:.2f}x")
+
+
+GROWTH_SCALES = {30: "1x", 300: "10x", 3_000: "100x"}
 
 
 def bench_paired_bootstrap() -> None:

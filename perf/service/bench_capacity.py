@@ -1,18 +1,23 @@
-"""The capacity model's inputs and its check: per-request CPU of each page, then 1, 2 and 4 gunicorn processes.
+"""The capacity model's inputs and its check: CPU per request of each page, then 1, 2 and 4 gunicorn processes.
 
-1. Per-request cost, in-process (Django's test client, warm), on the load script's world (50 reviewers, a
-   300-item pool, PostgreSQL scratch database): the reviewer's queue page, the queue API, the item page and a
-   save (the htmx form post), ``ROUNDS`` each in alternation; CPU of this process (Python) and wall time (which
-   adds PostgreSQL's work and the round trips, on the same cores). The statute leaderboard and the benchmark
-   summary (report) are computed from plain inputs, every figure and export (what a cold page does).
-2. The model: requests per second per core = 1 / (CPU per request, gunicorn's plus PostgreSQL's, measured from
-   /proc on the load script's mix with one process: one item page and one save per item, 10% of saves sent
-   twice); a gunicorn process holds the GIL, so P processes serve at most P / (gunicorn CPU per request), and
-   all of them together at most (cores the load generator leaves) / (CPU per request).
+CPU seconds, not wall time: on a shared machine the wall time of a request grows with everyone else's load, the
+CPU it consumes hardly does, so the model is built from CPU and the check compares CPU per request too.
+
+1. Inputs, in-process (Django's test client, warm), on the load script's world (50 reviewers, a 300-item pool,
+   a PostgreSQL scratch database): ``ROUNDS`` requests of each kind (the reviewer's queue page, the queue API,
+   the item page, a save through the htmx form post), each kind's CPU summed over its requests: this process's
+   (Python: Django, templates, the driver) and its PostgreSQL backend's (read from /proc, same machine). The
+   statute leaderboard and the benchmark summary (report) are computed from plain inputs, every figure and export
+   (what a cold page does; no database).
+2. The model: CPU per request of the load script's mix (one item page and one save per item, every tenth save
+   sent twice) from those inputs; requests per second per core = 1 / that. A gunicorn process runs Python under
+   one GIL, so P processes serve at most P / (Python CPU per request), and all together at most (cores
+   available) / (CPU per request, Python + PostgreSQL).
 3. The check: the load script's saturation phase (``perf/web/bench_review.py``: 50 reviewers, no think time)
-   against 1, 2 and 4 gunicorn processes (4 threads each) on the same database, measured requests/s and the
-   server's CPU per request (from /proc of the gunicorn process group and of the database's backends) beside the
-   prediction, and the cores the server actually obtained (on a shared machine, often far fewer than idle).
+   against 1, 2 and 4 gunicorn processes (gthread, 4 threads each) on the same database; measured requests/s,
+   the CPU per request consumed by the gunicorn process group and by the database's backends (from /proc) beside
+   the model's, and the cores available to the server: the cores it obtained plus the machine's idle cores
+   during the phase (/proc/stat), so that requests/s can be put per core actually available.
 
 Prints figures; asserts nothing. Needs PostgreSQL (BENCH_REVIEW_DATABASE_URL's server); skipped without it.
 """
@@ -27,6 +32,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,11 +45,23 @@ from perf.web import bench_review  # noqa: E402
 from perf.web.review_world import free_port, review_world  # noqa: E402
 
 BENCH = Path(__file__).stem
-ROUNDS = int(os.environ.get("BENCH_CAPACITY_ROUNDS", "30"))
+ROUNDS = int(os.environ.get("BENCH_CAPACITY_ROUNDS", "40"))
 PROCESSES = tuple(int(n) for n in os.environ.get("BENCH_CAPACITY_PROCESSES", "1,2,4").split(","))
-PHASE_SECONDS = float(os.environ.get("BENCH_CAPACITY_SECONDS", "12"))
+PHASE_SECONDS = float(os.environ.get("BENCH_CAPACITY_SECONDS", "15"))
+THREADS = 4
 CORES = os.cpu_count() or 1
 TICK = os.sysconf("SC_CLK_TCK")
+# The load script's mix per item: one item page, one save, and every tenth save sent again (a double click).
+MIX = {"item page": 1.0, "save (htmx post)": 1.1}
+
+
+def _stat_cpu(pid: int | str) -> float:
+    """CPU seconds (user + system) of one process, 0 when it is gone."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / TICK  # fields after the name: state, ppid, pgrp, ...
 
 
 def _group_cpu(pgid: int) -> float:
@@ -55,7 +74,7 @@ def _group_cpu(pgid: int) -> float:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == pgid:  # fields after the name: state, ppid, pgrp, ...
+        if int(fields[2]) == pgid:
             total += (int(fields[11]) + int(fields[12])) / TICK
     return total
 
@@ -68,19 +87,30 @@ def _backend_cpu(database_url: str) -> float:
     name = database_url.rsplit("/", 1)[1]
     with psycopg.connect(database_url.rsplit("/", 1)[0] + "/postgres", autocommit=True) as conn:
         pids = [row[0] for row in conn.execute("SELECT pid FROM pg_stat_activity WHERE datname = %s", [name])]
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / TICK
-    return total
+    return sum(_stat_cpu(pid) for pid in pids)
 
 
-def _costs(sessions: dict[str, str]) -> dict[str, tuple[float, float]]:
-    """(CPU ms, wall ms) medians per request kind, in-process."""
+def _machine() -> tuple[float, float]:
+    """(idle, all) CPU seconds of the whole machine since boot, from /proc/stat (idle includes iowait)."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return (fields[3] + fields[4]) / TICK, sum(fields[:8]) / TICK
+
+
+@dataclass(frozen=True)
+class Cost:
+    python_ms: float  # this process's CPU per request (Django, templates, the driver)
+    database_ms: float  # its PostgreSQL backend's CPU per request
+    wall_ms: float  # median wall time (grows with the machine's load; shown, not used by the model)
+
+    @property
+    def cpu_ms(self) -> float:
+        return self.python_ms + self.database_ms
+
+
+def _costs(sessions: dict[str, str]) -> dict[str, Cost]:
+    """CPU per request of each kind, in-process: ``ROUNDS`` requests of a kind in a row, CPU summed over them."""
     from django.conf import settings
+    from django.db import connection
     from django.test import Client
 
     settings.ALLOWED_HOSTS = ["*"]
@@ -91,43 +121,52 @@ def _costs(sessions: dict[str, str]) -> dict[str, tuple[float, float]]:
         clients.append(client)
     # Each reviewer's own items (a reviewer sees only theirs).
     own = [[e["item"] for q in c.get("/api/v1/review/queue/").json() for e in q["items"]] for c in clients]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_backend_pid()")
+        backend = cursor.fetchone()[0]
 
-    def item_page(client: Client, item: str):
-        return client.get(f"/review/items/{item}/")
-
-    def save(client: Client, item: str):
-        page = item_page(client, item).content.decode()
+    def save_body(client: Client, item: str) -> dict[str, str]:
+        page = client.get(f"/review/items/{item}/").content.decode()
         revision = int(bench_review.REVISION.search(page).group(1))
-        body = {"section": str((revision + 1) % 4), "passage": str((revision // 4 + 1) % 4),
+        return {"section": str((revision + 1) % 4), "passage": str((revision // 4 + 1) % 4),
                 **dict(bench_review.SHOWN.findall(page)), "action": "save"}
-        start_cpu, start = time.process_time(), time.perf_counter()
-        client.post(f"/review/items/{item}/", data=body, HTTP_HX_REQUEST="true")
-        return (time.process_time() - start_cpu) * 1000, (time.perf_counter() - start) * 1000
 
-    def timed(call) -> tuple[float, float]:
-        start_cpu, start = time.process_time(), time.perf_counter()
-        call()
-        return (time.process_time() - start_cpu) * 1000, (time.perf_counter() - start) * 1000
+    def save(client: Client, item: str) -> Callable[[], object]:
+        body = save_body(client, item)  # the page a reviewer had open: not part of the save's cost
+        return lambda: client.post(f"/review/items/{item}/", data=body, HTTP_HX_REQUEST="true")
 
-    kinds = {
-        "reviewer queue page": lambda c, i: timed(lambda: c.get("/review/")),
-        "queue API": lambda c, i: timed(lambda: c.get("/api/v1/review/queue/")),
-        "item page": lambda c, i: timed(lambda: item_page(c, i)),
+    kinds: dict[str, Callable[[Client, str], Callable[[], object]]] = {
+        "reviewer queue page": lambda c, i: lambda: c.get("/review/"),
+        "queue API": lambda c, i: lambda: c.get("/api/v1/review/queue/"),
+        "item page": lambda c, i: lambda: c.get(f"/review/items/{i}/"),
         "save (htmx post)": save,
     }
-    samples: dict[str, list[tuple[float, float]]] = {kind: [] for kind in kinds}
-    for call in kinds.values():  # warm
-        call(clients[0], own[0][0])
-    for n in range(ROUNDS):
-        client, items = clients[n % len(clients)], own[n % len(clients)]
-        item = items[(n // len(clients)) % len(items)]
-        for kind, call in kinds.items():
-            samples[kind].append(call(client, item))
+
+    def measure(calls: list[Callable[[], object]]) -> Cost:
+        walls, python, database = [], 0.0, 0.0
+        for call in calls:
+            cpu, db = time.process_time(), _stat_cpu(backend)
+            start = time.perf_counter()
+            call()
+            walls.append((time.perf_counter() - start) * 1000)
+            python += time.process_time() - cpu
+            database += _stat_cpu(backend) - db
+        return Cost(python_ms=python / len(calls) * 1000, database_ms=database / len(calls) * 1000,
+                    wall_ms=statistics.median(walls))
+
+    costs: dict[str, Cost] = {}
+    for kind, make in kinds.items():
+        make(clients[0], own[0][0])()  # warm
+        calls = []
+        for n in range(ROUNDS):
+            client, items = clients[n % len(clients)], own[n % len(clients)]
+            calls.append(make(client, items[(n // len(clients)) % len(items)]))
+        costs[kind] = measure(calls)
 
     from perf.scoring import bench_leaderboard, bench_report
 
     board_inputs, report_inputs = bench_leaderboard.synthetic_inputs(), bench_report.synthetic_inputs()
-    heavy = {
+    heavy: dict[str, Callable[[], object]] = {
         "statute leaderboard (6 systems, every figure and export)": lambda: bench_leaderboard.everything(board_inputs),
         "benchmark summary (report, every figure and export)": lambda: bench_report.full_report(
             lambda: bench_report.report_compute(report_inputs, replicates=bench_report.REPLICATES,
@@ -135,13 +174,13 @@ def _costs(sessions: dict[str, str]) -> dict[str, tuple[float, float]]:
     }
     for kind, call in heavy.items():
         call()
-        samples[kind] = [timed(call) for _ in range(max(5, ROUNDS // 6))]
-    return {kind: (statistics.median(s[0] for s in values), statistics.median(s[1] for s in values))
-            for kind, values in samples.items()}
+        costs[kind] = measure([call] * max(5, ROUNDS // 6))
+    return costs
 
 
 def _saturate(processes: int, cookies: dict[str, str], database_url: str) -> dict[str, float]:
     bench_review.WORKERS = processes
+    bench_review.THREADS = THREADS
     bench_review.DATABASE_URL = database_url
     port = free_port()
     process = bench_review._start_gunicorn(port)
@@ -151,10 +190,11 @@ def _saturate(processes: int, cookies: dict[str, str], database_url: str) -> dic
         expected: Counter = Counter()
         asyncio.run(bench_review._phase(base, cookies, 3.0, (0.0, 0.0), expected))  # warm, not measured
         server_before, client_before = _group_cpu(process.pid), time.process_time()
-        database_before = _backend_cpu(database_url)
+        database_before, machine_before = _backend_cpu(database_url), _machine()
         stats = asyncio.run(bench_review._phase(base, cookies, PHASE_SECONDS, (0.0, 0.0), expected))
         server_cpu, client_cpu = _group_cpu(process.pid) - server_before, time.process_time() - client_before
         database_cpu = _backend_cpu(database_url) - database_before
+        idle, _all = (after - before for after, before in zip(_machine(), machine_before, strict=True))
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         try:
@@ -162,9 +202,13 @@ def _saturate(processes: int, cookies: dict[str, str], database_url: str) -> dic
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
     requests = len(stats["page"]) + len(stats["save"])
-    return {"rate": requests / stats["elapsed"], "server_ms": server_cpu / requests * 1000,
-            "database_ms": database_cpu / requests * 1000,
-            "client_cores": client_cpu / stats["elapsed"], "errors": len(stats["errors"]), "load": stats["load"],
+    elapsed = stats["elapsed"]
+    obtained = (server_cpu + database_cpu) / elapsed
+    return {"rate": requests / elapsed, "server_ms": server_cpu / requests * 1000,
+            "database_ms": database_cpu / requests * 1000, "obtained": obtained,
+            # The cores the server could have had: those it used plus those nobody used.
+            "available": min(CORES, obtained + idle / elapsed), "idle": idle / elapsed,
+            "client_cores": client_cpu / elapsed, "errors": len(stats["errors"]), "load": stats["load"],
             "p95": max(bench_review._pct(stats["page"], 95), bench_review._pct(stats["save"], 95))}
 
 
@@ -182,32 +226,43 @@ def main() -> None:
     with scratch_postgres(bench_review.DATABASE_URL, prefix="ci_perf_capacity") as url:
         world = review_world(database_url=url, reviewers=bench_review.REVIEWERS, items=bench_review.ITEMS)
         costs = _costs(world.sessions)
-        for kind, (cpu, wall) in costs.items():
-            report(bench=BENCH, what=f"capacity input: {kind}, per request (in-process, warm, PostgreSQL)",
-                   ours=f"CPU {cpu:.1f} ms, wall {wall:.1f} ms", ratio=None,
-                   peer=f"{1000 / wall:.0f} requests/s per core")
-        # The model's per-request CPU: the server's (gunicorn, Python) and PostgreSQL's, measured on the load
-        # script's mix with one process; the in-process figures above give each page's share of it.
-        runs = {processes: _saturate(processes, world.sessions, url) for processes in PROCESSES}
-        base = runs[min(PROCESSES)]
-        server, database = base["server_ms"], base["database_ms"]
-        report(bench=BENCH, what="capacity model: CPU per request of the load script's mix (item page + save)",
-               ours=f"{server + database:.1f} ms ({server:.1f} ms gunicorn + {database:.1f} ms PostgreSQL)",
-               peer=f"{1000 / (server + database):.0f} requests/s per core; one process at most "
-                    f"{1000 / server:.0f} requests/s (it holds the GIL)")
-        for processes, measured in runs.items():
-            cores = max(0.1, CORES - measured["client_cores"])
-            predicted = min(cores * 1000 / (server + database), processes * 1000 / server)
-            obtained = measured["rate"] * (measured["server_ms"] + measured["database_ms"]) / 1000
-            report(bench=BENCH, what=f"capacity check: {processes} gunicorn process{'es' if processes > 1 else ''} "
-                                     "x 4 threads, PostgreSQL, 50 reviewers with no think time (saturation)",
-                   ours=f"{measured['rate']:.0f} requests/s (server {measured['server_ms']:.1f} + database "
-                        f"{measured['database_ms']:.1f} ms CPU a request, {obtained:.2f} cores obtained), p95 "
-                        f"{measured['p95']:.0f} ms, {measured['errors']:.0f} errors",
-                   peer=f"model on an idle machine {predicted:.0f} requests/s (min({cores:.2f} cores left by the "
-                        f"load generator / {server + database:.1f} ms, {processes} x 1 / {server:.1f} ms))",
-                   ratio=measured["rate"] / predicted, ratio_text=f"{measured['rate'] / predicted:.2f}x the model",
-                   load=measured["load"])
+        for kind, cost in costs.items():
+            report(bench=BENCH, what=f"capacity input: {kind}, CPU per request (in-process, warm, PostgreSQL)",
+                   ours=f"{cost.cpu_ms:.1f} ms ({cost.python_ms:.1f} ms Python + {cost.database_ms:.1f} ms "
+                        f"PostgreSQL; wall median {cost.wall_ms:.1f} ms)",
+                   peer=f"{1000 / cost.cpu_ms:.0f} requests/s per core")
+        # The model, from the inputs alone: the load script's mix, Python's share and PostgreSQL's.
+        share = sum(MIX.values())
+        python = sum(costs[k].python_ms * w for k, w in MIX.items()) / share
+        database = sum(costs[k].database_ms * w for k, w in MIX.items()) / share
+        report(bench=BENCH, what="capacity model: CPU per request of the load script's mix (item page + save, "
+                                 "every tenth save twice), from the inputs",
+               ours=f"{python + database:.1f} ms ({python:.1f} ms Python + {database:.1f} ms PostgreSQL)",
+               peer=f"{1000 / (python + database):.0f} requests/s per core; one process at most "
+                    f"{1000 / python:.0f} requests/s (it holds the GIL)")
+        for processes in PROCESSES:
+            run = _saturate(processes, world.sessions, url)
+            measured = run["server_ms"] + run["database_ms"]
+            predicted = min(run["available"] * 1000 / (python + database), processes * 1000 / python)
+            report(bench=BENCH, what=f"capacity check, CPU per request: {processes} gunicorn process"
+                                     f"{'es' if processes > 1 else ''} x {THREADS} threads, PostgreSQL, 50 reviewers "
+                                     "with no think time (saturation)",
+                   ours=f"{measured:.1f} ms ({run['server_ms']:.1f} ms gunicorn + {run['database_ms']:.1f} ms "
+                        "PostgreSQL)",
+                   peer=f"model {python + database:.1f} ms ({python:.1f} + {database:.1f})",
+                   ratio=measured / (python + database), goal_ratio=1.25, goal="<= 1.25x the model",
+                   load=run["load"])
+            report(bench=BENCH, what=f"capacity check, throughput: {processes} gunicorn process"
+                                     f"{'es' if processes > 1 else ''} x {THREADS} threads (saturation)",
+                   ours=f"{run['rate']:.0f} requests/s on {run['available']:.2f} cores available "
+                        f"({run['obtained']:.2f} used by the server, {run['idle']:.2f} idle; the load generator used "
+                        f"{run['client_cores']:.2f}): {run['rate'] / run['available']:.0f} requests/s per available "
+                        f"core; p95 {run['p95']:.0f} ms, {run['errors']:.0f} errors",
+                   peer=f"model {predicted:.0f} requests/s (min({run['available']:.2f} cores / "
+                        f"{python + database:.1f} ms, {processes} x 1 / {python:.1f} ms))",
+                   ratio=run["rate"] / predicted, ratio_text=f"{run['rate'] / predicted:.2f}x the model",
+                   load=run["load"])
+
 
 if __name__ == "__main__":
     main()

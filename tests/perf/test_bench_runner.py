@@ -110,3 +110,27 @@ def test_growth_per_tenfold_of_work_is_ten_when_cost_is_linear():
     assert per_tenfold(10.0, 1.0, 1000, 100) == pytest.approx(10.0)
     assert per_tenfold(5.0, 1.0, 510, 100) == pytest.approx(5.0 ** (1 / 0.7075701760979364))
     assert per_tenfold(1.0, 1.0, 50_000, 10_000) == 1.0
+
+
+def test_the_firm_scale_table_puts_each_goal_at_1x_10x_and_100x_beside_its_peer(tmp_path, monkeypatch):
+    path = tmp_path / "f.jsonl"
+    monkeypatch.setenv(FIGURES_ENV, str(path))
+    for scale, ratio in (("1x", 0.9), ("10x", 1.1), ("100x", 1.3)):
+        report(bench="trec", what=f"bootstrap {scale}", ours="1 ms", peer="numpy 1 ms", ratio=ratio, goal_ratio=1.5,
+               goal="<= 1.5", load=1.0, row="paired family bootstrap", scale=scale, cell=f"ours vs numpy: {ratio}x")
+    report(bench="bm25_memory", what="memory 1x", ours="9 MiB", peer="bm25s 5 MiB", ratio=1.8, goal_ratio=1.2,
+           goal="<= 1.2x", load=1.0, row="BM25 index memory", scale="1x")
+    figures = read_figures(str(path))
+    lines = run.growth_table(figures)
+    rows = {line.split(" | ")[0].lstrip("| "): line for line in lines[2:]}
+    assert list(rows) == [row for row, _ in run.FIRM_SCALE]  # every goal has its row, in order
+    assert rows["paired family bootstrap"].split(" | ")[2:6] == [
+        "ours vs numpy: 0.9x", "ours vs numpy: 1.1x", "ours vs numpy: 1.3x", "<= 1.5"]
+    assert rows["paired family bootstrap"].endswith("| met |")
+    # Without a short cell text the figure and its ratio are shown; a size not measured is a dash.
+    assert rows["BM25 index memory"].split(" | ")[2:5] == ["9 MiB; 1.80x", "-", "-"]
+    assert rows["BM25 index memory"].endswith("| **not met** |")
+    assert rows["corpus import"].endswith("| not measured in this run |")
+    summary = run.summary(figures, started=datetime.datetime(2026, 1, 1), loads=[1.0], seconds=60, failed=[],
+                          ran=["trec", "bm25_memory"])
+    assert any(line.startswith("Firm scale:") for line in summary)

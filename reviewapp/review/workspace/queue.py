@@ -20,10 +20,11 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import connections
-from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import BooleanField, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.expressions import RawSQL
+from django.db.models.functions import StrIndex, Upper
 
-from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, QueueTally, ReviewPool
+from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, QueueTally, ReviewItem, ReviewPool
 from reviewapp.review.workspace.queue_state import QUEUE_STATES as QUEUE_STATES
 from reviewapp.review.workspace.queue_state import SKIPPED_SEQ as SKIPPED_SEQ
 from reviewapp.review.workspace.queue_state import with_queue_state as with_queue_state
@@ -226,21 +227,56 @@ SEARCH_COUNT_CAP = 200
 
 TRIGRAM_TABLE = "reviewapp_reviewitem_trgm"  # SQLite's FTS5 trigram index of the query texts (migration 0018)
 
+# A word at most this many items hold (any pool) is found through the query-text index first: its items, then the
+# reviewer's assignments of them, whatever the length of the queue. A commoner word is checked on the rows the rest
+# leave, or on the reviewer's own rows walked in queue order, where the capped count soon has its matches: reading
+# it from the index would read every item that holds it, in every pool (PostgreSQL's trigram index scans every
+# posting list of its trigrams; SQLite's FTS5 table lists every item before the join).
+RARE_WORD_ITEMS = 500
 
-def _text_matches(rows: QuerySet[Assignment], words: tuple[str, ...]) -> QuerySet[Assignment]:
-    """``rows`` whose item's query text contains every word (any case), found through the query-text index.
 
-    PostgreSQL reads ``icontains`` through the pg_trgm index on ``UPPER(query_text)``; SQLite asks its FTS5
-    trigram table for the items holding the word. A word under three characters has no trigram: it is checked
-    on the rows the rest leave (the reviewer's own pool at most).
+def _rare_word_probes(words: tuple[str, ...], vendor: str) -> dict[str, Any]:
+    """Annotations saying, for each word the query-text index can look up, whether it is rare (held by at most
+    ``RARE_WORD_ITEMS`` items), for the query the page makes anyway: each reads at most that many matches (a
+    scan that stops at the next one; or the index, when the planner expects few)."""
+    lookups = {n: word for n, word in enumerate(words) if len(word) >= 3}
+    if vendor == "sqlite":
+        return {
+            f"rare_{n}": RawSQL(  # noqa: S611 -- only constants interpolated; the word is a parameter
+                f"SELECT COUNT(*) <= {RARE_WORD_ITEMS} FROM (SELECT 1 FROM {TRIGRAM_TABLE} "  # noqa: S608
+                f"WHERE {TRIGRAM_TABLE} MATCH %s LIMIT {RARE_WORD_ITEMS + 1})",
+                ['"' + word.replace('"', '""') + '"'], output_field=BooleanField())
+            for n, word in lookups.items()
+        }
+    if vendor == "postgresql":
+        beyond = slice(RARE_WORD_ITEMS, RARE_WORD_ITEMS + 1)  # a match past the bar: the word is common
+        return {f"rare_{n}": ~Exists(ReviewItem.objects.filter(query_text__icontains=word).values("pk")[beyond])
+                for n, word in lookups.items()}
+    return {}
+
+
+def _text_matches(rows: QuerySet[Assignment], words: tuple[str, ...],
+                  rare: frozenset[int] = frozenset()) -> QuerySet[Assignment]:
+    """``rows`` whose item's query text contains every word (any case); the words at the positions in ``rare``
+    through the query-text index, the others checked on the rows the rest leave.
+
+    PostgreSQL: a rare word is Django's ``icontains`` (``UPPER(query_text) LIKE``, the expression the pg_trgm
+    index holds); any other word is the same test written with ``STRPOS``, which the index does not serve, so the
+    planner never reads a common word's trigrams. SQLite: a rare word is looked up in the FTS5 trigram table, any
+    other word is ``icontains``. A word under three characters has no trigram, and is never rare.
     """
     vendor = connections[rows.db].vendor
-    for word in words:
-        if vendor == "sqlite" and len(word) >= 3:
+    for n, word in enumerate(words):
+        if vendor == "sqlite" and n in rare:
             phrase = '"' + word.replace('"', '""') + '"'
             # Only the constant table name is interpolated; the word is a parameter.
             rows = rows.filter(item_id__in=RawSQL(  # noqa: S611
                 f"SELECT rowid FROM {TRIGRAM_TABLE} WHERE {TRIGRAM_TABLE} MATCH %s", [phrase]))  # noqa: S608
+        elif vendor == "postgresql" and n not in rare:
+            # "Not absent" rather than "position > 0": the planner then expects nearly every row to match (as a
+            # common word does) and walks the queue index to the cap, not a parallel plan for a third of the queue.
+            rows = rows.alias(**{f"word_{n}": StrIndex(Upper("item__query_text"), Upper(Value(word)))}).exclude(
+                **{f"word_{n}": 0})
         else:
             rows = rows.filter(item__query_text__icontains=word)
     return rows
@@ -281,20 +317,23 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
     The same number of queries whatever the number of pools and the length of the queues: totals, per-state
     counts and progress from the pools' tallies (one query, with each pool's first open item); the skipped
     items' places (one, when there are any); every pool's page at once (one: each pool's slice by index, joined
-    by UNION ALL). A state filter is counted by the tally. A search finds its matches through the query-text
-    index within the reviewer's own pools and counts them for every pool in one grouped query, up to
+    by UNION ALL). A state filter is counted by the tally. A search looks its rare words up in the query-text index
+    and checks the common ones on the reviewer's own rows (which words are rare is read with the tallies), so its
+    cost does not grow with the queue; it counts the matches of every pool in one query, up to
     ``SEARCH_COUNT_CAP`` (``shown_capped`` says when there are more). ``page`` (1-based) applies to the pool
     ``page_pool`` (every pool when empty); the others show their first page. Positions stay those of the whole
     queue.
     """
     words = tuple(search.lower().split())
+    probes = _rare_word_probes(words, connections[QueueTally.objects.db].vendor) if words else {}
     tallies = list(
         QueueTally.objects.filter(reviewer=reviewer).select_related("pool")
         .annotate(open_item=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "item__public_id"),
                   open_place=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "shuffle_place"),
-                  open_seq=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "seq"))
+                  open_seq=_first(_open_rows(OuterRef("reviewer_id"), OuterRef("pool_id")), "seq"), **probes)
         .order_by("pool__created_at", "pool_id")
     )
+    rare = frozenset(int(name.split("_")[1]) for name in probes if tallies and getattr(tallies[0], name))
     marked = [t.pool_id for t in tallies if t.skip_marks]
     marks: dict[int, list[tuple[int, int]]] = defaultdict(list)
     if marked:
@@ -305,7 +344,7 @@ def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search:
 
     def shown_rows(pool_pk: int) -> QuerySet[Assignment]:
         rows = Assignment.objects.filter(reviewer=reviewer, pool_id=pool_pk)
-        return _text_matches(rows.filter(state=state) if state else rows, words)
+        return _text_matches(rows.filter(state=state) if state else rows, words, rare)
 
     def asked(tally: QueueTally) -> int:
         return max(page if not page_pool or page_pool == tally.pool.public_id else 1, 1)

@@ -15,6 +15,7 @@ from django.test.utils import CaptureQueriesContext
 
 from reviewapp.review import selectors
 from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
+from reviewapp.review.workspace import queue as queue_module
 from reviewapp.review.workspace.queue import QUEUE_PAGE_SIZE, REVIEWER_ORDER, SEARCH_COUNT_CAP, reviewer_queues
 from reviewapp.review.workspace.queue_order import queue_rebuild
 from tests.factories import client_for
@@ -78,8 +79,12 @@ def test_every_pool_shows_its_own_page_of_matches_in_the_reviewer_order(reviewer
     assert again[0].entries == wanted[again[0].pool_id][:QUEUE_PAGE_SIZE]  # the other pools stay on page 1
 
 
+@pytest.mark.parametrize("rare_below", [queue_module.RARE_WORD_ITEMS, 5])
 @pytest.mark.parametrize("search", ["deposit", "Is a", "7", "question 12", "nothing-like-this", "\"quoted\" 3"])
-def test_the_indexed_search_finds_what_reading_every_query_text_finds(search, reviewer_user, reviewer2_user):
+def test_the_indexed_search_finds_what_reading_every_query_text_finds(search, rare_below, reviewer_user,
+                                                                      reviewer2_user, monkeypatch):
+    # With a low bar every word but the rarest is common: checked on the queue's rows rather than found by index.
+    monkeypatch.setattr(queue_module, "RARE_WORD_ITEMS", rare_below)
     def text(n: int) -> str:
         quoted = '"quoted" ' if n % 7 == 0 else ""
         return f"Question {n}: is a {quoted}Deposit returned?"
@@ -116,7 +121,7 @@ def test_a_search_matching_more_than_the_cap_says_more_than_and_still_pages_on(r
     assert [e.item_id for e in last.entries] == order[SEARCH_COUNT_CAP + QUEUE_PAGE_SIZE:]
 
 
-def test_the_search_reads_the_query_text_index(reviewer_user):
+def test_the_search_reads_the_query_text_index(reviewer_user, monkeypatch):
     _pool(reviewer=reviewer_user, items=50, name="Indexed")
     with CaptureQueriesContext(connection) as captured:
         selectors.reviewer_queue_pages(reviewer=reviewer_user, search="deposit")
@@ -135,6 +140,14 @@ def test_the_search_reads_the_query_text_index(reviewer_user):
             assert "reviewapp_reviewitem_trgm" in count_sql
             cursor.execute("EXPLAIN QUERY PLAN " + count_sql)
             assert "VIRTUAL TABLE INDEX" in " ".join(str(row) for row in cursor.fetchall())
+            # A word more items hold than the bar is checked along the reviewer's own queue index instead.
+            monkeypatch.setattr(queue_module, "RARE_WORD_ITEMS", 10)
+            with CaptureQueriesContext(connection) as captured:
+                (page,) = selectors.reviewer_queue_pages(reviewer=reviewer_user, search="deposit")
+            (count_sql,) = [q["sql"] for q in captured if "COUNT(*) FROM (" in q["sql"]]
+            assert page.shown_total == 50 and "reviewapp_reviewitem_trgm" not in count_sql
+            cursor.execute("EXPLAIN QUERY PLAN " + count_sql)
+            assert "review_assign_queue_order" in " ".join(str(row) for row in cursor.fetchall())
 
 
 def test_the_trigram_table_follows_new_and_deleted_items(reviewer_user):
