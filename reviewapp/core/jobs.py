@@ -374,6 +374,7 @@ def jobs_sweep() -> SweepReport:
                                    job.executions)
                     report.abandoned.append(name)
                 continue
+            holder = job.worker  # the resume reloads the job, whose worker it has just cleared
             try:
                 kind.resume(job)
             except ValueError as error:  # changed meanwhile, or its kind refuses (e.g. a provider key is gone)
@@ -381,7 +382,7 @@ def jobs_sweep() -> SweepReport:
                 report.skipped.append(name)
                 continue
             logger.warning("sweeper: %s %s (worker %s); requeued", name,
-                           "is no longer run by its worker" if gone else "had a stale heartbeat", job.worker)
+                           "is no longer run by its worker" if gone else "had a stale heartbeat", holder)
             report.requeued.append(name)
         _resend_queued(model, report)
     return report
