@@ -90,6 +90,14 @@ def _report(capsys, cell: str, kind: Kind, job, server, *, takeover: float | Non
                 note=note)
 
 
+def _stop(processes: list[Process]) -> None:
+    """SIGTERM to every process group first, so their shutdowns overlap, then wait for each."""
+    for process in processes:
+        process.signal_group(signal.SIGTERM)
+    for process in processes:
+        process.stop()
+
+
 def _child_pids(pid: int) -> list[int]:
     children = Path(f"/proc/{pid}/task/{pid}/children")
     return [int(p) for p in children.read_text().split()] if children.exists() else []
@@ -155,8 +163,7 @@ def _test_a_postgresql_restart_mid_run_is_recovered_without_an_operator(
                     takeover=takeover if executions >= 2 else None, finished=finished,
                     note=f"pg_ctl restart -m fast took {down:.1f} s; executions {executions}")
     finally:
-        for process in processes:
-            process.stop()
+        _stop(processes)
 
 
 # --------------------------------------------------------------------------- celery beat SIGKILLed
@@ -182,7 +189,7 @@ def _test_beat_killed_with_its_job_worker_is_restarted_and_sweeps_stale_and_queu
             (beat_pid,) = _child_pids(beat.process.pid)  # the celery beat under its restart loop
             os.kill(beat_pid, signal.SIGKILL)
             os.kill(victim.process.pid, signal.SIGKILL)
-            fault = time.monotonic()
+            fault, fault_at = time.monotonic(), timezone.now()
             queued = kind.create(tmp_path, other.url)  # launched meanwhile, its message lost
             wait_until(lambda: beat.log_path.read_text().count("beat: Starting") >= 2, timeout=WAIT)
             restarted = time.monotonic() - fault
@@ -191,7 +198,8 @@ def _test_beat_killed_with_its_job_worker_is_restarted_and_sweeps_stale_and_queu
             wait_until(lambda: _finished(kind, job), timeout=WAIT + 30, interval=0.1)
             finished = time.monotonic() - fault
             wait_until(lambda: _finished(kind, queued), timeout=WAIT + 30, interval=0.1)
-            queued_finished = time.monotonic() - fault
+            # Its own end (awaited after the other job's), from its finished_at.
+            queued_finished = (_reload(kind, queued).finished_at - fault_at).total_seconds()
             _assert_recovered(kind, job, server)
             assert kind.complete(_reload(kind, queued)) and _reload(kind, queued).executions == 1
             assert other.max_count_per_body == 1
@@ -200,8 +208,7 @@ def _test_beat_killed_with_its_job_worker_is_restarted_and_sweeps_stale_and_queu
             _report(capsys, "rerank x beat SIGKILLed, a launch meanwhile (message lost)", kind, queued, other,
                     takeover=None, finished=queued_finished, note="sent by the restarted beat's sweeper")
     finally:
-        for process in (beat, survivor, victim):
-            process.stop()
+        _stop([beat, survivor, victim])
 
 
 # --------------------------------------------------------------------------- var/ full
@@ -238,8 +245,7 @@ def _test_beat_and_workers_with_a_full_var_start_sweep_and_finish_a_taken_over_j
                 _report(capsys, "rerank-local x var/ full (pool child SIGKILLed)", kind, job, server,
                         takeover=takeover, finished=finished, note=f"var/ is {how}")
         finally:
-            for process in processes:
-                process.stop()
+            _stop(processes)
 
 
 if REAL_WORKER and os.environ.get("REDIS_URL"):
