@@ -7,6 +7,7 @@ REDIS_URL move the same code onto PostgreSQL and Redis.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 
 from reviewapp.config import (
@@ -183,7 +184,10 @@ STATIC_URL = "static/"
 # The image collects its static files outside var/ (STATIC_ROOT=/app/static): var/ is a volume that outlives
 # the image, and files collected into it would stay those of the first image.
 STATIC_ROOT = Path(env_str("STATIC_ROOT", str(VAR_DIR / "static")))
-STATIC_ROOT.mkdir(parents=True, exist_ok=True)  # whitenoise expects it even before collectstatic
+# whitenoise expects it even before collectstatic; a var/ that is full or read-only must not stop beat and the
+# workers from starting (they serve no static file): whitenoise then only warns that the folder is missing.
+with contextlib.suppress(OSError):
+    STATIC_ROOT.mkdir(parents=True, exist_ok=True)
 STATICFILES_DIRS = [
     BASE_DIR / "static",
     # htmx and Swagger UI come from their pinned npm packages (package-lock.json), not hand copies or a CDN.

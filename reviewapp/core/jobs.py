@@ -456,6 +456,7 @@ def jobs_sweep() -> SweepReport:
                                    job.executions)
                     report.abandoned.append(name)
                 continue
+            holder = job.worker  # the resume reloads the job, whose worker it has just cleared
             try:
                 # Never a re-attempt of paid requests: those left unanswered stay disclosed 'unknown'.
                 job_kind_resume(job, take_over=True)
@@ -464,7 +465,7 @@ def jobs_sweep() -> SweepReport:
                 report.skipped.append(name)
                 continue
             logger.warning("sweeper: %s %s (worker %s); requeued", name,
-                           "is no longer run by its worker" if gone else "had a stale heartbeat", job.worker)
+                           "is no longer run by its worker" if gone else "had a stale heartbeat", holder)
             report.requeued.append(name)
         _resend_queued(model, report)
     return report
@@ -567,12 +568,35 @@ def job_liveness(job: TrackedJob, *, ask_workers: bool = False,
         if replies is None or name not in replies:
             inspect = "silent"
         else:
-            held = any(int(task.get("worker_pid") or -1) == pid for task in replies[name] or ())
+            held = any(_runs_job(task, job, pid) for task in replies[name] or ())
             inspect = "held" if held else "gone"
     return Liveness(
         worker=job.worker if running else "", started_at=job.started_at, heartbeat_at=job.heartbeat_at,
         stale_seconds=int(stale_after(job).total_seconds()), stale=is_stale(job), inspect=inspect,
     )
+
+
+def _runs_job(task: dict, job: TrackedJob, pid: int) -> bool:
+    """Whether an active task of ``celery inspect`` is this job's execution: its process, and its own task.
+
+    The pid alone is not enough: a prefork child whose job an outage interrupted is free for the next task, and
+    that is often the sweep itself (or another job's task), which made the interrupted job look held until its
+    stale timeout (minutes for a job waiting on a provider). A reply that does not name its task and arguments
+    counts as the job's (the safe side: the heartbeat decides)."""
+    if int(task.get("worker_pid") or -1) != pid:
+        return False
+    name, args = task.get("name"), task.get("args")
+    if not name or not isinstance(args, list | tuple):
+        return True
+    try:
+        own = job_task(job).name
+    except Exception:  # a kind that is not registered here: cannot tell, the safe side
+        return True
+    if name != own:
+        return False
+    kwargs = task.get("kwargs")
+    ids = [*list(args)[:1], *(kwargs.values() if isinstance(kwargs, dict) else ())]
+    return job.pk in ids or not ids  # the job's task, sent with no id to compare: the safe side
 
 
 def job_takeover(model: type[TrackedJob], *, job: TrackedJob, from_statuses: list[str], force: bool = False,

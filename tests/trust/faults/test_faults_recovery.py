@@ -37,7 +37,9 @@ from reviewapp.providers.loopback import LoopbackServer, default_responder
 from reviewapp.providers.models import Receipt
 from tests.conftest import REAL_WORKER, REPO_ROOT
 from tests.helpers import wait_until
+from tests.trust.faults.record import cell_record, sent_twice
 from tests.trust.faults.test_faults_jobs import KEYLESS, KINDS, Kind, RerankKind, _kill_in_process, _reload
+from tests.trust.private_servers import PrivateRedis
 
 # RECOVERY_TIMEOUTS=production measures the matrix with the shipped timeouts (stale 30 s local / 120 s remote,
 # a sweep every 30 s, 5 s of grace before an inspect takeover, a lost message re-sent after 30 s) for the README.
@@ -242,12 +244,15 @@ def survivors(_survivors, celery_worker):
 # "db-outage" is a PostgreSQL restart as the executor sees it: every connection to the test database but this
 # process's is terminated (pg_terminate_backend, the same error as a restart: the shared server itself keeps
 # running for everyone else).
+# A real PostgreSQL restart of every kind (a private cluster) is in test_faults_restarts.py, so CI runs the
+# terminated-connections cells in the full matrix only.
 CELLS = [("rerank", "sigkill-solo"), ("rerank-local", "sigkill-child"), ("extraction", "sigterm"),
-         ("audit", "sigkill-child"), ("rerank", "db-outage"), ("audit", "db-outage")]
+         ("audit", "sigkill-child")]
 if os.environ.get("RECOVERY_MATRIX") == "full":
     CELLS += [("rerank", "visibility"), ("rerank", "sigkill-child"), ("rerank", "sigterm"),
               ("rerank-local", "sigkill-solo"), ("extraction", "sigkill-child"), ("audit", "sigkill-solo"),
-              ("rerank-local", "db-outage"), ("extraction", "db-outage")]
+              ("rerank", "db-outage"), ("audit", "db-outage"), ("rerank-local", "db-outage"),
+              ("extraction", "db-outage")]
 
 
 def _holder_pid(kind: Kind, job) -> int:
@@ -309,6 +314,17 @@ def _test_a_worker_death_is_recovered_by_the_sweeper_without_an_operator(
             print(f"\nrecovery {name} x {death}: death -> taken over {requeued:.1f} s, -> {job.status} "
                   f"{finished:.1f} s ({_timeouts()}); executions "
                   f"{job.executions}, sent twice 0, unknown receipts {unknown}")
+    cell_record(f"{name} x {death}", timeouts=_timeouts(), takeover=requeued, finished=finished,
+                sent_twice=sent_twice(server), state=final_state(kind, job))
+
+
+def final_state(kind: Kind, job) -> str:
+    """The job's end as the matrix shows it: its status, and for an incomplete one how many requests are unknown."""
+    job = _reload(kind, job)
+    unknown = Receipt.objects.filter(ledger_id__in=kind.ledger_ids(job), status="unknown").count()
+    if job.status == "failed" and job.error.startswith("incomplete: "):
+        return f"failed, incomplete: {unknown} unknown, finish command shown"
+    return job.status if not unknown else f"{job.status}, {unknown} unknown"
 
 
 def _timeouts() -> str:
@@ -342,6 +358,8 @@ def _test_a_job_queued_while_the_broker_was_down_is_sent_by_the_sweeper(survivor
     with capsys.disabled():
         print(f"\nrecovery rerank x message lost at launch: -> sent {sent:.1f} s, -> {job.status} {finished:.1f} s "
               f"({_timeouts()}); executions 1, sent twice 0")
+    cell_record("rerank x message lost at launch", timeouts=_timeouts(), takeover=sent, finished=finished,
+                sent_twice=sent_twice(server), state=final_state(kind, job), note="takeover = sent by the sweeper")
 
 
 if REAL_WORKER and os.environ.get("REDIS_URL"):
@@ -354,56 +372,20 @@ if REAL_WORKER and os.environ.get("REDIS_URL"):
 # --------------------------------------------------------------------------- Redis down mid-run (a private Redis)
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+REDIS_DOWN_SECONDS = float(os.environ.get("RECOVERY_REDIS_DOWN_SECONDS", "20"))
 
 
-class PrivateRedis:
-    """A redis-server of this test alone (the machine's shared Redis is never stopped), with no persistence: a
-    restart loses every message, the worst case of a broker outage."""
+def _test_redis_down_mid_run_and_a_launch_meanwhile_finish_by_themselves(
+        celery_worker, keyless, tmp_path, capsys, settings, admin_user_):
+    """The broker (and cache) goes away for REDIS_DOWN_SECONDS while a job runs, losing every message, and jobs
+    are launched meanwhile. All finish with no operator and nothing sent twice: the running one keeps its claim
+    and finishes; one whose launch committed but whose message could not be sent is sent by the sweeper once
+    Redis answers again; and a launch through the API while the broker is down answers 503 with Retry-After and
+    saves nothing, so the client's retry after the outage launches it, and it finishes."""
+    from django.test import Client
 
-    def __init__(self, folder) -> None:
-        self.port = _free_port()
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.folder = folder
-        self.process: subprocess.Popen | None = None
+    from benchmarks.rerank.models import RerankRun
 
-    def start(self) -> None:
-        import redis
-
-        self.process = subprocess.Popen(
-            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-             "--dir", str(self.folder)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        client = redis.Redis.from_url(self.url, socket_connect_timeout=0.5)
-        wait_until(lambda: _pings(client), timeout=20, interval=0.05)
-
-    def kill(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-            self.process.wait(timeout=20)
-            self.process = None
-
-
-def _pings(client) -> bool:
-    import redis
-
-    try:
-        return bool(client.ping())
-    except redis.exceptions.ConnectionError:
-        return False
-
-
-REDIS_DOWN_SECONDS = float(os.environ.get("RECOVERY_REDIS_DOWN_SECONDS", "5"))
-
-
-def _test_redis_down_mid_run_and_a_launch_meanwhile_finish_by_themselves(celery_worker, keyless, tmp_path, capsys):
-    """The broker (and cache) goes away for REDIS_DOWN_SECONDS while a job runs, losing every message, and a job
-    is launched meanwhile (its message cannot be sent). Both finish with no operator and nothing sent twice: the
-    running one keeps its claim and finishes, the other is sent by the sweeper once Redis answers again."""
     kind = ALL_KINDS["rerank"]
     broker = PrivateRedis(tmp_path)
     broker.start()
@@ -414,19 +396,36 @@ def _test_redis_down_mid_run_and_a_launch_meanwhile_finish_by_themselves(celery_
     processes = [Process(celery_worker, tmp_path, "outage-beat", ["beat", "--loglevel=INFO"], restart=True, **env),
                  Process.worker(celery_worker, tmp_path, "outage-worker", pool="prefork", concurrency=2, queue=queue,
                                 restart=True, **env)]
+    client = Client(raise_request_exception=False)
+    client.force_login(admin_user_)
     try:
         # A server per job: the two runs grade the same candidates, so their request bodies are the same.
         with LoopbackServer(kind.responder, latency=0.5) as server, LoopbackServer(kind.responder) as other:
             running = kind.create(tmp_path, server.url)  # no message: the sweeper sends it (as any lost one)
+            launch = {"retrieval_run": kind._retrieval.pk, "provider": "local"}
             wait_until(lambda: _mid_job(kind, running), timeout=WAIT, interval=0.05)
             broker.kill()
-            fault = time.monotonic()
+            fault, fault_at = time.monotonic(), timezone.now()
             launched = kind.create(tmp_path, other.url)  # its on-commit send would fail: no message, no sent_at
-            time.sleep(REDIS_DOWN_SECONDS)
+            # This process's broker check looks where the processes' broker is (its tasks still go to the suite's
+            # broker, where the suite's worker takes them: the API's retry is run there).
+            settings.REDIS_URL = broker.url
+            before = RerankRun.objects.count()
+            refused = client.post("/api/v1/benchmarks/rerank-runs/", launch, content_type="application/json")
+            assert refused.status_code == 503 and refused["Retry-After"], refused.content
+            assert b"broker" in refused.content and RerankRun.objects.count() == before  # nothing saved
+            time.sleep(max(0.0, REDIS_DOWN_SECONDS - (time.monotonic() - fault)))
             broker.start()
-            for job in (running, launched):
+            retried = wait_until(lambda: (r := client.post("/api/v1/benchmarks/rerank-runs/", launch,
+                                                           content_type="application/json")).status_code == 202 and r,
+                                 timeout=60, interval=1.0)
+            api_run = RerankRun.objects.get(pk=retried.json()["id"])
+            for job in (running, launched, api_run):
                 wait_until(lambda job=job: _reload(kind, job).is_finished, timeout=WAIT + 30, interval=0.05)
             finished = time.monotonic() - fault
+            # Each job's own end (they are awaited one after the other), from its finished_at.
+            done = {job.pk: (_reload(kind, job).finished_at - fault_at).total_seconds()
+                    for job in (running, launched, api_run)}
     finally:
         for process in processes:
             process.stop()
@@ -434,10 +433,22 @@ def _test_redis_down_mid_run_and_a_launch_meanwhile_finish_by_themselves(celery_
     for job in (running, launched):
         job = _reload(kind, job)
         assert kind.complete(job) and job.executions == 1, (job.pk, job.status, job.executions, job.error)
+    api_run = _reload(kind, api_run)
+    assert api_run.status == "done" and api_run.executions == 1, (api_run.status, api_run.error)
     assert server.max_count_per_body == 1 and other.max_count_per_body == 1  # nothing sent twice
     with capsys.disabled():
-        print(f"\nrecovery rerank x Redis down {REDIS_DOWN_SECONDS:.0f} s mid-run, a launch meanwhile: fault -> both "
-              f"done {finished:.1f} s ({_timeouts()}); running job not interrupted (1 execution), sent twice 0")
+        print(f"\nrecovery rerank x Redis down {REDIS_DOWN_SECONDS:.0f} s mid-run, a launch meanwhile: fault -> all "
+              f"done {finished:.1f} s ({_timeouts()}); running job not interrupted (1 execution), sent twice 0; "
+              "the API launch answered 503 and its retry ran")
+    cell_record(f"rerank x Redis down {REDIS_DOWN_SECONDS:.0f} s mid-run", timeouts=_timeouts(), takeover=None,
+                finished=done[running.pk], sent_twice=sent_twice(server), state=final_state(kind, running),
+                note="not interrupted: the running job keeps its claim (1 execution)")
+    cell_record("rerank x launched while Redis is down (commit, message lost)", timeouts=_timeouts(),
+                takeover=None, finished=done[launched.pk], sent_twice=sent_twice(other),
+                state=final_state(kind, launched), note="sent by the sweeper once Redis answers")
+    cell_record("rerank-local x API launch while Redis is down", timeouts=_timeouts(), takeover=None,
+                finished=done[api_run.pk], sent_twice=0, state=final_state(ALL_KINDS["rerank-local"], api_run),
+                note="503 + Retry-After, nothing saved; the client's retry after the outage ran it")
 
 
 if REAL_WORKER and os.environ.get("REDIS_URL"):

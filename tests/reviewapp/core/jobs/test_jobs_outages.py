@@ -201,3 +201,26 @@ def test_beat_starts_when_its_old_schedule_file_cannot_be_written(tmp_path):
     scheduler = service.get_scheduler()  # the shelve-backed scheduler opened its file here and died
     assert "jobs-sweep" in scheduler.schedule
     assert not list(tmp_path.glob("**/celerybeat-schedule*"))
+
+
+def test_beat_and_workers_load_their_settings_when_var_cannot_be_written(tmp_path):
+    """The settings created var/static at import: on a full or read-only var/ every process of the project died
+    before beat could send a single sweep. (The real processes on a full filesystem: test_faults_restarts.py.)"""
+    import os
+    import subprocess
+    import sys
+
+    from tests.conftest import REPO_ROOT
+
+    blocker = tmp_path / "var"
+    blocker.write_text("a file where a folder should be: nothing can be created below it (as in a full var/)")
+    # As deployed (compose): the database and the broker are servers, only caches and static files are in var/.
+    # Loading the settings connects to neither.
+    env = {**os.environ, "VAR_DIR": str(blocker), "DJANGO_SETTINGS_MODULE": "reviewapp.settings",
+           "DATABASE_URL": "postgres://postgres@127.0.0.1:5432/unused", "REDIS_URL": "redis://127.0.0.1:6379/0"}
+    env.pop("STATIC_ROOT", None)
+    loaded = subprocess.run([sys.executable, "-c", "import django; django.setup(); from django.conf import settings; "
+                             "print(settings.STATIC_ROOT)"], cwd=REPO_ROOT, env=env, capture_output=True, text=True,
+                            timeout=120)
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert loaded.stdout.strip() == str(blocker / "static")

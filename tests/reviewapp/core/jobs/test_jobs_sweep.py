@@ -49,12 +49,14 @@ def test_every_job_kind_is_registered_with_the_sweeper():
 
 
 def test_the_sweeper_requeues_a_job_whose_heartbeat_is_stale_and_leaves_a_beating_one(
-        retrieval, django_capture_on_commit_callbacks):
+        retrieval, django_capture_on_commit_callbacks, caplog):
     dead = _running(_run(retrieval), age=31)  # the local model's stale timeout is 30 s
     alive = _running(_run(retrieval), age=5, token="alive")
     with django_capture_on_commit_callbacks() as sent:
         report = jobs.jobs_sweep()
     assert report.requeued == [f"benchmarks.RerankRun {dead.pk}"]
+    # The log names the execution that was lost (read before the takeover cleared it), for the operator's record.
+    assert f"had a stale heartbeat (worker {NODE}:4242); requeued" in caplog.text
     dead.refresh_from_db()
     alive.refresh_from_db()
     assert (dead.status, dead.claim_token, dead.worker) == ("queued", "", "")  # the dead execution writes nothing

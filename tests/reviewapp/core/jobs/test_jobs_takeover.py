@@ -61,6 +61,19 @@ def test_liveness_reads_celery_inspect_only_from_the_node_that_runs_the_job(run)
     assert "no longer runs it" in gone.describe() and f"{NODE}:4242" in gone.describe()
 
 
+def test_a_process_that_now_runs_another_task_no_longer_holds_the_job(run):
+    """An outage interrupts the job and frees its prefork child, which then takes the next task: often the sweep
+    itself. Only the job's own task in that process holds it."""
+    run = _running(run)
+    own = {"id": "t", "worker_pid": 4242, "name": "benchmarks.rerank_run_execute", "args": [run.pk]}
+    sweep = {"id": "s", "worker_pid": 4242, "name": "reviewapp.jobs_sweep", "args": []}
+    other_job = {**own, "id": "o", "args": [run.pk + 1]}
+    assert jobs.job_liveness(run, active={NODE: [own]}).inspect == "held"
+    assert jobs.job_liveness(run, active={NODE: [sweep]}).inspect == "gone"
+    assert jobs.job_liveness(run, active={NODE: [other_job]}).inspect == "gone"
+    assert jobs.job_liveness(run, active={NODE: [sweep, own]}).inspect == "held"
+
+
 def test_an_in_process_execution_is_judged_by_its_heartbeat_alone(run):
     run = _running(run, worker="box-1:4242 (in-process)")
     assert jobs.job_liveness(run, active={NODE: []}).inspect == "not asked"
