@@ -28,7 +28,7 @@ from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import CanManageReviews, CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, BootstrapOut, ErrorOut, UnitIntervalOut, error_responses
 from reviewapp.core.http.api_filters import id_parameter, number_parameter
-from reviewapp.review.services import MAX_REVIEWERS_PER_ITEM
+from reviewapp.review.pools.services import MAX_REVIEWERS_PER_ITEM
 
 
 class ReviewerAgreementOut(serializers.Serializer):

@@ -53,9 +53,7 @@ from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from reviewapp.core.exports.csv_export import SafeCsvWriter
 from reviewapp.review.agreement.selectors import GradeTypeAgreement, pool_agreement
-from reviewapp.review.selectors import (
-    LABEL_RULE,
-)
+from reviewapp.review.judgments.selectors import LABEL_RULE
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, family_bootstrap, paired_family_bootstrap
 from scoring.ir.ranking import judged_precision_at_5, pooled_ndcg_at_5
 from scoring.stats.bootstrap import Interval
@@ -70,7 +68,7 @@ from scoring.stats.calibration import (
 )
 
 if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
-    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.pools.models import ReviewPool
 
 SYSTEMS = ("keyword", "reranked")
 METRICS = ("P@5", "nDCG@5")

@@ -54,7 +54,8 @@ from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import as_download
-from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
+from reviewapp.review.judgments.selectors import LABEL_RULE
+from reviewapp.review.people.selectors import reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 
 CSV = "text/csv; charset=utf-8"
@@ -267,7 +268,7 @@ def review_pool_declare_view(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             if declared:
                 messages.success(request, outcome.message + note)
-                return redirect("review:admin-pool", pool_id=outcome.pool.public_id)
+                return redirect("review:pool", pool_id=outcome.pool.public_id)
             preview = outcome
     if preview is None and not error and not form.is_bound:
         try:

@@ -20,7 +20,7 @@ REVIEW_INSTRUCTIONS = (
 
 def audit_pool(*, audit: Audit):
     """The review pool declared for this audit, or None."""
-    from reviewapp.review.selectors import pool_find
+    from reviewapp.review.pools.selectors import pool_find
 
     found = pool_find(external_ref={"job": AUDIT_JOB, "audit": audit.pk}, kind="clause")
     return found[0] if found else None
@@ -54,7 +54,9 @@ def audit_review_send(*, audit: Audit, user=None, reviewers: Sequence = (), per_
 
     Returns (pool, created).
     """
-    from reviewapp.review.services import ReviewError, pool_assign, pool_create
+    from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.errors import ReviewError
+    from reviewapp.review.pools.services import pool_create
 
     if not audit.flagged:
         raise AuditError(f"audit {audit.pk} has no candidates yet (its run is not flagged)")
@@ -100,7 +102,7 @@ class HumanLabel:
 
 def audit_human_labels(*, audit: Audit) -> dict[int, HumanLabel]:
     """Candidate id -> the review pool's resolved label (completed judgments only)."""
-    from reviewapp.review.selectors import pool_labels
+    from reviewapp.review.judgments.selectors import pool_labels
 
     pool = audit_pool(audit=audit)
     if pool is None:

@@ -235,7 +235,7 @@ def audit_resume(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def audit_review(request: HttpRequest, pk: int) -> HttpResponse:
     """Declare the blinded review pool of the candidates (once) and assign it to every reviewer."""
-    from reviewapp.review.selectors import reviewer_candidates
+    from reviewapp.review.people.selectors import reviewer_candidates
 
     audit = get_object_or_404(Audit, pk=pk)
     try:
@@ -245,5 +245,5 @@ def audit_review(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         verb = "declared and assigned" if created else "already declared; assignments completed"
         messages.success(request, f"Review pool {verb} ({audit.n_candidates} items, blind).")
-        return redirect("review:admin-pool", pool_id=pool.public_id)
+        return redirect("review:pool", pool_id=pool.public_id)
     return redirect("cuad:audit", pk=audit.pk)

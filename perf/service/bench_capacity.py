@@ -93,7 +93,7 @@ def _costs(sessions: dict[str, str]) -> dict[str, tuple[float, float]]:
     own = [[e["item"] for q in c.get("/api/v1/review/queue/").json() for e in q["items"]] for c in clients]
 
     def item_page(client: Client, item: str):
-        return client.get(f"/review/items/{item}/")
+        return client.get(f"/review/workspace/items/{item}/")
 
     def save(client: Client, item: str):
         page = item_page(client, item).content.decode()
@@ -101,7 +101,7 @@ def _costs(sessions: dict[str, str]) -> dict[str, tuple[float, float]]:
         body = {"section": str((revision + 1) % 4), "passage": str((revision // 4 + 1) % 4),
                 **dict(bench_review.SHOWN.findall(page)), "action": "save"}
         start_cpu, start = time.process_time(), time.perf_counter()
-        client.post(f"/review/items/{item}/", data=body, HTTP_HX_REQUEST="true")
+        client.post(f"/review/workspace/items/{item}/", data=body, HTTP_HX_REQUEST="true")
         return (time.process_time() - start_cpu) * 1000, (time.perf_counter() - start) * 1000
 
     def timed(call) -> tuple[float, float]:
@@ -110,7 +110,7 @@ def _costs(sessions: dict[str, str]) -> dict[str, tuple[float, float]]:
         return (time.process_time() - start_cpu) * 1000, (time.perf_counter() - start) * 1000
 
     kinds = {
-        "reviewer queue page": lambda c, i: timed(lambda: c.get("/review/")),
+        "reviewer queue page": lambda c, i: timed(lambda: c.get("/review/workspace/")),
         "queue API": lambda c, i: timed(lambda: c.get("/api/v1/review/queue/")),
         "item page": lambda c, i: timed(lambda: item_page(c, i)),
         "save (htmx post)": save,

@@ -14,7 +14,8 @@ class ReviewConfig(AppConfig):
 
         def assignments_held(user) -> int:
             """Assignments not yet completed: a finished reviewer may take another role, an active one may not."""
-            from reviewapp.review.models import Assignment, Judgment
+            from reviewapp.review.assignment.models import Assignment
+            from reviewapp.review.judgments.models import Judgment
 
             done = Judgment.objects.filter(reviewer=user, current__status="complete").values("item_id")
             return Assignment.objects.filter(reviewer=user).exclude(item_id__in=done).count()

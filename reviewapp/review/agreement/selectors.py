@@ -25,15 +25,13 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from reviewapp.core.records.hashing import sha256_json
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.judgments.hashes import hashes_match
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.judgments.selectors import JudgmentRecord, pool_completed_judgments, pool_judgments, pool_labels
 from reviewapp.review.kinds import PoolKind, kind_get
-from reviewapp.review.models import Adjudication, Assignment, Judgment, JudgmentRevision, ReviewItem, ReviewPool
-from reviewapp.review.selectors import (
-    JudgmentRecord,
-    hashes_match,
-    pool_completed_judgments,
-    pool_judgments,
-    pool_labels,
-)
+from reviewapp.review.pools.models import ReviewPool
 from scoring.stats.agreement import (
     alpha_interval,
     gwet_interval,

@@ -29,16 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewapp.core.records.hashing import canonical_json, sha256_json
+from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
 from reviewapp.review.kinds import kind_get
-from reviewapp.review.models import (
-    Assignment,
-    Judgment,
-    JudgmentReuse,
-    JudgmentRevision,
-    PoolGuidelines,
-    ReviewItem,
-    ReviewPool,
-)
+from reviewapp.review.pools.models import PoolGuidelines, ReviewPool
 
 
 @dataclass(frozen=True)

@@ -1,3 +1,3 @@
-"""People and reliability (admin pages under /review/admin/): workload and reassignment, a reviewer's account,
+"""People and reliability (admin pages under /review/pools/): workload and reassignment, a reviewer's account,
 the walk through disagreements.
 """

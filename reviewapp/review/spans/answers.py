@@ -1,7 +1,7 @@
 """Reading span answers: each counted judgment's spans, and the latest ruling of an item with its ruled spans.
 
 For jobs whose kind labels spans (contract clauses). The same population as every other label read: the
-counted judgments of ``selectors.pool_completed_judgments`` (complete, not stale, not known-answer items, and
+counted judgments of ``judgments.selectors.pool_completed_judgments`` (complete, not stale, not known-answer items, and
 judgments of the same texts linked from another pool), with the spans of the revision each one counts.
 """
 
@@ -13,8 +13,12 @@ from typing import Any
 
 from django.db.models import Min, QuerySet
 
-from reviewapp.review.models import Adjudication, Judgment, ReviewItem, ReviewPool
-from reviewapp.review.selectors import JudgmentRecord, hashes_match, pool_completed_judgments
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.judgments.hashes import hashes_match
+from reviewapp.review.judgments.models import Judgment, ReviewItem
+from reviewapp.review.judgments.selectors import JudgmentRecord, pool_completed_judgments
+from reviewapp.review.pools.known_answers import known_answer_item_pks
+from reviewapp.review.pools.models import ReviewPool
 
 
 @dataclass(frozen=True)
@@ -76,8 +80,6 @@ def pool_span_rulings(*, pool: ReviewPool, grade_type: str) -> dict[str, SpanRul
 def pool_label_items(*, pool: ReviewPool) -> QuerySet[ReviewItem]:
     """The pool's items that carry labels (known-answer items check reviewers and are left out), in (query id,
     document id) order, without their source texts (``pool_source_texts`` reads each once)."""
-    from reviewapp.review.pools.known_answers import known_answer_item_pks
-
     return (pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).defer("source_text")
             .order_by("query_id", "doc_id"))
 

@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from reviewapp.review.exchange import services
 from reviewapp.review.exchange.texts import ExchangeError
-from reviewapp.review.selectors import pool_get
+from reviewapp.review.pools.selectors import pool_get
 
 
 class Command(BaseCommand):
