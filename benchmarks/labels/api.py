@@ -39,7 +39,7 @@ class ReviewerAgreementOut(serializers.Serializer):
     krippendorff_alpha_ordinal = UnitIntervalOut()
 
 
-# Named apart from the review engine's own pool summary (reviewapp.review.api.PoolOut), a different shape.
+# Named apart from the review engine's own pool summary (reviewapp.review.pools.api.PoolOut), a different shape.
 @extend_schema_serializer(component_name="LabelPoolOut")
 class PoolOut(serializers.Serializer):
     public_id = serializers.CharField()

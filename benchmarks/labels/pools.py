@@ -60,12 +60,12 @@ from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import NominatedTarget, QueryKind, Suite
 from reviewapp.core.records.hashing import sha256_json
 from reviewapp.review.assignment.reuse import completed_judges
+from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.assignment.services import pool_assign_detail
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.exchange.selectors import label_source_find
 from reviewapp.review.exchange.services import label_source_import
 from reviewapp.review.judgments.hashes import passage_hash_of, query_hash_of, source_hash_of
-from reviewapp.review.people.selectors import reviewer_candidates
 from reviewapp.review.pools.selectors import pool_find
 from reviewapp.review.pools.services import pool_create
 

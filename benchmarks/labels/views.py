@@ -54,8 +54,8 @@ from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import as_download
-from reviewapp.review.judgments.selectors import LABEL_RULE
-from reviewapp.review.people.selectors import reviewer_candidates
+from reviewapp.review.agreement.selectors import LABEL_RULE
+from reviewapp.review.assignment.selectors import reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 
 CSV = "text/csv; charset=utf-8"

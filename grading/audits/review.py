@@ -102,7 +102,7 @@ class HumanLabel:
 
 def audit_human_labels(*, audit: Audit) -> dict[int, HumanLabel]:
     """Candidate id -> the review pool's resolved label (completed judgments only)."""
-    from reviewapp.review.judgments.selectors import pool_labels
+    from reviewapp.review.agreement.selectors import pool_labels
 
     pool = audit_pool(audit=audit)
     if pool is None:

@@ -235,7 +235,7 @@ def audit_resume(request: HttpRequest, pk: int) -> HttpResponse:
 @require_POST
 def audit_review(request: HttpRequest, pk: int) -> HttpResponse:
     """Declare the blinded review pool of the candidates (once) and assign it to every reviewer."""
-    from reviewapp.review.people.selectors import reviewer_candidates
+    from reviewapp.review.assignment.selectors import reviewer_candidates
 
     audit = get_object_or_404(Audit, pk=pk)
     try:

@@ -89,11 +89,11 @@ def queue_of(*, reviewer, items: int, title: str, rare_word: str = "") -> list[s
     import hashlib
 
     from reviewapp.review.assignment.models import Assignment
+    from reviewapp.review.assignment.queue_order import queue_rebuild
     from reviewapp.review.judgments.hashes import item_hashes
     from reviewapp.review.judgments.models import ReviewItem
     from reviewapp.review.pools.models import ReviewPool
     from reviewapp.review.workspace.queue import REVIEWER_ORDER
-    from reviewapp.review.workspace.queue_order import queue_rebuild
 
     pool = ReviewPool.objects.create(name=title, reviewer_title=title, kind="passage", declared_rule="bench",
                                      reviewers_per_item=1)

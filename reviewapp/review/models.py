@@ -10,4 +10,3 @@ from reviewapp.review.day import models as day_models  # noqa: F401
 from reviewapp.review.exchange import models as exchange_models  # noqa: F401
 from reviewapp.review.judgments import models as judgments_models  # noqa: F401
 from reviewapp.review.pools import models as pools_models  # noqa: F401
-from reviewapp.review.workspace import models as workspace_models  # noqa: F401

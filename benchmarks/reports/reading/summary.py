@@ -99,7 +99,8 @@ def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     from benchmarks.labels.selectors import is_synthetic, run_pools
     from benchmarks.rerank.models import RerankRun
     from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
-    from reviewapp.review.judgments.selectors import pool_completed_judgments, pool_labels
+    from reviewapp.review.agreement.selectors import pool_labels
+    from reviewapp.review.judgments.selectors import pool_completed_judgments
 
     pools: dict[int, object] = {}
     for entry in board.inputs.reranks:

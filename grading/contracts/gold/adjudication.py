@@ -18,7 +18,7 @@ from grading.contracts.gold.resolution import ClauseResolution, PoolResolutions,
 from grading.contracts.kinds import ABSENT, PRESENCE, PRESENT
 from reviewapp.review.agreement.disagreements import adjudication_record
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.spans.answers import pool_item
+from reviewapp.review.pools.selectors import pool_item
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -25,7 +25,7 @@ from grading.contracts.services import taxonomy_current
 from grading.dataset.selectors import dataset_of_gold_set
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.records.provenance import Procedure, provenance_sentences
-from reviewapp.review.people.selectors import reviewer_candidates
+from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.pools.selectors import pool_get
 
 TEMPLATE_GOLD = "cuad/contracts/gold.html"

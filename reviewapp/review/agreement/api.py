@@ -18,8 +18,7 @@ from reviewapp.core.auth.roles import CanManageReviews
 from reviewapp.core.http.api import READ_ERRORS, error_responses
 from reviewapp.core.http.api_filters import query_bool
 from reviewapp.review.agreement.exports import pool_jsonl, pool_qrels
-from reviewapp.review.agreement.selectors import pool_agreement, pool_progress
-from reviewapp.review.judgments.selectors import LABEL_RULE
+from reviewapp.review.agreement.selectors import LABEL_RULE, pool_agreement, pool_progress
 from reviewapp.review.pools.api import pool_or_404
 
 

@@ -1,4 +1,8 @@
-"""Who holds which item: assignments, and judge-once links (a reviewer's judgment serving another pool's item)."""
+"""Who holds which item: assignments, judge-once links (a reviewer's judgment serving another pool's item), and
+each reviewer's own order of their assignments as stored: "skip for later" markers, and the tally of each
+reviewer's queue per pool (kept by ``queue_order`` in the same transaction as every write that moves an item from
+one queue filter to another, so the queue page reads its counts from one row instead of counting the queue).
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ class Assignment(models.Model):
 
     ``texts_key`` names the texts the reviewer was given (``texts_key`` of the item's three hashes when assigned).
     The database refuses a second assignment of the same texts to the same reviewer, in any pool: two admins
-    assigning at the same moment cannot both miss each other's rows. Made only by ``assign.assignments_place``.
+    assigning at the same moment cannot both miss each other's rows. Made only by ``services.assignments_place``.
     """
 
     item = models.ForeignKey(ReviewItem, on_delete=models.CASCADE, related_name="assignments")
@@ -75,3 +79,37 @@ class JudgmentReuse(models.Model):
 
     def __str__(self) -> str:
         return f"reuse of item {self.source_item_id} for item {self.item_id} by {self.reviewer_id}"
+
+
+class QueueTally(models.Model):
+    reviewer = models.ForeignKey("auth.User", on_delete=models.CASCADE, related_name="+")
+    pool = models.ForeignKey("reviewapp.ReviewPool", on_delete=models.CASCADE, related_name="+")
+    todo = models.PositiveIntegerField(default=0)
+    draft = models.PositiveIntegerField(default=0)
+    complete = models.PositiveIntegerField(default=0)
+    skipped = models.PositiveIntegerField(default=0)  # open and skipped for later
+    skip_marks = models.PositiveIntegerField(default=0)  # every item skipped for later, complete or not
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["reviewer", "pool"], name="review_queue_tally_unique")]
+
+    def __str__(self) -> str:
+        return f"queue tally of reviewer {self.reviewer_id} in pool {self.pool_id}"
+
+    @property
+    def total(self) -> int:
+        return self.todo + self.draft + self.complete + self.skipped
+
+
+class AssignmentSkip(models.Model):
+    """A reviewer's "skip for later" on one of their assignments: the item moves to the end of their own order.
+
+    Per reviewer and private to them; it says nothing about the item (no rank, no score) and changes no judgment.
+    Removing the marker puts the item back at its place in the keyed shuffle.
+    """
+
+    assignment = models.OneToOneField(Assignment, on_delete=models.CASCADE, related_name="skip")
+    skipped_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"skip of assignment {self.assignment_id}"

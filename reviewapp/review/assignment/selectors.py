@@ -1,12 +1,18 @@
-"""Reads of assignments for the email notices (reviewapp.notifications): who holds what, since when."""
+"""Reads of assignment: who may be assigned blind review, and for the email notices (reviewapp.notifications)
+who holds what, since when.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from django.db.models import Max
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Max, Q
 
+from reviewapp.core.auth.roles import grading_refusal
 from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.judgments.models import Judgment
 from reviewapp.review.pools.selectors import notice_pools
 
 
@@ -26,3 +32,18 @@ def assignments_waiting(*, assigned_before: datetime) -> set[tuple[int, str]]:
     real = [pool.pk for pool in notice_pools()]
     return set(Assignment.objects.filter(pool_id__in=real, created_at__lte=assigned_before)
                .values_list("reviewer_id", "pool__public_id").distinct())
+
+
+def reviewer_candidates() -> list[AbstractBaseUser]:
+    """People who may be assigned blind review: the reviewer role, active, not synthetic, never seeing model output."""
+    User = get_user_model()
+    perm = Q(groups__permissions__codename="grade_passages", groups__permissions__content_type__app_label="reviewapp")
+    direct = Q(user_permissions__codename="grade_passages", user_permissions__content_type__app_label="reviewapp")
+    people = User.objects.filter(is_active=True, is_staff=False, is_superuser=False).filter(perm | direct).distinct()
+    return [user for user in people.order_by(User.USERNAME_FIELD) if grading_refusal(user) is None]
+
+
+def assignments_held(user: AbstractBaseUser) -> int:
+    """Assignments not yet completed: a finished reviewer may take another role, an active one may not."""
+    done = Judgment.objects.filter(reviewer=user, current__status="complete").values("item_id")
+    return Assignment.objects.filter(reviewer=user).exclude(item_id__in=done).count()

@@ -28,11 +28,11 @@ from django.db.models import Count
 from reviewapp.core.auth.roles import grading_refusal, is_synthetic_account
 from reviewapp.core.records.hashing import sha256_hex
 from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+from reviewapp.review.assignment.queue_order import queue_rebuild
 from reviewapp.review.assignment.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.models import Judgment, ReviewItem
 from reviewapp.review.pools.models import ReviewPool
-from reviewapp.review.workspace.queue_order import queue_rebuild
 
 
 def assignee_refusal(*, pool: ReviewPool, user: AbstractBaseUser) -> str | None:
@@ -272,7 +272,7 @@ def pool_assign(
     reviewers: Iterable[AbstractBaseUser],
     per_item: int | None = None,
 ) -> int:
-    """Give each item to ``per_item`` reviewers, judging once (``assign.pool_assign_detail``); how many added."""
+    """Give each item to ``per_item`` reviewers, judging once (``pool_assign_detail``); how many added."""
     return pool_assign_detail(pool=pool, reviewers=reviewers, per_item=per_item).assigned
 
 
@@ -313,7 +313,7 @@ def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
                         to_reviewer: AbstractBaseUser) -> Reassigned:
     """Give ``from_reviewer``'s unjudged items of ``pool`` to ``to_reviewer`` (who must be assignable).
 
-    Placed by ``assign.assignments_place``: an item ``to_reviewer`` already holds is not given twice (it is only
+    Placed by ``assignments_place``: an item ``to_reviewer`` already holds is not given twice (it is only
     taken off ``from_reviewer``), one whose texts they judge elsewhere under the same rules is linked, and one
     whose texts they hold under other rules stays with ``from_reviewer``.
     """

@@ -5,17 +5,31 @@ Thin: parse, call a service, send the admin back to the pool's page.
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth import get_user_model
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
+from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.assignment.services import assignment_reassign, assignment_unassign, pool_assign_detail
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.people.selectors import reviewer_candidates
-from reviewapp.review.people.views import user_or_404
 from reviewapp.review.pools.views import pool_or_404
+
+
+def user_or_404(value: Any) -> Any:
+    """The user whose id ``value`` is (a URL or form value), else 404: shared by every admin view on reviewers."""
+    try:
+        pk = int(value or "")
+    except (TypeError, ValueError):
+        raise Http404("no such reviewer") from None
+    user = get_user_model().objects.filter(pk=pk).first()
+    if user is None:
+        raise Http404("no such reviewer")
+    return user
 
 
 @perm_required(MANAGE_REVIEWS)

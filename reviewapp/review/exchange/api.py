@@ -109,7 +109,7 @@ class LabelImportsApi(APIView):
         document = serializers.JSONField(help_text="Label Studio: the list of tasks of its JSON export; Argilla: the "
                                                    "list of records of records.json")
         unstated = serializers.ChoiceField(
-            choices=list(services.UNSTATED_READINGS), required=False,
+            choices=list(argilla.UNSTATED_READINGS), required=False,
             help_text="how to read Argilla responses that carry no status (Argilla's to_disk leaves it out); "
                       "without it such a document is refused")
 

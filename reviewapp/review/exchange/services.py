@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from reviewapp.core.http.json_input import JsonInputError, json_loads, max_bytes
 from reviewapp.core.records.hashing import sha256_json
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.exchange.argilla import UNSTATED_READINGS, argilla_parse, argilla_records_from_zip
+from reviewapp.review.exchange.argilla import argilla_parse, argilla_records_from_zip
 from reviewapp.review.exchange.labelstudio import labelstudio_parse
 from reviewapp.review.exchange.models import ImportedAnnotation, ImportedLabel, LabelImport, LabelSource
 from reviewapp.review.exchange.texts import ExchangeError, texts_check
@@ -26,7 +26,7 @@ from reviewapp.review.kinds import UnknownKind, kind_for_grade_type, kind_get
 from reviewapp.review.pools.models import ReviewPool
 
 TOOLS = (LabelImport.LABEL_STUDIO, LabelImport.ARGILLA)
-__all__ = ["TOOLS", "UNSTATED_READINGS", "ImportResult", "annotations_import", "document_read", "import_report",
+__all__ = ["TOOLS", "ImportResult", "annotations_import", "document_read", "import_report",
            "label_source_import"]
 
 
@@ -78,8 +78,8 @@ def annotations_import(*, pool: ReviewPool, tool: str, document: object, filenam
     """Import the annotations of a Label Studio export (tasks) or Argilla records into ``pool``, not blind.
 
     Only submitted work becomes labels. ``unstated`` says how to read an Argilla response that carries no status
-    (one of UNSTATED_READINGS); a file with such responses is refused without it. Refused, with nothing written,
-    when anything is wrong: the message names the task or record and the field.
+    (one of ``argilla.UNSTATED_READINGS``); a file with such responses is refused without it. Refused, with nothing
+    written, when anything is wrong: the message names the task or record and the field.
     """
     if tool not in TOOLS:
         raise ExchangeError(f"tool: {tool!r} is not one of {', '.join(TOOLS)}")

@@ -2,36 +2,22 @@
 
 For admins and jobs. Only COMPLETE, NON-STALE judgments count anywhere a label is read. A stale judgment is one
 whose stored query/source/passage hashes differ from the item's current hashes (``hashes_match``); admins see
-those separately. Progress, agreement and adjudication reads are in ``agreement``; the qrels and JSONL exports in
+those separately. The labels resolved from them (``LABEL_RULE``: adjudicated, else agreed, else unresolved),
+progress, agreement and adjudication reads are in ``agreement.selectors``; the qrels and JSONL exports in
 ``agreement.exports``.
-
-The rule that turns judgments into one label per item and grade type (``LABEL_RULE``): adjudicated, else agreed,
-else unresolved.
 """
 
 from __future__ import annotations
 
-from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.assignment.reuse import pool_reused_judgments
 from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-from reviewapp.review.kinds import UNKNOWN, kind_get
-from reviewapp.review.pools.known_answers import known_answer_item_pks, known_answer_public_ids
+from reviewapp.review.pools.known_answers import known_answer_public_ids
 from reviewapp.review.pools.models import ReviewPool
-
-LABEL_RULE = (
-    "Adjudicated, else agreed, else unresolved. One label per item and grade: the latest adjudication "
-    "if an admin adjudicated it; otherwise the "
-    "grade all reviewers agreed on, when at least the pool's required number of reviewers completed it "
-    "with a grade (not unknown) and all those grades are equal; otherwise unresolved. Only complete "
-    "judgments whose query, source and passage hashes still match the item count. A missing or unknown "
-    "grade is never read as 0."
-)
 
 
 @dataclass(frozen=True)
@@ -128,67 +114,3 @@ def pool_completed_judgments(*, pool: ReviewPool, include_stale: bool = False) -
 def pool_stale_judgments(*, pool: ReviewPool) -> list[JudgmentRecord]:
     """Judgments made on texts that have changed since: excluded from every metric, shown to admins."""
     return [record for record in pool_judgments(pool) if record.stale]
-
-
-@dataclass(frozen=True)
-class ResolvedLabel:
-    item_id: str
-    query_id: str
-    doc_id: str
-    external_ref: dict[str, Any]
-    grade_type: str
-    state: str  # "adjudicated" | "agreed" | "unresolved"
-    value: int | str | None  # a grade, "unknown" (adjudicated as unknown), or None when unresolved
-    reason: str  # for unresolved: why
-    grades: tuple[Any, ...]  # the counted (complete, non-stale) reviewers' grades, sorted by reviewer id
-    query_hash: str
-    source_hash: str
-    passage_hash: str
-
-    @property
-    def is_grade(self) -> bool:
-        """True when the label is a usable grade (not unresolved, not unknown)."""
-        return self.state != "unresolved" and isinstance(self.value, int)
-
-
-def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[ResolvedLabel]:
-    """One label per item (and grade type) by ``LABEL_RULE``. Default grade type: the kind's qrels grade."""
-    kind = kind_get(pool.kind)
-    grade_type = grade_type or kind.qrels_grade_type
-    if grade_type not in kind.grade_type_keys:
-        raise ValueError(f"grade_type {grade_type!r} is not one of {kind.grade_type_keys}")
-    counted: dict[str, list[JudgmentRecord]] = defaultdict(list)
-    for record in pool_completed_judgments(pool=pool):
-        counted[record.item_id].append(record)
-    rulings: dict[int, Adjudication] = {}
-    for ruling in Adjudication.objects.filter(item__pool=pool, grade_type=grade_type).order_by("id"):
-        rulings[ruling.item_id] = ruling  # the latest wins
-    labels = []
-    # Known-answer items check reviewers; they are not part of the pool's labels.
-    for item in pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).order_by("query_id", "doc_id"):
-        records = counted.get(item.public_id, [])
-        grades = tuple(r.grades.get(grade_type) for r in records)
-        ruling = rulings.get(item.pk)
-        if ruling is not None and hashes_match(ruling, item):
-            state, value, reason = "adjudicated", ruling.value, ""
-        else:
-            known = [g for g in grades if isinstance(g, int)]
-            if len(known) >= pool.reviewers_per_item and len(set(known)) == 1:
-                state, value, reason = "agreed", known[0], ""
-            else:
-                state, value = "unresolved", None
-                if len(set(known)) > 1:
-                    reason = "reviewers disagree"
-                elif any(g == UNKNOWN for g in grades):
-                    reason = "a reviewer answered unknown"
-                else:
-                    reason = f"{len(known)} of {pool.reviewers_per_item} complete judgments"
-        labels.append(
-            ResolvedLabel(
-                item_id=item.public_id, query_id=item.query_id, doc_id=item.doc_id,
-                external_ref=dict(item.external_ref), grade_type=grade_type, state=state, value=value,
-                reason=reason, grades=grades, query_hash=item.query_hash, source_hash=item.source_hash,
-                passage_hash=item.passage_hash,
-            )
-        )
-    return labels

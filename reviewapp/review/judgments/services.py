@@ -15,13 +15,13 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.queue_order import assignments_refresh
 from reviewapp.review.assignment.services import assignee_refusal, assignments_rebound
 from reviewapp.review.errors import NotAssigned, ReviewError
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
 from reviewapp.review.kinds import PoolKind
 from reviewapp.review.pools.services import ITEM_TEXT_FIELDS, item_hashes_check, pool_kind
 from reviewapp.review.spans.normalise import SpanError, spans_answer_check, spans_normalise
-from reviewapp.review.workspace.queue_order import assignments_refresh
 
 
 class TextChanged(ReviewError):
@@ -61,7 +61,7 @@ def item_rebind(
 
     Hashes given are only a check (a mismatch is refused). Judgments are not touched; those made on the old
     hashes become stale. A holder who holds the new texts in another item loses this one
-    (``assign.assignments_rebound``): no reviewer is shown the same texts twice.
+    (``assignment.services.assignments_rebound``): no reviewer is shown the same texts twice.
     """
     item = ReviewItem.objects.select_for_update().get(pk=item.pk)
     for field, value in (

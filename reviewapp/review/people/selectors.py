@@ -1,24 +1,14 @@
-"""Reads of people: who may be assigned blind review, and the reviewer accounts an admin manages."""
+"""Reads of people: the reviewer accounts an admin manages."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q
 
-from reviewapp.core.auth.roles import MODEL_OUTPUT_PERMISSIONS, SYNTHETIC, grading_refusal
+from reviewapp.core.auth.roles import MODEL_OUTPUT_PERMISSIONS, SYNTHETIC
 from reviewapp.review.judgments.models import Judgment
-
-
-def reviewer_candidates() -> list[AbstractBaseUser]:
-    """People who may be assigned blind review: the reviewer role, active, not synthetic, never seeing model output."""
-    User = get_user_model()
-    perm = Q(groups__permissions__codename="grade_passages", groups__permissions__content_type__app_label="reviewapp")
-    direct = Q(user_permissions__codename="grade_passages", user_permissions__content_type__app_label="reviewapp")
-    people = User.objects.filter(is_active=True, is_staff=False, is_superuser=False).filter(perm | direct).distinct()
-    return [user for user in people.order_by(User.USERNAME_FIELD) if grading_refusal(user) is None]
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,6 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import SetPasswordForm
 from django.core.exceptions import ValidationError
 from django.db.models import Q
@@ -26,9 +25,11 @@ from reviewapp.core.auth import accounts
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
 from reviewapp.core.exports.csv_export import SafeCsvDictWriter
 from reviewapp.core.models import AccountAudit, ApiToken
+from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.assignment.services import assignment_reassign
+from reviewapp.review.assignment.views import user_or_404
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.people.selectors import reviewer_accounts, reviewer_candidates
+from reviewapp.review.people.selectors import reviewer_accounts
 from reviewapp.review.people.workload import (
     BREAK,
     TIME_CSV_FIELDS,
@@ -38,19 +39,6 @@ from reviewapp.review.people.workload import (
 from reviewapp.review.pools.known_answers import reviewer_accuracy
 from reviewapp.review.pools.views import pool_or_404
 from reviewapp.sso.sessions import user_session_end, user_sessions_active, user_sign_out_everywhere
-
-
-def user_or_404(value: Any) -> Any:
-    """The user whose id ``value`` is (a URL or form value), else 404: shared by every admin view on reviewers."""
-    try:
-        pk = int(value or "")
-    except (TypeError, ValueError):
-        raise Http404("no such reviewer") from None
-    user = get_user_model().objects.filter(pk=pk).first()
-    if user is None:
-        raise Http404("no such reviewer")
-    return user
-
 
 # --- workload -----------------------------------------------------------------------------------------------
 

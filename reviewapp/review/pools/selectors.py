@@ -1,5 +1,5 @@
-"""Reads of pools, for admins and jobs: the list, one pool, a job finding its own pools, who holds its items, and
-the pools the email notices speak of.
+"""Reads of pools, for admins and jobs: the list, one pool, a job finding its own pools, its items, who holds
+them, and the pools the email notices speak of.
 """
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count
+from django.db.models import Count, Min, QuerySet
 
-from reviewapp.review.judgments.models import Judgment, JudgmentRevision
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.pools.known_answers import known_answer_item_pks
 from reviewapp.review.pools.models import ReviewPool
 
 
@@ -97,3 +98,22 @@ def notice_pools(*, multi_reviewer: bool = False) -> list[NoticePool]:
         pools = pools.filter(reviewers_per_item__gte=2)
     # Synthetic is a JSON key of the declaration, decided in Python: compared in SQL it is NULL where missing.
     return [_notice_pool(pool) for pool in pools if not pool.synthetic]
+
+
+def pool_label_items(*, pool: ReviewPool) -> QuerySet[ReviewItem]:
+    """The pool's items that carry labels (known-answer items check reviewers and are left out), in (query id,
+    document id) order, without their source texts (``pool_source_texts`` reads each once)."""
+    return (pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).defer("source_text")
+            .order_by("query_id", "doc_id"))
+
+
+def pool_source_texts(*, pool: ReviewPool) -> dict[str, str]:
+    """Source hash -> source text, each distinct source read once (a contract's text is the source of every one
+    of its categories' items: reading it per item would read it once per category)."""
+    firsts = pool.items.values("source_hash").annotate(first=Min("id")).values_list("first", flat=True)
+    return dict(ReviewItem.objects.filter(pk__in=list(firsts)).values_list("source_hash", "source_text"))
+
+
+def pool_item(*, pool: ReviewPool, item_id: str) -> ReviewItem:
+    """One item of the pool by its public id (``ReviewItem.DoesNotExist`` when it is not there)."""
+    return ReviewItem.objects.select_related("pool").get(pool=pool, public_id=item_id)

@@ -17,19 +17,21 @@ from django.views.decorators.http import require_http_methods, require_POST
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
 from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
 from reviewapp.review.agreement.selectors import (
+    LABEL_RULE,
     pool_adjudication_item,
     pool_agreement,
     pool_disagreements,
     pool_document_citations,
+    pool_labels,
     pool_progress,
 )
 from reviewapp.review.assignment.reuse import pool_reuse_counts
+from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.exchange.selectors import label_source_list, pool_label_imports
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.selectors import LABEL_RULE, pool_judgments, pool_labels, pool_stale_judgments
+from reviewapp.review.judgments.selectors import pool_judgments, pool_stale_judgments
 from reviewapp.review.kinds import kind_get, kinds_all
-from reviewapp.review.people.selectors import reviewer_candidates
 from reviewapp.review.pools.guidelines import (
     MAX_GUIDELINES_CHARS,
     GuidelinesError,

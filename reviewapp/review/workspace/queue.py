@@ -23,12 +23,12 @@ from django.db import connections
 from django.db.models import Count, F, OuterRef, Q, QuerySet, Subquery
 from django.db.models.expressions import RawSQL
 
-from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.models import Assignment, QueueTally
+from reviewapp.review.assignment.queue_order import queue_rebuild
+from reviewapp.review.assignment.queue_state import QUEUE_STATES, SKIPPED_SEQ, with_queue_state
 from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
 from reviewapp.review.pools.selectors import reviewer_title
-from reviewapp.review.workspace.models import QueueTally
-from reviewapp.review.workspace.queue_state import QUEUE_STATES, SKIPPED_SEQ, with_queue_state
 
 
 @dataclass(frozen=True)
@@ -380,8 +380,6 @@ def reviewer_item_place(*, assignment: Assignment) -> ItemPlace:
         .first()
     )
     if found is None:  # assignments written before tallies existed
-        from reviewapp.review.workspace.queue_order import queue_rebuild
-
         queue_rebuild(reviewer_id=reviewer, pool_id=pool)
         assignment.refresh_from_db(fields=["shuffle_place", "seq"])
         return reviewer_item_place(assignment=assignment)

@@ -14,6 +14,7 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser
 
 from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.queue_state import SKIPPED_SEQ
 from reviewapp.review.errors import NotAssigned
 from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
@@ -21,7 +22,6 @@ from reviewapp.review.kinds import PoolKind, SourceContext, SpanLocations, kind_
 from reviewapp.review.pools.selectors import reviewer_title
 from reviewapp.review.workspace.passage_location import SourceSegments, passage_locate
 from reviewapp.review.workspace.queue import reviewer_item_place
-from reviewapp.review.workspace.queue_state import SKIPPED_SEQ
 
 
 @dataclass(frozen=True)

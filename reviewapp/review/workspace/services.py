@@ -9,11 +9,10 @@ from __future__ import annotations
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.models import Assignment, AssignmentSkip
+from reviewapp.review.assignment.queue_order import assignment_skip_mark
 from reviewapp.review.errors import NotAssigned
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.workspace.models import AssignmentSkip
-from reviewapp.review.workspace.queue_order import assignment_skip_mark
 
 
 def _own_assignment(*, reviewer: AbstractBaseUser, item: ReviewItem) -> Assignment:

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods
 from reviewapp.core.auth.accounts import user_shortcuts_get
 from reviewapp.core.auth.roles import GRADE, perm_required
 from reviewapp.core.http.json_input import JsonInputError, json_loads
+from reviewapp.review.assignment.queue_state import QUEUE_STATES
 from reviewapp.review.day.openings import item_opening_record
 from reviewapp.review.day.selectors import reviewer_day
 from reviewapp.review.errors import NotAssigned, ReviewError
@@ -34,7 +35,6 @@ from reviewapp.review.judgments.services import (
 from reviewapp.review.pools.guidelines import reviewer_guidelines
 from reviewapp.review.spans.locate import span_rows
 from reviewapp.review.workspace.queue import reviewer_queue_pages
-from reviewapp.review.workspace.queue_state import QUEUE_STATES
 from reviewapp.review.workspace.selectors import (
     ReviewerItem,
     reviewer_assignment,

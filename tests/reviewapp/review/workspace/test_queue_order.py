@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.models import Assignment, QueueTally
+from reviewapp.review.assignment.queue_order import queue_rebuild
 from reviewapp.review.assignment.services import assignment_unassign
 from reviewapp.review.judgments.models import ReviewItem
 from reviewapp.review.judgments.services import (
@@ -20,9 +21,7 @@ from reviewapp.review.judgments.services import (
     judgment_submit,
     judgment_undo,
 )
-from reviewapp.review.workspace.models import QueueTally
 from reviewapp.review.workspace.queue import reviewer_queue_pages, reviewer_queues
-from reviewapp.review.workspace.queue_order import queue_rebuild
 from reviewapp.review.workspace.selectors import reviewer_item
 from reviewapp.review.workspace.services import assignment_skip_set
 from tests.reviewapp.review.conftest import make_items, make_pool

@@ -14,6 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.queue_order import queue_rebuild
 from reviewapp.review.judgments.hashes import item_hashes
 from reviewapp.review.judgments.models import ReviewItem
 from reviewapp.review.pools.models import ReviewPool
@@ -24,7 +25,6 @@ from reviewapp.review.workspace.queue import (
     reviewer_queue_pages,
     reviewer_queues,
 )
-from reviewapp.review.workspace.queue_order import queue_rebuild
 from tests.factories import client_for
 
 TEXTS = {"source_heading": "Sec. 1 Deposits", "source_text": "A deposit is returned within thirty days.",

@@ -7,9 +7,9 @@ import re
 
 import pytest
 
+from reviewapp.review.assignment.models import AssignmentSkip
 from reviewapp.review.errors import NotAssigned, ReviewError
 from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit, judgment_undo
-from reviewapp.review.workspace.models import AssignmentSkip
 from reviewapp.review.workspace.passage_location import passage_locate
 from reviewapp.review.workspace.queue import reviewer_queues
 from reviewapp.review.workspace.selectors import reviewer_history, reviewer_item

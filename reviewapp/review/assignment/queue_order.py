@@ -24,9 +24,8 @@ from functools import cache
 from django.db import connection
 from django.db.models import F, Max, QuerySet
 
-from reviewapp.review.assignment.models import Assignment
-from reviewapp.review.workspace.models import QueueTally
-from reviewapp.review.workspace.queue_state import QUEUE_STATES, SKIPPED_SEQ, with_queue_state
+from reviewapp.review.assignment.models import Assignment, QueueTally
+from reviewapp.review.assignment.queue_state import QUEUE_STATES, SKIPPED_SEQ, with_queue_state
 
 _BATCH = 2000
 
