@@ -135,7 +135,7 @@ def test_a_lawyer_labels_highlights_completes_and_undoes_a_clause_with_the_keybo
     page.keyboard.press("a")
     _said(page, "Marked absent.")
     page.keyboard.press("c")
-    page.wait_for_url(re.compile(r"/review/(\?end=1)?$"))  # the last item: back to the queue, which says so
+    page.wait_for_url(re.compile(r"/review/workspace/(\?end=1)?$"))  # the last item: back to the queue, which says so
     assert "Marked complete" in page.inner_text(".messages")
     assert [(r.status, r.grades, r.spans) for r in _revisions(reviewer_user, compete)][-1] == (
         "complete", {"presence": 0}, [])

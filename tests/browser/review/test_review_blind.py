@@ -82,7 +82,7 @@ def test_a_reviewer_grades_a_queue_blind_with_the_keyboard(page, live_server, re
         if position < len(queue_ids):
             page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(queue_ids[position])}/$"))
         else:
-            page.wait_for_url(re.compile(r"/review/\?end=1$"))
+            page.wait_for_url(re.compile(r"/review/workspace/\?end=1$"))
             assert_blind(page.content(), where="queue after the last item")
 
     # previous with the keyboard

@@ -204,7 +204,7 @@ def test_complete_advances_skip_moves_to_the_end_and_j_on_the_last_item_finds_th
     page.keyboard.press("0")
     page.keyboard.press("0")
     page.keyboard.press("c")
-    page.wait_for_url(re.compile(r"/review/\?end=1$"))
+    page.wait_for_url(re.compile(r"/review/workspace/\?end=1$"))
     assert "every item in your queue is complete" in page.inner_text('[data-testid="end"]')
     # Reopen the first, then j on the last item goes to that open item.
     page.goto(_item_url(live_server, ids[1]))
@@ -225,7 +225,7 @@ def test_the_queue_filters_by_status_and_searches_the_query_text(page, live_serv
     _start(page, live_server, reviewer_user, ids[0])
     page.keyboard.press("1")
     page.keyboard.press("q")  # back to the queue, saving the draft first
-    page.wait_for_url(re.compile(r"/review/$"))
+    page.wait_for_url(re.compile(r"/review/workspace/$"))
     rows = page.locator('[data-testid="queue-row"]')
     assert rows.count() == 6
     assert "Question" in page.inner_text('[data-testid="queue-item"] >> nth=0')
