@@ -28,7 +28,7 @@ from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import CanManageReviews, CanViewReports
 from reviewapp.core.http.api import READ_ERRORS, BootstrapOut, ErrorOut, UnitIntervalOut, error_responses
 from reviewapp.core.http.api_filters import id_parameter, number_parameter
-from reviewapp.review.services import MAX_REVIEWERS_PER_ITEM
+from reviewapp.review.pools.services import MAX_REVIEWERS_PER_ITEM
 
 
 class ReviewerAgreementOut(serializers.Serializer):
@@ -39,7 +39,7 @@ class ReviewerAgreementOut(serializers.Serializer):
     krippendorff_alpha_ordinal = UnitIntervalOut()
 
 
-# Named apart from the review engine's own pool summary (reviewapp.review.api.PoolOut), a different shape.
+# Named apart from the review engine's own pool summary (reviewapp.review.pools.api.PoolOut), a different shape.
 @extend_schema_serializer(component_name="LabelPoolOut")
 class PoolOut(serializers.Serializer):
     public_id = serializers.CharField()

@@ -29,9 +29,9 @@ from benchmarks.rerank.services import rerank_run_create, rerank_run_execute
 from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import NominatedTarget
 from reviewapp.core.auth.roles import ensure_role_groups
-from reviewapp.review.pools.pool_admin import assignment_unassign
-from reviewapp.review.selectors import reviewer_pools
-from reviewapp.review.services import judgment_submit
+from reviewapp.review.assignment.services import assignment_unassign
+from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.pools.selectors import reviewer_pools
 
 DEMO_REVIEWERS = ("reviewer", "reviewer2")
 SYNTHETIC_ACCOUNTS = ("demo-synthetic-labels-1", "demo-synthetic-labels-2")

@@ -1,7 +1,7 @@
 """Human-label metrics and calibration of one rerank run against one declared review pool.
 
 Labels: one per pool item, by the review core's rule (adjudicated, else
-agreed, else unresolved; ``reviewapp.review.selectors.LABEL_RULE``), from COMPLETE,
+agreed, else unresolved; ``reviewapp.review.agreement.selectors.LABEL_RULE``), from COMPLETE,
 NON-STALE judgments only, passage grade only. An item without such a label
 (unjudged, draft, stale, reviewers disagree, "unknown") is missing: never read
 as 0, never replaced by the model's probability. Provisional section labels
@@ -52,10 +52,7 @@ from benchmarks.reports.figures import SPLITS
 from benchmarks.reports.params import ReportParameterError, report_parameters
 from benchmarks.rerank.models import RerankGrade, RerankRun
 from reviewapp.core.exports.csv_export import SafeCsvWriter
-from reviewapp.review.agreement.selectors import GradeTypeAgreement, pool_agreement
-from reviewapp.review.selectors import (
-    LABEL_RULE,
-)
+from reviewapp.review.agreement.selectors import LABEL_RULE, GradeTypeAgreement, pool_agreement
 from scoring.ir.family_bootstrap import DEFAULT_REPLICATES, DEFAULT_SEED, family_bootstrap, paired_family_bootstrap
 from scoring.ir.ranking import judged_precision_at_5, pooled_ndcg_at_5
 from scoring.stats.bootstrap import Interval
@@ -70,7 +67,7 @@ from scoring.stats.calibration import (
 )
 
 if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
-    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.pools.models import ReviewPool
 
 SYSTEMS = ("keyword", "reranked")
 METRICS = ("P@5", "nDCG@5")

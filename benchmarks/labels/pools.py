@@ -59,20 +59,19 @@ from benchmarks.rerank.models import RerankRun, RerankStatus
 from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import NominatedTarget, QueryKind, Suite
 from reviewapp.core.records.hashing import sha256_json
-from reviewapp.review.assignment.assign import pool_assign_detail
 from reviewapp.review.assignment.reuse import completed_judges
-from reviewapp.review.selectors import label_source_find, pool_find, reviewer_candidates
-from reviewapp.review.services import (
-    ReviewError,
-    label_source_import,
-    passage_hash_of,
-    pool_create,
-    query_hash_of,
-    source_hash_of,
-)
+from reviewapp.review.assignment.selectors import reviewer_candidates
+from reviewapp.review.assignment.services import pool_assign_detail
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.exchange.selectors import label_source_find
+from reviewapp.review.exchange.services import label_source_import
+from reviewapp.review.judgments.hashes import passage_hash_of, query_hash_of, source_hash_of
+from reviewapp.review.pools.selectors import pool_find
+from reviewapp.review.pools.services import pool_create
 
 if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
-    from reviewapp.review.models import LabelSource, ReviewPool
+    from reviewapp.review.exchange.models import LabelSource
+    from reviewapp.review.pools.models import ReviewPool
 
 DEFAULT_K = 5
 MAX_K = 30

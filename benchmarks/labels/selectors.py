@@ -11,18 +11,14 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from reviewapp.review.agreement.selectors import ResolvedLabel, pool_labels
+from reviewapp.review.judgments.selectors import pool_completed_judgments, pool_stale_judgments
 from reviewapp.review.kinds import UNKNOWN
-from reviewapp.review.selectors import (
-    ResolvedLabel,
-    pool_completed_judgments,
-    pool_find,
-    pool_labels,
-    pool_stale_judgments,
-)
+from reviewapp.review.pools.selectors import pool_find
 
 if TYPE_CHECKING:  # types only (the review engine's models are read through its selectors)
     from benchmarks.rerank.models import RerankRun
-    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.pools.models import ReviewPool
 
 JOB = "benchmarks"
 POOL_KIND = "passage"

@@ -57,7 +57,8 @@ from benchmarks.rerank.models import RerankRun
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import as_download, content_type_of
 from reviewapp.core.http.requests import SignedInHttpRequest
-from reviewapp.review.selectors import LABEL_RULE, reviewer_candidates
+from reviewapp.review.agreement.selectors import LABEL_RULE
+from reviewapp.review.assignment.selectors import reviewer_candidates
 from scoring.stats.calibration import DIAGNOSTIC_THRESHOLD
 
 HUMAN_EXPORTS = ("human-metrics.json", *HUMAN_TABLES)
@@ -274,7 +275,7 @@ def review_pool_declare_view(request: SignedInHttpRequest, pk: int) -> HttpRespo
             if declared:
                 assert isinstance(outcome, DeclareResult)  # declared: not a plan
                 messages.success(request, outcome.message + note)
-                return redirect("review:admin-pool", pool_id=outcome.pool.public_id)
+                return redirect("review:pool", pool_id=outcome.pool.public_id)
             preview = outcome
     if preview is None and not error and not form.is_bound:
         try:

@@ -46,7 +46,7 @@ from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
 
 if TYPE_CHECKING:
-    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.pools.models import ReviewPool
 from reviewapp.providers.local.embeddings import MODEL_ID as LOCAL_MODEL
 from reviewapp.providers.selectors import ledger_simulated, ledger_spend, provider_label
 from reviewapp.providers.types import SIMULATED_LABEL

@@ -23,7 +23,7 @@ from benchmarks.suites.models import Suite, SuiteDraft
 from reviewapp.core.auth.roles import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import download
 from reviewapp.core.http.requests import SignedInHttpRequest
-from reviewapp.review.services import NotAssigned
+from reviewapp.review.errors import NotAssigned
 
 # --------------------------------------------------------------------------- a frozen suite
 

@@ -10,11 +10,14 @@ from grading.audits.judging.excerpts import excerpt_of
 from grading.audits.models import Audit
 from grading.audits.services import AuditError
 from grading.dataset.models import Contract
-from reviewapp.review.selectors import pool_find, pool_labels
-from reviewapp.review.services import ReviewError, pool_assign, pool_create
+from reviewapp.review.agreement.selectors import pool_labels
+from reviewapp.review.assignment.services import pool_assign
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.pools.selectors import pool_find
+from reviewapp.review.pools.services import pool_create
 
 if TYPE_CHECKING:
-    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.pools.models import ReviewPool
 
 AUDIT_JOB = "cuad-audit"  # external_ref tag of the review pools this module declares
 REVIEW_TITLE = "Contract clauses: is the text a clause of the stated type?"

@@ -31,7 +31,7 @@ from grading.dataset.models import Category
 from grading.dataset.selectors import sample_contract_ids
 
 if TYPE_CHECKING:
-    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.pools.models import ReviewPool
 from grading.runs.selectors import run_pair_table
 from scoring.cuad.grading import DEFAULT_REPLICATES, Figures, PairTable, Thresholds, grade
 from scoring.stats.agreement import (

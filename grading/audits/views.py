@@ -24,7 +24,7 @@ from grading.runs.models import ConsoleJob, ExtractionRun
 from reviewapp.core.auth.roles import LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.jobs.controls import job_progress_context
 from reviewapp.providers.clients.base import echoable_base_url
-from reviewapp.review.selectors import reviewer_candidates
+from reviewapp.review.assignment.selectors import reviewer_candidates
 from scoring.cuad.grading import Thresholds
 
 FILTERS = {
@@ -197,5 +197,5 @@ def audit_review(request: HttpRequest, pk: int) -> HttpResponse:
     else:
         verb = "declared and assigned" if created else "already declared; assignments completed"
         messages.success(request, f"Review pool {verb} ({audit.n_candidates} items, blind).")
-        return redirect("review:admin-pool", pool_id=pool.public_id)
+        return redirect("review:pool", pool_id=pool.public_id)
     return redirect("cuad:audit", pk=audit.pk)

@@ -14,7 +14,9 @@ from django.db import transaction
 from grading.contracts.kinds import CONTRACT_CLAUSE_KIND_KEY
 from grading.contracts.models import ClauseTaxonomy, ContractSet, SetContract
 from grading.contracts.services import taxonomy_current
-from reviewapp.review.services import ReviewError, pool_assign, pool_create
+from reviewapp.review.assignment.services import pool_assign
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.pools.services import pool_create
 
 
 class LabellingError(ValueError):

@@ -22,7 +22,7 @@ from grading.contracts.models import ClauseTaxonomy, ContractExclusion, Contract
 from grading.dataset.cuad_file import read_category_csv
 from grading.dataset.selectors import dataset_categories, dataset_current
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
-from reviewapp.review.selectors import pool_find
+from reviewapp.review.pools.selectors import pool_find
 
 NAME_MAX = 100
 REASON_MAX = 2000

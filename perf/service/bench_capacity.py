@@ -126,19 +126,19 @@ def _costs(sessions: dict[str, str]) -> dict[str, Cost]:
         backend = cursor.fetchone()[0]
 
     def save_body(client: Client, item: str) -> dict[str, str]:
-        page = client.get(f"/review/items/{item}/").content.decode()
+        page = client.get(f"/review/workspace/items/{item}/").content.decode()
         revision = int(bench_review.REVISION.search(page).group(1))
         return {"section": str((revision + 1) % 4), "passage": str((revision // 4 + 1) % 4),
                 **dict(bench_review.SHOWN.findall(page)), "action": "save"}
 
     def save(client: Client, item: str) -> Callable[[], object]:
         body = save_body(client, item)  # the page a reviewer had open: not part of the save's cost
-        return lambda: client.post(f"/review/items/{item}/", data=body, HTTP_HX_REQUEST="true")
+        return lambda: client.post(f"/review/workspace/items/{item}/", data=body, HTTP_HX_REQUEST="true")
 
     kinds: dict[str, Callable[[Client, str], Callable[[], object]]] = {
-        "reviewer queue page": lambda c, i: lambda: c.get("/review/"),
+        "reviewer queue page": lambda c, i: lambda: c.get("/review/workspace/"),
         "queue API": lambda c, i: lambda: c.get("/api/v1/review/queue/"),
-        "item page": lambda c, i: lambda: c.get(f"/review/items/{i}/"),
+        "item page": lambda c, i: lambda: c.get(f"/review/workspace/items/{i}/"),
         "save (htmx post)": save,
     }
 

@@ -92,7 +92,8 @@ def _setup(opts: argparse.Namespace, loopback_url: str, tmp: Path) -> dict:
     from grading.dataset.services import cuad_load, sample_create
     from grading.runs.services import extraction_run_import
     from reviewapp.core.auth.roles import ensure_role_groups
-    from reviewapp.review import services
+    from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.pools.services import pool_create
 
     call_command("migrate", verbosity=0)
     ensure_role_groups()
@@ -108,8 +109,8 @@ def _setup(opts: argparse.Namespace, loopback_url: str, tmp: Path) -> dict:
     items = [{"query_id": f"q{i // 10:03d}", "doc_id": f"doc-{i:04d}", "query_text": f"Question {i // 10}?",
               "source_heading": f"Sec. {i}", "source_text": TEXT * 10, "passage_caption": f"Sec. {i}",
               "passage_text": TEXT * 4} for i in range(opts.items)]
-    pool = services.pool_create(name="load", kind="passage", items=items, declared_rule="bench: explicit list")
-    services.pool_assign(pool=pool, reviewers=reviewers, per_item=2)
+    pool = pool_create(name="load", kind="passage", items=items, declared_rule="bench: explicit list")
+    pool_assign(pool=pool, reviewers=reviewers, per_item=2)
 
     cuad = tmp / "CUAD_v1.json"
     _cuad_file(cuad)
@@ -215,7 +216,7 @@ async def _reviewer(base: str, session_key: str, deadline: float, think: tuple[f
             step += 1
             started = time.perf_counter()
             try:
-                page = await client.get(f"/review/items/{item_id}/")
+                page = await client.get(f"/review/workspace/items/{item_id}/")
             except httpx.HTTPError as error:
                 stats["errors"].append(f"GET item: {type(error).__name__}")
                 continue
@@ -231,7 +232,7 @@ async def _reviewer(base: str, session_key: str, deadline: float, think: tuple[f
             token = client.cookies.get("csrftoken", "")
             started = time.perf_counter()
             try:
-                saved = await client.post(f"/review/items/{item_id}/", data={**grades, "action": "save",
+                saved = await client.post(f"/review/workspace/items/{item_id}/", data={**grades, "action": "save",
                                                                              "csrfmiddlewaretoken": token},
                                           headers={"HX-Request": "true", "X-CSRFToken": token})
             except httpx.HTTPError as error:  # not acknowledged: not counted as sent
@@ -327,7 +328,7 @@ def _run(opts: argparse.Namespace) -> int:
         from benchmarks.rerank import services as rerank
         from benchmarks.rerank.models import RerankRun
         from benchmarks.retrieval.models import RetrievalRun
-        from reviewapp.review.models import JudgmentRevision
+        from reviewapp.review.judgments.models import JudgmentRevision
 
         connection.close()
         port = _free_port()

@@ -48,7 +48,7 @@ REVIEWERS = int(os.environ.get("BENCH_QUEUE_REVIEWERS", "50"))
 ITEMS = int(os.environ.get("BENCH_QUEUE_ITEMS", "300"))
 ROUNDS = int(os.environ.get("BENCH_QUEUE_ROUNDS", "8"))
 WORKERS = int(os.environ.get("BENCH_QUEUE_WORKERS", "4"))
-PAGES = {"queue page": "/review/", "queue API": "/api/v1/review/queue/"}
+PAGES = {"queue page": "/review/workspace/", "queue API": "/api/v1/review/queue/"}
 ENGINES = tuple(os.environ.get("BENCH_QUEUE_ENGINES", "postgresql,sqlite").split(","))
 
 

@@ -85,9 +85,9 @@ def _world(size: int, group):
     from django.test import Client
 
     from perf.web.review_world import queue_of
-    from reviewapp.review import services
-    from reviewapp.review.models import ReviewItem
-    from reviewapp.review.workspace import skips as workspace
+    from reviewapp.review.judgments.models import ReviewItem
+    from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit
+    from reviewapp.review.workspace.services import assignment_skip_set
 
     user = get_user_model().objects.create_user(username=f"growth_{size}", password=None)
     user.groups.add(group)
@@ -95,9 +95,9 @@ def _world(size: int, group):
     items = {i.public_id: i for i in ReviewItem.objects.filter(public_id__in=order[:3])}
     for n, complete in ((0, False), (1, True)):
         item = items[order[n]]
-        services.judgment_submit(item=item, reviewer=user, grades={"section": 1, "passage": 1}, complete=complete,
-                                 shown=services.item_shown_hashes(item))
-    workspace.assignment_skip_set(reviewer=user, item=items[order[2]], skipped=True)
+        judgment_submit(item=item, reviewer=user, grades={"section": 1, "passage": 1}, complete=complete,
+                                 shown=item_shown_hashes(item))
+    assignment_skip_set(reviewer=user, item=items[order[2]], skipped=True)
     client = Client()
     client.force_login(user)
     return client, order
@@ -105,9 +105,10 @@ def _world(size: int, group):
 
 # Two searches: one every item matches (the count stops at its cap, the page is the first 50 matches in order)
 # and one that ten items match (found through the query-text index, not by reading the queue).
-PAGES = (("queue page", "/review/"), ("item page", None), ("queue page, filtered", "/review/?status=todo"),
-         ("queue page, searched (every item matches)", "/review/?q=deposit+returned"),
-         ("queue page, searched (ten items match)", "/review/?q=escrow+deposit"))
+PAGES = (("queue page", "/review/workspace/"), ("item page", None),
+         ("queue page, filtered", "/review/workspace/?status=todo"),
+         ("queue page, searched (every item matches)", "/review/workspace/?q=deposit+returned"),
+         ("queue page, searched (ten items match)", "/review/workspace/?q=escrow+deposit"))
 # The growth table's rows (perf/run.py, FIRM_SCALE) these pages fill, and the goal of each page.
 ROWS = {"queue page": "queue page", "queue page, searched (every item matches)": "queue search, every item matches",
         "queue page, searched (ten items match)": "queue search, ten items match"}
@@ -137,7 +138,7 @@ def _run(database_url: str, engine: str) -> None:
     for size in SIZES:
         client, order = _world(size, group)
         clients[size] = client
-        paths[size] = [(name, path or f"/review/items/{order[len(order) // 2]}/") for name, path in PAGES]
+        paths[size] = [(name, path or f"/review/workspace/items/{order[len(order) // 2]}/") for name, path in PAGES]
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE")  # the statistics autovacuum (SQLite: the optimizer) would gather on a live database
     shape = {(size, name): _capture(clients[size], path) for size in SIZES for name, path in paths[size]}

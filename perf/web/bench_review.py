@@ -103,7 +103,7 @@ async def _reviewer(base: str, username: str, session_key: str, deadline: float,
         while time.monotonic() < deadline:
             item_id = item_ids[step % len(item_ids)]
             started = time.perf_counter()
-            page = await client.get(f"/review/items/{item_id}/")
+            page = await client.get(f"/review/workspace/items/{item_id}/")
             stats["page"].append(time.perf_counter() - started)
             if page.status_code != 200:
                 stats["errors"].append(f"GET {page.status_code}")
@@ -119,7 +119,7 @@ async def _reviewer(base: str, username: str, session_key: str, deadline: float,
             repeats = 2 if step % 10 == 9 else 1
             for attempt in range(repeats):
                 started = time.perf_counter()
-                saved = await client.post(f"/review/items/{item_id}/", data=body, headers=headers)
+                saved = await client.post(f"/review/workspace/items/{item_id}/", data=body, headers=headers)
                 stats["save"].append(time.perf_counter() - started)
                 if saved.status_code != 200 or (attempt == 0 and "saved (revision" not in saved.text):
                     stats["errors"].append(f"POST {saved.status_code}: {saved.text[:200]}")
@@ -221,7 +221,7 @@ def _run() -> int:
 
     from django.db.models import Count, Max
 
-    from reviewapp.review.models import Judgment, JudgmentRevision
+    from reviewapp.review.judgments.models import Judgment, JudgmentRevision
 
     actual = Counter()
     gaps = 0

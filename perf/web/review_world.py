@@ -32,7 +32,8 @@ def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorl
     from django.core.management import call_command
 
     from reviewapp.core.auth.roles import ensure_role_groups
-    from reviewapp.review import services
+    from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.pools.services import pool_create
 
     call_command("migrate", verbosity=0)
     ensure_role_groups()
@@ -53,8 +54,8 @@ def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorl
         }
         for i in range(items)
     ]
-    pool = services.pool_create(name="bench", kind="passage", items=pool_items, declared_rule="bench: explicit list")
-    services.pool_assign(pool=pool, reviewers=users, per_item=2)
+    pool = pool_create(name="bench", kind="passage", items=pool_items, declared_rule="bench: explicit list")
+    pool_assign(pool=pool, reviewers=users, per_item=2)
     return ReviewWorld(sessions=login_sessions(users), item_ids=list(pool.items.values_list("public_id", flat=True)))
 
 
@@ -87,9 +88,12 @@ def queue_of(*, reviewer, items: int, title: str, rare_word: str = "") -> list[s
     ``rare_word``, the first query (its ten items) says it, and no other: what a search that matches little finds."""
     import hashlib
 
-    from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
+    from reviewapp.review.assignment.models import Assignment
+    from reviewapp.review.assignment.queue_order import queue_rebuild
+    from reviewapp.review.judgments.hashes import item_hashes
+    from reviewapp.review.judgments.models import ReviewItem
+    from reviewapp.review.pools.models import ReviewPool
     from reviewapp.review.workspace.queue import REVIEWER_ORDER
-    from reviewapp.review.workspace.queue_order import queue_rebuild
 
     pool = ReviewPool.objects.create(name=title, reviewer_title=title, kind="passage", declared_rule="bench",
                                      reviewers_per_item=1)

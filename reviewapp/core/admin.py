@@ -1,6 +1,6 @@
 """Django admin for accounts: users, groups and API tokens are a superuser's alone, and every change is audited.
 
-The admin role manages reviewers through the product's own pages (/review/admin/reviewers/), which can only
+The admin role manages reviewers through the product's own pages (/review/people/reviewers/), which can only
 make reviewer accounts. Here only a superuser may look at or change a user, a group or a token, whatever
 permissions a group holds; each change is attributed to the signed-in superuser in the account audit log,
 which superusers read (never edit) at /admin/reviewapp/accountaudit/.
@@ -99,7 +99,7 @@ class GuardedUserChangeForm(UserChangeForm):
             raise forms.ValidationError(
                 f"{user.get_username()!r} holds {held} blind-review assignment(s); an account that sees model output "
                 "(admin, stakeholder, staff, superuser) may never hold one. Unassign them on "
-                "/review/admin/reviewers/ first, or make a separate account for the new role."
+                "/review/people/reviewers/ first, or make a separate account for the new role."
             )
         return cleaned
 

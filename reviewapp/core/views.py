@@ -1,5 +1,5 @@
 """Pages of the project itself: home, health, and a user's own API tokens. Review pages are in
-reviewapp/review/views.py."""
+the folders of reviewapp/review/ (its README section "Layout of review/")."""
 
 from __future__ import annotations
 

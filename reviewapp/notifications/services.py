@@ -26,7 +26,8 @@ from django.utils import timezone
 from reviewapp.core.auth.roles import MANAGE_REVIEWS
 from reviewapp.notifications.models import Notice, NotificationPreference
 from reviewapp.review.agreement.disagreements import pool_open_disagreement_count
-from reviewapp.review.selectors import assignment_marks, assignments_after, assignments_waiting, notice_pools
+from reviewapp.review.assignment.selectors import assignment_marks, assignments_after, assignments_waiting
+from reviewapp.review.pools.selectors import notice_pools
 from reviewapp.review.workspace.queue import reviewer_queue_pages
 
 # The kinds, as stored (NotificationKind's values; plain strings for the type checker).
@@ -86,7 +87,7 @@ def _assignment_notices() -> list[Pending]:
             user_id=user_id, email=recipients[user_id], kind=ASSIGNMENT, key=f"{pool.public_id}:{last}", upto=last,
             subject=f"{new} new item{'s' if new != 1 else ''} to review: {title}",
             body=(f"{new} new item{'s' if new != 1 else ''} {'were' if new != 1 else 'was'} assigned to you in "
-                  f"\"{title}\".\n\nYour queue: {_link('/review/')}\n\n"
+                  f"\"{title}\".\n\nYour queue: {_link('/review/workspace/')}\n\n"
                   f"Turn these emails off: {_link('/accounts/notifications/')}\n")))
     return out
 
@@ -109,7 +110,7 @@ def _reminder_notices(now: datetime) -> list[Pending]:
                 user_id=user_id, email=recipients[user_id], kind=REMINDER, key=f"{queue.pool_id}:{period}",
                 subject=f"{left} item{'s' if left != 1 else ''} still to review: {queue.title}",
                 body=(f"{left} of your {queue.total} items in \"{queue.title}\" are still open "
-                      f"({queue.completed} complete).\n\nYour queue: {_link('/review/')}\n\n"
+                      f"({queue.completed} complete).\n\nYour queue: {_link('/review/workspace/')}\n\n"
                       f"Turn these emails off: {_link('/accounts/notifications/')}\n")))
     return out
 
@@ -137,7 +138,7 @@ def _adjudication_notices(now: datetime) -> list[Pending]:
                 subject=f"{waiting} disagreement{'s' if waiting != 1 else ''} wait for adjudication: {pool.name}",
                 body=(f"{waiting} item{'s' if waiting != 1 else ''} of \"{pool.name}\" "
                       f"{'have' if waiting != 1 else 'has'} completed grades that disagree.\n\n"
-                      f"Adjudicate: {_link(f'/review/admin/pools/{pool.public_id}/disagreements/next/')}\n\n"
+                      f"Adjudicate: {_link(f'/review/agreement/{pool.public_id}/disagreements/next/')}\n\n"
                       f"Turn these emails off: {_link('/accounts/notifications/')}\n")))
     return out
 

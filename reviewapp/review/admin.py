@@ -4,17 +4,11 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from reviewapp.review.models import (
-    POOL_FROZEN_FIELDS,
-    Adjudication,
-    Assignment,
-    ImportedLabel,
-    Judgment,
-    JudgmentRevision,
-    LabelSource,
-    ReviewItem,
-    ReviewPool,
-)
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.exchange.models import ImportedLabel, LabelSource
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.pools.models import POOL_FROZEN_FIELDS, ReviewPool
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

@@ -10,13 +10,8 @@ class ReviewConfig(AppConfig):
     verbose_name = "Blinded review"
 
     def ready(self) -> None:
+        # Imported here, not at the top: this module is loaded before the app registry, which models need.
         from reviewapp.core.auth.roles import register_assignment_counter
-
-        def assignments_held(user) -> int:
-            """Assignments not yet completed: a finished reviewer may take another role, an active one may not."""
-            from reviewapp.review.models import Assignment, Judgment
-
-            done = Judgment.objects.filter(reviewer=user, current__status="complete").values("item_id")
-            return Assignment.objects.filter(reviewer=user).exclude(item_id__in=done).count()
+        from reviewapp.review.assignment.selectors import assignments_held
 
         register_assignment_counter(assignments_held)

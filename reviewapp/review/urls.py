@@ -1,37 +1,23 @@
-"""Pages of the blinded review, under /review/.
+"""Pages of the blinded review, under /review/: each noun's pages live in its own folder's urls.py, one namespace.
 
-Reviewer URLs carry only opaque random ids. Admin pages live under /review/admin/. The features with pages of
-their own keep them in their folder's urls.py, included here under the same paths and the same "review"
-namespace: people/ (workload, reviewer accounts, reliability) and exchange/ (Label Studio and Argilla).
+Each noun's paths begin with its folder's name: workspace/ (the reviewer's queue and items), pools/, assignment/,
+agreement/, exchange/, people/. A page that lived elsewhere before keeps its old path as a permanent redirect
+(core/http/moved.py), in the urls.py of the folder it moved to. Reviewer URLs carry only opaque random ids.
 """
 
-from django.urls import include, path
-
-from reviewapp.core.http.lazy_views import lazy_module
-
-views = lazy_module("reviewapp.review.views")
+from reviewapp.review.agreement.urls import urlpatterns as _agreement
+from reviewapp.review.assignment.urls import urlpatterns as _assignment
+from reviewapp.review.exchange.urls import urlpatterns as _exchange
+from reviewapp.review.people.urls import urlpatterns as _people
+from reviewapp.review.pools.urls import urlpatterns as _pools
+from reviewapp.review.workspace.urls import urlpatterns as _workspace
 
 app_name = "review"
 urlpatterns = [
-    path("", views.queue, name="queue"),
-    path("items/<str:item_id>/", views.item, name="item"),
-    path("items/<str:item_id>/history/", views.history, name="history"),
-    path("admin/", views.admin_pools, name="admin-pools"),
-    path("admin/new/", views.admin_pool_new, name="admin-pool-new"),
-    path("admin/labels/import/", views.admin_label_import, name="admin-label-import"),
-    path("admin/pools/<str:pool_id>/", views.admin_pool, name="admin-pool"),
-    path("admin/pools/<str:pool_id>/assign/", views.admin_pool_assign, name="admin-pool-assign"),
-    path("admin/pools/<str:pool_id>/unassign/", views.admin_pool_unassign, name="admin-pool-unassign"),
-    path("admin/pools/<str:pool_id>/reassign/", views.admin_pool_reassign, name="admin-pool-reassign"),
-    path("admin/pools/<str:pool_id>/new-version/", views.admin_pool_new_version, name="admin-pool-new-version"),
-    path("admin/reviewers/", views.admin_reviewers, name="admin-reviewers"),
-    path("admin/reviewers/<int:user_id>/active/", views.admin_reviewer_active, name="admin-reviewer-active"),
-    path("admin/pools/<str:pool_id>/items/<str:item_id>/adjudicate/", views.admin_adjudicate,
-         name="admin-adjudicate"),
-    path("admin/pools/<str:pool_id>/qrels.txt", views.admin_qrels, name="admin-qrels"),
-    path("admin/pools/<str:pool_id>/judgments.jsonl", views.admin_jsonl, name="admin-jsonl"),
-    # Label exchange: Label Studio and Argilla out, their annotations in (not blind)
-    path("admin/pools/", include("reviewapp.review.exchange.urls")),
-    # People and reliability
-    path("", include("reviewapp.review.people.urls")),
+    *_workspace,
+    *_pools,
+    *_assignment,
+    *_agreement,
+    *_exchange,
+    *_people,
 ]

@@ -142,7 +142,9 @@ def build_world(tmp_path: Path) -> World:
     from grading.audits.models import AuditCandidate, AuditJudge, AuditVerdict
     from grading.audits.review import audit_review_send
     from grading.runs import jobs as console
-    from reviewapp.review import services as review_services
+    from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.judgments.services import judgment_submit
+    from reviewapp.review.pools.services import pool_create
     from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
     from tests.grading.audit_support import audited_run, local_audit
 
@@ -176,17 +178,17 @@ def build_world(tmp_path: Path) -> World:
     # Review: the planted run's declared pool, and a pool whose job-side refs carry every marker.
     declared = review_pool_declare(rerank_run=planted, k=5, reviewers=reviewers, reviewers_per_item=2)
     w.pool_id = declared.pool.public_id
-    marker_pool = review_services.pool_create(
+    marker_pool = pool_create(
         name=f"trust pool {SYSTEM_MARKER}", kind="passage", items=_marker_items(),
         declared_rule=f"union of top 5 of {SYSTEM_MARKER} and {MODEL_MARKER}",
         declared_params={"k": 5, "model": MODEL_MARKER}, reviewers_per_item=2,
         external_ref={"model": MODEL_MARKER, "provider": PROVIDER_MARKER})
-    review_services.pool_assign(pool=marker_pool, reviewers=reviewers, per_item=2)
+    pool_assign(pool=marker_pool, reviewers=reviewers, per_item=2)
     w.marker_pool_id = marker_pool.public_id
     for pool in (declared.pool, marker_pool):
         for n, item in enumerate(pool.items.order_by("id")):
             # The other reviewer's drafts and completed grades, with notes, on the same items.
-            review_services.judgment_submit(item=item, reviewer=w.users["reviewer2"],
+            judgment_submit(item=item, reviewer=w.users["reviewer2"],
                                             grades={"section": 3, "passage": 3}, complete=n % 2 == 0,
                                             note=f"{OTHER_NOTE_MARKER} {JUDGE_MARKER}")
     # A pool of both rerank runs: items the declared pool holds are reused (judge once), the rest assigned.
@@ -194,10 +196,10 @@ def build_world(tmp_path: Path) -> World:
     w.multi_pool_id = multi.pool.public_id
     assert multi.assigned and multi.reused  # the crawl reads its own items, and reuse happened
     for n, item in enumerate(multi.pool.items.filter(assignments__reviewer=w.users["reviewer2"]).order_by("id")):
-        review_services.judgment_submit(item=item, reviewer=w.users["reviewer2"], grades={"section": 2, "passage": 1},
+        judgment_submit(item=item, reviewer=w.users["reviewer2"], grades={"section": 2, "passage": 1},
                                         complete=n % 2 == 0, note=f"{OTHER_NOTE_MARKER} {JUDGE_MARKER}")
     own = marker_pool.items.order_by("id").first()
-    review_services.judgment_submit(item=own, reviewer=w.users["reviewer"], grades={"section": 1, "passage": 0},
+    judgment_submit(item=own, reviewer=w.users["reviewer"], grades={"section": 1, "passage": 0},
                                     complete=False, note="my own draft note")
     w.marker_item_id = own.public_id
     w.pool_item_id = declared.pool.items.order_by("id").first().public_id
@@ -225,7 +227,7 @@ def build_world(tmp_path: Path) -> World:
     audit_pool, _ = audit_review_send(audit=audit, reviewers=reviewers)
     w.audit_pool_id = audit_pool.public_id
     for item in audit_pool.items.order_by("id"):
-        review_services.judgment_submit(item=item, reviewer=w.users["reviewer2"], grades=_all_grades(audit_pool),
+        judgment_submit(item=item, reviewer=w.users["reviewer2"], grades=_all_grades(audit_pool),
                                         complete=False, note=OTHER_NOTE_MARKER)
     return w
 

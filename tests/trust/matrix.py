@@ -325,81 +325,96 @@ MATRIX: dict[str, Entry] = {
     "api/v1/cuad/audits/": api(VIEW_REPORTS, "/api/v1/cuad/audits/"),
     "api/v1/cuad/audits/<int:pk>/": api(VIEW_REPORTS, "/api/v1/cuad/audits/{audit_pk}/"),
     # --- blinded review pages
-    "review/": page(GRADE, "/review/"),
-    "review/items/<str:item_id>/": Entry(
-        "/review/items/{marker_item_id}/", _by_perm(GRADE, anon=LOGIN),
+    "review/workspace/": page(GRADE, "/review/workspace/"),
+    "review/workspace/items/<str:item_id>/": Entry(
+        "/review/workspace/items/{marker_item_id}/", _by_perm(GRADE, anon=LOGIN),
         post=_by_perm(GRADE, anon=LOGIN, ok=None), data={"section": "2", "passage": "2", "action": "save"}),
-    "review/items/<str:item_id>/history/": page(GRADE, "/review/items/{marker_item_id}/history/"),
-    "review/admin/": page(MANAGE_REVIEWS, "/review/admin/"),
-    "review/admin/new/": form(MANAGE_REVIEWS, MANAGE_REVIEWS, "/review/admin/new/",
+    "review/workspace/items/<str:item_id>/history/": page(GRADE, "/review/workspace/items/{marker_item_id}/history/"),
+    "review/pools/": page(MANAGE_REVIEWS, "/review/pools/"),
+    "review/pools/new/": form(MANAGE_REVIEWS, MANAGE_REVIEWS, "/review/pools/new/",
                               {"name": "x", "kind": "passage", "items": "[]", "reviewers_per_item": "1"}),
-    "review/admin/labels/import/": post_only(MANAGE_REVIEWS, "/review/admin/labels/import/",
+    "review/exchange/labels/import/": post_only(MANAGE_REVIEWS, "/review/exchange/labels/import/",
                                              {"name": "trust labels", "labels": ""}),
-    "review/admin/pools/<str:pool_id>/": page(MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/"),
-    "review/admin/pools/<str:pool_id>/assign/": post_only(MANAGE_REVIEWS,
-                                                          "/review/admin/pools/{marker_pool_id}/assign/",
+    "review/pools/<str:pool_id>/": page(MANAGE_REVIEWS, "/review/pools/{marker_pool_id}/"),
+    "review/assignment/<str:pool_id>/assign/": post_only(MANAGE_REVIEWS,
+                                                          "/review/assignment/{marker_pool_id}/assign/",
                                                           {"per_item": "2"}),
-    "review/admin/pools/<str:pool_id>/unassign/": post_only(MANAGE_REVIEWS,
-                                                            "/review/admin/pools/{marker_pool_id}/unassign/",
+    "review/assignment/<str:pool_id>/unassign/": post_only(MANAGE_REVIEWS,
+                                                            "/review/assignment/{marker_pool_id}/unassign/",
                                                             {"reviewer": "0"}),
-    "review/admin/pools/<str:pool_id>/reassign/": post_only(MANAGE_REVIEWS,
-                                                            "/review/admin/pools/{marker_pool_id}/reassign/",
+    "review/assignment/<str:pool_id>/reassign/": post_only(MANAGE_REVIEWS,
+                                                            "/review/assignment/{marker_pool_id}/reassign/",
                                                             {"from_reviewer": "0",
                                                              "to_reviewer": "0"}),
-    "review/admin/pools/<str:pool_id>/new-version/": post_only(MANAGE_REVIEWS,
-                                                               "/review/admin/pools/{marker_pool_id}/new-version/",
+    "review/pools/<str:pool_id>/new-version/": post_only(MANAGE_REVIEWS,
+                                                               "/review/pools/{marker_pool_id}/new-version/",
                                                                {"reviewers_per_item": "3"}),
-    "review/admin/reviewers/": form(MANAGE_REVIEWS, MANAGE_REVIEWS, "/review/admin/reviewers/",
+    "review/people/reviewers/": form(MANAGE_REVIEWS, MANAGE_REVIEWS, "/review/people/reviewers/",
                                     {"username": "trust_new_reviewer"}),
-    "review/admin/reviewers/<int:user_id>/active/": post_only(MANAGE_REVIEWS,
-                                                              "/review/admin/reviewers/999999/active/",
+    "review/people/reviewers/<int:user_id>/active/": post_only(MANAGE_REVIEWS,
+                                                              "/review/people/reviewers/999999/active/",
                                                               {"active": "0"}),
-    "review/admin/pools/<str:pool_id>/items/<str:item_id>/adjudicate/": form(
-        MANAGE_REVIEWS, MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/items/{marker_item_id}/adjudicate/",
+    "review/agreement/<str:pool_id>/items/<str:item_id>/adjudicate/": form(
+        MANAGE_REVIEWS, MANAGE_REVIEWS, "/review/agreement/{marker_pool_id}/items/{marker_item_id}/adjudicate/",
         {"section": "2", "passage": "1", "note": "adjudicated"}),
-    "review/admin/pools/<str:pool_id>/qrels.txt": page(MANAGE_REVIEWS,
-                                                       "/review/admin/pools/{marker_pool_id}/qrels.txt"),
-    "review/admin/pools/<str:pool_id>/judgments.jsonl": page(MANAGE_REVIEWS,
-                                                             "/review/admin/pools/{marker_pool_id}/judgments.jsonl"),
+    "review/agreement/<str:pool_id>/qrels.txt": page(MANAGE_REVIEWS,
+                                                       "/review/agreement/{marker_pool_id}/qrels.txt"),
+    "review/agreement/<str:pool_id>/judgments.jsonl": page(MANAGE_REVIEWS,
+                                                             "/review/agreement/{marker_pool_id}/judgments.jsonl"),
     # label exchange (reviewapp/review/exchange/views.py)
-    "review/admin/pools/<str:pool_id>/label-studio-tasks.json": page(
-        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/label-studio-tasks.json"),
-    "review/admin/pools/<str:pool_id>/label-studio-config.xml": page(
-        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/label-studio-config.xml"),
-    "review/admin/pools/<str:pool_id>/argilla.zip": page(MANAGE_REVIEWS,
-                                                         "/review/admin/pools/{marker_pool_id}/argilla.zip"),
-    "review/admin/pools/<str:pool_id>/label-imports/": post_only(
-        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/label-imports/", {"tool": "argilla"}),
-    "review/admin/pools/<str:pool_id>/imported-labels.jsonl": page(
-        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/imported-labels.jsonl"),
+    "review/exchange/<str:pool_id>/label-studio-tasks.json": page(
+        MANAGE_REVIEWS, "/review/exchange/{marker_pool_id}/label-studio-tasks.json"),
+    "review/exchange/<str:pool_id>/label-studio-config.xml": page(
+        MANAGE_REVIEWS, "/review/exchange/{marker_pool_id}/label-studio-config.xml"),
+    "review/exchange/<str:pool_id>/argilla.zip": page(MANAGE_REVIEWS,
+                                                         "/review/exchange/{marker_pool_id}/argilla.zip"),
+    "review/exchange/<str:pool_id>/label-imports/": post_only(
+        MANAGE_REVIEWS, "/review/exchange/{marker_pool_id}/label-imports/", {"tool": "argilla"}),
+    "review/exchange/<str:pool_id>/imported-labels.jsonl": page(
+        MANAGE_REVIEWS, "/review/exchange/{marker_pool_id}/imported-labels.jsonl"),
     # people and reliability (reviewapp/review/people/views.py)
-    "review/admin/workload/": page(MANAGE_REVIEWS, "/review/admin/workload/"),
-    "review/admin/workload/reassign/": post_only(MANAGE_REVIEWS, "/review/admin/workload/reassign/",
+    "review/people/workload/": page(MANAGE_REVIEWS, "/review/people/workload/"),
+    "review/people/workload/reassign/": post_only(MANAGE_REVIEWS, "/review/people/workload/reassign/",
                                                  {"pool": "{marker_pool_id}", "from_reviewer": "0",
                                                   "to_reviewer": "0"}),
-    "review/admin/reviewers/<int:user_id>/": page(MANAGE_REVIEWS, "/review/admin/reviewers/999999/", ok=404,
+    "review/people/reviewers/<int:user_id>/": page(MANAGE_REVIEWS, "/review/people/reviewers/999999/", ok=404,
                                                   note="no such reviewer: the admin gets a 404"),
-    "review/admin/reviewers/<int:user_id>/invite/": post_only(MANAGE_REVIEWS,
-                                                              "/review/admin/reviewers/999999/invite/"),
-    "review/admin/reviewers/<int:user_id>/invitation/revoke/": post_only(
-        MANAGE_REVIEWS, "/review/admin/reviewers/999999/invitation/revoke/"),
-    "review/admin/reviewers/<int:user_id>/tokens/<int:token_id>/revoke/": post_only(
-        MANAGE_REVIEWS, "/review/admin/reviewers/999999/tokens/999999/revoke/"),
-    "review/admin/reviewers/<int:user_id>/sessions/<int:session_id>/end/": post_only(
-        MANAGE_REVIEWS, "/review/admin/reviewers/999999/sessions/999999/end/"),
-    "review/admin/reviewers/<int:user_id>/sign-out-everywhere/": post_only(
-        MANAGE_REVIEWS, "/review/admin/reviewers/999999/sign-out-everywhere/"),
-    "review/admin/workload/time.csv": page(MANAGE_REVIEWS, "/review/admin/workload/time.csv"),
-    "review/admin/pools/<str:pool_id>/disagreements/next/": page(
-        MANAGE_REVIEWS, "/review/admin/pools/{marker_pool_id}/disagreements/next/", ok=302),
-    "review/admin/pools/<str:pool_id>/guidelines/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,
-                                                         "/review/admin/pools/{marker_pool_id}/guidelines/",
+    "review/people/reviewers/<int:user_id>/invite/": post_only(MANAGE_REVIEWS,
+                                                              "/review/people/reviewers/999999/invite/"),
+    "review/people/reviewers/<int:user_id>/invitation/revoke/": post_only(
+        MANAGE_REVIEWS, "/review/people/reviewers/999999/invitation/revoke/"),
+    "review/people/reviewers/<int:user_id>/tokens/<int:token_id>/revoke/": post_only(
+        MANAGE_REVIEWS, "/review/people/reviewers/999999/tokens/999999/revoke/"),
+    "review/people/reviewers/<int:user_id>/sessions/<int:session_id>/end/": post_only(
+        MANAGE_REVIEWS, "/review/people/reviewers/999999/sessions/999999/end/"),
+    "review/people/reviewers/<int:user_id>/sign-out-everywhere/": post_only(
+        MANAGE_REVIEWS, "/review/people/reviewers/999999/sign-out-everywhere/"),
+    "review/people/workload/time.csv": page(MANAGE_REVIEWS, "/review/people/workload/time.csv"),
+    "review/agreement/<str:pool_id>/disagreements/next/": page(
+        MANAGE_REVIEWS, "/review/agreement/{marker_pool_id}/disagreements/next/", ok=302),
+    "review/pools/<str:pool_id>/guidelines/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,
+                                                         "/review/pools/{marker_pool_id}/guidelines/",
                                                          {"text": "Read the whole section first."}),
-    "review/admin/pools/<str:pool_id>/known-answers/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,
-                                                            "/review/admin/pools/{marker_pool_id}/known-answers/",
+    "review/pools/<str:pool_id>/known-answers/": form(MANAGE_REVIEWS, MANAGE_REVIEWS,
+                                                            "/review/pools/{marker_pool_id}/known-answers/",
                                                             {"action": "mix", "share": "10"}),
     # An invited reviewer is not signed in yet: public; a bad link answers with a page saying so.
-    "review/invitation/<str:uidb64>/<str:token>/": everyone("/review/invitation/MQ/bad-token/"),
+    "review/people/invitation/<str:uidb64>/<str:token>/": everyone("/review/people/invitation/MQ/bad-token/"),
+    # Old paths of review pages, before each URL named its folder: permanent redirects (links already sent).
+    "review/": moved("/review/", "/review/workspace/"),
+    "review/items/<str:item_id>/": moved("/review/items/{marker_item_id}/", "/review/workspace/items/{marker_item_id}/"),
+    "review/items/<str:item_id>/history/": moved("/review/items/{marker_item_id}/history/",
+                                                 "/review/workspace/items/{marker_item_id}/history/"),
+    "review/admin/": moved("/review/admin/", "/review/pools/"),
+    "review/admin/pools/<str:pool_id>/": moved("/review/admin/pools/{marker_pool_id}/",
+                                               "/review/pools/{marker_pool_id}/"),
+    "review/admin/pools/<str:pool_id>/disagreements/next/": moved(
+        "/review/admin/pools/{marker_pool_id}/disagreements/next/",
+        "/review/agreement/{marker_pool_id}/disagreements/next/"),
+    "review/admin/reviewers/": moved("/review/admin/reviewers/", "/review/people/reviewers/"),
+    "review/admin/workload/": moved("/review/admin/workload/", "/review/people/workload/"),
+    "review/invitation/<str:uidb64>/<str:token>/": moved("/review/invitation/MQ/bad-token/",
+                                                         "/review/people/invitation/MQ/bad-token/"),
     # --- blinded review API
     "api/v1/review/queue/": api(GRADE, "/api/v1/review/queue/"),
     "api/v1/review/items/<str:item_id>/": api(GRADE, "/api/v1/review/items/{marker_item_id}/"),

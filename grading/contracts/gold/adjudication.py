@@ -17,8 +17,8 @@ from typing import Any
 from grading.contracts.gold.resolution import ClauseResolution, PoolResolutions, clause_pool_resolutions, disputed
 from grading.contracts.kinds import ABSENT, PRESENCE, PRESENT
 from reviewapp.review.agreement.disagreements import adjudication_record
-from reviewapp.review.services import ReviewError
-from reviewapp.review.spans.answers import pool_item
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.pools.selectors import pool_item
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

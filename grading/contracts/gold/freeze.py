@@ -38,7 +38,7 @@ from grading.dataset.models import CuadDataset
 from grading.dataset.services import CuadLoadError, dataset_load_gold
 from reviewapp.core.records.hashing import sha256_json
 from reviewapp.review.agreement.exports import pool_judgments_admin_held
-from reviewapp.review.selectors import pool_find
+from reviewapp.review.pools.selectors import pool_find
 
 
 class GoldSetError(ValueError):

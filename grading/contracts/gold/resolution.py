@@ -27,13 +27,8 @@ from typing import Any
 
 from grading.contracts.kinds import ABSENT, PRESENCE, PRESENT
 from reviewapp.core.records.provenance import Procedure
-from reviewapp.review.spans.answers import (
-    SpanRuling,
-    pool_label_items,
-    pool_source_texts,
-    pool_span_judgments,
-    pool_span_rulings,
-)
+from reviewapp.review.agreement.spans import SpanRuling, pool_span_judgments, pool_span_rulings
+from reviewapp.review.pools.selectors import pool_label_items, pool_source_texts
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 
 AGREED = "agreed"

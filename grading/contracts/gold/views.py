@@ -26,7 +26,8 @@ from grading.dataset.selectors import dataset_of_gold_set
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_required
 from reviewapp.core.exports.downloads import download
 from reviewapp.core.records.provenance import Procedure, provenance_sentences
-from reviewapp.review.selectors import pool_get, reviewer_candidates
+from reviewapp.review.assignment.selectors import reviewer_candidates
+from reviewapp.review.pools.selectors import pool_get
 
 TEMPLATE_GOLD = "cuad/contracts/gold.html"
 TEMPLATE_GOLD_SET = "cuad/contracts/gold_set.html"

@@ -1,3 +1,4 @@
-"""A pool's judgments read together: progress, agreement between reviewers, disagreements and their rulings,
-exports (qrels, judgments).
+"""A pool's judgments read together (/review/agreement/): its labels (adjudicated, else agreed, else unresolved),
+progress, agreement between reviewers, disagreements and their rulings, span answers read together, exports
+(qrels, judgments).
 """

@@ -15,9 +15,12 @@ from typing import Any
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
+from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.agreement.selectors import pool_adjudication_item, pool_disagreements
-from reviewapp.review.models import Adjudication, ReviewItem, ReviewPool
-from reviewapp.review.services import ReviewError, pool_kind
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.services import pool_kind
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 
-from reviewapp.core.models import ADMIN_HELD
+from reviewapp.core.models import ADMIN_HELD, SigninMethod
 from reviewapp.core.records.hashing import sha256_hex
-from reviewapp.review.models import JudgmentRevision, ReviewPool
+from reviewapp.review.agreement.selectors import pool_labels
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision
+from reviewapp.review.judgments.selectors import pool_judgments
 from reviewapp.review.pools.known_answers import known_answer_public_ids
-from reviewapp.review.selectors import pool_judgments, pool_labels
+from reviewapp.review.pools.models import ReviewPool
 
 
 def pool_qrels(*, pool: ReviewPool, grade_type: str | None = None) -> str:
@@ -42,8 +44,6 @@ def _admin_held_judgment_ids(judgment_ids: set[int]) -> set[int]:
 def pool_judgments_admin_held(*, pool: ReviewPool) -> set[tuple[str, int]]:
     """(item public id, reviewer id) of the pool's judgments any revision of which was saved after signing in with
     credentials an admin once held (a password chosen through an invitation link, or set by an admin)."""
-    from reviewapp.review.models import Judgment
-
     local = dict(Judgment.objects.filter(item__pool=pool).values_list("pk", "item__public_id"))
     reviewer_of = dict(Judgment.objects.filter(item__pool=pool).values_list("pk", "reviewer_id"))
     held = {(local[j], reviewer_of[j]) for j in _admin_held_judgment_ids(set(local))}
@@ -64,8 +64,6 @@ def pool_admin_held_complete(*, pool: ReviewPool) -> int:
 def pool_idp_complete(*, pool: ReviewPool) -> dict[str, int]:
     """Complete judgments of the pool whose current revision was saved after a sign-in through an identity
     provider (OpenID Connect), per issuer: the labels whose authors the organisation itself vouched for."""
-    from reviewapp.core.models import SigninMethod
-
     counts: dict[str, int] = {}
     for record in pool_judgments(pool):
         if record.status == JudgmentRevision.COMPLETE and record.signin_method == SigninMethod.OIDC:

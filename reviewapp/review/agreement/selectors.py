@@ -1,4 +1,5 @@
-"""Admin reads of a pool's judgments: progress, agreement between reviewers, disagreements, adjudication.
+"""Reads of a pool's judgments together: its labels (``LABEL_RULE``), progress, agreement between reviewers,
+disagreements, adjudication.
 
 Built on the counted (complete, non-stale) judgments and the labels of
 ``selectors``. An adjudicator sees the texts and the reviewers' grades, never
@@ -25,15 +26,14 @@ from typing import Any
 from django.contrib.auth import get_user_model
 
 from reviewapp.core.records.hashing import sha256_json
-from reviewapp.review.kinds import PoolKind, kind_get
-from reviewapp.review.models import Adjudication, Assignment, Judgment, JudgmentRevision, ReviewItem, ReviewPool
-from reviewapp.review.selectors import (
-    JudgmentRecord,
-    hashes_match,
-    pool_completed_judgments,
-    pool_judgments,
-    pool_labels,
-)
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.judgments.hashes import hashes_match
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.judgments.selectors import JudgmentRecord, pool_completed_judgments, pool_judgments
+from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
+from reviewapp.review.pools.known_answers import known_answer_item_pks
+from reviewapp.review.pools.models import ReviewPool
 from scoring.stats.agreement import (
     alpha_interval,
     gwet_interval,
@@ -48,6 +48,82 @@ from scoring.stats.bootstrap import UnitBootstrap
 # a few thousand items within seconds (the CUAD scorecard uses 1,000). A fixed seed: one page, one interval.
 AGREEMENT_REPLICATES = 2_000
 AGREEMENT_SEED = 20260920
+
+# --- labels -----------------------------------------------------------------
+
+LABEL_RULE = (
+    "Adjudicated, else agreed, else unresolved. One label per item and grade: the latest adjudication "
+    "if an admin adjudicated it; otherwise the "
+    "grade all reviewers agreed on, when at least the pool's required number of reviewers completed it "
+    "with a grade (not unknown) and all those grades are equal; otherwise unresolved. Only complete "
+    "judgments whose query, source and passage hashes still match the item count. A missing or unknown "
+    "grade is never read as 0."
+)
+
+
+@dataclass(frozen=True)
+class ResolvedLabel:
+    item_id: str
+    query_id: str
+    doc_id: str
+    external_ref: dict[str, Any]
+    grade_type: str
+    state: str  # "adjudicated" | "agreed" | "unresolved"
+    value: int | str | None  # a grade, "unknown" (adjudicated as unknown), or None when unresolved
+    reason: str  # for unresolved: why
+    grades: tuple[Any, ...]  # the counted (complete, non-stale) reviewers' grades, sorted by reviewer id
+    query_hash: str
+    source_hash: str
+    passage_hash: str
+
+    @property
+    def is_grade(self) -> bool:
+        """True when the label is a usable grade (not unresolved, not unknown)."""
+        return self.state != "unresolved" and isinstance(self.value, int)
+
+
+def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[ResolvedLabel]:
+    """One label per item (and grade type) by ``LABEL_RULE``. Default grade type: the kind's qrels grade."""
+    kind = kind_get(pool.kind)
+    grade_type = grade_type or kind.qrels_grade_type
+    if grade_type not in kind.grade_type_keys:
+        raise ValueError(f"grade_type {grade_type!r} is not one of {kind.grade_type_keys}")
+    counted: dict[str, list[JudgmentRecord]] = defaultdict(list)
+    for record in pool_completed_judgments(pool=pool):
+        counted[record.item_id].append(record)
+    rulings: dict[int, Adjudication] = {}
+    for ruling in Adjudication.objects.filter(item__pool=pool, grade_type=grade_type).order_by("id"):
+        rulings[ruling.item_id] = ruling  # the latest wins
+    labels = []
+    # Known-answer items check reviewers; they are not part of the pool's labels.
+    for item in pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).order_by("query_id", "doc_id"):
+        records = counted.get(item.public_id, [])
+        grades = tuple(r.grades.get(grade_type) for r in records)
+        ruling = rulings.get(item.pk)
+        if ruling is not None and hashes_match(ruling, item):
+            state, value, reason = "adjudicated", ruling.value, ""
+        else:
+            known = [g for g in grades if isinstance(g, int)]
+            if len(known) >= pool.reviewers_per_item and len(set(known)) == 1:
+                state, value, reason = "agreed", known[0], ""
+            else:
+                state, value = "unresolved", None
+                if len(set(known)) > 1:
+                    reason = "reviewers disagree"
+                elif any(g == UNKNOWN for g in grades):
+                    reason = "a reviewer answered unknown"
+                else:
+                    reason = f"{len(known)} of {pool.reviewers_per_item} complete judgments"
+        labels.append(
+            ResolvedLabel(
+                item_id=item.public_id, query_id=item.query_id, doc_id=item.doc_id,
+                external_ref=dict(item.external_ref), grade_type=grade_type, state=state, value=value,
+                reason=reason, grades=grades, query_hash=item.query_hash, source_hash=item.source_hash,
+                passage_hash=item.passage_hash,
+            )
+        )
+    return labels
+
 
 # --- progress ---------------------------------------------------------------
 

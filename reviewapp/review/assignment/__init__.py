@@ -1,3 +1,4 @@
-"""Who holds which item: the one function that puts items in front of reviewers, balanced assignment, and judge
-once (a reviewer's judgment serving every pool that asks the same question of the same texts).
+"""Who holds which item (/review/assignment/): the one function that puts items in front of reviewers, balanced
+assignment, unassign and reassign, judge once (a reviewer's judgment serving every pool that asks the same question
+of the same texts), and each reviewer's order of their assignments as stored (places, states, tallies, skips).
 """

@@ -6,8 +6,8 @@ source context the reviewer is shown beside the texts, the pool's instructions (
 force (the ``text_hash`` of the pool's latest published version). When a pool is assigned, a reviewer who
 already holds an item with the same texts gets no second assignment: with the same key a ``JudgmentReuse`` row
 links the new pool's item to the item they hold, and their judgment there is read as their judgment here
-(``selectors.pool_judgments``, with its provenance in ``reused_from``); with another key (other instructions,
-guidelines, scale or context) the item goes to someone else (``assign.assignments_place`` decides both).
+(``judgments.selectors.pool_judgments``, with its provenance in ``reused_from``); with another key (other instructions,
+guidelines, scale or context) the item goes to someone else (``services.assignments_place`` decides both).
 
 What this never does:
 - serve another reviewer: a link names one reviewer, and only that reviewer's judgment of the source item is
@@ -29,16 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from reviewapp.core.records.hashing import canonical_json, sha256_json
+from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
 from reviewapp.review.kinds import kind_get
-from reviewapp.review.models import (
-    Assignment,
-    Judgment,
-    JudgmentReuse,
-    JudgmentRevision,
-    PoolGuidelines,
-    ReviewItem,
-    ReviewPool,
-)
+from reviewapp.review.pools.models import PoolGuidelines, ReviewPool
 
 
 @dataclass(frozen=True)

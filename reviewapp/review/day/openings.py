@@ -8,7 +8,8 @@ from typing import Any
 
 from django.db.models import IntegerField, Value
 
-from reviewapp.review.models import ItemOpening, JudgmentRevision, ReviewItem
+from reviewapp.review.day.models import ItemOpening
+from reviewapp.review.judgments.models import JudgmentRevision, ReviewItem
 
 
 def item_opening_record(*, item: ReviewItem, reviewer: Any) -> None:

@@ -1,4 +1,6 @@
-"""API of the label exchange, under /api/v1/review/pools/<id>/: label-studio/, argilla/, label-imports/."""
+"""API of the label exchange, under /api/v1/review/: pools/<id>/label-studio/, argilla/, label-imports/,
+imported-labels/, and label-sources/ (labels from outside the blind review, e.g. source-derived section labels).
+"""
 
 from __future__ import annotations
 
@@ -15,10 +17,11 @@ from rest_framework.views import APIView
 
 from reviewapp.core.auth.roles import CanManageReviews
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.review.errors import ReviewError
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
-from reviewapp.review.models import ReviewPool
-from reviewapp.review.selectors import pool_get
+from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.selectors import pool_get
 
 
 def _pool_or_404(pool_id: str) -> ReviewPool:
@@ -106,7 +109,7 @@ class LabelImportsApi(APIView):
         document = serializers.JSONField(help_text="Label Studio: the list of tasks of its JSON export; Argilla: the "
                                                    "list of records of records.json")
         unstated = serializers.ChoiceField(
-            choices=list(services.UNSTATED_READINGS), required=False,
+            choices=list(argilla.UNSTATED_READINGS), required=False,
             help_text="how to read Argilla responses that carry no status (Argilla's to_disk leaves it out); "
                       "without it such a document is refused")
 
@@ -155,3 +158,34 @@ class LabelImportsApi(APIView):
         return Response(self.ImportResultOut(body).data, status=status.HTTP_201_CREATED)
 
 
+class LabelSourcesApi(APIView):
+    permission_classes = [CanManageReviews]
+
+    class LabelSourceIn(serializers.Serializer):
+        name = serializers.CharField(max_length=200)
+        description = serializers.CharField(allow_blank=True, default="")
+        provisional = serializers.BooleanField(default=True)
+        labels = serializers.ListField(child=serializers.DictField(), allow_empty=False)
+
+    class LabelSourceOut(serializers.Serializer):
+        name = serializers.CharField()
+        description = serializers.CharField()
+        provisional = serializers.BooleanField()
+        labels = serializers.IntegerField()
+        grade_types = serializers.ListField(child=serializers.CharField())
+
+    @extend_schema(responses={200: LabelSourceOut(many=True), **error_responses(403)})
+    def get(self, request: Request) -> Response:
+        return Response(self.LabelSourceOut([dataclasses.asdict(s) for s in selectors.label_source_list()],
+                                              many=True).data)
+
+    @extend_schema(request=LabelSourceIn, responses={201: LabelSourceOut, **error_responses(*WRITE_ERRORS)})
+    def post(self, request: Request) -> Response:
+        data = self.LabelSourceIn(data=request.data)
+        data.is_valid(raise_exception=True)
+        try:
+            source = services.label_source_import(created_by=request.user, **data.validated_data)
+        except ReviewError as error:
+            return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
+        summary = next(s for s in selectors.label_source_list() if s.pk == source.pk)
+        return Response(self.LabelSourceOut(dataclasses.asdict(summary)).data, status=status.HTTP_201_CREATED)

@@ -32,9 +32,10 @@ from reviewapp.review.exchange.texts import (
     text_keys,
     texts_read,
 )
+from reviewapp.review.judgments.hashes import ITEM_HASH_FIELDS
+from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
-from reviewapp.review.models import ITEM_HASH_FIELDS, ReviewPool
-from reviewapp.review.selectors import pool_completed_judgments
+from reviewapp.review.pools.models import ReviewPool
 
 SETTINGS_PATH = ".argilla/settings.json"
 DATASET_PATH = ".argilla/dataset.json"

@@ -28,9 +28,9 @@ from reviewapp.review.exchange.texts import (
     text_keys,
     texts_read,
 )
+from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
-from reviewapp.review.models import ReviewPool
-from reviewapp.review.selectors import pool_completed_judgments
+from reviewapp.review.pools.models import ReviewPool
 
 # The object every Choices tag points at: grades are about the item, and the query is the one text every kind has.
 TO_NAME = "query_text"

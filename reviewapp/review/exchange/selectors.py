@@ -1,15 +1,20 @@
-"""Reads of imported annotations: what each import brought, kept apart from every blind label."""
+"""Reads of labels from outside the blind review: imported label sources, and what each annotation import brought,
+kept apart from every blind label.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from reviewapp.review.models import ImportedAnnotation, LabelImport, ReviewPool
+from django.db.models import Count
+
+from reviewapp.review.exchange.models import ImportedAnnotation, ImportedLabel, LabelImport, LabelSource
+from reviewapp.review.pools.models import ReviewPool
 
 
 @dataclass(frozen=True)
@@ -81,3 +86,57 @@ def pool_label_imports(*, pool: ReviewPool) -> list[LabelImportSummary]:
                                blind=imp.blind, imported_by=imp.imported_by, created_at=imp.created_at,
                                annotations=counts.get(imp.pk, 0), stale=stale.get(imp.pk, 0))
             for imp in LabelImport.objects.filter(pool=pool).order_by("id")]
+
+
+@dataclass(frozen=True)
+class LabelSourceSummary:
+    pk: int
+    name: str
+    description: str
+    provisional: bool
+    labels: int
+    grade_types: list[str] = field(default_factory=list)
+
+
+def label_source_list() -> list[LabelSourceSummary]:
+    out = []
+    counts = dict(LabelSource.objects.annotate(n=Count("labels")).values_list("pk", "n"))
+    for source in LabelSource.objects.order_by("name"):
+        grade_types = sorted(set(ImportedLabel.objects.filter(source=source).values_list("grade_type", flat=True)))
+        out.append(
+            LabelSourceSummary(
+                pk=source.pk, name=source.name, description=source.description, provisional=source.provisional,
+                labels=counts.get(source.pk, 0), grade_types=grade_types,
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class SourceLabel:
+    source: str
+    provisional: bool  # provisional labels are never passage labels
+    query_id: str
+    doc_id: str
+    grade_type: str
+    value: int | str
+    query_hash: str
+    source_hash: str
+    external_ref: dict[str, Any]
+
+
+def label_source_find(*, name: str) -> LabelSource | None:
+    """The label source of that name, or None."""
+    return LabelSource.objects.filter(name=name).first()
+
+
+def label_source_labels(*, name: str) -> list[SourceLabel]:
+    source = LabelSource.objects.get(name=name)
+    return [
+        SourceLabel(
+            source=source.name, provisional=source.provisional, query_id=label.query_id, doc_id=label.doc_id,
+            grade_type=label.grade_type, value=label.value, query_hash=label.query_hash,
+            source_hash=label.source_hash, external_ref=dict(label.external_ref),
+        )
+        for label in ImportedLabel.objects.filter(source=source).order_by("query_id", "doc_id", "grade_type")
+    ]

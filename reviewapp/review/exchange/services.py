@@ -7,20 +7,27 @@ hash, grades on the kind's scale, one grade per annotator, item and grade type) 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.db import IntegrityError, transaction
 
 from reviewapp.core.http.json_input import JsonInputError, json_loads, max_bytes
 from reviewapp.core.records.hashing import sha256_json
-from reviewapp.review.exchange.argilla import UNSTATED_READINGS, argilla_parse, argilla_records_from_zip
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.exchange.argilla import argilla_parse, argilla_records_from_zip
 from reviewapp.review.exchange.labelstudio import labelstudio_parse
+from reviewapp.review.exchange.models import ImportedAnnotation, ImportedLabel, LabelImport, LabelSource
 from reviewapp.review.exchange.texts import ExchangeError, texts_check
-from reviewapp.review.kinds import kind_get
-from reviewapp.review.models import ImportedAnnotation, LabelImport, ReviewItem, ReviewPool
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.kinds import UnknownKind, kind_for_grade_type, kind_get
+from reviewapp.review.pools.models import ReviewPool
 
 TOOLS = (LabelImport.LABEL_STUDIO, LabelImport.ARGILLA)
-__all__ = ["TOOLS", "UNSTATED_READINGS", "ImportResult", "annotations_import", "document_read", "import_report"]
+__all__ = ["TOOLS", "ImportResult", "annotations_import", "document_read", "import_report",
+           "label_source_import"]
 
 
 @dataclass(frozen=True)
@@ -71,8 +78,8 @@ def annotations_import(*, pool: ReviewPool, tool: str, document: object, filenam
     """Import the annotations of a Label Studio export (tasks) or Argilla records into ``pool``, not blind.
 
     Only submitted work becomes labels. ``unstated`` says how to read an Argilla response that carries no status
-    (one of UNSTATED_READINGS); a file with such responses is refused without it. Refused, with nothing written,
-    when anything is wrong: the message names the task or record and the field.
+    (one of ``argilla.UNSTATED_READINGS``); a file with such responses is refused without it. Refused, with nothing
+    written, when anything is wrong: the message names the task or record and the field.
     """
     if tool not in TOOLS:
         raise ExchangeError(f"tool: {tool!r} is not one of {', '.join(TOOLS)}")
@@ -123,3 +130,68 @@ def annotations_import(*, pool: ReviewPool, tool: str, document: object, filenam
     except IntegrityError:  # the same content imported at the same moment by another request
         raise ExchangeError(f"this content was imported into pool {pool.public_id} already") from None
     return ImportResult(label_import=label_import, annotations=len(rows), not_imported=tuple(skipped))
+
+
+@transaction.atomic
+def label_source_import(
+    *,
+    name: str,
+    labels: Sequence[Mapping[str, Any]],
+    provisional: bool = True,
+    description: str = "",
+    created_by: AbstractBaseUser | AnonymousUser | None = None,
+) -> LabelSource:
+    """Import labels from outside the review (e.g. 60 source-derived section labels) as their own source.
+
+    Each label: ``query_id``, ``doc_id``, ``grade_type`` (e.g. "section"),
+    ``value`` (0..3 or "unknown"), optional ``query_hash``, ``source_hash``,
+    ``external_ref``. Importing the same name twice is refused (sources are
+    append-only; import a new name).
+    """
+    if not name.strip():
+        raise ReviewError("name: required")
+    if LabelSource.objects.filter(name=name.strip()).exists():
+        raise ReviewError(f"label source {name.strip()!r} exists already; import under a new name")
+    source = LabelSource.objects.create(
+        name=name.strip(), description=description.strip(), provisional=provisional, created_by=created_by
+    )
+    rows: list[ImportedLabel] = []
+    seen: set[tuple[str, str, str]] = set()
+    for i, raw in enumerate(labels):
+        where = f"labels[{i}]"
+        if not isinstance(raw, Mapping):
+            raise ReviewError(f"{where}: expected an object")
+        for field in ("query_id", "doc_id", "grade_type"):
+            if not str(raw.get(field) or "").strip():
+                raise ReviewError(f"{where}.{field}: required")
+        try:
+            scale = kind_for_grade_type(str(raw["grade_type"]))
+        except UnknownKind as error:
+            raise ReviewError(f"{where}.grade_type: {error}") from None
+        try:
+            value = scale.parse_grade(raw.get("value"))
+        except ValueError as error:
+            raise ReviewError(f"{where}.value: {error}") from None
+        if value is None:
+            raise ReviewError(f"{where}.value: required (0-3 or unknown)")
+        external_ref = raw.get("external_ref") or {}
+        if not isinstance(external_ref, Mapping):  # dict("ab") raised inside the import: a 500
+            raise ReviewError(f"{where}.external_ref: must be an object")
+        key = (str(raw["query_id"]), str(raw["doc_id"]), str(raw["grade_type"]))
+        if key in seen:
+            raise ReviewError(f"{where}: repeats query_id/doc_id/grade_type {key}")
+        seen.add(key)
+        rows.append(
+            ImportedLabel(
+                source=source,
+                query_id=key[0],
+                doc_id=key[1],
+                grade_type=key[2],
+                value=value,
+                query_hash=str(raw.get("query_hash") or ""),
+                source_hash=str(raw.get("source_hash") or ""),
+                external_ref=dict(external_ref),
+            )
+        )
+    ImportedLabel.objects.bulk_create(rows)
+    return source

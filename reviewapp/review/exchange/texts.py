@@ -13,8 +13,10 @@ from typing import Any
 
 from django.db.models import Q
 
+from reviewapp.review.judgments.hashes import ITEM_HASH_FIELDS, item_hashes
+from reviewapp.review.judgments.models import ReviewItem
 from reviewapp.review.kinds import kind_get
-from reviewapp.review.models import ITEM_HASH_FIELDS, ReviewItem, ReviewPool, item_hashes
+from reviewapp.review.pools.models import ReviewPool
 
 # Item attribute -> key in a Label Studio task's ``data`` (and its object tag's name) and an Argilla record's
 # ``fields``: the attribute names themselves, which no grade type shares (both tools want every name unique, and

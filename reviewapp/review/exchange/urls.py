@@ -1,18 +1,19 @@
-"""Pages of the label exchange, under /review/admin/pools/<pool id>/ (included by reviewapp/review/urls.py)."""
+"""Pages of the label exchange, under /review/exchange/ (included by reviewapp/review/urls.py, namespace "review"):
+a pool's downloads for Label Studio and Argilla and the upload of their files, and imported label sources."""
 
 from django.urls import path
 
 from reviewapp.core.http.lazy_views import lazy_module
 
-exchange_views = lazy_module("reviewapp.review.exchange.views")
+views = lazy_module("reviewapp.review.exchange.views")
 
 urlpatterns = [
-    path("<str:pool_id>/label-studio-tasks.json", exchange_views.labelstudio_tasks_download,
-         name="admin-label-studio-tasks"),
-    path("<str:pool_id>/label-studio-config.xml", exchange_views.labelstudio_config_download,
-         name="admin-label-studio-config"),
-    path("<str:pool_id>/argilla.zip", exchange_views.argilla_download, name="admin-argilla"),
-    path("<str:pool_id>/label-imports/", exchange_views.labels_upload, name="admin-label-imports"),
-    path("<str:pool_id>/imported-labels.jsonl", exchange_views.imported_labels_download,
-         name="admin-imported-labels"),
+    path("exchange/labels/import/", views.admin_label_import, name="label-import"),
+    path("exchange/<str:pool_id>/label-studio-tasks.json", views.labelstudio_tasks_download,
+         name="label-studio-tasks"),
+    path("exchange/<str:pool_id>/label-studio-config.xml", views.labelstudio_config_download,
+         name="label-studio-config"),
+    path("exchange/<str:pool_id>/argilla.zip", views.argilla_download, name="argilla"),
+    path("exchange/<str:pool_id>/label-imports/", views.labels_upload, name="label-imports"),
+    path("exchange/<str:pool_id>/imported-labels.jsonl", views.imported_labels_download, name="imported-labels"),
 ]

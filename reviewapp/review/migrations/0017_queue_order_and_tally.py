@@ -10,7 +10,7 @@ def number_every_queue(apps, schema_editor):
 
     The live function, not a copy: the order and the state must be those the queue reads, computed once.
     """
-    from reviewapp.review.workspace.queue_order import queue_rebuild
+    from reviewapp.review.assignment.queue_order import queue_rebuild
 
     Assignment = apps.get_model("reviewapp", "Assignment")
     for reviewer_id, pool_id in Assignment.objects.values_list("reviewer_id", "pool_id").distinct():

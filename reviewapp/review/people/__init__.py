@@ -1,3 +1,1 @@
-"""People and reliability (admin pages under /review/admin/): workload and reassignment, a reviewer's account,
-the walk through disagreements.
-"""
+"""People (/review/people/): reviewer accounts, invitations and sessions, workload and reassignment, time spent."""

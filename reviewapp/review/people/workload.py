@@ -12,10 +12,12 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 
+from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.day.openings import reviewer_openings
 from reviewapp.review.day.timing import Estimate, TimedSave, duration_words, estimate_left, save_seconds
-from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewPool
-from reviewapp.review.selectors import hashes_match
+from reviewapp.review.judgments.hashes import hashes_match
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision
+from reviewapp.review.pools.models import ReviewPool
 
 # A gap longer than this between two saves of one reviewer is a break, not time spent on the later judgment.
 BREAK = timedelta(minutes=30)

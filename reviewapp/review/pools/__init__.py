@@ -1,3 +1,3 @@
-"""A pool's settings after it is declared: guidelines, known-answer items, unassign and reassign, label-deciding
-settings.
+"""Pools (/review/pools/): a declared set of items, its label-deciding settings and versions, its guidelines and
+known-answer items; the pool list and a pool's page.
 """

@@ -1,7 +1,7 @@
 """A pool's guidelines for reviewers: admin-written plain text, published as numbered, hashed versions.
 
 The current version is what reviewers see on the item page (escaped, paragraphs kept). A new version of the
-pool (``pool_admin.pool_new_version``) starts from the guidelines of the version it replaces.
+pool (``services.pool_new_version``) starts from the guidelines of the version it replaces.
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.db.models import Max
 
-from reviewapp.review.models import PoolGuidelines, ReviewPool
+from reviewapp.review.judgments.models import JudgmentRevision
+from reviewapp.review.pools.models import PoolGuidelines, ReviewPool
 
 MAX_GUIDELINES_CHARS = 50_000
 
@@ -77,8 +78,6 @@ def pool_guidelines_history(*, pool: ReviewPool) -> list[GuidelinesVersion]:
     Both guidelines and judgment revisions are append-only and timestamped, so the version in force at any
     judgment is the latest one published before it.
     """
-    from reviewapp.review.models import JudgmentRevision
-
     rows = list(PoolGuidelines.objects.filter(pool=pool).select_related("created_by").order_by("version"))
     completed = list(JudgmentRevision.objects.filter(judgment__item__pool=pool, status=JudgmentRevision.COMPLETE)
                      .values_list("created_at", flat=True))

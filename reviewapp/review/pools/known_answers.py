@@ -3,7 +3,7 @@
 A known-answer item is an ordinary item of the pool with an ordinary assignment (same public id format, same
 keyed-shuffle sort key): nothing a reviewer receives tells it apart. What marks it lives only in
 ``KnownAnswer`` rows, read by admin pages. Its judgments never count towards the pool's labels, agreement or
-metrics (``selectors.pool_completed_judgments`` and ``selectors.pool_labels`` leave such items out); they only
+metrics (``judgments.selectors.pool_completed_judgments`` and ``pool_labels`` leave such items out); they only
 measure each reviewer's accuracy here.
 """
 
@@ -18,16 +18,11 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
+from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+from reviewapp.review.assignment.services import assignee_refusal, assignment_sort_key, assignments_place
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
 from reviewapp.review.kinds import UNKNOWN, kind_get
-from reviewapp.review.models import (
-    Assignment,
-    Judgment,
-    JudgmentReuse,
-    JudgmentRevision,
-    KnownAnswer,
-    ReviewItem,
-    ReviewPool,
-)
+from reviewapp.review.pools.models import KnownAnswer, ReviewPool
 from scoring.stats.proportion import Proportion, proportion_interval
 
 # Share of a reviewer's queue made of known-answer items when an admin mixes them in without saying.
@@ -122,9 +117,6 @@ def known_answer_mix(*, pool: ReviewPool, share: float = DEFAULT_SHARE) -> Mixed
     Placed by ``assign.assignments_place`` without judge-once links: an item whose texts the reviewer holds
     anywhere (natively or through a link) is skipped, since seeing them again would mark it as a known answer.
     """
-    from reviewapp.review.assignment.assign import assignments_place
-    from reviewapp.review.services import assignee_refusal, assignment_sort_key
-
     if not isinstance(share, (int, float)) or not 0 < share <= MAX_SHARE:
         raise KnownAnswerError(f"share: must be more than 0 and at most {MAX_SHARE}")
     ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()

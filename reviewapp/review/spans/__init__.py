@@ -1,1 +1,3 @@
-"""Span answers: parts of an item's source text that answer its query (the clause spans of a contract)."""
+"""Span answers: parts of an item's source text that answer its query (the clause spans of a contract): the checks,
+the normal form, and where a span falls in the original.
+"""

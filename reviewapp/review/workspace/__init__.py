@@ -1,3 +1,3 @@
-"""The reviewer's side: their queue, skip and undo, where the passage sits in its source, whether a judgment is
-stale.
+"""The reviewer's side (/review/workspace/): their queue, an item to grade and its history, skip for later, where
+the passage sits in its source; the reviewer's API.
 """

@@ -24,11 +24,12 @@ from django.db.models import BooleanField, Count, Exists, F, OuterRef, Q, QueryS
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import StrIndex, Upper
 
-from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, QueueTally, ReviewItem, ReviewPool
-from reviewapp.review.workspace.queue_state import QUEUE_STATES as QUEUE_STATES
-from reviewapp.review.workspace.queue_state import SKIPPED_SEQ as SKIPPED_SEQ
-from reviewapp.review.workspace.queue_state import with_queue_state as with_queue_state
-from reviewapp.review.workspace.staleness import hashes_match
+from reviewapp.review.assignment.models import Assignment, QueueTally
+from reviewapp.review.assignment.queue_order import queue_rebuild
+from reviewapp.review.assignment.queue_state import QUEUE_STATES, SKIPPED_SEQ, with_queue_state
+from reviewapp.review.judgments.hashes import hashes_match
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.pools.selectors import reviewer_title
 
 
 @dataclass(frozen=True)
@@ -87,14 +88,10 @@ class ReviewerPoolQueue:
         return None
 
 
-def reviewer_title(pool: ReviewPool) -> str:
-    return pool.reviewer_title or f"Review set {pool.public_id[:6]}"
-
-
 # The reviewer's own order: the keyed shuffle, with the items they skipped for later moved to the end (in the
 # order they skipped them). Nothing in it depends on the item's rank, score or origin.
 # Within that, the pool's work order goes tier by tier (``ReviewItem.priority``, the same for every reviewer and
-# for every item of one query: ``services.pool_create`` refuses a tier inside a query), shuffled within a tier.
+# for every item of one query: ``pools.services.pool_create`` refuses a tier inside a query), shuffled within a tier.
 # This one ordering serves the queue page, the queue API and the item page's previous / next / next open.
 REVIEWER_ORDER = (F("skip__skipped_at").asc(nulls_first=True), "item__priority", "sort_key")
 
@@ -422,8 +419,6 @@ def reviewer_item_place(*, assignment: Assignment) -> ItemPlace:
         .first()
     )
     if found is None:  # assignments written before tallies existed
-        from reviewapp.review.workspace.queue_order import queue_rebuild
-
         queue_rebuild(reviewer_id=reviewer, pool_id=pool)
         assignment.refresh_from_db(fields=["shuffle_place", "seq"])
         return reviewer_item_place(assignment=assignment)

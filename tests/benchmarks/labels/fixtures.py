@@ -66,7 +66,7 @@ def rerank_world(*, seed: int = 11, queries: int = 12, status: str = "done", cha
 
 def judge(pool, reviewers, grades: dict[tuple[str, str], object], *, complete: bool = True) -> None:
     """Every reviewer submits the given passage grade (and the same section grade) for each (qid, docid)."""
-    from reviewapp.review.services import judgment_submit
+    from reviewapp.review.judgments.services import judgment_submit
 
     items = {(i.query_id, i.doc_id): i for i in pool.items.all()}
     for key, grade in grades.items():
@@ -113,7 +113,7 @@ def world_reload(keys: tuple[int, int, list[int]]):
     from django.contrib.auth import get_user_model
 
     from benchmarks.rerank.models import RerankRun
-    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.pools.models import ReviewPool
 
     run_pk, pool_pk, reviewer_pks = keys
     users = get_user_model().objects.in_bulk(reviewer_pks)

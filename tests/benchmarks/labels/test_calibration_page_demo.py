@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 
 from benchmarks.labels.demo import SYNTHETIC_ACCOUNTS, load_demo_review
 from benchmarks.labels.selectors import is_synthetic, run_pools
-from reviewapp.review.models import Judgment
+from reviewapp.review.judgments.models import Judgment
 from tests.benchmarks.labels.fixtures import rerank_world
 
 

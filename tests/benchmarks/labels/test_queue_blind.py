@@ -22,10 +22,13 @@ import pytest
 
 from benchmarks.labels.pooling import SystemRanking, depth_k_pool, figure_needs, query_tiers, work_order
 from benchmarks.labels.pools import KEYWORD, review_pool_declare, run_rankings, system_key
-from reviewapp.review.assignment.assign import pool_assign_detail
-from reviewapp.review.models import ReviewItem, ReviewPool
-from reviewapp.review.selectors import reviewer_item, reviewer_queues
-from reviewapp.review.services import ReviewError, assignment_sort_key, pool_create
+from reviewapp.review.assignment.services import assignment_sort_key, pool_assign_detail
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.services import pool_create
+from reviewapp.review.workspace.queue import reviewer_queues
+from reviewapp.review.workspace.selectors import reviewer_item
 from scoring.stats.permutation import (
     BLOCKS,
     binomial_excess,
@@ -185,13 +188,14 @@ def test_the_queue_page_the_api_and_next_on_the_item_page_follow_one_order(demo_
     # The page lists the queue a page at a time: read every page, in turn.
     html, page = "", 1
     while True:
-        body = client.get(f"/review/?page={page}").content.decode()
+        body = client.get(f"/review/workspace/?page={page}").content.decode()
         html += body.split('<ol class="queue">')[1].split("</ol>")[0]
         if 'data-testid="next-page"' not in body:
             break
         page += 1
     assert page > 1
-    assert [html.index(f"/review/items/{i}/") for i in api] == sorted(html.index(f"/review/items/{i}/") for i in api)
+    places = [html.index(f"/review/workspace/items/{i}/") for i in api]
+    assert places == sorted(places)
     walked = [api[0]]
     while (following := reviewer_item(reviewer=reviewer, item_id=walked[-1]).next_id) is not None:
         walked.append(following)

@@ -23,7 +23,7 @@ def test_a_statute_item_page_carries_its_citation_context_and_the_highlighted_pa
     pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user], reviewers_per_item=1).pool
     item = pool.items.order_by("id").first()
     provision = Provision.objects.select_related("snapshot").get(pk=item.external_ref["provision"])
-    page = reviewer_client.get(f"/review/items/{item.public_id}/").content.decode()
+    page = reviewer_client.get(f"/review/workspace/items/{item.public_id}/").content.decode()
 
     for text in ("Nevada", "Nevada Revised Statutes", f"Chapter {provision.chapter}: {provision.chapter_title}",
                  provision.citation, provision.heading, provision.snapshot.official_url,

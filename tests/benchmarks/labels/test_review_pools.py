@@ -10,9 +10,10 @@ from benchmarks.labels.selectors import run_pools
 from benchmarks.rerank.models import RerankGrade
 from benchmarks.retrieval.models import RetrievalCandidate
 from benchmarks.suites.models import QueryKind
-from reviewapp.review.models import LabelSource, ReviewItem
-from reviewapp.review.selectors import label_source_labels
-from reviewapp.review.services import passage_hash_of, query_hash_of, source_hash_of
+from reviewapp.review.exchange.models import LabelSource
+from reviewapp.review.exchange.selectors import label_source_labels
+from reviewapp.review.judgments.hashes import passage_hash_of, query_hash_of, source_hash_of
+from reviewapp.review.judgments.models import ReviewItem
 from tests.benchmarks.labels.fixtures import judge, rerank_world
 
 
@@ -132,7 +133,7 @@ def test_only_admins_reach_the_declaration_page_and_a_post_declares_and_assigns(
                                          "reviewers": [reviewer_user.pk, reviewer2_user.pk],
                                          "import_provisional": "on"})
     pool = run_pools(rerank_run=run)[0]
-    assert response.status_code == 302 and response["Location"].endswith(f"/review/admin/pools/{pool.public_id}/")
+    assert response.status_code == 302 and response["Location"].endswith(f"/review/pools/{pool.public_id}/")
     assert pool.assignments.count() == 2 * pool.items.count()
     assert LabelSource.objects.filter(provisional=True).count() == 1
     bad = admin_client_.post(url, {"k": 5, "reviewers_per_item": 2, "explicit": "q00 NRS_nowhere"})
@@ -143,7 +144,7 @@ def test_reviewers_see_none_of_the_model_in_their_item(run, reviewer_user, revie
     pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user, reviewer2_user]).pool
     item = pool.assignments.filter(reviewer=reviewer_user).first().item
     judge(pool, [reviewer_user, reviewer2_user], {}, complete=True)
-    html = reviewer_client.get(f"/review/items/{item.public_id}/").content.decode()
+    html = reviewer_client.get(f"/review/workspace/items/{item.public_id}/").content.decode()
     assert item.passage_text.split()[0] in html
     # Nothing names the model, its scores, the keyword order or the candidate the item came from. (The
     # candidate's database id is not searched for: as a small number it also appears as a grade value or a
@@ -159,7 +160,7 @@ def test_the_admin_pool_page_names_documents_by_their_citation_not_their_interna
     judge(pool, [reviewer_user, reviewer2_user], {(item.query_id, item.doc_id): (1, 2)})
     provision = RetrievalCandidate.objects.select_related("provision").get(pk=item.external_ref["candidate"]).provision
     assert provision.docid == item.doc_id != str(provision)  # "NRS_1.010" in the pool, "NRS 1.010" to a lawyer
-    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode()
+    html = admin_client_.get(f"/review/pools/{pool.public_id}/").content.decode()
     row = html.split('data-testid="disagreements"')[1].split("</table>")[0]
     assert f'<td data-testid="document">{provision}</td>' in row
     assert item.doc_id not in row

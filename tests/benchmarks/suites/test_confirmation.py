@@ -23,7 +23,7 @@ from benchmarks.suites.files import SuiteInvalid, suite_dump, suite_load, suite_
 from benchmarks.suites.models import NominatedTarget, TargetProposal
 from benchmarks.suites.services import suite_import
 from reviewapp.core.records.hashing import canonical_json, sha256_hex
-from reviewapp.review.models import Assignment
+from reviewapp.review.assignment.models import Assignment
 from tests.benchmarks.suites.confirmation_fixtures import NOMINATOR, SECTIONS, confirm_suite
 from tests.factories import make_user
 
@@ -38,12 +38,12 @@ def _grade(user, item_id: str, answer: str) -> str:
     """Grade one item through the reviewer's own page (the same workspace as passage grading)."""
     client = Client()
     client.force_login(user)
-    page = client.get(f"/review/items/{item_id}/")
+    page = client.get(f"/review/workspace/items/{item_id}/")
     assert page.status_code == 200
     html = page.content.decode()
     hidden = dict(re.findall(r'<input type="hidden" name="(\w+_hash)" value="([0-9a-f]+)">', html))
     assert set(hidden) == {"query_hash", "source_hash", "passage_hash"}
-    response = client.post(f"/review/items/{item_id}/", {"target": answer, "action": "complete", **hidden})
+    response = client.post(f"/review/workspace/items/{item_id}/", {"target": answer, "action": "complete", **hidden})
     assert response.status_code in (200, 302)
     return html
 
@@ -119,9 +119,9 @@ def test_disagreement_is_adjudicated_rejections_leave_and_a_proposal_is_confirme
     item = Assignment.objects.get(reviewer=lena, item__doc_id="NRS 999.020").item
     admin = Client()
     admin.force_login(admin_user_)
-    pool_page = admin.get(f"/review/admin/pools/{item.pool.public_id}/")
+    pool_page = admin.get(f"/review/pools/{item.pool.public_id}/")
     assert pool_page.status_code == 200 and f"/items/{item.public_id}/adjudicate/" in pool_page.content.decode()
-    adjudicate = f"/review/admin/pools/{item.pool.public_id}/items/{item.public_id}/adjudicate/"
+    adjudicate = f"/review/agreement/{item.pool.public_id}/items/{item.public_id}/adjudicate/"
     # Words, not codes: the yes/no grades read "yes"/"no", never 1/0 or True/False.
     pool_html = pool_page.content.decode()
     grades = pool_html.split('data-testid="reviewer-grades">')[1].split("</td>")[0]
@@ -130,7 +130,7 @@ def test_disagreement_is_adjudicated_rejections_leave_and_a_proposal_is_confirme
     table = adjudicate_html.split("Reviewers' judgments")[1].split("</table>")[0]
     assert "<td>yes</td>" in table and "<td>no</td>" in table and "<td>1</td>" not in table
     assert admin.post(adjudicate, {"target": "y", "note": "the fee section answers it"}).status_code == 302
-    after = admin.get(f"/review/admin/pools/{item.pool.public_id}/").content.decode()
+    after = admin.get(f"/review/pools/{item.pool.public_id}/").content.decode()
     assert "adjudicated: yes" in after and "adjudicated: 1" not in after
     assert "(current ruling: yes)" in admin.get(adjudicate).content.decode()
     assert confirmation_state(suite=suite)[1].agreement == "adjudicated"
@@ -139,7 +139,7 @@ def test_disagreement_is_adjudicated_rejections_leave_and_a_proposal_is_confirme
     client = Client()
     client.force_login(lena)
     item_id = _items(lena)["NRS 999.010"]
-    page = client.get(f"/review/items/{item_id}/").content.decode()
+    page = client.get(f"/review/workspace/items/{item_id}/").content.decode()
     assert 'id="propose-target"' in page
     refused = client.post(f"/benchmarks/suites/confirmation/items/{item_id}/propose/", {"citation": "NRS 999.999"},
                           follow=True)
@@ -161,10 +161,10 @@ def test_disagreement_is_adjudicated_rejections_leave_and_a_proposal_is_confirme
     assert [p.items.count() for p in pools] == [1]
     assert "NRS 999.030" not in _items(lena)
     proposal_item = _items(lars)["NRS 999.030"]
-    assert Client().get(f"/review/items/{proposal_item}/").status_code == 302
+    assert Client().get(f"/review/workspace/items/{proposal_item}/").status_code == 302
     lena_client = Client()
     lena_client.force_login(lena)
-    assert lena_client.get(f"/review/items/{proposal_item}/").status_code == 404
+    assert lena_client.get(f"/review/workspace/items/{proposal_item}/").status_code == 404
     for lawyer in (lars, lia):
         _grade(lawyer, _items(lawyer)["NRS 999.030"], "y")
 
@@ -302,7 +302,7 @@ def test_confirmations_and_proposals_survive_export_all_and_import_all(transacti
 
 @pytest.mark.django_db
 def test_a_proposal_its_proposer_judged_after_all_never_confirms(lawyers, admin_user_):
-    from reviewapp.review.services import pool_assign
+    from reviewapp.review.assignment.services import pool_assign
 
     lena, lars, lia = lawyers
     suite = confirm_suite()
@@ -337,7 +337,7 @@ def test_two_lawyers_proposing_the_same_target_are_both_kept_off_its_confirmatio
     assert set(Assignment.objects.filter(pool=pool).values_list("reviewer__username", flat=True)) == {
         "lia_lawyer", "luke_lawyer"}
     # Should an admin add the second proposer by hand, the item waits rather than let it confirm itself.
-    from reviewapp.review.services import pool_assign
+    from reviewapp.review.assignment.services import pool_assign
 
     pool_assign(pool=pool, reviewers=[lars, lia, luke], per_item=3)
     for lawyer in (lars, lia, luke):

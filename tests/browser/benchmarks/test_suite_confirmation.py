@@ -11,7 +11,8 @@ from playwright.sync_api import expect
 
 from benchmarks.retrieval.services import retrieval_run_create
 from benchmarks.suites.models import NominatedTarget, Suite
-from reviewapp.review.models import Assignment, JudgmentRevision
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.judgments.models import JudgmentRevision
 from tests.benchmarks.suites.confirmation_fixtures import NOMINATOR, SECTIONS, confirm_suite
 from tests.browser.conftest import login
 from tests.factories import make_user
@@ -50,7 +51,7 @@ def test_two_lawyers_confirm_two_provisional_targets_and_the_report_caveat_chang
         items = dict(Assignment.objects.filter(reviewer=lawyer).values_list("item__public_id", "item__doc_id"))
         assert len(items) == 2
         for item_id, citation in items.items():
-            own.goto(f"{live_server.url}/review/items/{item_id}/")
+            own.goto(f"{live_server.url}/review/workspace/items/{item_id}/")
             text = own.inner_text("body")
             assert bodies[citation] in text and NOMINATOR not in own.content() and "nominat" not in own.content()
             expect(own.locator('#propose-target')).to_be_visible()

@@ -18,7 +18,7 @@ import pytest
 
 from grading.contracts.gold.models import GoldSet
 from grading.contracts.models import ContractSet
-from reviewapp.review.models import Judgment, ReviewItem
+from reviewapp.review.judgments.models import Judgment, ReviewItem
 from tests.browser.conftest import login
 from tests.browser.contracts.test_label_spans import _SELECT, _print_timing
 from tests.browser.site.test_content_security_policy import Watch
@@ -93,7 +93,7 @@ def _start_labelling(page, live_server, contract_set, categories, lawyers) -> No
 
 
 def _item_on(page) -> ReviewItem:
-    item_id = re.search(r"/review/items/([^/]+)/", page.url).group(1)
+    item_id = re.search(r"/review/workspace/items/([^/]+)/", page.url).group(1)
     return ReviewItem.objects.get(public_id=item_id)
 
 
@@ -102,13 +102,13 @@ def _label_queue(page, live_server, answers, *, others=()) -> dict[str, dict[str
     the queue, then per item select + ``h`` (or ``a``) and ``c``, which saves and opens the next item. ``others``:
     strings (another lawyer's name, spans) the page must never contain. Per contract: clicks, keys, seconds."""
     cost: dict[str, dict[str, float]] = defaultdict(lambda: {"clicks": 0, "keys": 0, "seconds": 0.0})
-    page.goto(f"{live_server.url}/review/")
+    page.goto(f"{live_server.url}/review/workspace/")
     page.click('[data-testid="continue"]')
     cost["(queue)"]["clicks"] += 1
     seen = 0
     while True:
         page.wait_for_load_state()
-        if "/review/items/" not in page.url:  # the queue again: nothing left to label
+        if "/review/workspace/items/" not in page.url:  # the queue again: nothing left to label
             break
         started = time.perf_counter()
         page.wait_for_selector("body[data-spans-ready]")
@@ -256,7 +256,7 @@ def test_a_100_page_pdf_opens_for_labelling_and_names_the_page_of_a_span(
 
     context, lawyer = _signed_in(browser, live_server, reviewer_user)
     started = time.perf_counter()
-    lawyer.goto(f"{live_server.url}/review/items/{item.public_id}/")
+    lawyer.goto(f"{live_server.url}/review/workspace/items/{item.public_id}/")
     lawyer.wait_for_selector("body[data-spans-ready]")
     _print_timing(lawyer, f"100-page PDF ({len(item.source_text)} chars), first open",
                   (time.perf_counter() - started) * 1000)

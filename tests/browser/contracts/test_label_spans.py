@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from reviewapp.review.models import Judgment, ReviewItem
+from reviewapp.review.judgments.models import Judgment, ReviewItem
 from tests.browser.conftest import login
 from tests.browser.site.test_content_security_policy import Watch
 from tests.grading.contracts.labelling_support import labelling_pool
@@ -82,7 +82,7 @@ def test_a_lawyer_highlights_a_clause_in_a_long_contract_and_marks_another_categ
 
     # Open the Governing Law item (the queue's order is the reviewer's own shuffle; go to it directly).
     started = time.perf_counter()
-    page.goto(f"{live_server.url}/review/items/{law.public_id}/")
+    page.goto(f"{live_server.url}/review/workspace/items/{law.public_id}/")
     _ready(page)
     wall_ms = (time.perf_counter() - started) * 1000
     _print_timing(page, f"338k-character contract ({len(text)} chars), first open", wall_ms)
@@ -128,7 +128,7 @@ def test_a_lawyer_highlights_a_clause_in_a_long_contract_and_marks_another_categ
     print(f"present with one span: {present[0]} keystrokes ({len(QUERY)} of them the search words) + {present[1]} "
           f"clicks; absent: {absent[0]} keystrokes")
 
-    page.goto(f"{live_server.url}/review/items/{law.public_id}/")
+    page.goto(f"{live_server.url}/review/workspace/items/{law.public_id}/")
     _ready(page)
     started = time.perf_counter()
     page.reload()

@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from reviewapp.review.models import JudgmentRevision
+from reviewapp.review.judgments.models import JudgmentRevision
 from tests.browser.conftest import login
 from tests.browser.site.test_content_security_policy import Watch
 from tests.grading.contracts.labelling_support import item_of, labelling_pool, span_of
@@ -50,7 +50,7 @@ def test_a_lawyer_labels_highlights_completes_and_undoes_a_clause_with_the_keybo
     watch = Watch(page, live_server.url)  # no script error, no refused request in the console
     login(page, live_server, reviewer_user.username, "pw-" + reviewer_user.username)
     page.wait_for_selector('[data-testid="roles"]')
-    page.goto(f"{live_server.url}/review/items/{law.public_id}/")
+    page.goto(f"{live_server.url}/review/workspace/items/{law.public_id}/")
     _ready(page)
 
     # Search, and Enter goes to the match and selects it.
@@ -126,7 +126,7 @@ def test_a_lawyer_labels_highlights_completes_and_undoes_a_clause_with_the_keybo
 
     # c completes it and moves on to the next open item, which says so.
     page.keyboard.press("c")
-    page.wait_for_url(re.compile(rf"/review/items/{compete.public_id}/$"))
+    page.wait_for_url(re.compile(rf"/review/workspace/items/{compete.public_id}/$"))
     _ready(page)
     _said(page, "Marked complete (revision 4).")
     assert _revisions(reviewer_user, law)[-1].status == "complete"
@@ -135,7 +135,7 @@ def test_a_lawyer_labels_highlights_completes_and_undoes_a_clause_with_the_keybo
     page.keyboard.press("a")
     _said(page, "Marked absent.")
     page.keyboard.press("c")
-    page.wait_for_url(re.compile(r"/review/(\?end=1)?$"))  # the last item: back to the queue, which says so
+    page.wait_for_url(re.compile(r"/review/workspace/(\?end=1)?$"))  # the last item: back to the queue, which says so
     assert "Marked complete" in page.inner_text(".messages")
     assert [(r.status, r.grades, r.spans) for r in _revisions(reviewer_user, compete)][-1] == (
         "complete", {"presence": 0}, [])

@@ -66,7 +66,7 @@ def test_a_reviewer_grades_a_whole_item_with_the_keyboard_alone(page, live_serve
     assert _checked(page, "passage") == keys[1] and _focus(page)["key"] == keys[1]
     _announced(page, f"Passage grade: {keys[1]}")
     page.keyboard.press("ArrowRight")
-    assert _checked(page, "passage") == keys[2] and page.url.endswith(f"/review/items/{ids[0]}/")
+    assert _checked(page, "passage") == keys[2] and page.url.endswith(f"/review/workspace/items/{ids[0]}/")
     _announced(page, f"Passage grade: {keys[2]}")
     assert _checked(page, "section") == "3"  # the other group is untouched
 
@@ -79,7 +79,7 @@ def test_a_reviewer_grades_a_whole_item_with_the_keyboard_alone(page, live_serve
     # Tab on to the note; letters typed there are text, not shortcuts; Escape goes back to the grades.
     focus = _tab_to(page, lambda f: f.get("name") == "note")
     page.keyboard.type("read it twice; d and c are letters here")
-    assert page.url.endswith(f"/review/items/{ids[0]}/")
+    assert page.url.endswith(f"/review/workspace/items/{ids[0]}/")
     page.keyboard.press("Escape")
     assert _focus(page)["name"] == "passage" and _focus(page)["key"] == "2"
 
@@ -108,7 +108,7 @@ def test_a_reviewer_grades_a_whole_item_with_the_keyboard_alone(page, live_serve
     # Mark complete, reached with Tab and pressed with Enter: on to the next item, which announces it.
     focus = _tab_to(page, lambda f: f.get("action") == "complete")
     page.keyboard.press("Enter")
-    page.wait_for_url(re.compile(rf"/review/items/{re.escape(ids[1])}/$"))
+    page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(ids[1])}/$"))
     _announced(page, "Marked complete (revision 2).")
     assert [(r.status, r.grades) for r in _revisions(reviewer_user, ids[0])][-1] == (
         "complete", {"section": 3, "passage": 2})
@@ -148,7 +148,7 @@ def test_single_key_shortcuts_can_require_alt_or_be_turned_off(page, live_server
     _start(page, live_server, reviewer_user, ids[0])
     page.keyboard.press("3")
     page.keyboard.press("j")
-    assert _checked(page, "section") is None and page.url.endswith(f"/review/items/{ids[0]}/")
+    assert _checked(page, "section") is None and page.url.endswith(f"/review/workspace/items/{ids[0]}/")
     page.keyboard.press("Alt+3")
     assert _checked(page, "section") == "3"
 
@@ -157,5 +157,5 @@ def test_single_key_shortcuts_can_require_alt_or_be_turned_off(page, live_server
     _ready(page)
     for key in ("2", "Alt+2", "?", "j"):
         page.keyboard.press(key)
-    assert _checked(page, "passage") is None and page.url.endswith(f"/review/items/{ids[0]}/")
+    assert _checked(page, "passage") is None and page.url.endswith(f"/review/workspace/items/{ids[0]}/")
     assert not page.is_visible('[data-testid="keys-help"]')

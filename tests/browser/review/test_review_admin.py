@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.review import services
-from reviewapp.review.models import Adjudication, Assignment, JudgmentRevision
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.judgments.models import JudgmentRevision
+from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools import known_answers
 from tests.browser.conftest import login
 from tests.factories import make_user
@@ -17,7 +19,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def _grade(item, reviewer, section: int) -> None:
-    services.judgment_submit(item=item, reviewer=reviewer, grades={"section": section, "passage": 1}, complete=True,
+    judgment_submit(item=item, reviewer=reviewer, grades={"section": section, "passage": 1}, complete=True,
                              shown=shown_hashes(item.public_id))
 
 
@@ -36,7 +38,7 @@ def test_an_admin_reassigns_open_work_and_walks_the_disagreements(page, live_ser
     revisions_before = JudgmentRevision.objects.count()
 
     login(page, live_server, "admin_b", "pw-admin_b")
-    page.goto(f"{live_server.url}/review/admin/workload/?pool={pool.public_id}")
+    page.goto(f"{live_server.url}/review/people/workload/?pool={pool.public_id}")
     row = page.locator('[data-testid="workload-row"][data-reviewer="rev_one"]')
     assert row.locator('[data-testid="complete"]').inner_text() == "4"
     assert "1 of 1 correct" in page.inner_text('[data-testid="reviewer-summary"]')
@@ -50,7 +52,7 @@ def test_an_admin_reassigns_open_work_and_walks_the_disagreements(page, live_ser
     assert three_row.locator("td.num").first.inner_text() == "2"
 
     # Next disagreement: from the pool page to the first open one, rule, go on, until none is left.
-    page.goto(f"{live_server.url}/review/admin/pools/{pool.public_id}/")
+    page.goto(f"{live_server.url}/review/pools/{pool.public_id}/")
     page.click('[data-testid="first-disagreement"]')
     page.wait_for_url(f"**/items/{items[0].public_id}/adjudicate/")
     assert "2 open disagreements in this pool, this one included" in page.inner_text(
@@ -62,7 +64,7 @@ def test_an_admin_reassigns_open_work_and_walks_the_disagreements(page, live_ser
         '[data-testid="disagreement-walk"]')
     page.check('input[name="section"][value="2"]')
     page.click('[data-testid="record-and-next"]')
-    page.wait_for_url(f"**/review/admin/pools/{pool.public_id}/#disagreements")
+    page.wait_for_url(f"**/review/pools/{pool.public_id}/#disagreements")
     assert "No open disagreements left" in page.content()
     assert Adjudication.objects.filter(item__pool=pool).count() == 2
     assert JudgmentRevision.objects.count() == revisions_before  # no reviewer's label was written

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
-from reviewapp.review import selectors
-from reviewapp.review.models import Judgment
+from reviewapp.review.judgments.models import Judgment
+from reviewapp.review.judgments.selectors import pool_completed_judgments
 from tests.browser.conftest import login
 from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool
 
@@ -43,7 +43,7 @@ def test_a_reviewer_grades_a_queue_blind_with_the_keyboard(page, live_server, re
     login(page, live_server, reviewer_user.username, "pw-" + reviewer_user.username)
     page.wait_for_selector('[data-testid="roles"]')
 
-    response = page.goto(f"{live_server.url}/review/")
+    response = page.goto(f"{live_server.url}/review/workspace/")
     assert_blind(response.text(), where="queue HTML")
     assert_blind(page.inner_text("body"), where="queue DOM text")
     queue_ids = [href.rstrip("/").split("/")[-1]
@@ -57,7 +57,7 @@ def test_a_reviewer_grades_a_queue_blind_with_the_keyboard(page, live_server, re
 
     page.click('[data-testid="continue"]')
     for position, item_id in enumerate(queue_ids, start=1):
-        page.wait_for_url(re.compile(rf"/review/items/{re.escape(item_id)}/$"))
+        page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(item_id)}/$"))
         html = page.content()
         assert_blind(html, where=f"item {position} DOM")
         ids_in_dom = page.eval_on_selector_all("[id]", "els => els.map(e => e.id)")
@@ -80,16 +80,16 @@ def test_a_reviewer_grades_a_queue_blind_with_the_keyboard(page, live_server, re
         assert_blind(completed.value.headers["hx-redirect"], where="htmx complete answer")
         # Complete moves straight on to the next open item; after the last one, to the queue.
         if position < len(queue_ids):
-            page.wait_for_url(re.compile(rf"/review/items/{re.escape(queue_ids[position])}/$"))
+            page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(queue_ids[position])}/$"))
         else:
-            page.wait_for_url(re.compile(r"/review/\?end=1$"))
+            page.wait_for_url(re.compile(r"/review/workspace/\?end=1$"))
             assert_blind(page.content(), where="queue after the last item")
 
     # previous with the keyboard
-    page.goto(f"{live_server.url}/review/items/{queue_ids[-1]}/")
+    page.goto(f"{live_server.url}/review/workspace/items/{queue_ids[-1]}/")
     page.wait_for_selector('[data-testid="status"]:has-text("Complete (revision 2")')
     page.keyboard.press("k")
-    page.wait_for_url(re.compile(rf"/review/items/{re.escape(queue_ids[-2])}/$"))
+    page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(queue_ids[-2])}/$"))
 
     for url in ["/api/v1/review/queue/", *[f"/api/v1/review/items/{i}/" for i in queue_ids],
                 *[f"/api/v1/review/items/{i}/history/" for i in queue_ids]]:
@@ -97,7 +97,7 @@ def test_a_reviewer_grades_a_queue_blind_with_the_keyboard(page, live_server, re
         assert api.status == 200, url
         assert_blind(api.text(), where=url)
 
-    response = page.goto(f"{live_server.url}/review/")
+    response = page.goto(f"{live_server.url}/review/workspace/")
     assert "All done" in response.text()
     assert_blind(response.text(), where="finished queue")
 
@@ -109,7 +109,7 @@ def test_a_reviewer_grades_a_queue_blind_with_the_keyboard(page, live_server, re
         current = by_item[item_id].current
         assert current.status == "complete" and current.number == 2
         assert current.grades == {"section": int(section), "passage": "unknown" if passage == "u" else int(passage)}
-    assert len(selectors.pool_completed_judgments(pool=pool)) == 8
+    assert len(pool_completed_judgments(pool=pool)) == 8
 
 
 def test_a_reviewer_browser_is_refused_admin_pages_and_other_reviewers_items(page, live_server, reviewer_user,
@@ -122,7 +122,7 @@ def test_a_reviewer_browser_is_refused_admin_pages_and_other_reviewers_items(pag
     item_id = pool.items.first().public_id
     login(page, live_server, "olive", "a-long-pass-phrase")
     page.wait_for_selector('[data-testid="roles"]')
-    for url, expected in [(f"/review/items/{item_id}/", 404), (f"/api/v1/review/items/{item_id}/", 404),
-                          ("/review/admin/", 403), (f"/review/admin/pools/{pool.public_id}/", 403),
+    for url, expected in [(f"/review/workspace/items/{item_id}/", 404), (f"/api/v1/review/items/{item_id}/", 404),
+                          ("/review/pools/", 403), (f"/review/pools/{pool.public_id}/", 403),
                           ("/api/v1/review/pools/", 403)]:
         assert page.goto(f"{live_server.url}{url}").status == expected, url

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from reviewapp.review import selectors
-from reviewapp.review.models import JudgmentRevision
+from reviewapp.review.judgments.models import JudgmentRevision
+from reviewapp.review.workspace.queue import reviewer_queues
 from tests.browser.conftest import login
 from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool
 
@@ -31,11 +31,11 @@ def _ready(page) -> None:
 
 
 def _item_url(live_server, item_id: str) -> str:
-    return f"{live_server.url}/review/items/{item_id}/"
+    return f"{live_server.url}/review/workspace/items/{item_id}/"
 
 
 def _queue(reviewer) -> list[str]:
-    return [entry.item_id for entry in selectors.reviewer_queues(reviewer=reviewer)[0].entries]
+    return [entry.item_id for entry in reviewer_queues(reviewer=reviewer)[0].entries]
 
 
 def _checked(page, grade_type: str) -> str | None:
@@ -64,12 +64,12 @@ def test_grades_survive_navigation_reload_and_a_refused_submit(page, live_server
     page.keyboard.press("2")
     page.keyboard.press("2")
     page.keyboard.press("j")
-    page.wait_for_url(re.compile(rf"/review/items/{re.escape(ids[1])}/$"))
+    page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(ids[1])}/$"))
     assert [(r.status, r.grades) for r in _revisions(reviewer_user, ids[0])] == [
         ("draft", {"section": 2, "passage": 2})]
     _ready(page)
     page.keyboard.press("k")
-    page.wait_for_url(re.compile(rf"/review/items/{re.escape(ids[0])}/$"))
+    page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(ids[0])}/$"))
     assert (_checked(page, "section"), _checked(page, "passage")) == ("2", "2")
     assert "revision 1 (draft)" in page.inner_text('[data-testid="status"]')
 
@@ -84,7 +84,7 @@ def test_grades_survive_navigation_reload_and_a_refused_submit(page, live_server
     page.keyboard.press("1")
     page.fill('#judgment textarea[name="note"]', "sub (2) applies only to tenants; check")
     page.keyboard.press("Escape")
-    with page.expect_response(lambda r: r.request.method == "POST" and "/review/items/" in r.url
+    with page.expect_response(lambda r: r.request.method == "POST" and "/review/workspace/items/" in r.url
                               and r.request.post_data and "action=complete" in r.request.post_data):
         page.click('#judgment button[data-action="complete"]')
     page.wait_for_selector('[data-testid="error"]:has-text("cannot mark complete")')
@@ -119,9 +119,9 @@ def test_drafts_save_themselves_and_the_status_line_tells_the_truth(page, live_s
     assert _revisions(reviewer_user, ids[0])[-1].note == "exception in sub (3)"
 
     page.keyboard.press("Escape")
-    with page.expect_response(lambda r: r.request.method == "POST" and "/review/items/" in r.url):
+    with page.expect_response(lambda r: r.request.method == "POST" and "/review/workspace/items/" in r.url):
         page.keyboard.press("c")
-    page.wait_for_url(re.compile(rf"/review/items/{re.escape(ids[1])}/$"))  # auto-advance
+    page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(ids[1])}/$"))  # auto-advance
     page.goto(_item_url(live_server, ids[0]))
     assert page.inner_text('[data-testid="status"]').startswith("Complete (revision 3")
 
@@ -159,7 +159,7 @@ def test_undo_restores_the_previous_state_as_a_new_revision(page, live_server, r
     assert "revision 2 (draft)" in page.inner_text('[data-testid="status"]')
 
     # A saved change is undone by a new revision restoring the state before it.
-    with page.expect_response(lambda r: r.request.method == "POST" and "/review/items/" in r.url):
+    with page.expect_response(lambda r: r.request.method == "POST" and "/review/workspace/items/" in r.url):
         page.keyboard.press("z")
     page.wait_for_selector('[data-testid="saved"]:has-text("Undone")')
     assert (_checked(page, "section"), _checked(page, "passage")) == ("1", "1")
@@ -190,21 +190,21 @@ def test_complete_advances_skip_moves_to_the_end_and_j_on_the_last_item_finds_th
     ids = _queue(reviewer_user)
     _start(page, live_server, reviewer_user, ids[0])
     page.keyboard.press("s")  # skip for later: on to the next item; this one goes to the end
-    page.wait_for_url(re.compile(rf"/review/items/{re.escape(ids[1])}/$"))
+    page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(ids[1])}/$"))
     assert _queue(reviewer_user) == [ids[1], ids[2], ids[0]]
     for following in (ids[2], ids[0]):
         _ready(page)
         page.keyboard.press("2")
         page.keyboard.press("u")
         page.keyboard.press("c")
-        page.wait_for_url(re.compile(rf"/review/items/{re.escape(following)}/$"))
+        page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(following)}/$"))
     page.wait_for_selector('[data-testid="skipped"]')
     # The skipped item is now last; completing it ends at the queue, which says so.
     _ready(page)
     page.keyboard.press("0")
     page.keyboard.press("0")
     page.keyboard.press("c")
-    page.wait_for_url(re.compile(r"/review/\?end=1$"))
+    page.wait_for_url(re.compile(r"/review/workspace/\?end=1$"))
     assert "every item in your queue is complete" in page.inner_text('[data-testid="end"]')
     # Reopen the first, then j on the last item goes to that open item.
     page.goto(_item_url(live_server, ids[1]))
@@ -213,7 +213,7 @@ def test_complete_advances_skip_moves_to_the_end_and_j_on_the_last_item_finds_th
     page.wait_for_selector('[data-testid="status"]:has-text("(draft)")')
     page.goto(_item_url(live_server, ids[0]))
     page.keyboard.press("j")
-    page.wait_for_url(re.compile(rf"/review/items/{re.escape(ids[1])}/$"))
+    page.wait_for_url(re.compile(rf"/review/workspace/items/{re.escape(ids[1])}/$"))
 
 
 def test_the_queue_filters_by_status_and_searches_the_query_text(page, live_server, reviewer_user, reviewer2_user):
@@ -225,7 +225,7 @@ def test_the_queue_filters_by_status_and_searches_the_query_text(page, live_serv
     _start(page, live_server, reviewer_user, ids[0])
     page.keyboard.press("1")
     page.keyboard.press("q")  # back to the queue, saving the draft first
-    page.wait_for_url(re.compile(r"/review/$"))
+    page.wait_for_url(re.compile(r"/review/workspace/$"))
     rows = page.locator('[data-testid="queue-row"]')
     assert rows.count() == 6
     assert "Question" in page.inner_text('[data-testid="queue-item"] >> nth=0')

@@ -8,7 +8,7 @@ import re
 import pytest
 from django.contrib.auth import get_user_model
 
-from reviewapp.review.models import JudgmentRevision
+from reviewapp.review.judgments.models import JudgmentRevision
 from tests.browser.review.test_review_workspace import _ready
 from tests.reviewapp.review.conftest import make_items, make_pool
 from tests.reviewapp.sso.idp import idp, sso_on  # noqa: F401  (the loopback IdP and the product set up for it)
@@ -43,7 +43,7 @@ def test_a_lawyer_signs_in_through_the_idp_and_works_through_two_pools(page, liv
         pool.reviewer_title = title
         pool.save(update_fields=["reviewer_title"])
 
-    page.goto(f"{live_server.url}/review/")
+    page.goto(f"{live_server.url}/review/workspace/")
     rows = page.locator('[data-testid="day-row"]')
     assert rows.count() == 2
     assert "2 of 2" in rows.nth(0).inner_text() and "3 of 3" in rows.nth(1).inner_text()
@@ -60,7 +60,7 @@ def test_a_lawyer_signs_in_through_the_idp_and_works_through_two_pools(page, liv
         page.keyboard.press("c")
         page.wait_for_url(lambda url, before=before: url != before)
     # The first set is done, the second is not: no "every item is complete", and the way on is shown.
-    assert "/review/?end=1" in page.url
+    assert "/review/workspace/?end=1" in page.url
     assert page.locator('[data-testid="end"]').count() == 0
     assert "3 items are still open" in page.inner_text('[data-testid="end-of-set"]')
     assert page.inner_text('[data-testid="day-row"] >> nth=0 >> [data-testid="day-estimate"]') == "done"

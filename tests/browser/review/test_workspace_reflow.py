@@ -44,7 +44,7 @@ def test_both_item_kinds_reflow_at_390_px_and_at_400_percent_zoom(browser, live_
     passage = _queue(reviewer_user)[0]
     clause = item_of(labelling_pool(reviewers=[reviewer_user, reviewer2_user], contract=WIDE), "Governing Law")
     for name, size in SIZES.items():
-        for path in (f"/review/items/{passage}/", f"/review/items/{clause.public_id}/"):
+        for path in (f"/review/workspace/items/{passage}/", f"/review/workspace/items/{clause.public_id}/"):
             ctx, page = _open(browser, live_server, reviewer_user, path, size)
             try:
                 page.wait_for_selector("#judgment")
@@ -60,7 +60,7 @@ def test_both_item_kinds_reflow_at_390_px_and_at_400_percent_zoom(browser, live_
 def test_on_a_phone_the_actions_stay_in_view_and_touch_words_replace_keys(browser, live_server, reviewer_user,
                                                                             reviewer2_user):
     clause = item_of(labelling_pool(reviewers=[reviewer_user, reviewer2_user], contract=WIDE), "Governing Law")
-    path = f"/review/items/{clause.public_id}/"
+    path = f"/review/workspace/items/{clause.public_id}/"
 
     # A phone with a keyboard-less touch screen: the bar with "Highlight the selection" is on screen at the top
     # of the contract, and nothing says "press h".

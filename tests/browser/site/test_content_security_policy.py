@@ -86,7 +86,7 @@ def test_reviewer_pages_have_no_csp_violation_and_grading_still_works(page, live
     login(page, live_server, reviewer_user.username, "pw-" + reviewer_user.username)
     page.wait_for_selector('[data-testid="roles"]')
     watch.check("home")
-    for path in ("/review/", f"/review/items/{item.public_id}/"):
+    for path in ("/review/workspace/", f"/review/workspace/items/{item.public_id}/"):
         watch.visit(path)
     # htmx (no eval, CSRF header) and the page's own script: save a draft with the keyboard.
     page.wait_for_function("() => { const f = document.getElementById('judgment');"
@@ -127,5 +127,5 @@ def test_admin_pages_have_no_csp_violation(page, live_server, django_user_model)
     watch = Watch(page, live_server.url)
     login(page, live_server, "csp_admin", PASSWORD)
     page.wait_for_selector('[data-testid="roles"]')
-    for path in ("/review/admin/", "/review/admin/new/", "/cuad/runs/", "/admin/", "/admin/reviewapp/reviewpool/"):
+    for path in ("/review/pools/", "/review/pools/new/", "/cuad/runs/", "/admin/", "/admin/reviewapp/reviewpool/"):
         watch.visit(path)

@@ -29,7 +29,7 @@ from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.provenance import gold_set_origin
 from grading.runs.models import ExtractionRun
 from reviewapp.core.records.provenance import provenance_sentence
-from reviewapp.review.models import Assignment
+from reviewapp.review.assignment.models import Assignment
 from tests.benchmarks.suites.confirmation_fixtures import NOMINATOR, confirm_suite
 from tests.browser.contracts.test_contract_gold_flow import (
     LAW,
@@ -69,7 +69,7 @@ def _confirm(browser, live_server, lawyer, answers: dict[str, str]) -> None:
     context, own = _signed_in(browser, live_server, lawyer)
     for item_id, citation in Assignment.objects.filter(reviewer=lawyer, pool__kind="target").values_list(
             "item__public_id", "item__doc_id"):
-        own.goto(f"{live_server.url}/review/items/{item_id}/")
+        own.goto(f"{live_server.url}/review/workspace/items/{item_id}/")
         assert NOMINATOR not in own.content()
         own.check(f'input[name="target"][data-key="{answers[citation]}"]')
         with own.expect_navigation():
@@ -91,7 +91,7 @@ def test_the_days_two_summaries_say_who_confirmed_the_targets_and_who_made_the_l
     _confirm(browser, live_server, lena, {"NRS 999.010": "y", "NRS 999.020": "y"})
     _confirm(browser, live_server, lars, {"NRS 999.010": "y", "NRS 999.020": "n"})
     disputed = Assignment.objects.get(reviewer=lena, item__doc_id="NRS 999.020").item
-    admin.goto(f"{live_server.url}/review/admin/pools/{disputed.pool.public_id}/items/{disputed.public_id}/adjudicate/")
+    admin.goto(f"{live_server.url}/review/agreement/{disputed.pool.public_id}/items/{disputed.public_id}/adjudicate/")
     admin.check('input[name="target"][value="1"]')
     admin.click('form:has(input[name="target"]) button[type="submit"]:not([name])')
     expect(admin.locator(".messages")).to_contain_text("Adjudication recorded.")

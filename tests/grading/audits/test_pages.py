@@ -12,8 +12,8 @@ from grading.audits.models import Audit, AuditVerdict
 from grading.audits.review import audit_review_send
 from grading.audits.selectors import audit_report
 from grading.audits.services import audit_create
-from reviewapp.review.models import ReviewItem
-from reviewapp.review.services import judgment_submit
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.judgments.services import judgment_submit
 from tests.grading.audit_support import audited_run, local_audit, set_verdicts
 from tests.helpers import wait_until
 
@@ -164,9 +164,9 @@ def test_the_audit_runs_on_celery_and_reaches_done(celery_worker, tmp_path):
 
 
 def _reviewer_pages(client) -> str:
-    out = [client.get("/review/").content.decode(), client.get("/api/v1/review/queue/").content.decode()]
+    out = [client.get("/review/workspace/").content.decode(), client.get("/api/v1/review/queue/").content.decode()]
     for item in ReviewItem.objects.all():
-        out.append(client.get(f"/review/items/{item.public_id}/").content.decode())
+        out.append(client.get(f"/review/workspace/items/{item.public_id}/").content.decode())
         out.append(client.get(f"/api/v1/review/items/{item.public_id}/").content.decode())
     return "\n".join(out)
 
@@ -175,7 +175,7 @@ def test_review_items_are_blind_to_the_model_the_judges_and_every_score(
     judged, admin_client_, reviewer_client, reviewer_user, reviewer2_user
 ):
     response = admin_client_.post(f"/cuad/audits/{judged.pk}/review/")
-    assert response.status_code == 302 and "/review/admin/pools/" in response["Location"]
+    assert response.status_code == 302 and "/review/pools/" in response["Location"]
     items = list(ReviewItem.objects.all())
     assert len(items) == judged.n_candidates
     report = audit_report(audit=judged)

@@ -6,8 +6,8 @@ from typing import Any
 
 from grading.contracts.labelling import clause_pool_declare
 from grading.contracts.services import contract_import, contract_set_get_or_create, taxonomy_publish
-from reviewapp.review.models import ReviewItem
-from reviewapp.review.services import pool_assign
+from reviewapp.review.assignment.services import pool_assign
+from reviewapp.review.judgments.models import ReviewItem
 
 CATEGORIES = [
     {"name": "Governing Law", "description": "Which state's law governs the contract?"},

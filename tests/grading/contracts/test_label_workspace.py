@@ -8,9 +8,11 @@ import json
 
 import pytest
 
-from reviewapp.review import selectors, services
-from reviewapp.review.models import JudgmentRevision
-from reviewapp.review.workspace import skips as workspace
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.judgments.models import JudgmentRevision
+from reviewapp.review.judgments.services import judgment_reopen, judgment_submit, judgment_undo
+from reviewapp.review.workspace.queue import reviewer_queues
+from reviewapp.review.workspace.selectors import reviewer_item
 from tests.factories import client_for
 from tests.grading.contracts.labelling_support import item_of, labelling_pool, span_of
 from tests.helpers import shown_hashes
@@ -21,7 +23,7 @@ LAW = "This Agreement is governed by the laws of the State of Nevada."
 
 
 def _submit(item, reviewer, *, presence=None, spans=None, complete=False, note=""):
-    return services.judgment_submit(item=item, reviewer=reviewer, grades={"presence": presence}, complete=complete,
+    return judgment_submit(item=item, reviewer=reviewer, grades={"presence": presence}, complete=complete,
                                     note=note, shown=shown_hashes(item.public_id), spans=spans)
 
 
@@ -50,7 +52,7 @@ def test_refusals_name_the_span_and_the_problem_and_store_nothing(reviewer_user,
         ({"presence": 1, "spans": [[16, 17]]}, "spans[0]: characters 16-17 are only white space"),
     ]
     for kwargs, message in cases:
-        with pytest.raises(services.ReviewError) as refused:
+        with pytest.raises(ReviewError) as refused:
             _submit(item, reviewer_user, **kwargs)
         assert message in str(refused.value)
     assert not JudgmentRevision.objects.exists()
@@ -84,12 +86,12 @@ def test_undo_restores_the_spans_before_the_last_change_and_reopen_keeps_them(re
     both = sorted([span_of(item, LAW), span_of(item, "two years")])
     _submit(item, reviewer_user, presence=1, spans=[span_of(item, LAW)])
     _submit(item, reviewer_user, presence=1, spans=both)
-    undone = workspace.judgment_undo(item=item, reviewer=reviewer_user)
+    undone = judgment_undo(item=item, reviewer=reviewer_user)
     assert (undone.revision.number, undone.revision.spans) == (3, [span_of(item, LAW)])
-    redone = workspace.judgment_undo(item=item, reviewer=reviewer_user)  # an undo is a change: undone in turn
+    redone = judgment_undo(item=item, reviewer=reviewer_user)  # an undo is a change: undone in turn
     assert redone.revision.spans == both
     _submit(item, reviewer_user, presence=1, spans=both, complete=True)
-    reopened = services.judgment_reopen(item=item, reviewer=reviewer_user)
+    reopened = judgment_reopen(item=item, reviewer=reviewer_user)
     assert (reopened.revision.status, reopened.revision.spans) == (JudgmentRevision.DRAFT, both)
     # Every state is a new row, and the first ones are as they were written.
     assert list(JudgmentRevision.objects.filter(judgment__reviewer=reviewer_user).order_by("number")
@@ -100,10 +102,10 @@ def test_undo_restores_the_spans_before_the_last_change_and_reopen_keeps_them(re
 def test_a_kind_without_spans_refuses_them(reviewer_user, reviewer2_user):
     pool = make_pool(reviewers=[reviewer_user, reviewer2_user])
     item = pool.items.first()
-    with pytest.raises(services.ReviewError, match="'passage' are not answered with spans"):
-        services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1},
+    with pytest.raises(ReviewError, match="'passage' are not answered with spans"):
+        judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1},
                                  complete=False, shown=shown_hashes(item.public_id), spans=[[0, 3]])
-    saved = services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1},
+    saved = judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1},
                                      complete=False, shown=shown_hashes(item.public_id))
     assert saved.revision.spans == []
 
@@ -133,7 +135,7 @@ def test_the_page_saves_spans_from_its_form_and_shows_them_blind(reviewer_user, 
     item = item_of(pool, "Governing Law")
     _submit(item, reviewer2_user, presence=1, spans=[span_of(item, "two years")], complete=True)
     client = client_for(reviewer_user)
-    url = f"/review/items/{item.public_id}/"
+    url = f"/review/workspace/items/{item.public_id}/"
     page = client.get(url)
     assert page.status_code == 200
     html = page.content.decode()
@@ -147,7 +149,7 @@ def test_the_page_saves_spans_from_its_form_and_shows_them_blind(reviewer_user, 
     assert f'data-start="{start}" data-end="{end}"' in html and "line 5" in html  # blank lines count
     other = span_of(item, "two years")
     assert f'data-start="{other[0]}"' not in html and f"[{other[0]}, {other[1]}]" not in html
-    view = selectors.reviewer_item(reviewer=reviewer_user, item_id=item.public_id)
+    view = reviewer_item(reviewer=reviewer_user, item_id=item.public_id)
     assert view.current is not None and view.current.spans == [[start, end]]
     # Nothing about the pool's origin: no runs, models, scores, external references.
     without_text = html.replace(item.source_text, "")
@@ -161,10 +163,10 @@ def test_the_page_saves_spans_from_its_form_and_shows_them_blind(reviewer_user, 
 def test_both_item_kinds_render_the_one_workspace_with_undo_ready_for_the_first_save(reviewer_user, reviewer2_user):
     """One skeleton, one answer form, one core script; a kind adds its script (and, for clauses, its part)."""
     passage_pool = make_pool(reviewers=[reviewer_user, reviewer2_user])
-    passage = selectors.reviewer_queues(reviewer=reviewer_user)[0].entries[0].item_id
+    passage = reviewer_queues(reviewer=reviewer_user)[0].entries[0].item_id
     clause = item_of(labelling_pool(reviewers=[reviewer_user, reviewer2_user]), "Governing Law")
     client = client_for(reviewer_user)
-    pages = {kind: client.get(f"/review/items/{item_id}/").content.decode()
+    pages = {kind: client.get(f"/review/workspace/items/{item_id}/").content.decode()
              for kind, item_id in (("passage", passage), ("clause", clause.public_id))}
     assert passage_pool.kind == "passage"
     for kind, html in pages.items():

@@ -3,8 +3,9 @@ import pytest
 from grading.contracts.kinds import CONTRACT_CLAUSE_KIND_KEY
 from grading.contracts.labelling import LabellingError, clause_pool_declare
 from grading.contracts.services import contract_import, contract_set_get_or_create, taxonomy_publish
-from reviewapp.review.models import Assignment, ReviewItem
-from reviewapp.review.selectors import pool_find
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.pools.selectors import pool_find
 from tests.factories import client_for
 
 pytestmark = pytest.mark.django_db

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from reviewapp.notifications import services
 from reviewapp.notifications.models import Notice, NotificationPreference
-from reviewapp.review import services as review_services
+from reviewapp.review.judgments.services import judgment_submit
 from tests.factories import client_for
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool
@@ -85,7 +85,7 @@ def test_a_reminder_when_items_wait_for_days_once_a_period_with_what_is_left(peo
     mail.outbox.clear()
     assert services.notices_send(now=timezone.now() + timedelta(days=1)).sent == 0  # not waiting long enough
     item = pool.items.order_by("id").first()
-    review_services.judgment_submit(item=item, reviewer=rita, grades={"section": 2, "passage": 1}, complete=True,
+    judgment_submit(item=item, reviewer=rita, grades={"section": 2, "passage": 1}, complete=True,
                                     shown=shown_hashes(item.public_id))
     # Noon, so that an hour later is the same day: a reminder's period is counted in whole days, and at 23:xx the
     # hour after could fall into the next period and rightly send again.
@@ -105,13 +105,13 @@ def test_admins_hear_of_disagreements_waiting_once_a_day(people):
     mail.outbox.clear()
     item = pool.items.order_by("id").first()
     for reviewer, grade in ((rita, 3), (rob, 0)):
-        review_services.judgment_submit(item=item, reviewer=reviewer, grades={"section": grade, "passage": 1},
+        judgment_submit(item=item, reviewer=reviewer, grades={"section": grade, "passage": 1},
                                         complete=True, shown=shown_hashes(item.public_id))
     assert services.notices_send().sent == 1
     (message,) = mail.outbox
     assert message.to == ["alice@example.org"]
     assert message.subject == "1 disagreement wait for adjudication: POOLNAMEMARK pool"
-    assert f"/review/admin/pools/{pool.public_id}/disagreements/next/" in message.body
+    assert f"/review/agreement/{pool.public_id}/disagreements/next/" in message.body
     assert services.notices_send().sent == 0
 
 

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from reviewapp.review import services
+from reviewapp.review.assignment.services import pool_assign
+from reviewapp.review.pools.services import pool_create
 
 # Planted in everything job-side (external_ref, ids, pool name); none may appear in anything a reviewer receives.
 MARKERS = (
@@ -54,7 +55,7 @@ def make_items(n_queries: int = 3, per_query: int = 4) -> list[dict]:
 
 
 def make_pool(*, reviewers, kind: str = "passage", items=None, per_item: int = 2, name: str = "POOLNAMEMARK pool"):
-    pool = services.pool_create(
+    pool = pool_create(
         name=name,
         kind=kind,
         items=items if items is not None else make_items(),
@@ -63,7 +64,7 @@ def make_pool(*, reviewers, kind: str = "passage", items=None, per_item: int = 2
         reviewers_per_item=per_item,
         external_ref={"run": "RUNMARK_42", "system": "SYSMARK_KEYWORD_BM25"},
     )
-    services.pool_assign(pool=pool, reviewers=reviewers, per_item=per_item)
+    pool_assign(pool=pool, reviewers=reviewers, per_item=per_item)
     return pool
 
 

@@ -13,8 +13,8 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from django.db import connection, connections
 
-from reviewapp.review import services
-from reviewapp.review.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.judgments.services import judgment_submit
 from tests.reviewapp.review.conftest import make_pool
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,7 +44,7 @@ def test_two_reviewers_saving_the_same_item_at_once_lose_nothing(reviewer_user, 
     @_run
     def save(user, n):
         item = ReviewItem.objects.select_related("pool").get(pk=item_id)
-        return services.judgment_submit(item=item, reviewer=user, grades={"section": n % 4, "passage": (n + 1) % 4},
+        return judgment_submit(item=item, reviewer=user, grades={"section": n % 4, "passage": (n + 1) % 4},
                                         complete=n == rounds - 1).created
 
     def reviewer_loop(user):
@@ -78,7 +78,7 @@ def test_one_reviewer_double_submitting_makes_one_revision(reviewer_user, review
     @_run
     def save(_):
         item = ReviewItem.objects.select_related("pool").get(pk=item_id)
-        return services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 3},
+        return judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 3},
                                         complete=True).revision.pk
 
     def go(i):

@@ -137,7 +137,7 @@ def build_world(django_user_model) -> World:
     world.rerank_run = run.pk
     world.bench_pool = pool.pk
     world.heldout_qids = set(SuiteQuery.objects.filter(suite=run.suite, split="heldout").values_list("qid", flat=True))
-    from reviewapp.review.services import pool_assign
+    from reviewapp.review.assignment.services import pool_assign
     from tests.grading.contracts.gold_support import cuad_fixture_set
 
     contract_set, gold_pool = cuad_fixture_set(name="Firm set (machine)")
@@ -191,20 +191,20 @@ class EngineMachine(RuleBasedStateMachine):
         return list(self.User.objects.filter(pk__in=self.reviewer_ids, is_active=True).order_by("pk"))
 
     def _pool(self, n: int):
-        from reviewapp.review.models import ReviewPool
+        from reviewapp.review.pools.models import ReviewPool
 
         return ReviewPool.objects.get(pk=self.pools[n % len(self.pools)])
 
     def _pick(self, i: int):
-        from reviewapp.review.models import Assignment
+        from reviewapp.review.assignment.models import Assignment
 
         pks = list(Assignment.objects.order_by("pk").values_list("pk", flat=True))
         return Assignment.objects.select_related("item__pool", "reviewer").get(pk=pks[i % len(pks)])
 
     def _show(self, assignment) -> dict[str, str]:
         """What the reviewer is shown, through the one reader of it; the hashes of those texts."""
-        from reviewapp.review.models import item_hashes
-        from reviewapp.review.selectors import reviewer_item
+        from reviewapp.review.judgments.hashes import item_hashes
+        from reviewapp.review.workspace.selectors import reviewer_item
 
         view = reviewer_item(reviewer=assignment.reviewer, item_id=assignment.item.public_id)
         return item_hashes(query_text=view.query_text, source_heading=view.source_heading,
@@ -233,14 +233,15 @@ class EngineMachine(RuleBasedStateMachine):
           per_item=st.integers(1, 2), forge=st.sampled_from([None, None, "query_hash", "source_hash", "passage_hash"]),
           assign_to=st.sets(st.integers(0, 3), max_size=3))
     def declare(self, kind, instructions, texts, per_item, forge, assign_to):
-        from reviewapp.review.models import ReviewPool
-        from reviewapp.review.services import ReviewError, pool_create
+        from reviewapp.review.errors import ReviewError
+        from reviewapp.review.pools.models import ReviewPool
+        from reviewapp.review.pools.services import pool_create
 
         items = [_item_spec(i, *t) for i, t in enumerate(texts)]
         if forge is not None:
             # A hash copied from other texts (finding 2 of the integrity issue): refused, naming the field.
             other = _item_spec(0, 1 - texts[0][0], 1 - texts[0][1], 1 - texts[0][2])
-            from reviewapp.review.models import item_hashes
+            from reviewapp.review.judgments.hashes import item_hashes
 
             items[0][forge] = item_hashes(**{f: other[f] for f in ("query_text", "source_heading", "source_text",
                                                                   "passage_caption", "passage_text")})[forge]
@@ -259,8 +260,8 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(n=st.integers(0, 20))
     def declare_copy_of_benchmark_items(self, n):
         """The benchmark pool's texts again, under the same or other instructions and source context."""
-        from reviewapp.review.models import ReviewPool
-        from reviewapp.review.services import pool_create
+        from reviewapp.review.pools.models import ReviewPool
+        from reviewapp.review.pools.services import pool_create
 
         bench = ReviewPool.objects.get(pk=self.world.bench_pool)
         items = list(bench.items.order_by("query_id", "doc_id"))[n % 3::3][:4]
@@ -276,12 +277,13 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(pool_n=st.integers(0, 20), who=st.sets(st.integers(0, 3), min_size=1, max_size=4),
           per_item=st.integers(1, 2))
     def assign(self, pool_n, who, per_item):
-        from reviewapp.review.services import ReviewError, pool_assign
+        from reviewapp.review.assignment.services import pool_assign
+        from reviewapp.review.errors import ReviewError
 
         pool = self._pool(pool_n)
         people = [self._user(self.reviewer_ids[i]) for i in sorted(who)]
         try:
-            from reviewapp.review.models import JudgmentReuse
+            from reviewapp.review.assignment.models import JudgmentReuse
 
             links = JudgmentReuse.objects.count()
             pool_assign(pool=pool, reviewers=people, per_item=min(per_item, len(people)))
@@ -292,8 +294,9 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(pool_n=st.integers(0, 20), who=st.integers(0, 2))
     def assign_an_account_that_sees_model_output(self, pool_n, who):
-        from reviewapp.review.models import Assignment
-        from reviewapp.review.services import ReviewError, pool_assign
+        from reviewapp.review.assignment.models import Assignment
+        from reviewapp.review.assignment.services import pool_assign
+        from reviewapp.review.errors import ReviewError
 
         pool = self._pool(pool_n)
         before = Assignment.objects.count()
@@ -303,8 +306,8 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(pool_n=st.integers(0, 20), a=st.integers(0, 3), b=st.integers(0, 3))
     def reassign(self, pool_n, a, b):
-        from reviewapp.review.pools.pool_admin import assignment_reassign
-        from reviewapp.review.services import ReviewError
+        from reviewapp.review.assignment.services import assignment_reassign
+        from reviewapp.review.errors import ReviewError
 
         if a == b:
             return
@@ -317,7 +320,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(pool_n=st.integers(0, 20), per_item=st.integers(1, 3))
     def new_pool_version(self, pool_n, per_item):
-        from reviewapp.review.pools.pool_admin import pool_new_version
+        from reviewapp.review.pools.services import pool_new_version
 
         self.pools.append(pool_new_version(pool=self._pool(pool_n), reviewers_per_item=per_item,
                                            created_by=self.admin).pk)
@@ -331,8 +334,8 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(i=st.integers(0, 10**6), p=st.integers(0, 1))
     def rebind_item(self, i, p):
         """The job's texts changed: the item follows; judgments made on the old texts become stale."""
-        from reviewapp.review.models import ReviewItem
-        from reviewapp.review.services import item_rebind
+        from reviewapp.review.judgments.models import ReviewItem
+        from reviewapp.review.judgments.services import item_rebind
 
         items = list(ReviewItem.objects.filter(pool_id__in=self.pools[1:]).order_by("pk"))
         if items:
@@ -342,7 +345,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(i=st.integers(0, 10**6), g=st.integers(0, 1), share=st.sampled_from([0.3, 0.5]))
     def known_answer_set_and_mix(self, i, g, share):
-        from reviewapp.review.models import ReviewItem
+        from reviewapp.review.judgments.models import ReviewItem
         from reviewapp.review.pools.known_answers import known_answer_mix, known_answer_set
 
         items = list(ReviewItem.objects.filter(pool_id__in=self.pools).select_related("pool").order_by("pk"))
@@ -363,7 +366,7 @@ class EngineMachine(RuleBasedStateMachine):
     def submit(self, i, a, b, complete):
         """Autosave (a draft) or complete, with the hashes of what the reviewer was shown."""
         from reviewapp.core.auth.signin import _current
-        from reviewapp.review.services import ReviewError
+        from reviewapp.review.errors import ReviewError
 
         assignment = self._pick(i)
         shown = self._show(assignment)
@@ -386,8 +389,9 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(who=st.integers(0, 10**6), a=st.integers(0, 4), b=st.integers(0, 4), drafts_first=st.booleans())
     def work_through_queue(self, who, a, b, drafts_first):
         """One reviewer works through up to three open items of their queue: autosave, then complete."""
-        from reviewapp.review.models import Assignment, Judgment
-        from reviewapp.review.services import ReviewError
+        from reviewapp.review.assignment.models import Assignment
+        from reviewapp.review.errors import ReviewError
+        from reviewapp.review.judgments.models import Judgment
 
         holders = sorted(set(Assignment.objects.values_list("reviewer_id", flat=True)))
         reviewer = holders[who % len(holders)]
@@ -406,7 +410,7 @@ class EngineMachine(RuleBasedStateMachine):
                 return
 
     def _submit(self, assignment, grades, complete, shown):
-        from reviewapp.review.services import judgment_submit
+        from reviewapp.review.judgments.services import judgment_submit
 
         result = judgment_submit(item=assignment.item, reviewer=assignment.reviewer, grades=grades,
                                  complete=complete, shown=shown)
@@ -420,8 +424,10 @@ class EngineMachine(RuleBasedStateMachine):
     @precondition(lambda self: self._any_assignment())
     @rule(i=st.integers(0, 10**6), j=st.integers(0, 10**6))
     def submit_with_the_hashes_of_other_texts(self, i, j):
-        from reviewapp.review.models import JudgmentRevision, ReviewItem, item_hashes
-        from reviewapp.review.services import ReviewError, TextChanged, judgment_submit
+        from reviewapp.review.errors import ReviewError
+        from reviewapp.review.judgments.hashes import item_hashes
+        from reviewapp.review.judgments.models import JudgmentRevision, ReviewItem
+        from reviewapp.review.judgments.services import TextChanged, judgment_submit
 
         assignment = self._pick(i)
         others = list(ReviewItem.objects.exclude(query_hash=assignment.item.query_hash, source_hash=assignment.item
@@ -442,9 +448,9 @@ class EngineMachine(RuleBasedStateMachine):
     @precondition(lambda self: self._any_judgment())
     @rule(i=st.integers(0, 10**6), reopen=st.booleans())
     def undo_or_reopen(self, i, reopen):
-        from reviewapp.review.models import Judgment, JudgmentRevision
-        from reviewapp.review.services import ReviewError, judgment_reopen
-        from reviewapp.review.workspace.skips import judgment_undo
+        from reviewapp.review.errors import ReviewError
+        from reviewapp.review.judgments.models import Judgment, JudgmentRevision
+        from reviewapp.review.judgments.services import judgment_reopen, judgment_undo
 
         judgments = list(Judgment.objects.filter(current__isnull=False).select_related("item__pool", "reviewer")
                          .order_by("pk"))
@@ -467,7 +473,7 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(i=st.integers(0, 10**6), value=st.integers(0, 1))
     def adjudicate(self, i, value):
         from reviewapp.review.agreement.disagreements import adjudication_record
-        from reviewapp.review.services import ReviewError
+        from reviewapp.review.errors import ReviewError
 
         item = self._pick(i).item
         grade_type = {"target": "target", "contract_clause": "presence"}.get(item.pool.kind, "passage")
@@ -556,8 +562,8 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(q=st.integers(0, 5), grade=st.integers(0, 3))
     def judge_a_benchmark_query(self, q, grade):
         """Every holder of the benchmark pool's items of one query completes them (all agree)."""
-        from reviewapp.review.models import Assignment
-        from reviewapp.review.services import ReviewError
+        from reviewapp.review.assignment.models import Assignment
+        from reviewapp.review.errors import ReviewError
 
         rows = (Assignment.objects.filter(pool_id=self.world.bench_pool, item__query_id=f"q{q:02d}")
                 .select_related("item__pool", "reviewer").order_by("pk"))
@@ -614,7 +620,7 @@ class EngineMachine(RuleBasedStateMachine):
             REACHED["comparisons declared"] += 1
 
     def _bench_public_id(self) -> str:
-        from reviewapp.review.models import ReviewPool
+        from reviewapp.review.pools.models import ReviewPool
 
         return ReviewPool.objects.get(pk=self.world.bench_pool).public_id
 
@@ -622,8 +628,8 @@ class EngineMachine(RuleBasedStateMachine):
     def export(self, pool_n, pseudonymise):
         from reviewapp.core.models import ADMIN_HELD
         from reviewapp.review.agreement.exports import pool_jsonl, pool_qrels
-        from reviewapp.review.models import JudgmentRevision, ReviewItem
-        from reviewapp.review.selectors import pool_completed_judgments
+        from reviewapp.review.judgments.models import JudgmentRevision, ReviewItem
+        from reviewapp.review.judgments.selectors import pool_completed_judgments
 
         pool = self._pool(pool_n)
         lines = [json.loads(line) for line in pool_jsonl(pool=pool, pseudonymise=pseudonymise)]
@@ -651,7 +657,9 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(t=st.integers(0, 1), who=st.sets(st.integers(0, 3), min_size=2, max_size=2))
     def declare_clause_pool(self, t, who):
-        from reviewapp.review.services import ReviewError, pool_assign, pool_create
+        from reviewapp.review.assignment.services import pool_assign
+        from reviewapp.review.errors import ReviewError
+        from reviewapp.review.pools.services import pool_create
 
         pool = pool_create(name="clauses", kind="contract_clause", declared_rule="every contract x category",
                            reviewers_per_item=2, items=[{
@@ -671,9 +679,11 @@ class EngineMachine(RuleBasedStateMachine):
     def label_spans(self, i, raw, bad, complete):
         """A lawyer highlights spans and answers present; or sends a span past the end, one of white space only,
         or spans with "absent" (each refused, naming the problem, nothing stored)."""
-        from reviewapp.review.models import Assignment, JudgmentRevision
-        from reviewapp.review.selectors import reviewer_item
-        from reviewapp.review.services import ReviewError, judgment_submit
+        from reviewapp.review.assignment.models import Assignment
+        from reviewapp.review.errors import ReviewError
+        from reviewapp.review.judgments.models import JudgmentRevision
+        from reviewapp.review.judgments.services import judgment_submit
+        from reviewapp.review.workspace.selectors import reviewer_item
 
         assignments = list(Assignment.objects.filter(pool_id__in=self.span_pools)
                            .select_related("item__pool", "reviewer").order_by("pk"))
@@ -711,7 +721,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def spans_stay_inside_the_text_they_were_given_on(self):
-        from reviewapp.review.models import JudgmentRevision
+        from reviewapp.review.judgments.models import JudgmentRevision
 
         for kind, spans, source_hash in JudgmentRevision.objects.values_list(
                 "judgment__item__pool__kind", "spans", "source_hash"):
@@ -730,8 +740,9 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def a_reviewer_is_shown_only_their_own_spans(self):
-        from reviewapp.review.models import Assignment, Judgment, JudgmentRevision
-        from reviewapp.review.selectors import reviewer_item
+        from reviewapp.review.assignment.models import Assignment
+        from reviewapp.review.judgments.models import Judgment, JudgmentRevision
+        from reviewapp.review.workspace.selectors import reviewer_item
 
         for assignment in Assignment.objects.filter(pool_id__in=self.span_pools).select_related("reviewer", "item"):
             view = reviewer_item(reviewer=assignment.reviewer, item_id=assignment.item.public_id)
@@ -762,8 +773,8 @@ class EngineMachine(RuleBasedStateMachine):
         from reviewapp.core.auth.credentials import HashedTokenAuthentication, api_token_create
         from reviewapp.core.auth.signin import _current
         from reviewapp.core.models import SigninMethod
-        from reviewapp.review.models import JudgmentRevision
-        from reviewapp.review.services import ReviewError
+        from reviewapp.review.errors import ReviewError
+        from reviewapp.review.judgments.models import JudgmentRevision
 
         assignment = self._pick(i)
         if not assignment.reviewer.is_active:
@@ -793,7 +804,7 @@ class EngineMachine(RuleBasedStateMachine):
             self.statute_due = self.cuad_due = True
 
     def _gold_items(self) -> list:
-        from reviewapp.review.models import ReviewItem
+        from reviewapp.review.judgments.models import ReviewItem
 
         return list(ReviewItem.objects.filter(pool_id=self.world.gold_pool).select_related("pool").order_by("pk"))
 
@@ -801,7 +812,7 @@ class EngineMachine(RuleBasedStateMachine):
     def _gold_answers(item) -> list[tuple[int, str, Any, tuple, str]]:
         """The item's counted lawyer answers read from the raw rows: (reviewer, username, presence, spans,
         sign-in) of each current, complete judgment on the item's present texts."""
-        from reviewapp.review.models import Judgment, JudgmentRevision
+        from reviewapp.review.judgments.models import Judgment, JudgmentRevision
 
         out = []
         for judgment in Judgment.objects.filter(item=item, current__isnull=False).select_related("current",
@@ -818,7 +829,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @staticmethod
     def _ruling(item) -> Any:
-        from reviewapp.review.models import Adjudication
+        from reviewapp.review.agreement.models import Adjudication
 
         return (Adjudication.objects.filter(item=item, grade_type="presence", query_hash=item.query_hash,
                                             source_hash=item.source_hash, passage_hash=item.passage_hash)
@@ -826,7 +837,8 @@ class EngineMachine(RuleBasedStateMachine):
 
     def _answer_gold(self, item, who: int, answer: str) -> bool:
         from reviewapp.core.auth.signin import _current
-        from reviewapp.review.services import ReviewError, judgment_submit
+        from reviewapp.review.errors import ReviewError
+        from reviewapp.review.judgments.services import judgment_submit
         from tests.grading.contracts.gold_support import cuad_answer
 
         reviewer = self._user(self.reviewer_ids[who])
@@ -880,7 +892,7 @@ class EngineMachine(RuleBasedStateMachine):
         """An admin rules on a clause item (one in dispute, when asked and there is one): recorded only where
         two lawyers completed it and disagree."""
         from grading.contracts.gold.adjudication import RulingError, clause_ruling_record
-        from reviewapp.review.models import ReviewPool
+        from reviewapp.review.pools.models import ReviewPool
         from tests.grading.contracts.gold_support import cuad_answer
 
         items = self._gold_items()
@@ -975,7 +987,7 @@ class EngineMachine(RuleBasedStateMachine):
         from benchmarks.suites.models import NominatedTarget
         from reviewapp.core.models import ADMIN_HELD
         from reviewapp.core.records.provenance import provenance_sentence
-        from reviewapp.review.models import JudgmentRevision, ReviewItem
+        from reviewapp.review.judgments.models import JudgmentRevision, ReviewItem
 
         client = Client()
         client.force_login(self.admin)
@@ -1016,7 +1028,7 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(delete=st.booleans(), raw=st.booleans())
     def tamper_with_a_revision(self, delete, raw):
         from reviewapp.core.models import AppendOnlyError
-        from reviewapp.review.models import JudgmentRevision
+        from reviewapp.review.judgments.models import JudgmentRevision
 
         revision = JudgmentRevision.objects.order_by("pk").first()
         if raw:
@@ -1036,17 +1048,17 @@ class EngineMachine(RuleBasedStateMachine):
     # ------------------------------------------------------------------ preconditions' reads
 
     def _any_assignment(self) -> bool:
-        from reviewapp.review.models import Assignment
+        from reviewapp.review.assignment.models import Assignment
 
         return Assignment.objects.exists()
 
     def _any_judgment(self) -> bool:
-        from reviewapp.review.models import Judgment
+        from reviewapp.review.judgments.models import Judgment
 
         return Judgment.objects.filter(current__isnull=False).exists()
 
     def _any_revision(self) -> bool:
-        from reviewapp.review.models import JudgmentRevision
+        from reviewapp.review.judgments.models import JudgmentRevision
 
         return JudgmentRevision.objects.exists()
 
@@ -1055,8 +1067,9 @@ class EngineMachine(RuleBasedStateMachine):
     @invariant()
     def counted_judgments_bind_to_what_their_author_was_shown(self):
         from reviewapp.review.assignment.reuse import item_key, pool_rules
-        from reviewapp.review.models import ReviewItem, ReviewPool
-        from reviewapp.review.selectors import pool_completed_judgments
+        from reviewapp.review.judgments.models import ReviewItem
+        from reviewapp.review.judgments.selectors import pool_completed_judgments
+        from reviewapp.review.pools.models import ReviewPool
 
         for pool in ReviewPool.objects.filter(pk__in=self.pools):
             records = pool_completed_judgments(pool=pool)
@@ -1081,7 +1094,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def no_reviewer_holds_the_same_texts_twice(self):
-        from reviewapp.review.models import Assignment
+        from reviewapp.review.assignment.models import Assignment
 
         held: dict[tuple[int, tuple[str, str, str]], int] = {}
         for reviewer_id, pk, *hashes in Assignment.objects.values_list(
@@ -1094,7 +1107,8 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def no_model_seeing_account_grades(self):
-        from reviewapp.review.models import Assignment, Judgment, JudgmentReuse
+        from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+        from reviewapp.review.judgments.models import Judgment
 
         seeing = self.world.model_seeing
         assert not Assignment.objects.filter(reviewer_id__in=seeing).exists()
@@ -1162,8 +1176,10 @@ def test_the_review_engine_keeps_its_promises_in_any_order_of_actions(django_use
 def test_rebinding_an_item_onto_texts_its_reviewer_holds_elsewhere_never_shows_them_twice(reviewer_user):
     """Found by the machine: two items of one pool, both held by one reviewer; the job re-binds one of them to
     the other's texts (``item_rebind``), and the reviewer held the same texts twice."""
-    from reviewapp.review.models import Assignment
-    from reviewapp.review.services import item_rebind, pool_assign, pool_create
+    from reviewapp.review.assignment.models import Assignment
+    from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.judgments.services import item_rebind
+    from reviewapp.review.pools.services import pool_create
 
     pool = pool_create(name="p", kind="passage", declared_rule="random", reviewers_per_item=1,
                        items=[_item_spec(0, 0, 0, 0), _item_spec(1, 0, 0, 1)])

@@ -6,10 +6,15 @@ import json
 
 import pytest
 
-from reviewapp.review import services
-from reviewapp.review.assignment.assign import pool_assign_detail
-from reviewapp.review.models import JudgmentReuse, ReviewItem, item_hashes
-from reviewapp.review.selectors import pool_completed_judgments, pool_labels
+from reviewapp.review.agreement.selectors import pool_labels
+from reviewapp.review.assignment.models import JudgmentReuse
+from reviewapp.review.assignment.services import pool_assign_detail
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.judgments.hashes import item_hashes
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.judgments.selectors import pool_completed_judgments
+from reviewapp.review.judgments.services import item_rebind, judgment_submit
+from reviewapp.review.pools.services import pool_create
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 pytestmark = pytest.mark.django_db
@@ -31,21 +36,21 @@ def _judged_pool(reviewer_user, reviewer2_user):
     pool = make_pool(reviewers=[reviewer_user, reviewer2_user])
     for item in pool.items.all():
         for reviewer in (reviewer_user, reviewer2_user):
-            services.judgment_submit(item=item, reviewer=reviewer, grades={"section": 3, "passage": 3},
+            judgment_submit(item=item, reviewer=reviewer, grades={"section": 3, "passage": 3},
                                      complete=True)
     return pool
 
 
 def test_it_refuses_a_pool_whose_hashes_were_copied_onto_other_texts(reviewer_user, reviewer2_user):
     first = _judged_pool(reviewer_user, reviewer2_user)
-    with pytest.raises(services.ReviewError, match=r"passage_hash does not match the passage text"):
-        services.pool_create(name="forged", kind="passage", items=_forged_items(first), declared_rule="copied")
+    with pytest.raises(ReviewError, match=r"passage_hash does not match the passage text"):
+        pool_create(name="forged", kind="passage", items=_forged_items(first), declared_rule="copied")
 
 
 def test_the_declaration_form_refuses_copied_hashes_naming_the_field(admin_client_, reviewer_user, reviewer2_user):
     first = _judged_pool(reviewer_user, reviewer2_user)
     lines = "\n".join(json.dumps(item) for item in _forged_items(first))
-    response = admin_client_.post("/review/admin/new/", {
+    response = admin_client_.post("/review/pools/new/", {
         "name": "forged", "kind": "passage", "declared_rule": "copied", "reviewers_per_item": "2", "items": lines})
     assert response.status_code == 400
     assert b"passage_hash does not match the passage text" in response.content
@@ -64,7 +69,7 @@ def test_hashes_sent_as_a_check_that_match_are_accepted():
     checked = [dict(item, **item_hashes(**{k: item[k] for k in ("query_text", "source_heading", "source_text",
                                                                   "passage_caption", "passage_text")}))
                for item in items]
-    pool = services.pool_create(name="checked", kind="passage", items=checked, declared_rule="explicit")
+    pool = pool_create(name="checked", kind="passage", items=checked, declared_rule="explicit")
     assert pool.items.count() == 2
 
 
@@ -80,14 +85,14 @@ def test_no_write_path_stores_a_hash_that_is_not_the_texts(reviewer_user):
                                                passage_text="P2.", query_hash="f" * 64, source_hash="f" * 64,
                                                passage_hash="f" * 64)])
     assert ReviewItem.objects.get(pool=pool, doc_id="e").passage_hash != "f" * 64
-    with pytest.raises(services.ReviewError, match=r"passage_hash does not match the passage text"):
-        services.item_rebind(item=item, passage_text="Other.", passage_hash=item.passage_hash)
+    with pytest.raises(ReviewError, match=r"passage_hash does not match the passage text"):
+        item_rebind(item=item, passage_text="Other.", passage_hash=item.passage_hash)
 
 
 def test_judge_once_never_links_judgments_across_different_texts(reviewer_user, reviewer2_user):
     first = _judged_pool(reviewer_user, reviewer2_user)
     honest = [{k: v for k, v in item.items() if not k.endswith("_hash")} for item in _forged_items(first)]
-    second = services.pool_create(name="other texts", kind="passage", items=honest, declared_rule="other texts")
+    second = pool_create(name="other texts", kind="passage", items=honest, declared_rule="other texts")
     pool_assign_detail(pool=second, reviewers=[reviewer_user, reviewer2_user])
     assert not JudgmentReuse.objects.filter(item__pool=second).exists()
     assert pool_completed_judgments(pool=second) == []

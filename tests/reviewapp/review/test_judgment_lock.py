@@ -5,8 +5,16 @@ from __future__ import annotations
 import pytest
 from django.db import transaction
 
-from reviewapp.review import services
-from reviewapp.review.models import Judgment, JudgmentRevision
+from reviewapp.review.assignment.services import pool_assign
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision
+from reviewapp.review.judgments.services import (
+    JudgmentChanged,
+    item_shown_hashes,
+    judgment_advance,
+    judgment_lock,
+    judgment_submit,
+)
+from reviewapp.review.pools.services import pool_create
 
 pytestmark = pytest.mark.django_db
 
@@ -17,20 +25,20 @@ ITEM = {"query_id": "q1", "doc_id": "d1", "query_text": "When is a deposit retur
 
 @pytest.fixture
 def item(reviewer_user):
-    pool = services.pool_create(name="lock", kind="passage", items=[ITEM], declared_rule="test: one item")
-    services.pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
+    pool = pool_create(name="lock", kind="passage", items=[ITEM], declared_rule="test: one item")
+    pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
     return pool.items.get()
 
 
 def _save(item, reviewer, grades, *, complete=False):
-    return services.judgment_submit(item=item, reviewer=reviewer, grades=grades, complete=complete,
-                                    shown=services.item_shown_hashes(item))
+    return judgment_submit(item=item, reviewer=reviewer, grades=grades, complete=complete,
+                                    shown=item_shown_hashes(item))
 
 
 def test_the_lock_reads_the_current_revision_as_it_is_now(item, reviewer_user):
     _save(item, reviewer_user, {"section": 1, "passage": 1})
     latest = _save(item, reviewer_user, {"section": 2, "passage": 2}, complete=True).revision
-    judgment = services.judgment_lock(item=item, reviewer=reviewer_user)
+    judgment = judgment_lock(item=item, reviewer=reviewer_user)
     assert judgment.current == latest and judgment.current.status == JudgmentRevision.COMPLETE
 
 
@@ -38,11 +46,11 @@ def test_a_judgment_moved_on_since_the_decision_is_not_advanced(item, reviewer_u
     first = _save(item, reviewer_user, {"section": 1, "passage": 1}).revision
     _save(item, reviewer_user, {"section": 2, "passage": 2})
     judgment = Judgment.objects.get(item=item, reviewer=reviewer_user)
-    with pytest.raises(services.JudgmentChanged), transaction.atomic():
+    with pytest.raises(JudgmentChanged), transaction.atomic():
         decided = JudgmentRevision.objects.create(judgment=judgment, number=judgment.revision_count + 1,
                                                   status="draft", grades={"section": 0, "passage": 0},
-                                                  **services.item_shown_hashes(item))
-        services.judgment_advance(judgment=judgment, decided_on=first, revision=decided)
+                                                  **item_shown_hashes(item))
+        judgment_advance(judgment=judgment, decided_on=first, revision=decided)
     assert JudgmentRevision.objects.filter(judgment=judgment).count() == 2  # rolled back with the refusal
     judgment.refresh_from_db()
     assert judgment.current.grades == {"section": 2, "passage": 2}

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from reviewapp.core.models import AppendOnlyError
-from reviewapp.review import services
 from reviewapp.review.agreement import disagreements
-from reviewapp.review.models import Adjudication, JudgmentRevision
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.judgments.models import JudgmentRevision
+from reviewapp.review.judgments.services import judgment_submit
 from tests.helpers import shown_hashes
 
 pytestmark = pytest.mark.django_db
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.django_db
 
 def test_a_revision_or_a_ruling_cannot_be_edited_or_deleted_through_the_orm(pool, reviewer_user, admin_user_):
     item = pool.items.order_by("id").first()
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 1},
+    judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 1},
                              complete=False, shown=shown_hashes(item.public_id))
     disagreements.adjudication_record(item=item, grade_type="section", value=3, adjudicator=admin_user_)
     revision = JudgmentRevision.objects.get(judgment__item=item)
@@ -36,6 +37,6 @@ def test_a_revision_or_a_ruling_cannot_be_edited_or_deleted_through_the_orm(pool
     assert JudgmentRevision.objects.get(pk=revision.pk).grades == {"section": 2, "passage": 1}
     assert Adjudication.objects.get(pk=ruling.pk).value == 3
     # A later state is still a new row.
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1},
+    judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1},
                              complete=False, shown=shown_hashes(item.public_id))
     assert JudgmentRevision.objects.filter(judgment__item=item).count() == 2

@@ -8,11 +8,21 @@ import pytest
 from django.contrib.auth.models import Group
 
 from reviewapp.core.auth.roles import ensure_role_groups
-from reviewapp.review import selectors, services
 from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.agreement.disagreements import adjudication_record
-from reviewapp.review.models import Assignment, Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.agreement.selectors import pool_labels
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.services import pool_assign
+from reviewapp.review.errors import NotAssigned, ReviewError
+from reviewapp.review.exchange.selectors import label_source_labels, label_source_list
+from reviewapp.review.exchange.services import label_source_import
+from reviewapp.review.judgments.hashes import passage_hash_of, query_hash_of
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.judgments.selectors import pool_completed_judgments, pool_stale_judgments
+from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
+from reviewapp.review.pools.services import pool_create
+from reviewapp.review.workspace.queue import reviewer_queues
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 
@@ -30,27 +40,27 @@ def _reviewers(django_user_model, n):
 def test_it_refuses_a_bad_item_and_writes_nothing(db):
     items = make_items()
     items[5] = {**items[5], "query_text": ""}
-    with pytest.raises(services.ReviewError, match=r"items\[5\]\.query_text"):
-        services.pool_create(name="p", kind="passage", items=items, declared_rule="explicit list")
+    with pytest.raises(ReviewError, match=r"items\[5\]\.query_text"):
+        pool_create(name="p", kind="passage", items=items, declared_rule="explicit list")
     assert ReviewItem.objects.count() == 0
 
 
 def test_it_refuses_an_unknown_kind_and_a_missing_rule(db):
-    with pytest.raises(services.ReviewError, match="kind"):
-        services.pool_create(name="p", kind="nope", items=make_items(), declared_rule="x")
-    with pytest.raises(services.ReviewError, match="declared_rule"):
-        services.pool_create(name="p", kind="passage", items=make_items(), declared_rule=" ")
+    with pytest.raises(ReviewError, match="kind"):
+        pool_create(name="p", kind="nope", items=make_items(), declared_rule="x")
+    with pytest.raises(ReviewError, match="declared_rule"):
+        pool_create(name="p", kind="passage", items=make_items(), declared_rule=" ")
 
 
 def test_it_records_the_pool_as_declared_with_hashes(db):
-    pool = services.pool_create(
+    pool = pool_create(
         name="p", kind="passage", items=make_items(), declared_rule="union of top 5", declared_params={"k": 5}
     )
     assert pool.declared_rule == "union of top 5"
     assert pool.declared_params == {"k": 5}
     item = pool.items.get(doc_id="DOCMARK-0-0")
-    assert item.query_hash == services.query_hash_of(item.query_text)
-    assert item.passage_hash == services.passage_hash_of(item.passage_caption, item.passage_text)
+    assert item.query_hash == query_hash_of(item.query_text)
+    assert item.passage_hash == passage_hash_of(item.passage_caption, item.passage_text)
     assert len(item.public_id) >= 20
 
 
@@ -63,34 +73,34 @@ def test_it_balances_assignments_across_reviewers(django_user_model, db):
     per_item = Counter(Assignment.objects.filter(pool=pool).values_list("item_id", flat=True))
     assert set(per_item.values()) == {2}
     # running it again adds nothing
-    assert services.pool_assign(pool=pool, reviewers=people) == 0
+    assert pool_assign(pool=pool, reviewers=people) == 0
 
 
 def test_it_refuses_to_assign_to_a_non_reviewer(admin_user_, reviewer_user, db):
-    pool = services.pool_create(name="p", kind="passage", items=make_items(), declared_rule="x")
-    with pytest.raises(services.ReviewError, match="can see model output"):
-        services.pool_assign(pool=pool, reviewers=[admin_user_, reviewer_user])
+    pool = pool_create(name="p", kind="passage", items=make_items(), declared_rule="x")
+    with pytest.raises(ReviewError, match="can see model output"):
+        pool_assign(pool=pool, reviewers=[admin_user_, reviewer_user])
 
 
 def test_each_save_is_a_new_revision_and_reopen_keeps_history(pool, reviewer_user):
     item = pool.items.first()
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2}, complete=False)
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": "u"}, complete=True)
-    services.judgment_reopen(item=item, reviewer=reviewer_user)
+    judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2}, complete=False)
+    judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": "u"}, complete=True)
+    judgment_reopen(item=item, reviewer=reviewer_user)
     revisions = list(JudgmentRevision.objects.filter(judgment__item=item).order_by("number"))
     assert [(r.number, r.status) for r in revisions] == [(1, "draft"), (2, "complete"), (3, "draft")]
     assert revisions[1].grades == {"section": 2, "passage": "unknown"}
     judgment = Judgment.objects.get(item=item, reviewer=reviewer_user)
     assert judgment.current_id == revisions[2].pk
     # reopened -> no longer counts
-    assert selectors.pool_completed_judgments(pool=pool) == []
+    assert pool_completed_judgments(pool=pool) == []
 
 
 def test_double_submitting_the_same_state_makes_no_duplicate(pool, reviewer_user):
     item = pool.items.first()
-    first = services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 0},
+    first = judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 0},
                                      complete=True)
-    second = services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": "1", "passage": "0"},
+    second = judgment_submit(item=item, reviewer=reviewer_user, grades={"section": "1", "passage": "0"},
                                       complete=True)
     assert first.created and not second.created
     assert second.revision.pk == first.revision.pk
@@ -99,55 +109,55 @@ def test_double_submitting_the_same_state_makes_no_duplicate(pool, reviewer_user
 
 def test_unknown_stays_unknown_and_never_becomes_zero(pool, reviewer_user, reviewer2_user):
     item = pool.items.first()
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": "u", "passage": "u"},
+    judgment_submit(item=item, reviewer=reviewer_user, grades={"section": "u", "passage": "u"},
                              complete=True)
-    services.judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": "unknown", "passage": 0},
+    judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": "unknown", "passage": 0},
                              complete=True)
-    record = next(r for r in selectors.pool_completed_judgments(pool=pool) if r.reviewer_id == reviewer_user.pk)
+    record = next(r for r in pool_completed_judgments(pool=pool) if r.reviewer_id == reviewer_user.pk)
     assert record.grades == {"section": "unknown", "passage": "unknown"}
-    label = next(lab for lab in selectors.pool_labels(pool=pool) if lab.item_id == item.public_id)
+    label = next(lab for lab in pool_labels(pool=pool) if lab.item_id == item.public_id)
     assert label.state == "unresolved" and label.value is None
     assert f"{item.doc_id} 0" not in exports.pool_qrels(pool=pool)
     assert item.doc_id not in exports.pool_qrels(pool=pool)
 
 
 def test_complete_needs_every_grade_answered(pool, reviewer_user):
-    with pytest.raises(services.ReviewError, match="passage"):
-        services.judgment_submit(item=pool.items.first(), reviewer=reviewer_user, grades={"section": 3},
+    with pytest.raises(ReviewError, match="passage"):
+        judgment_submit(item=pool.items.first(), reviewer=reviewer_user, grades={"section": 3},
                                  complete=True)
 
 
 def test_a_grade_off_the_scale_is_refused(pool, reviewer_user):
-    with pytest.raises(services.ReviewError, match=r"grades\.section"):
-        services.judgment_submit(item=pool.items.first(), reviewer=reviewer_user, grades={"section": 4},
+    with pytest.raises(ReviewError, match=r"grades\.section"):
+        judgment_submit(item=pool.items.first(), reviewer=reviewer_user, grades={"section": 4},
                                  complete=False)
 
 
 def test_an_unassigned_reviewer_cannot_judge(pool, django_user_model):
     (outsider,) = _reviewers(django_user_model, 1)
-    with pytest.raises(services.NotAssigned):
-        services.judgment_submit(item=pool.items.first(), reviewer=outsider, grades={}, complete=False)
+    with pytest.raises(NotAssigned):
+        judgment_submit(item=pool.items.first(), reviewer=outsider, grades={}, complete=False)
 
 
 def test_a_changed_source_makes_judgments_stale_and_excluded(pool, reviewer_user, reviewer2_user):
     item = pool.items.first()
     for user in (reviewer_user, reviewer2_user):
-        services.judgment_submit(item=item, reviewer=user, grades={"section": 3, "passage": 3}, complete=True)
-    assert len(selectors.pool_completed_judgments(pool=pool)) == 2
+        judgment_submit(item=item, reviewer=user, grades={"section": 3, "passage": 3}, complete=True)
+    assert len(pool_completed_judgments(pool=pool)) == 2
     assert f"{item.query_id} 0 {item.doc_id} 3" in exports.pool_qrels(pool=pool)
 
-    services.item_rebind(item=item, source_text=item.source_text + " (amended)")
+    item_rebind(item=item, source_text=item.source_text + " (amended)")
 
-    assert selectors.pool_completed_judgments(pool=pool) == []
-    stale = selectors.pool_stale_judgments(pool=pool)
+    assert pool_completed_judgments(pool=pool) == []
+    stale = pool_stale_judgments(pool=pool)
     assert {s.reviewer_username for s in stale} == {reviewer_user.username, reviewer2_user.username}
     assert item.doc_id not in exports.pool_qrels(pool=pool)
     assert agreement.pool_progress(pool=pool).stale == 2
     # the reviewer sees that they must grade again, and a new save is bound to the new hashes
-    queue = selectors.reviewer_queues(reviewer=reviewer_user)[0]
+    queue = reviewer_queues(reviewer=reviewer_user)[0]
     assert any(entry.needs_regrade for entry in queue.entries)
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 3, "passage": 3}, complete=True)
-    assert len(selectors.pool_completed_judgments(pool=pool)) == 1
+    judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 3, "passage": 3}, complete=True)
+    assert len(pool_completed_judgments(pool=pool)) == 1
     assert JudgmentRevision.objects.filter(judgment__item=item, judgment__reviewer=reviewer_user).count() == 2
 
 
@@ -155,11 +165,11 @@ def test_the_label_rule_is_adjudicated_else_agreed_else_unresolved(pool, reviewe
                                                                    admin_user_):
     a, b, c = list(pool.items.order_by("doc_id"))[:3]
     for user, grade in ((reviewer_user, 2), (reviewer2_user, 2)):
-        services.judgment_submit(item=a, reviewer=user, grades={"section": 1, "passage": grade}, complete=True)
+        judgment_submit(item=a, reviewer=user, grades={"section": 1, "passage": grade}, complete=True)
     for user, grade in ((reviewer_user, 1), (reviewer2_user, 3)):
-        services.judgment_submit(item=b, reviewer=user, grades={"section": 1, "passage": grade}, complete=True)
-    services.judgment_submit(item=c, reviewer=reviewer_user, grades={"section": 1, "passage": 3}, complete=True)
-    labels = {lab.item_id: lab for lab in selectors.pool_labels(pool=pool, grade_type="passage")}
+        judgment_submit(item=b, reviewer=user, grades={"section": 1, "passage": grade}, complete=True)
+    judgment_submit(item=c, reviewer=reviewer_user, grades={"section": 1, "passage": 3}, complete=True)
+    labels = {lab.item_id: lab for lab in pool_labels(pool=pool, grade_type="passage")}
     assert (labels[a.public_id].state, labels[a.public_id].value) == ("agreed", 2)
     assert (labels[b.public_id].state, labels[b.public_id].reason) == ("unresolved", "reviewers disagree")
     assert labels[c.public_id].state == "unresolved"  # one of two judgments
@@ -167,28 +177,28 @@ def test_the_label_rule_is_adjudicated_else_agreed_else_unresolved(pool, reviewe
     assert [(d.item_id, d.grade_type) for d in disagreements] == [(b.public_id, "passage")]
 
     adjudication_record(item=b, grade_type="passage", value="3", adjudicator=admin_user_)
-    labels = {lab.item_id: lab for lab in selectors.pool_labels(pool=pool, grade_type="passage")}
+    labels = {lab.item_id: lab for lab in pool_labels(pool=pool, grade_type="passage")}
     assert (labels[b.public_id].state, labels[b.public_id].value) == ("adjudicated", 3)
     qrels = exports.pool_qrels(pool=pool, grade_type="passage").splitlines()
     assert sorted(qrels) == sorted([f"{a.query_id} 0 {a.doc_id} 2", f"{b.query_id} 0 {b.doc_id} 3"])
 
 
 def test_a_reviewer_cannot_adjudicate(pool, reviewer_user):
-    with pytest.raises(services.ReviewError, match="may not adjudicate"):
+    with pytest.raises(ReviewError, match="may not adjudicate"):
         adjudication_record(item=pool.items.first(), grade_type="passage", value=1, adjudicator=reviewer_user)
 
 
 def test_provisional_label_sources_are_kept_apart_from_passage_labels(pool, admin_user_):
     labels = [{"query_id": f"q{i}", "doc_id": f"s{i}", "grade_type": "section", "value": i % 4} for i in range(60)]
-    services.label_source_import(name="source-derived sections", labels=labels, created_by=admin_user_)
-    (summary,) = selectors.label_source_list()
+    label_source_import(name="source-derived sections", labels=labels, created_by=admin_user_)
+    (summary,) = label_source_list()
     assert summary.provisional and summary.labels == 60 and summary.grade_types == ["section"]
-    assert all(lab.provisional for lab in selectors.label_source_labels(name="source-derived sections"))
+    assert all(lab.provisional for lab in label_source_labels(name="source-derived sections"))
     # none of them is a passage label of the pool
     assert exports.pool_qrels(pool=pool) == ""
-    assert all(lab.state == "unresolved" for lab in selectors.pool_labels(pool=pool))
-    with pytest.raises(services.ReviewError, match="exists already"):
-        services.label_source_import(name="source-derived sections", labels=labels)
+    assert all(lab.state == "unresolved" for lab in pool_labels(pool=pool))
+    with pytest.raises(ReviewError, match="exists already"):
+        label_source_import(name="source-derived sections", labels=labels)
 
 
 def test_a_clause_pool_grades_yes_no_unknown(reviewer_user, reviewer2_user):
@@ -201,16 +211,16 @@ def test_a_clause_pool_grades_yes_no_unknown(reviewer_user, reviewer2_user):
     pool = make_pool(reviewers=[reviewer_user, reviewer2_user], kind="clause", items=items)
     item = pool.items.order_by("doc_id").first()
     for user in (reviewer_user, reviewer2_user):
-        services.judgment_submit(item=item, reviewer=user, grades={"clause": "y"}, complete=True)
-    with pytest.raises(services.ReviewError):
-        services.judgment_submit(item=item, reviewer=reviewer_user, grades={"clause": 2}, complete=True)
+        judgment_submit(item=item, reviewer=user, grades={"clause": "y"}, complete=True)
+    with pytest.raises(ReviewError):
+        judgment_submit(item=item, reviewer=reviewer_user, grades={"clause": 2}, complete=True)
     assert exports.pool_qrels(pool=pool) == f"Non-Compete 0 {item.doc_id} 1\n"
 
 
 def test_queues_are_shuffled_per_reviewer_and_stable(pool, reviewer_user, reviewer2_user):
-    first = [e.item_id for e in selectors.reviewer_queues(reviewer=reviewer_user)[0].entries]
-    again = [e.item_id for e in selectors.reviewer_queues(reviewer=reviewer_user)[0].entries]
-    other = [e.item_id for e in selectors.reviewer_queues(reviewer=reviewer2_user)[0].entries]
+    first = [e.item_id for e in reviewer_queues(reviewer=reviewer_user)[0].entries]
+    again = [e.item_id for e in reviewer_queues(reviewer=reviewer_user)[0].entries]
+    other = [e.item_id for e in reviewer_queues(reviewer=reviewer2_user)[0].entries]
     assert first == again
     assert sorted(first) == sorted(other) and first != other
     by_public = {i.public_id: i.external_ref["rank"] for i in pool.items.all()}

@@ -16,7 +16,7 @@ from django.test import Client
 from reviewapp.core.auth.signin import ISSUER_SESSION_KEY, SESSION_KEY
 from reviewapp.core.models import SigninMethod
 from reviewapp.review.agreement import exports
-from reviewapp.review.models import JudgmentRevision
+from reviewapp.review.judgments.models import JudgmentRevision
 from reviewapp.sso.backend import OidcBackend
 from reviewapp.sso.models import OidcIdentity
 from tests.helpers import shown_hashes
@@ -48,7 +48,7 @@ def test_a_lawyer_signs_in_through_the_idp_grades_and_the_label_says_so(sso_on, 
     assert (user.username, user.email, _roles(user)) == ("lena@firm.test", "lena@firm.test", ["reviewer"])
     assert not user.has_usable_password() and not user.is_staff
     assert (client.session[SESSION_KEY], client.session[ISSUER_SESSION_KEY]) == (SigninMethod.OIDC, sso_on.issuer)
-    assert client.get("/review/").status_code == 200
+    assert client.get("/review/workspace/").status_code == 200
 
     pool = make_pool(reviewers=[user, reviewer2_user], per_item=2)
     item = pool.items.order_by("id").first()
@@ -71,7 +71,7 @@ def test_sign_out_ends_the_session_here_and_at_the_idp(sso_on):
     assert walk.response.status_code == 302
     out = client.post("/accounts/logout/")
     assert out.status_code == 302 and out["Location"].startswith(sso_on.issuer + "/end-session")
-    assert client.get("/review/").status_code == 302  # signed out here
+    assert client.get("/review/workspace/").status_code == 302  # signed out here
     # The browser follows to the IdP, which ends its own session and sends it back to the sign-in page.
     ended = walk.idp_session.get(out["Location"], allow_redirects=False, timeout=10)
     assert ended.status_code == 302 and ended.headers["Location"] == "http://testserver/accounts/login/"
@@ -87,7 +87,7 @@ def test_an_account_removed_at_the_idp_gets_no_session_at_its_next_sign_in(sso_o
     sso_on.set_user("rhea", groups=["Lawyers"], active=False)  # the firm disables her account
     later = Client()
     walk = sign_in(later, sso_on, "rhea")
-    assert walk.stopped_at_idp and later.get("/review/").status_code == 302
+    assert walk.stopped_at_idp and later.get("/review/workspace/").status_code == 302
 
     # Removed from every mapped group instead: the IdP still vouches for her, the product refuses and strips
     # the role, so a password or an old token could not carry it on either.
@@ -109,7 +109,7 @@ def test_a_group_change_at_the_idp_changes_the_role_at_the_next_sign_in(sso_on):
     client = Client()
     assert sign_in(client, sso_on, "paul").response.status_code == 302
     assert _roles(user) == ["stakeholder"]
-    assert client.get("/review/").status_code == 403  # a stakeholder never reaches the grading queue
+    assert client.get("/review/workspace/").status_code == 403  # a stakeholder never reaches the grading queue
 
 
 def test_a_role_that_sees_model_output_is_refused_to_an_assignee(sso_on, reviewer2_user):

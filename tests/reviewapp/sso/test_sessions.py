@@ -35,14 +35,14 @@ def test_the_admin_page_lists_sessions_and_ends_one(admin_user_, reviewer_user, 
     assert sorted(s.user_agent for s in sessions) == ["Laptop browser", "Phone browser"]
     assert {s.signin_method for s in sessions} == {"password"} and all(s.expires_at for s in sessions)
     admin = client_for(admin_user_)
-    page = admin.get(f"/review/admin/reviewers/{reviewer_user.pk}/").content.decode()
+    page = admin.get(f"/review/people/reviewers/{reviewer_user.pk}/").content.decode()
     assert "Phone browser" in page and "Laptop browser" in page and 'data-testid="sign-out-everywhere"' in page
 
     phone_row = UserSession.objects.get(user=reviewer_user, user_agent="Phone browser")
-    ended = admin.post(f"/review/admin/reviewers/{reviewer_user.pk}/sessions/{phone_row.pk}/end/")
+    ended = admin.post(f"/review/people/reviewers/{reviewer_user.pk}/sessions/{phone_row.pk}/end/")
     assert ended.status_code == 302
-    assert phone.get("/review/").status_code == 302  # back to the sign-in page
-    assert laptop.get("/review/").status_code == 200  # the other browser stays in
+    assert phone.get("/review/workspace/").status_code == 302  # back to the sign-in page
+    assert laptop.get("/review/workspace/").status_code == 200  # the other browser stays in
     assert [s.user_agent for s in user_sessions_active(user=reviewer_user)] == ["Laptop browser"]
 
 
@@ -54,9 +54,9 @@ def test_sign_out_everywhere_ends_sessions_and_revokes_tokens(admin_user_, revie
     UserSession.objects.filter(user_agent="Laptop browser").delete()
 
     admin = client_for(admin_user_)
-    done = admin.post(f"/review/admin/reviewers/{reviewer_user.pk}/sign-out-everywhere/")
+    done = admin.post(f"/review/people/reviewers/{reviewer_user.pk}/sign-out-everywhere/")
     assert done.status_code == 302
-    assert laptop.get("/review/").status_code == 302 and phone.get("/review/").status_code == 302
+    assert laptop.get("/review/workspace/").status_code == 302 and phone.get("/review/workspace/").status_code == 302
     refused = Client().get("/api/v1/me/", HTTP_AUTHORIZATION=f"Token {key}")
     assert refused.status_code == 403 and refused.json()["detail"] == "Invalid token."
     assert not ApiToken.objects.filter(user=reviewer_user).exists()
@@ -76,7 +76,7 @@ def test_only_the_admin_role_or_the_account_itself_signs_it_out(reviewer_user, r
         user_sign_out_everywhere(user=stakeholder_user, by=admin_user_)
     assert user_sign_out_everywhere(user=reviewer_user, by=reviewer_user).sessions == 0
     assert client_for(reviewer2_user).post(
-        f"/review/admin/reviewers/{reviewer_user.pk}/sign-out-everywhere/").status_code == 403
+        f"/review/people/reviewers/{reviewer_user.pk}/sign-out-everywhere/").status_code == 403
 
 
 @pytest.mark.slow  # starts Python twice to read the settings from a fresh environment

@@ -96,9 +96,9 @@ def test_the_login_form_needs_the_csrf_token_too(world):
 
 
 def test_every_post_form_carries_the_token_and_htmx_sends_it_in_a_header(world):
-    pages = {("reviewer", "/review/"), ("reviewer", f"/review/items/{world.marker_item_id}/")}
+    pages = {("reviewer", "/review/workspace/"), ("reviewer", f"/review/workspace/items/{world.marker_item_id}/")}
     pages |= {("admin", world.fmt(e.url)) for e in MATRIX.values() if e.get["admin"] == 200 and e.post is not None}
-    pages |= {("admin", f"/review/admin/pools/{world.marker_pool_id}/"), ("admin", f"/cuad/audits/{world.audit_pk}/"),
+    pages |= {("admin", f"/review/pools/{world.marker_pool_id}/"), ("admin", f"/cuad/audits/{world.audit_pk}/"),
               ("admin", f"/benchmarks/rerank/{world.rerank_pk}/"), ("admin", f"/cuad/runs/jobs/{world.cuad_job_pk}/")}
     forms = 0
     for role, url in sorted(pages):

@@ -74,18 +74,18 @@ ABSURD = [
     ("audit huge run", "post", "/cuad/audits/",
      {"run": HUGE, "judge_a": "local-description", "judge_b": "local-exemplars"}),
     # review administration
-    ("pool reviewers per item", "post", "/review/admin/new/",
+    ("pool reviewers per item", "post", "/review/pools/new/",
      {"name": "p", "kind": "passage", "declared_rule": "r", "reviewers_per_item": HUGE,
       "items": json.dumps([{"query_id": "q", "doc_id": "d", "query_text": "q", "source_heading": "h",
                             "source_text": "s", "passage_caption": "c", "passage_text": "p"}])}),
-    ("pool negative reviewers", "post", "/review/admin/new/",
+    ("pool negative reviewers", "post", "/review/pools/new/",
      {"name": "p", "kind": "passage", "declared_rule": "r", "reviewers_per_item": "-2", "items": "[]"}),
     ("pool API reviewers", "post-json", "/api/v1/review/pools/",
      {"name": "p", "kind": "passage", "declared_rule": "r", "reviewers_per_item": int(HUGE), "items": []}),
-    ("assign per item", "post", "/review/admin/pools/{marker_pool_id}/assign/", {"per_item": HUGE}),
+    ("assign per item", "post", "/review/assignment/{marker_pool_id}/assign/", {"per_item": HUGE}),
     ("assign negative", "post-json", "/api/v1/review/pools/{marker_pool_id}/assign/", {"per_item": -4}),
-    ("qrels grade type", "get", "/review/admin/pools/{marker_pool_id}/qrels.txt?grade_type=" + ENORMOUS, None),
-    ("label import", "post", "/review/admin/labels/import/", {"name": "x", "labels": "[" * 100_000}),
+    ("qrels grade type", "get", "/review/agreement/{marker_pool_id}/qrels.txt?grade_type=" + ENORMOUS, None),
+    ("label import", "post", "/review/exchange/labels/import/", {"name": "x", "labels": "[" * 100_000}),
 ]
 
 
@@ -163,11 +163,11 @@ def test_an_oversized_request_body_is_refused_not_crashed(world, settings):
         ("pasted run", admin.post("/cuad/runs/", {"run_text": big_run})),
         ("run via API", admin.post("/api/v1/cuad/runs/", json.dumps({"run": big_run}),
                                    content_type="application/json")),
-        ("pool items", admin.post("/review/admin/new/", {"name": "p", "kind": "passage", "declared_rule": "r",
+        ("pool items", admin.post("/review/pools/new/", {"name": "p", "kind": "passage", "declared_rule": "r",
                                                          "items": big_run})),
         ("pool via API", admin.post("/api/v1/review/pools/", json.dumps({"name": "p", "items": [big_run]}),
                                     content_type="application/json")),
-        ("label import", admin.post("/review/admin/labels/import/", {"name": "x", "labels": big_run})),
+        ("label import", admin.post("/review/exchange/labels/import/", {"name": "x", "labels": big_run})),
         ("explicit pool list", admin.post(f"/benchmarks/labels/rerank/{world.planted_rerank_pk}/review-pool/",
                                           {"k": "3", "reviewers_per_item": "2", "explicit": big_run})),
     ):

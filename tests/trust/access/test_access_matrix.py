@@ -161,8 +161,8 @@ def test_the_admin_pages_of_every_pool_and_run_of_the_world_answer(world):
     CUAD audit's pool, the planted run), each of which once had its own way to fail."""
     admin = client_for(world.users["admin"])
     for pool_id in (world.pool_id, world.marker_pool_id, world.audit_pool_id):
-        for suffix in ("", "qrels.txt", "judgments.jsonl"):
-            url = f"/review/admin/pools/{pool_id}/{suffix}"
+        for url in (f"/review/pools/{pool_id}/", f"/review/agreement/{pool_id}/qrels.txt",
+                    f"/review/agreement/{pool_id}/judgments.jsonl"):
             assert admin.get(url).status_code == 200, url
     for pk in (world.rerank_pk, world.planted_rerank_pk):
         for url in (f"/benchmarks/rerank/{pk}/", f"/benchmarks/labels/rerank/{pk}/human-metrics/",

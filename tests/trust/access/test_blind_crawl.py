@@ -18,8 +18,10 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 
 import pytest
 
-from reviewapp.review.models import Assignment, ReviewItem, ReviewPool
-from reviewapp.review.services import assignment_sort_key
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.services import assignment_sort_key
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.pools.models import ReviewPool
 from tests.helpers import shown_hashes
 from tests.trust.fixtures import BLIND_MARKERS, MODEL_MARKER, OTHER_NOTE_MARKER, body_of, client_for
 
@@ -58,7 +60,7 @@ def _content_lines(world) -> list[str]:
     They are the legal content itself (a statute may well say "judge"); the word check runs on everything
     else. Planted markers are looked for in every byte, content included.
     """
-    from reviewapp.review.selectors import reviewer_item
+    from reviewapp.review.workspace.selectors import reviewer_item
 
     lines = set(BENIGN)
     items = ReviewItem.objects.filter(assignments__reviewer=world.users["reviewer"]).select_related("pool")
@@ -126,18 +128,18 @@ def test_nothing_a_reviewer_can_reach_reveals_the_model_the_judges_ranks_or_anot
     item_ids = _reviewer_item_ids(world)
     assert len(item_ids) >= 15  # three pools: declared from a rerank run, planted refs, the CUAD audit
 
-    starts = ["/", "/review/", "/api/v1/me/", "/api/v1/review/queue/"]
+    starts = ["/", "/review/workspace/", "/api/v1/me/", "/api/v1/review/queue/"]
     for item_id in item_ids:
-        starts += [f"/review/items/{item_id}/", f"/review/items/{item_id}/history/",
+        starts += [f"/review/workspace/items/{item_id}/", f"/review/workspace/items/{item_id}/history/",
                    f"/api/v1/review/items/{item_id}/", f"/api/v1/review/items/{item_id}/history/"]
     pages = _crawl(client, starts)
     content = _content_lines(world)
     reached = {url for url, (status, _) in pages.items() if status == 200}
-    assert {f"/review/items/{i}/" for i in item_ids} <= reached  # the crawl really read every item
+    assert {f"/review/workspace/items/{i}/" for i in item_ids} <= reached  # the crawl really read every item
     # ...including those of the pool of several rerank runs, whose items record the systems that pooled them
     multi = set(ReviewItem.objects.filter(pool__public_id=world.multi_pool_id, assignments__reviewer=world.users[
         "reviewer"]).values_list("public_id", flat=True))
-    assert multi and {f"/review/items/{i}/" for i in multi} <= reached
+    assert multi and {f"/review/workspace/items/{i}/" for i in multi} <= reached
     contributors = {system for item in ReviewItem.objects.filter(pool__public_id=world.multi_pool_id)
                     for system in item.external_ref["contributed_by"]}
     assert {s for s in contributors if s.startswith("rerank-")}  # recorded job-side, as the metrics need
@@ -145,23 +147,25 @@ def test_nothing_a_reviewer_can_reach_reveals_the_model_the_judges_ranks_or_anot
     # Saves: through the page (plain and htmx) and the API; their answers are checked too.
     pool_item = item_ids[0]
     shown, shown_api = shown_hashes(pool_item), shown_hashes(item_ids[1])
-    pages["POST page save"] = _post(client, f"/review/items/{pool_item}/",
+    pages["POST page save"] = _post(client, f"/review/workspace/items/{pool_item}/",
                                     {"section": "2", "passage": "1", "action": "save", "note": "n", **shown})
-    pages["POST htmx save"] = _post(client, f"/review/items/{pool_item}/",
+    pages["POST htmx save"] = _post(client, f"/review/workspace/items/{pool_item}/",
                                     {"section": "2", "passage": "2", "action": "save", **shown}, HTTP_HX_REQUEST="true")
-    pages["POST htmx refused"] = _post(client, f"/review/items/{pool_item}/",
+    pages["POST htmx refused"] = _post(client, f"/review/workspace/items/{pool_item}/",
                                        {"section": "9", "action": "complete", **shown}, HTTP_HX_REQUEST="true")
     pages["POST api save"] = _post_json(client, f"/api/v1/review/items/{item_ids[1]}/judgment/",
                                         {"grades": {"section": 1, "passage": 0}, "complete": False, **shown_api})
     pages["POST api refused"] = _post_json(client, f"/api/v1/review/items/{item_ids[1]}/judgment/",
                                            {"grades": {"passage": 9}, **shown_api})
-    pages[f"/review/items/{pool_item}/history/ after saves"] = _get(client, f"/review/items/{pool_item}/history/")
+    history = f"/review/workspace/items/{pool_item}/history/"
+    pages[f"{history} after saves"] = _get(client, history)
     # The workspace's other actions and the queue's filters and search answer blind too.
-    pages["POST htmx undo"] = _post(client, f"/review/items/{pool_item}/", {"action": "undo"}, HTTP_HX_REQUEST="true")
-    pages["POST skip"] = _post(client, f"/review/items/{item_ids[2]}/", {"action": "skip"})
+    pages["POST htmx undo"] = _post(client, f"/review/workspace/items/{pool_item}/", {"action": "undo"},
+                                    HTTP_HX_REQUEST="true")
+    pages["POST skip"] = _post(client, f"/review/workspace/items/{item_ids[2]}/", {"action": "skip"})
     for query in ("?status=skipped", "?status=draft", "?status=todo", "?status=complete", "?q=the", "?end=1"):
-        pages[f"/review/{query} after saves"] = _get(client, f"/review/{query}")
-    pages["POST unskip"] = _post(client, f"/review/items/{item_ids[2]}/", {"action": "unskip"})
+        pages[f"/review/workspace/{query} after saves"] = _get(client, f"/review/workspace/{query}")
+    pages["POST unskip"] = _post(client, f"/review/workspace/items/{item_ids[2]}/", {"action": "unskip"})
 
     for url, (status, text) in pages.items():
         assert status < 500, f"{url} answered {status}"
@@ -206,11 +210,12 @@ def test_target_confirmation_items_show_the_query_and_provision_and_nothing_of_t
     item_ids = list(Assignment.objects.filter(reviewer=world.users["reviewer"], pool=pool)
                     .values_list("item__public_id", flat=True))
     assert len(item_ids) == pool.items.count() >= 1
-    starts = ["/review/"]
+    starts = ["/review/workspace/"]
     for item_id in item_ids:
-        starts += [f"/review/items/{item_id}/", f"/api/v1/review/items/{item_id}/"]
+        starts += [f"/review/workspace/items/{item_id}/", f"/api/v1/review/items/{item_id}/"]
     pages = _crawl(client, starts)
-    assert {f"/review/items/{i}/" for i in item_ids} <= {u for u, (status, _) in pages.items() if status == 200}
+    shown = {u for u, (status, _) in pages.items() if status == 200}
+    assert {f"/review/workspace/items/{i}/" for i in item_ids} <= shown
     propose = f"/benchmarks/suites/confirmation/items/{item_ids[0]}/propose/"
     pages["POST propose refused"] = _post(client, propose, {"citation": "NRS 0.000"}, follow=True)
     item = ReviewItem.objects.get(public_id=item_ids[0])
@@ -218,7 +223,7 @@ def test_target_confirmation_items_show_the_query_and_provision_and_nothing_of_t
              .exclude(citation__in=suite.queries.get(qid=item.query_id).targets.values("citation")).first())
     pages["POST propose"] = _post(client, propose, {"citation": other.citation}, follow=True)
     assert "is recorded" in pages["POST propose"][1]
-    pages["POST grade"] = _post(client, f"/review/items/{item_ids[0]}/",
+    pages["POST grade"] = _post(client, f"/review/workspace/items/{item_ids[0]}/",
                                 {"target": "y", "action": "complete", **shown_hashes(item_ids[0])})
     content = _content_lines(world)
     for url, (status, text) in pages.items():
@@ -250,7 +255,7 @@ def test_the_other_reviewers_grades_and_notes_never_show(world):
                     .values_list("public_id", flat=True))
     checked = 0
     for item_id in _reviewer_item_ids(world):
-        page = client.get(f"/review/items/{item_id}/").content.decode()
+        page = client.get(f"/review/workspace/items/{item_id}/").content.decode()
         api = client.get(f"/api/v1/review/items/{item_id}/").json()
         history = client.get(f"/api/v1/review/items/{item_id}/history/").json()
         assert OTHER_NOTE_MARKER not in page
@@ -271,7 +276,7 @@ def test_ids_and_urls_a_reviewer_sees_are_opaque(world):
     job_ids |= {str(pk) for pk in ReviewPool.objects.values_list("pk", flat=True)}
     attributes: set[str] = set()
     urls: set[str] = set()
-    for url in ["/review/", *[f"/review/items/{i}/" for i in _reviewer_item_ids(world)]]:
+    for url in ["/review/workspace/", *[f"/review/workspace/items/{i}/" for i in _reviewer_item_ids(world)]]:
         html = client.get(url).content.decode()
         attributes |= set(ID_ATTR.findall(html))
         urls |= _same_site_paths(html, url)
@@ -312,9 +317,9 @@ def test_the_queue_order_does_not_follow_rank_or_insertion_order(world):
             if len(ranked) >= 8:
                 assert ranked != sorted(ranked), "queue follows rank order"
     # the reviewer's page lists the same order as the API, by position only
-    html = client.get("/review/").content.decode()
+    html = client.get("/review/workspace/").content.decode()
     first_queue = [e["item"] for e in queues[0]["items"]]
-    positions = [html.index(f"/review/items/{i}/") for i in first_queue]
+    positions = [html.index(f"/review/workspace/items/{i}/") for i in first_queue]
     assert positions == sorted(positions)
 
 
@@ -347,7 +352,7 @@ def test_a_known_answer_item_is_indistinguishable_from_the_others_in_html_and_ap
     opaque = [*_reviewer_item_ids(world), pool.public_id]
     content = _content_lines(world)
 
-    for template in ("/review/items/{}/", "/api/v1/review/items/{}/", "/review/items/{}/history/",
+    for template in ("/review/workspace/items/{}/", "/api/v1/review/items/{}/", "/review/workspace/items/{}/history/",
                      "/api/v1/review/items/{}/history/"):
         known_text = body_of(client.get(template.format(known.public_id))).decode()
         plain_text = body_of(client.get(template.format(plain.public_id))).decode()

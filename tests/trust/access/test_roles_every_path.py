@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 from django.core.management import CommandError, call_command
 
-from reviewapp.review.models import Assignment, ReviewPool
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.pools.models import ReviewPool
 from tests.factories import client_for, make_user
 
 

@@ -43,8 +43,8 @@ def _world(tmp_path, reviewers, settings):
         f"/cuad/scorecard/scorecard.json?run={cuad.noisy.pk}",
         f"/cuad/scorecard/scorecard.json?run={cuad.gold.pk}",
         f"/cuad/runs/{cuad.noisy.pk}/run.json",
-        f"/review/admin/pools/{pool.public_id}/judgments.jsonl",
-        f"/review/admin/pools/{pool.public_id}/qrels.txt",
+        f"/review/agreement/{pool.public_id}/judgments.jsonl",
+        f"/review/agreement/{pool.public_id}/qrels.txt",
     ]
 
 
@@ -107,12 +107,12 @@ def test_a_backup_restored_into_an_empty_database_gives_identical_hashes_exports
     # Restored people log in with their own passwords and keep their roles.
     reviewer = Client()
     assert reviewer.login(username="rita_reviewer", password="pw-rita_reviewer")
-    assert reviewer.get("/review/").status_code == 200
+    assert reviewer.get("/review/workspace/").status_code == 200
 
 
 def test_a_restore_refuses_a_database_that_is_not_empty(transactional_db, admin_user_, tmp_path):
-    from reviewapp.review.models import ReviewPool
-    from reviewapp.review.services import pool_create
+    from reviewapp.review.pools.models import ReviewPool
+    from reviewapp.review.pools.services import pool_create
 
     pool_create(name="p", kind="passage", declared_rule="explicit",
                 items=[{"query_id": "q", "doc_id": "d", "query_text": "q?", "source_heading": "h",
@@ -126,7 +126,7 @@ def test_a_restore_refuses_a_database_that_is_not_empty(transactional_db, admin_
 
 @pytest.mark.parametrize("damage", ["cut", "edit", "header"])
 def test_a_cut_or_edited_backup_is_refused_with_nothing_written(transactional_db, admin_user_, tmp_path, damage):
-    from reviewapp.review.services import pool_create
+    from reviewapp.review.pools.services import pool_create
 
     pool_create(name="p", kind="passage", declared_rule="explicit",
                 items=[{"query_id": f"q{i}", "doc_id": "d", "query_text": "q?", "source_heading": "h",

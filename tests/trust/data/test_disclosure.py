@@ -76,9 +76,9 @@ def test_the_docs_page_names_its_language_and_title_and_loads_its_contrast_fixes
 
 def test_every_page_carries_a_content_security_policy_without_inline_script(world):
     pages = {"anonymous": ["/accounts/login/", "/healthz", "/no-such-page/"],
-             "reviewer": ["/", "/review/", f"/review/items/{world.marker_item_id}/"],
+             "reviewer": ["/", "/review/workspace/", f"/review/workspace/items/{world.marker_item_id}/"],
              "stakeholder": ["/benchmarks/", "/cuad/", "/api/v1/docs/", "/api/v1/schema/"],
-             "admin": ["/review/admin/", "/admin/"]}
+             "admin": ["/review/pools/", "/admin/"]}
     for role, urls in pages.items():
         client = Client() if role == "anonymous" else client_for(world.users[role])
         for url in urls:
@@ -107,7 +107,7 @@ def test_no_template_has_an_inline_script_or_event_handler():
 def test_a_404_with_debug_on_lists_no_url_patterns(settings, world):
     settings.DEBUG = True
     for client, url in ((Client(), "/no-such-page/"), (Client(), "/api/v1/no-such-endpoint/"),
-                        (client_for(world.users["reviewer"]), "/review/items/not-mine/")):
+                        (client_for(world.users["reviewer"]), "/review/workspace/items/not-mine/")):
         response = client.get(url)
         text = response.content.decode()
         assert response.status_code == 404

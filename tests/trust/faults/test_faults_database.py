@@ -52,21 +52,22 @@ class DropAt:
 
 @pytest.fixture
 def item(transactional_db, reviewer_user):
-    from reviewapp.review import services
+    from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.pools.services import pool_create
 
     text = "The landlord shall return the deposit within thirty days."
-    pool = services.pool_create(
+    pool = pool_create(
         name="faults", kind="passage", declared_rule="explicit",
         items=[{"query_id": "q1", "doc_id": "d1", "query_text": "When is a deposit returned?",
                 "source_heading": "Deposits", "source_text": text, "passage_caption": "Deposits",
                 "passage_text": text}],
     )
-    services.pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
+    pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
     return pool.items.get()
 
 
 def _state(item, reviewer) -> tuple:
-    from reviewapp.review.models import Judgment, JudgmentRevision
+    from reviewapp.review.judgments.models import Judgment, JudgmentRevision
 
     judgment = Judgment.objects.filter(item=item, reviewer=reviewer).first()
     revisions = list(JudgmentRevision.objects.filter(judgment__item=item).order_by("number")
@@ -77,15 +78,15 @@ def _state(item, reviewer) -> tuple:
 
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_a_dropped_connection_during_a_save_shows_an_error_and_saves_all_or_nothing(item, reviewer_user, when):
-    from reviewapp.review.models import JudgmentRevision
-    from reviewapp.review.services import judgment_submit
+    from reviewapp.review.judgments.models import JudgmentRevision
+    from reviewapp.review.judgments.services import judgment_submit
 
     judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1}, complete=False)
     before = _state(item, reviewer_user)
 
     client = Client(raise_request_exception=False)
     client.force_login(reviewer_user)
-    url = f"/review/items/{item.public_id}/"
+    url = f"/review/workspace/items/{item.public_id}/"
     dropper = DropAt(when)
     shown = {"query_hash": item.query_hash, "source_hash": item.source_hash, "passage_hash": item.passage_hash}
     with connection.execute_wrapper(dropper):

@@ -207,9 +207,9 @@ def exchange_pool(reviewer_user, reviewer2_user):
 
 
 def _labels_imported_whole_or_refused(pool, tool: str, content: bytes) -> None:
+    from reviewapp.review.exchange.models import ImportedAnnotation
     from reviewapp.review.exchange.services import annotations_import, document_read
     from reviewapp.review.exchange.texts import ExchangeError
-    from reviewapp.review.models import ImportedAnnotation
 
     before = row_counts()
     try:

@@ -100,18 +100,19 @@ def test_a_fuzzed_pasted_run_answers_a_graded_run_or_a_400_listing_the_errors(cu
 
 @pytest.fixture
 def assigned(db, reviewer_user):
-    from reviewapp.review import services
+    from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.pools.services import pool_create
 
     # Two different passages: a reviewer is never given the same texts twice (judge-once), so two identical
     # items would make one assignment.
     texts = [f"The landlord shall return the deposit within {days} days." for days in ("thirty", "forty")]
-    pool = services.pool_create(
+    pool = pool_create(
         name="fuzz", kind="passage", declared_rule="fuzz: explicit list",
         items=[{"query_id": f"q{i}", "doc_id": f"d{i}", "query_text": "When is a deposit returned?",
                 "source_heading": "Deposits", "source_text": texts[i], "passage_caption": "Deposits",
                 "passage_text": texts[i]} for i in range(2)],
     )
-    services.pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
+    pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
     return list(pool.items.order_by("id"))
 
 
@@ -126,15 +127,16 @@ notes = st.text(max_size=50) | st.sampled_from(["", "ok", "a\x00b", "x" * 5000])
 @given(grades=grade_dicts, complete=st.booleans(), note=notes, which=st.integers(0, 1))
 def test_a_fuzzed_judgment_is_saved_as_one_revision_or_refused_naming_the_field(assigned, reviewer_user, grades,
                                                                                  complete, note, which):
-    from reviewapp.review import services
-    from reviewapp.review.models import JudgmentRevision
+    from reviewapp.review.errors import ReviewError
+    from reviewapp.review.judgments.models import JudgmentRevision
+    from reviewapp.review.judgments.services import judgment_submit
 
     item = assigned[which]
     before = row_counts()
     try:
-        result = services.judgment_submit(item=item, reviewer=reviewer_user, grades=grades, complete=complete,
+        result = judgment_submit(item=item, reviewer=reviewer_user, grades=grades, complete=complete,
                                           note=note)
-    except services.ReviewError as error:
+    except ReviewError as error:
         assert re.match(r"^(grades|grades\.\w+|note|cannot mark complete|cannot change a completed judgment)\b",
                         str(error)), str(error)
         assert row_counts() == before
@@ -157,14 +159,14 @@ def test_the_grading_page_answers_every_fuzzed_post_with_a_saved_judgment_or_a_m
     before = row_counts()
     headers = {"HTTP_HX_REQUEST": "true"} if htmx else {}
     shown = {"query_hash": item.query_hash, "source_hash": item.source_hash, "passage_hash": item.passage_hash}
-    response = reviewer_client.post(f"/review/items/{item.public_id}/",
+    response = reviewer_client.post(f"/review/workspace/items/{item.public_id}/",
                                     {"section": section, "passage": passage, "action": action, "note": note, **shown},
                                     **headers)
     assert response.status_code in (200, 302, 400)
     page = response.content.decode() if response.status_code != 302 else ""
     if htmx and response.has_header("HX-Redirect"):
         # Completed: htmx is sent on to the next open item (auto-advance), after exactly one new revision.
-        assert response["HX-Redirect"].startswith("/review/")
+        assert response["HX-Redirect"].startswith("/review/workspace/")
         assert row_counts()["reviewapp.JudgmentRevision"] == before["reviewapp.JudgmentRevision"] + 1
         return
     refused = response.status_code == 400 or (htmx and "saved (revision" not in page.lower()

@@ -44,7 +44,8 @@ def _world() -> dict:
 
     from perf.web.review_world import login_sessions
     from reviewapp.core.auth.credentials import api_token_create
-    from reviewapp.review import services
+    from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.pools.services import pool_create
     from tests.factories import make_user
 
     user_model = get_user_model()
@@ -55,49 +56,49 @@ def _world() -> dict:
          "passage_caption": f"Sec. {i}  Deposits", "passage_text": PASSAGE_TEXT[:200]}
         for i in range(4 * TRIALS)
     ]
-    pool = services.pool_create(name="races", kind="passage", items=items, declared_rule="race tests: explicit list")
-    services.pool_assign(pool=pool, reviewers=[reviewer], per_item=1)
+    pool = pool_create(name="races", kind="passage", items=items, declared_rule="race tests: explicit list")
+    pool_assign(pool=pool, reviewers=[reviewer], per_item=1)
     item_ids = iter(pool.items.order_by("pk").values_list("public_id", flat=True))
     return {"reviewer": reviewer, "session": login_sessions([reviewer])[reviewer.username],
             "token": api_token_create(user=reviewer).key, "items": item_ids, "names": itertools.count()}
 
 
 def _item(public_id: str):
-    from reviewapp.review.models import ReviewItem
+    from reviewapp.review.judgments.models import ReviewItem
 
     return ReviewItem.objects.select_related("pool").get(public_id=public_id)
 
 
 def _history(item, reviewer) -> list[tuple[str, dict]]:
-    from reviewapp.review.models import JudgmentRevision
+    from reviewapp.review.judgments.models import JudgmentRevision
 
     return list(JudgmentRevision.objects.filter(judgment__item=item, judgment__reviewer=reviewer)
                 .order_by("number").values_list("status", "grades"))
 
 
 def _submit(item, reviewer, grades: dict, *, complete: bool) -> None:
-    from reviewapp.review import services
+    from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit
 
-    services.judgment_submit(item=item, reviewer=reviewer, grades=grades, complete=complete,
-                             shown=services.item_shown_hashes(item))
+    judgment_submit(item=item, reviewer=reviewer, grades=grades, complete=complete,
+                             shown=item_shown_hashes(item))
 
 
 def _judgment_body(item, grades: dict, *, complete: bool) -> dict:
-    from reviewapp.review import services
+    from reviewapp.review.judgments.services import item_shown_hashes
 
-    return {"grades": grades, "complete": complete, **services.item_shown_hashes(item)}
+    return {"grades": grades, "complete": complete, **item_shown_hashes(item)}
 
 
 def test_two_completes_after_a_reopen_leave_exactly_one_complete(race):
     """Two tabs complete a reopened judgment with different grades at once: one wins, the other is refused."""
-    from reviewapp.review import services
+    from reviewapp.review.judgments.services import judgment_reopen
 
     reviewer, server = race["reviewer"], race["server"]
     failures = []
     for trial in range(TRIALS):
         item = _item(next(race["items"]))
         _submit(item, reviewer, {"section": 0, "passage": 0}, complete=True)
-        services.judgment_reopen(item=item, reviewer=reviewer)
+        judgment_reopen(item=item, reviewer=reviewer)
         tabs = [server.client(token=race["token"]) for _ in range(2)]
         url = f"/api/v1/review/items/{item.public_id}/judgment/"
         responses = release_together([
@@ -156,7 +157,7 @@ def test_two_undos_at_once_each_undo_the_state_they_found(race):
         _submit(item, reviewer, first, complete=False)
         _submit(item, reviewer, second, complete=False)
         tabs = [server.client(session_key=race["session"]) for _ in range(2)]
-        url = f"/review/items/{item.public_id}/"
+        url = f"/review/workspace/items/{item.public_id}/"
         responses = release_together([partial(tab.post, url, data={"action": "undo"}) for tab in tabs])
         grades = [grade for _, grade in _history(item, reviewer)]
         codes = [response.status_code for response in responses]

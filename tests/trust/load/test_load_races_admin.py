@@ -64,20 +64,20 @@ def _codes(responses) -> list[int]:
 def test_two_admins_assigning_one_reviewer_the_same_texts_at_once_give_each_text_once(admins):
     """One admin on the pool page, the other through the API, each their own pool over the same texts: the reviewer
     holds each text once (an assignment in one pool, a judge-once link in the other), never twice."""
-    from reviewapp.review import services
-    from reviewapp.review.models import Assignment, JudgmentReuse
+    from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+    from reviewapp.review.pools.services import pool_create
 
     server = admins["server"]
     failures = []
     for trial in range(TRIALS):
         reviewer = _reviewer(f"race_assignee_{trial}")
-        pools = [services.pool_create(name=f"admin {n}, trial {trial}", kind="passage", items=_texts(),
+        pools = [pool_create(name=f"admin {n}, trial {trial}", kind="passage", items=_texts(),
                                       declared_rule="race tests: the same texts", reviewers_per_item=1)
                  for n in (1, 2)]
         page = server.client(session_key=admins["sessions"][0])
         api = server.client(token=admins["tokens"][1])
         responses = release_together([
-            partial(page.post, f"/review/admin/pools/{pools[0].public_id}/assign/",
+            partial(page.post, f"/review/assignment/{pools[0].public_id}/assign/",
                     data={"reviewers": str(reviewer.pk), "per_item": "1"}),
             partial(api.post, f"/api/v1/review/pools/{pools[1].public_id}/assign/",
                     json={"reviewers": [reviewer.username], "per_item": 1}),
@@ -104,7 +104,7 @@ def test_the_same_pool_declared_twice_at_once_from_a_rerank_run_is_one_whole_poo
     lead to it, and the reviewer holds each item once."""
     from benchmarks.labels.pools import review_pool_plan
     from benchmarks.labels.selectors import run_pools
-    from reviewapp.review.models import Assignment, JudgmentReuse
+    from reviewapp.review.assignment.models import Assignment, JudgmentReuse
 
     server = admins["server"]
     reviewer = _reviewer("race_declared_reviewer")
@@ -134,7 +134,7 @@ def test_the_same_pool_declared_twice_at_once_from_a_rerank_run_is_one_whole_poo
 def test_a_pool_declared_twice_at_once_through_the_admin_form_makes_two_whole_pools(admins):
     """The admin form declares a pool per submission (one after the other too): two at once are two pools, each
     with every item, never a half-written one or items of one in the other."""
-    from reviewapp.review.models import ReviewPool
+    from reviewapp.review.pools.models import ReviewPool
 
     server = admins["server"]
     lines = "\n".join(json.dumps(item) for item in _texts())
@@ -143,7 +143,7 @@ def test_a_pool_declared_twice_at_once_through_the_admin_form_makes_two_whole_po
         name = f"admin form, trial {trial}"
         tabs = [server.client(session_key=session) for session in admins["sessions"]]
         responses = release_together([
-            partial(tab.post, "/review/admin/new/", data={"name": name, "kind": "passage", "items": lines,
+            partial(tab.post, "/review/pools/new/", data={"name": name, "kind": "passage", "items": lines,
                                                           "declared_rule": "race tests", "reviewers_per_item": "1"})
             for tab in tabs])
         pools = list(ReviewPool.objects.filter(name=name))
@@ -186,8 +186,9 @@ def test_confirmation_declared_new_version_frozen_and_a_target_proposed_twice_at
     confirmed, two "new version" clicks at once freeze one new version (the second finds it)."""
     from benchmarks.suites.confirmation import proposal_proposers
     from benchmarks.suites.models import Suite, TargetProposal
-    from reviewapp.review import services
-    from reviewapp.review.models import Assignment, ReviewItem
+    from reviewapp.review.assignment.models import Assignment
+    from reviewapp.review.judgments.models import ReviewItem
+    from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit
 
     server = admins["server"]
     failures = []
@@ -218,8 +219,8 @@ def test_confirmation_declared_new_version_frozen_and_a_target_proposed_twice_at
 
         for item in items:
             for lawyer in lawyers:
-                services.judgment_submit(item=item, reviewer=lawyer, grades={"target": "y"}, complete=True,
-                                         shown=services.item_shown_hashes(item))
+                judgment_submit(item=item, reviewer=lawyer, grades={"target": "y"}, complete=True,
+                                         shown=item_shown_hashes(item))
         frozen = release_together([partial(tab.post, f"/benchmarks/suites/{suite.pk}/confirmation/new-version/")
                                    for tab in tabs])
         versions = list(Suite.objects.filter(name=suite.name).order_by("version").values_list("version", flat=True))
@@ -276,18 +277,18 @@ def test_three_budget_raises_at_once_are_all_recorded_and_the_limit_is_what_the_
 
 def test_guidelines_published_four_times_at_once_are_versions_one_to_four(admins):
     """Two admins, two tabs each, publish at once: versions 1, 2, 3 and 4, each text once, never two of a number."""
-    from reviewapp.review import services
-    from reviewapp.review.models import PoolGuidelines
+    from reviewapp.review.pools.models import PoolGuidelines
+    from reviewapp.review.pools.services import pool_create
 
     server = admins["server"]
     failures = []
     for trial in range(TRIALS):
-        pool = services.pool_create(name=f"guidelines, trial {trial}", kind="passage", items=_texts(1),
+        pool = pool_create(name=f"guidelines, trial {trial}", kind="passage", items=_texts(1),
                                     declared_rule="race tests")
         tabs = [server.client(session_key=session) for session in admins["sessions"] * 2]
         texts = [f"Grade the passage, not the section ({n})." for n in range(1, len(tabs) + 1)]
         responses = release_together([
-            partial(tab.post, f"/review/admin/pools/{pool.public_id}/guidelines/", data={"text": text})
+            partial(tab.post, f"/review/pools/{pool.public_id}/guidelines/", data={"text": text})
             for tab, text in zip(tabs, texts, strict=True)])
         published = list(PoolGuidelines.objects.filter(pool=pool).order_by("version").values_list("version", "text"))
         if (_codes(responses) != [302] * len(tabs) or [v for v, _ in published] != list(range(1, len(tabs) + 1))

@@ -14,8 +14,9 @@ from django.core.exceptions import ObjectDoesNotExist
 from django.core.management.base import BaseCommand, CommandError
 
 from reviewapp.review.exchange import services
+from reviewapp.review.exchange.argilla import UNSTATED_READINGS
 from reviewapp.review.exchange.texts import ExchangeError
-from reviewapp.review.selectors import pool_get
+from reviewapp.review.pools.selectors import pool_get
 
 
 class Command(BaseCommand):
@@ -26,7 +27,7 @@ class Command(BaseCommand):
         parser.add_argument("--pool", required=True, help="the pool's public id")
         parser.add_argument("--tool", required=True, choices=services.TOOLS)
         parser.add_argument("--by", default="", help="who imports (recorded with the import)")
-        parser.add_argument("--unstated-status", choices=services.UNSTATED_READINGS, default=None,
+        parser.add_argument("--unstated-status", choices=UNSTATED_READINGS, default=None,
                             help="how to read Argilla responses that carry no status (its to_disk leaves it out); "
                                  "without it such a file is refused")
 

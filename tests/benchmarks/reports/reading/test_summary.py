@@ -132,7 +132,7 @@ def test_the_summary_of_a_confirmed_version_says_who_confirmed_its_targets_as_it
     from benchmarks.retrieval.services import retrieval_run_create
     from benchmarks.suites.confirmation import confirmation_pool_declare, suite_confirmed_version
     from reviewapp.core.records.provenance import provenance_sentences
-    from reviewapp.review.models import Assignment
+    from reviewapp.review.assignment.models import Assignment
     from tests.benchmarks.suites.confirmation_fixtures import NOMINATOR, confirm_suite
     from tests.benchmarks.suites.test_confirmation import _grade, _items
     from tests.factories import make_user
@@ -147,7 +147,7 @@ def test_the_summary_of_a_confirmed_version_says_who_confirmed_its_targets_as_it
     item = Assignment.objects.get(reviewer=lena, item__doc_id="NRS 999.020").item
     admin = Client()
     admin.force_login(admin_user_)
-    admin.post(f"/review/admin/pools/{item.pool.public_id}/items/{item.public_id}/adjudicate/", {"target": "y"})
+    admin.post(f"/review/agreement/{item.pool.public_id}/items/{item.public_id}/adjudicate/", {"target": "y"})
     confirmed, _ = suite_confirmed_version(suite=suite, user=admin_user_)
     run = retrieval_run_create(suite=confirmed, configuration="bm25-v1")
     summary = summary_build(board=leaderboard_build(run=run, reranks=[], replicates=1000, seed=5))

@@ -14,9 +14,9 @@ from django.utils import timezone
 from reviewapp.core.auth import accounts
 from reviewapp.core.auth.signin import SESSION_KEY, SigninMethodMiddleware, signin_method_of
 from reviewapp.core.models import AccountAudit, SigninMethod
-from reviewapp.review import services
 from reviewapp.review.agreement import exports
-from reviewapp.review.models import JudgmentRevision
+from reviewapp.review.judgments.models import JudgmentRevision
+from reviewapp.review.judgments.services import judgment_submit
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 
@@ -79,16 +79,16 @@ def test_a_link_dies_with_a_later_link_a_revoke_a_deactivation_or_its_expiry(adm
 
 def test_the_admin_revokes_open_links_from_the_reviewers_page(admin_client_, admin_user_):
     user, link = _invited(admin_user_)
-    page = admin_client_.get(f"/review/admin/reviewers/{user.pk}/").content.decode()
+    page = admin_client_.get(f"/review/people/reviewers/{user.pk}/").content.decode()
     assert 'data-testid="revoke-invitation"' in page
-    admin_client_.post(f"/review/admin/reviewers/{user.pk}/invitation/revoke/")
-    dead = Client().get(f"/review/invitation/{link.uidb64}/{link.token}/").content.decode()
+    admin_client_.post(f"/review/people/reviewers/{user.pk}/invitation/revoke/")
+    dead = Client().get(f"/review/people/invitation/{link.uidb64}/{link.token}/").content.decode()
     assert 'data-testid="invalid-link"' in dead
 
 
 def _saved_through(request, item, reviewer) -> JudgmentRevision:
     def view(_request):
-        services.judgment_submit(item=item, reviewer=reviewer, grades={"section": 2, "passage": 1}, complete=True,
+        judgment_submit(item=item, reviewer=reviewer, grades={"section": 2, "passage": 1}, complete=True,
                                  shown=shown_hashes(item.public_id))
         return None
 
@@ -110,7 +110,7 @@ def test_each_revision_records_how_its_author_signed_in(admin_user_, reviewer_us
     request.session = {SESSION_KEY: browser.session[SESSION_KEY]}
     assert _saved_through(request, first, user).signin_method == SigninMethod.INVITATION
     # Outside a request (commands, demo data) there was no sign-in.
-    services.judgment_submit(item=second, reviewer=reviewer_user, grades={"section": 1, "passage": 1},
+    judgment_submit(item=second, reviewer=reviewer_user, grades={"section": 1, "passage": 1},
                              complete=True, shown=shown_hashes(second.public_id))
     assert JudgmentRevision.objects.filter(judgment__reviewer=reviewer_user).last().signin_method == ""
     # Disclosed where labels leave: the export lines and the count on the pool's agreement page.
@@ -120,7 +120,7 @@ def test_each_revision_records_how_its_author_signed_in(admin_user_, reviewer_us
     assert exports.pool_admin_held_complete(pool=pool) == 1
     admin = Client()
     admin.force_login(admin_user_)
-    page = admin.get(f"/review/admin/pools/{pool.public_id}/").content.decode()
+    page = admin.get(f"/review/pools/{pool.public_id}/").content.decode()
     assert "1 complete judgment came from credentials an admin once held" in page
 
     # The owner changes the password themself: later sign-ins are their own again.

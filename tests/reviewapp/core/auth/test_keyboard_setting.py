@@ -38,7 +38,7 @@ def test_the_item_page_carries_the_reviewers_setting_to_its_script(reviewer_user
     pool = make_pool(reviewers=[reviewer_user, reviewer2_user], items=make_items(n_queries=1, per_query=1))
     item_id = pool.items.first().public_id
     client = client_for(reviewer_user)
-    assert 'data-shortcuts="single"' in client.get(f"/review/items/{item_id}/").content.decode()
+    assert 'data-shortcuts="single"' in client.get(f"/review/workspace/items/{item_id}/").content.decode()
     user_shortcuts_set(user=reviewer_user, shortcuts="off")
-    html = client.get(f"/review/items/{item_id}/").content.decode()
+    html = client.get(f"/review/workspace/items/{item_id}/").content.decode()
     assert 'data-shortcuts="off"' in html and "Single-key shortcuts are off" in html

@@ -53,7 +53,7 @@ def _big_upload() -> dict:
 @pytest.mark.django_db
 def test_an_anonymous_oversized_upload_is_refused_before_it_is_read(small_limit, multipart_reads):
     # With CSRF checks on, as in production: the CSRF check is what used to read (and spool) the upload.
-    response = _csrf_client().post("/review/items/x/", _big_upload())
+    response = _csrf_client().post("/review/workspace/items/x/", _big_upload())
     assert response.status_code == 413
     assert f"the limit is {LIMIT} bytes" in response.content.decode()
     assert multipart_reads == []
@@ -73,10 +73,10 @@ def test_an_oversized_json_body_is_refused(small_limit, admin_client_):
 @pytest.mark.django_db
 def test_a_body_under_the_limit_goes_on_to_the_usual_checks(small_limit, multipart_reads):
     upload = {"run_file": SimpleUploadedFile("a.txt", b"x" * 100)}
-    response = _csrf_client().post("/review/items/x/", upload)
+    response = _csrf_client().post("/review/workspace/items/x/", upload)
     assert response.status_code == 403 and b"CSRF" in response.content
     assert multipart_reads == ["parse"]  # the spy sees the parse when one happens
-    response = Client().post("/review/items/x/", upload)
+    response = Client().post("/review/workspace/items/x/", upload)
     assert response.status_code == 302 and "/accounts/login/" in response["Location"]
 
 

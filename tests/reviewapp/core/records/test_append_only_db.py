@@ -26,17 +26,12 @@ from reviewapp.core.records.append_only import (
     triggers_present,
 )
 from reviewapp.providers.models import BudgetRaise, Ledger, Receipt
-from reviewapp.review import services
 from reviewapp.review.agreement import disagreements
-from reviewapp.review.models import (
-    Adjudication,
-    ImportedAnnotation,
-    JudgmentRevision,
-    KnownAnswer,
-    LabelImport,
-    PoolGuidelines,
-    ReviewPool,
-)
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.exchange.models import ImportedAnnotation, LabelImport
+from reviewapp.review.judgments.models import JudgmentRevision
+from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.pools.models import KnownAnswer, PoolGuidelines, ReviewPool
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 
@@ -59,7 +54,7 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
     """One row of each append-only table; returns model -> pk."""
     pool = make_pool(reviewers=[reviewer_user, reviewer2_user])
     item = pool.items.order_by("id").first()
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 1},
+    judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 1},
                              complete=True, shown=shown_hashes(item.public_id))
     disagreements.adjudication_record(item=item, grade_type="section", value=3, adjudicator=admin_user_)
     guidelines = PoolGuidelines.objects.create(pool=pool, version=1, text="Grade what you read.", text_hash=HASH)

@@ -10,9 +10,9 @@ import pytest
 from django.contrib.auth.models import Group
 
 from reviewapp.core.auth.roles import ensure_role_groups
-from reviewapp.review import services
 from reviewapp.review.agreement import selectors as agreement
-from reviewapp.review.selectors import pool_completed_judgments as pool_records_of
+from reviewapp.review.judgments.selectors import pool_completed_judgments as pool_records_of
+from reviewapp.review.judgments.services import item_rebind, judgment_submit
 from scoring.stats.agreement import kappa_interval
 from tests.references import cohen_kappa_score
 from tests.reviewapp.review.conftest import make_items, make_pool
@@ -44,7 +44,7 @@ def test_pool_agreement_matches_independent_references(django_user_model, db, se
             if draw < 0.1:
                 continue  # never completed
             passage: object = "unknown" if draw < 0.18 else int(np.clip(base + rng.integers(-1, 2), 0, 3))
-            services.judgment_submit(item=item, reviewer=user, grades={"section": base, "passage": passage},
+            judgment_submit(item=item, reviewer=user, grades={"section": base, "passage": passage},
                                      complete=True)
             truth[user.pk][item.public_id] = passage
     (passage_agreement,) = [a for a in agreement.pool_agreement(pool=pool) if a.grade_type == "passage"]
@@ -75,11 +75,11 @@ def test_pool_agreement_matches_independent_references(django_user_model, db, se
 def test_drafts_and_stale_judgments_do_not_enter_agreement(pool, reviewer_user, reviewer2_user):
     items = list(pool.items.order_by("doc_id"))
     for n, item in enumerate(items):
-        services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": n % 4, "passage": n % 4},
+        judgment_submit(item=item, reviewer=reviewer_user, grades={"section": n % 4, "passage": n % 4},
                                  complete=True)
-        services.judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": 3 - n % 4,
+        judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": 3 - n % 4,
                                                                              "passage": n % 4}, complete=n % 3 != 0)
-    services.item_rebind(item=items[1], passage_caption="new caption")
+    item_rebind(item=items[1], passage_caption="new caption")
     counted = [n for n in range(len(items)) if n % 3 != 0 and n != 1]
     (section, passage) = agreement.pool_agreement(pool=pool)
     assert section.pairs[0].n == passage.pairs[0].n == len(counted)
@@ -92,7 +92,7 @@ def _grade_pool(pool, people, rng):
         for item in items:
             base = int(rng.integers(0, 4))
             passage = int(np.clip(base + rng.integers(-1, 2), 0, 3))
-            services.judgment_submit(item=item, reviewer=user, grades={"section": base, "passage": passage},
+            judgment_submit(item=item, reviewer=user, grades={"section": base, "passage": passage},
                                      complete=True)
     return items
 
@@ -137,7 +137,7 @@ def test_the_pool_page_and_api_show_each_interval_with_its_units_resamples_and_s
         pool, admin_client_, reviewer_user, reviewer2_user):
     items = _grade_pool(pool, [reviewer_user, reviewer2_user], np.random.default_rng(6))
     (_, passage) = agreement.pool_agreement(pool=pool)
-    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
+    html = admin_client_.get(f"/review/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
     pair = passage.pairs[0]
     testid = f"kappa-passage-{pair.reviewer_a}-{pair.reviewer_b}"
     low, high = pair.kappa_interval.interval.low, pair.kappa_interval.interval.high
@@ -165,8 +165,8 @@ def test_an_undefined_kappa_is_shown_as_undefined_with_the_reason_not_as_a_numbe
         pool, admin_client_, reviewer_user, reviewer2_user):
     for item in pool.items.all():
         for user in (reviewer_user, reviewer2_user):
-            services.judgment_submit(item=item, reviewer=user, grades={"section": 2, "passage": 2}, complete=True)
-    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
+            judgment_submit(item=item, reviewer=user, grades={"section": 2, "passage": 2}, complete=True)
+    html = admin_client_.get(f"/review/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
     assert "undefined on these data (both raters using one and the same category): no interval" in html
     data = admin_client_.get(f"/api/v1/review/pools/{pool.public_id}/agreement/").json()
     kappa = data["grade_types"][0]["pairs"][0]["kappa_interval"]
@@ -177,10 +177,10 @@ def test_the_pool_page_and_api_explain_the_kappa_paradox_with_prevalence_and_gwe
         pool, admin_client_, reviewer_user, reviewer2_user):
     items = list(pool.items.order_by("doc_id"))
     for n, item in enumerate(items):
-        services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 0, "passage": 0},
+        judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 0, "passage": 0},
                                  complete=True)
         odd = 1 if n == len(items) - 1 else 0
-        services.judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": 0, "passage": odd},
+        judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": 0, "passage": odd},
                                  complete=True)
     (_, passage) = agreement.pool_agreement(pool=pool)
     pair = passage.pairs[0]
@@ -192,7 +192,7 @@ def test_the_pool_page_and_api_explain_the_kappa_paradox_with_prevalence_and_gwe
             f"is so common that chance agreement is high; Gwet's AC2 {pair.ac2_quadratic:.2f} is robust to that.")
     assert pair.paradox_note == note
 
-    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
+    html = admin_client_.get(f"/review/pools/{pool.public_id}/").content.decode().replace("&#x27;", "'")
     suffix = f"passage-{pair.reviewer_a}-{pair.reviewer_b}"
     assert f'data-testid="paradox-{suffix}">{note}' in html
     assert f'data-testid="ac2-{suffix}"><strong>{pair.ac2_quadratic:.3f}</strong>' in html

@@ -6,13 +6,17 @@ import json
 
 import pytest
 
-from reviewapp.review import services
 from reviewapp.review.agreement.exports import pool_jsonl
-from reviewapp.review.assignment.assign import pool_assign_detail
+from reviewapp.review.agreement.selectors import pool_labels
+from reviewapp.review.assignment.models import Assignment, JudgmentReuse
 from reviewapp.review.assignment.reuse import completed_judges, pool_reuse_counts
+from reviewapp.review.assignment.services import pool_assign_detail
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision
+from reviewapp.review.judgments.selectors import pool_completed_judgments, pool_judgments
+from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
 from reviewapp.review.kinds import kinds_all
-from reviewapp.review.models import Assignment, Judgment, JudgmentReuse, JudgmentRevision
-from reviewapp.review.selectors import pool_completed_judgments, pool_judgments, pool_labels, reviewer_queues
+from reviewapp.review.pools.services import pool_create
+from reviewapp.review.workspace.queue import reviewer_queues
 from tests.conftest import make_user
 from tests.reviewapp.review.conftest import make_items, make_pool
 
@@ -25,7 +29,7 @@ def third(django_user_model):
 
 
 def _second_pool(items, name="second pool"):
-    return services.pool_create(name=name, kind="passage", items=items, declared_rule="the same texts again",
+    return pool_create(name=name, kind="passage", items=items, declared_rule="the same texts again",
                                 reviewers_per_item=2)
 
 
@@ -33,7 +37,7 @@ def _complete(pool, reviewer, n, grade=2):
     """``reviewer`` completes their first ``n`` items of ``pool`` (by query and doc id) with ``grade``."""
     items = pool.items.filter(assignments__reviewer=reviewer).order_by("query_id", "doc_id")[:n]
     for item in items:
-        services.judgment_submit(item=item, reviewer=reviewer, grades={"section": grade, "passage": grade},
+        judgment_submit(item=item, reviewer=reviewer, grades={"section": grade, "passage": grade},
                                  complete=True)
     return list(items)
 
@@ -128,13 +132,13 @@ def test_other_texts_or_another_kind_are_never_reused(reviewer_user, reviewer2_u
 
     # texts that change after the link: the reused judgment is stale in the second pool, as it would be natively
     item = second.items.get(doc_id="DOCMARK-1-1")
-    services.item_rebind(item=item, passage_text="Another passage altogether.")
+    item_rebind(item=item, passage_text="Another passage altogether.")
     records = [r for r in pool_judgments(second) if r.item_id == item.public_id]
     assert len(records) == 2 and all(r.stale for r in records)
     assert len(pool_completed_judgments(pool=second)) == 20
 
     other_kind = next(key for key in kinds_all() if key != "passage")
-    third_pool = services.pool_create(name="another scale", kind=other_kind, items=make_items(),
+    third_pool = pool_create(name="another scale", kind=other_kind, items=make_items(),
                                       declared_rule="the same texts on another scale", reviewers_per_item=2)
     other = pool_assign_detail(pool=third_pool, reviewers=[reviewer_user, reviewer2_user])
     # another scale is another question, and the same texts are never shown twice to one reviewer
@@ -160,7 +164,7 @@ def test_a_reviewer_holding_the_texts_in_two_pools_counts_once(reviewer_user, re
     JudgmentReuse.objects.filter(item=item, reviewer=reviewer_user).delete()
     # (a row from before texts keys were stored: the database refuses such a repeat now)
     Assignment.objects.bulk_create([Assignment(item=item, pool=third_pool, reviewer=reviewer_user, sort_key="0" * 64)])
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1}, complete=True)
+    judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1}, complete=True)
     JudgmentReuse.objects.create(item=item, reviewer=reviewer_user, source_item=first.items.get(doc_id="DOCMARK-2-3"))
     records = [r for r in pool_judgments(third_pool) if r.item_id == item.public_id]
     assert sorted((r.reviewer_id, r.reused_from is None) for r in records) == sorted(
@@ -175,7 +179,7 @@ def test_completed_judges_are_counted_per_reviewer_on_current_texts_only(reviewe
     assert judges == {
         (i.query_hash, i.source_hash, i.passage_hash): {reviewer_user.pk} for i in done}
     assert completed_judges(kind="passage", keys=keys, reviewer_ids=[reviewer2_user.pk]) == {}
-    services.judgment_reopen(item=done[0], reviewer=reviewer_user)
+    judgment_reopen(item=done[0], reviewer=reviewer_user)
     assert len(completed_judges(kind="passage", keys=keys)) == 1
     assert JudgmentRevision.objects.filter(judgment__item=done[0]).count() == 2  # append-only
 
@@ -185,24 +189,24 @@ def test_admins_see_each_reused_judgments_provenance_and_reviewers_do_not(
     first = make_pool(reviewers=[reviewer_user, reviewer2_user])
     done = _complete(first, reviewer_user, 2)
     second = _second_pool(make_items())
-    admin_client_.post(f"/review/admin/pools/{second.public_id}/assign/",
+    admin_client_.post(f"/review/assignment/{second.public_id}/assign/",
                        {"reviewers": [reviewer_user.pk, reviewer2_user.pk], "per_item": 2})
-    page = admin_client_.get(f"/review/admin/pools/{second.public_id}/").content.decode()
+    page = admin_client_.get(f"/review/pools/{second.public_id}/").content.decode()
     assert "24 links over 12 items; 2 complete now." in page
     judgments = {j.item_id: j for j in Judgment.objects.filter(item__in=done, reviewer=reviewer_user)}
     for item in done:
         assert f"{judgments[item.pk].pk} / 1" in page and item.doc_id in page
-    assert page.count(f'href="/review/admin/pools/{first.public_id}/"') == 2
-    export = b"".join(admin_client_.get(f"/review/admin/pools/{second.public_id}/judgments.jsonl").streaming_content)
+    assert page.count(f'href="/review/pools/{first.public_id}/"') == 2
+    export = b"".join(admin_client_.get(f"/review/agreement/{second.public_id}/judgments.jsonl").streaming_content)
     assert export.count(first.public_id.encode()) == 2
     # the reviewer's queue: nothing of the second pool to do twice, and no word of where a judgment serves
-    home = reviewer_client.get("/review/").content.decode()
+    home = reviewer_client.get("/review/workspace/").content.decode()
     assert second.public_id not in home and "reused" not in home.lower()
 
 
 def test_a_reviewer_taken_off_the_first_pool_before_judging_gets_the_item_back_in_the_second(
         reviewer_user, reviewer2_user, third):
-    from reviewapp.review.pools.pool_admin import assignment_unassign
+    from reviewapp.review.assignment.services import assignment_unassign
 
     first = make_pool(reviewers=[reviewer_user, reviewer2_user])
     _complete(first, reviewer2_user, 3)

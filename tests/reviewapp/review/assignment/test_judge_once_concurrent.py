@@ -13,9 +13,9 @@ import threading
 import pytest
 from django.db import connections
 
-from reviewapp.review import services
-from reviewapp.review.assignment.assign import pool_assign_detail
-from reviewapp.review.models import Assignment, JudgmentReuse
+from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+from reviewapp.review.assignment.services import pool_assign_detail
+from reviewapp.review.pools.services import pool_create
 from tests.reviewapp.review.conftest import make_items
 
 pytestmark = [
@@ -27,7 +27,7 @@ ROUNDS = 3
 
 
 def _pool(name: str):
-    return services.pool_create(name=name, kind="passage", items=make_items(n_queries=4, per_query=5),
+    return pool_create(name=name, kind="passage", items=make_items(n_queries=4, per_query=5),
                                 declared_rule="the same 20 texts", reviewers_per_item=1)
 
 

@@ -7,11 +7,13 @@ from collections import Counter
 import pytest
 from django.db import IntegrityError, transaction
 
-from reviewapp.review import services
-from reviewapp.review.assignment.assign import assignments_place, pool_assign_detail
-from reviewapp.review.models import Assignment, JudgmentReuse
+from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+from reviewapp.review.assignment.services import assignments_place, pool_assign_detail
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.judgments.selectors import pool_completed_judgments
+from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools import guidelines, known_answers
-from reviewapp.review.selectors import pool_completed_judgments
+from reviewapp.review.pools.services import pool_create
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 pytestmark = pytest.mark.django_db
@@ -21,13 +23,13 @@ def _judged_first(reviewer_user, reviewer2_user):
     first = make_pool(reviewers=[reviewer_user, reviewer2_user])
     for item in first.items.all():
         for reviewer in (reviewer_user, reviewer2_user):
-            services.judgment_submit(item=item, reviewer=reviewer, grades={"section": 3, "passage": 3},
+            judgment_submit(item=item, reviewer=reviewer, grades={"section": 3, "passage": 3},
                                      complete=True)
     return first
 
 
 def _pool(items, *, instructions="", name="second"):
-    return services.pool_create(name=name, kind="passage", items=items, declared_rule="the same texts again",
+    return pool_create(name=name, kind="passage", items=items, declared_rule="the same texts again",
                                 reviewers_per_item=2, instructions=instructions)
 
 
@@ -96,7 +98,7 @@ def test_known_answer_mixing_never_repeats_texts_a_reviewer_holds_elsewhere(revi
 def test_the_placement_refuses_an_account_that_sees_model_output(admin_user_, stakeholder_user, reviewer_user):
     pool = make_pool(reviewers=[reviewer_user], per_item=1)
     for user in (admin_user_, stakeholder_user):
-        with pytest.raises(services.ReviewError):
+        with pytest.raises(ReviewError):
             assignments_place(pool=pool, reviewer=user, items=list(pool.items.all()))
     assert not Assignment.objects.filter(reviewer__in=[admin_user_, stakeholder_user]).exists()
 

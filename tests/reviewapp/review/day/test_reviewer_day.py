@@ -7,8 +7,8 @@ import random
 from datetime import UTC, datetime, timedelta
 from unittest import mock
 
-from reviewapp.review import services
 from reviewapp.review.day.timing import MIN_ITEMS_FOR_PACE, duration_words, estimate_left, seconds_spent
+from reviewapp.review.judgments.services import judgment_submit
 from tests.factories import client_for
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool
@@ -74,12 +74,12 @@ def test_the_estimate_uses_the_pools_pace_then_all_pools_then_none():
 
 def _open(client, item, at):
     with mock.patch("django.utils.timezone.now", return_value=at):
-        assert client.get(f"/review/items/{item.public_id}/").status_code == 200
+        assert client.get(f"/review/workspace/items/{item.public_id}/").status_code == 200
 
 
 def _complete(item, reviewer, at):
     with mock.patch("django.utils.timezone.now", return_value=at):
-        services.judgment_submit(item=item, reviewer=reviewer, grades={"section": 2, "passage": 1}, complete=True,
+        judgment_submit(item=item, reviewer=reviewer, grades={"section": 2, "passage": 1}, complete=True,
                                  shown=shown_hashes(item.public_id))
 
 
@@ -99,7 +99,7 @@ def test_the_queue_shows_each_pools_day_and_ends_only_when_every_pool_is_done(re
         _complete(item, reviewer_user, START + timedelta(minutes=minutes))
     client = client_for(reviewer_user)
 
-    page = client.get("/review/?end=1").content.decode()
+    page = client.get("/review/workspace/?end=1").content.decode()
     # The small pool is done but the big one is not: no "every item is complete".
     assert 'data-testid="end"' not in page and 'data-testid="end-of-set"' in page
     assert "10 items are still open in your other sets" in page
@@ -111,12 +111,12 @@ def test_the_queue_shows_each_pools_day_and_ends_only_when_every_pool_is_done(re
     assert ">0 of 3<" in small_row and ">15 min<" in small_row and ">done<" in small_row
     assert ">10 of 10<" in big_row and ">none yet<" in big_row and "about 50 min" in big_row
 
-    only = client.get(f"/review/?only={big.public_id}").content.decode()
+    only = client.get(f"/review/workspace/?only={big.public_id}").content.decode()
     assert only.count('data-testid="queue"') == 1 and f'id="pool-{big.public_id}"' in only
 
     for index, item in enumerate(big.items.order_by("id")):
         _complete(item, reviewer_user, START + timedelta(minutes=140 + index))
-    done = client.get("/review/?end=1").content.decode()
+    done = client.get("/review/workspace/?end=1").content.decode()
     assert 'data-testid="end"' in done and 'data-testid="end-of-set"' not in done
 
 
@@ -130,11 +130,11 @@ def test_admins_see_time_per_reviewer_and_pool_and_export_it_as_csv(admin_user_,
     for minutes, item in zip((0, 4, 10), first.items.order_by("id"), strict=True):
         _complete(item, reviewer_user, START + timedelta(minutes=minutes))
     admin = client_for(admin_user_)
-    page = admin.get("/review/admin/workload/").content.decode()
+    page = admin.get("/review/people/workload/").content.decode()
     mark = f'data-reviewer="{reviewer_user.username}"'
     row = next(r for r in page.split('data-testid="workload-row"')[1:] if mark in r)
     assert ">10 min<" in row and ">done<" in row  # 4 + 6 minutes; nothing left
-    response = admin.get(f"/review/admin/workload/time.csv?pool={first.public_id}")
+    response = admin.get(f"/review/people/workload/time.csv?pool={first.public_id}")
     assert response["Content-Type"].startswith("text/csv")
     rows = list(csv.DictReader(io.StringIO(response.content.decode())))
     mine = next(r for r in rows if r["reviewer"] == reviewer_user.username)
@@ -142,7 +142,7 @@ def test_admins_see_time_per_reviewer_and_pool_and_export_it_as_csv(admin_user_,
         first.public_id, "3", "0", "600", "0.17")
     other = next(r for r in rows if r["reviewer"] == reviewer2_user.username)
     assert (other["seconds_spent"], other["estimated_seconds_left"], other["pace_from"]) == ("0", "", "")
-    assert client_for(reviewer_user).get("/review/admin/workload/time.csv").status_code == 403
+    assert client_for(reviewer_user).get("/review/people/workload/time.csv").status_code == 403
 
 
 def test_the_billing_csv_measures_each_item_from_its_opening_never_across_pools(admin_user_, reviewer_user):
@@ -162,12 +162,12 @@ def test_the_billing_csv_measures_each_item_from_its_opening_never_across_pools(
     # 391 s later the reviewer opens the other pool's item, and completes it 12 s after opening it
     _open(reviewer, b, START + timedelta(seconds=421))
     _complete(b, reviewer_user, START + timedelta(seconds=433))
-    rows = list(csv.DictReader(io.StringIO(client_for(admin_user_).get("/review/admin/workload/time.csv")
+    rows = list(csv.DictReader(io.StringIO(client_for(admin_user_).get("/review/people/workload/time.csv")
                                            .content.decode())))
     spent = {r["pool"]: r["seconds_spent"] for r in rows if r["reviewer"] == reviewer_user.username}
     assert spent == {first.public_id: "30", second.public_id: "12"}
     # The API's fetch of an item opens it too
     with mock.patch("django.utils.timezone.now", return_value=START + timedelta(seconds=500)):
         assert reviewer.get(f"/api/v1/review/items/{b.public_id}/").status_code == 200
-    from reviewapp.review.models import ItemOpening
+    from reviewapp.review.day.models import ItemOpening
     assert ItemOpening.objects.filter(item=b, reviewer=reviewer_user).count() == 2

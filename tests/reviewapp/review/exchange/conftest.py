@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.review import services
-from reviewapp.review.models import ReviewItem, ReviewPool
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.pools.models import ReviewPool
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool
 
@@ -21,7 +22,7 @@ def judge_pool(pool: ReviewPool, reviewers: list, *, seed: int = 7) -> None:
             if n == 0 and r == 1:
                 continue  # one item judged by one reviewer only
             grades = {"section": rng.choice([0, 1, 2, 3]), "passage": rng.choice([0, 1, 2, 3, "unknown"])}
-            services.judgment_submit(item=item, reviewer=reviewer, grades=grades, complete=not (n == 1 and r == 0),
+            judgment_submit(item=item, reviewer=reviewer, grades=grades, complete=not (n == 1 and r == 0),
                                      shown=shown_hashes(item.public_id))
 
 

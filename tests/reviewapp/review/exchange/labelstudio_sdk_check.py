@@ -6,8 +6,8 @@ side directory:
 
     pip install --no-deps --target /tmp/ls-sdk label-studio-sdk==2.1.2
     pip install --target /tmp/ls-deps lxml xmljson jsf ujson appdirs pyjwt requests-mock
-    curl -o config.xml  .../review/admin/pools/<id>/label-studio-config.xml   (or save both from the pool page)
-    curl -o tasks.json  .../review/admin/pools/<id>/label-studio-tasks.json
+    curl -o config.xml  .../review/exchange/<id>/label-studio-config.xml   (or save both from the pool page)
+    curl -o tasks.json  .../review/exchange/<id>/label-studio-tasks.json
     PYTHONPATH=/tmp/ls-sdk:/tmp/ls-deps python tests/reviewapp/review/exchange/labelstudio_sdk_check.py \\
         config.xml tasks.json
 

@@ -7,22 +7,25 @@ import json
 
 import pytest
 
-from reviewapp.review import selectors, services
 from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
+from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.exchange import argilla as argilla_export
 from reviewapp.review.exchange import labelstudio
+from reviewapp.review.exchange.models import ImportedAnnotation, LabelImport
 from reviewapp.review.exchange.selectors import pool_imported_labels
 from reviewapp.review.exchange.services import annotations_import, document_read, import_report
 from reviewapp.review.exchange.texts import ExchangeError
-from reviewapp.review.models import ImportedAnnotation, Judgment, JudgmentRevision, LabelImport
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision
+from reviewapp.review.judgments.selectors import pool_completed_judgments
+from reviewapp.review.judgments.services import item_rebind, judgment_submit
 from tests.reviewapp.review.conftest import make_pool
 
 
 def _exported_labels(pool, *, annotator) -> list[tuple[str, str, str, object]]:
     """(item, annotator, grade type, grade) of every complete, current judgment: what an export must carry."""
     return sorted((j.item_id, annotator(j.reviewer_id), gt, v)
-                  for j in selectors.pool_completed_judgments(pool=pool) for gt, v in j.grades.items())
+                  for j in pool_completed_judgments(pool=pool) for gt, v in j.grades.items())
 
 
 def _imported(pool) -> list[tuple[str, str, str, object]]:
@@ -32,7 +35,7 @@ def _imported(pool) -> list[tuple[str, str, str, object]]:
 def _blind_state(pool) -> tuple:
     """Everything a human-label metric reads: resolved labels, qrels, per-reviewer judgments, agreement."""
     return (
-        [(label.item_id, label.grade_type, label.state, label.value) for label in selectors.pool_labels(pool=pool)],
+        [(label.item_id, label.grade_type, label.state, label.value) for label in pool_labels(pool=pool)],
         [exports.pool_qrels(pool=pool, grade_type=gt) for gt in ("section", "passage")],
         list(exports.pool_jsonl(pool=pool)),
         repr(agreement.pool_agreement(pool=pool)),
@@ -140,7 +143,7 @@ def test_a_task_whose_text_was_changed_in_the_file_is_refused_naming_it(judged_p
 def test_an_export_of_texts_changed_since_is_refused(judged_pool):
     tasks = labelstudio.labelstudio_tasks(pool=judged_pool)
     item = judged_pool.items.get(public_id=tasks[0]["data"]["item"])
-    services.item_rebind(item=item, source_text=item.source_text + " Amended.")
+    item_rebind(item=item, source_text=item.source_text + " Amended.")
     _refused(judged_pool, "label-studio", tasks, "tasks[0]", "source_text", "changed since the export")
 
 
@@ -241,7 +244,7 @@ def test_a_yes_no_pool_without_a_passage_label_round_trips_bound_to_all_three_te
                      items=make_items(n_queries=1, per_query=3))
     for n, item in enumerate(pool.items.order_by("id")):
         for reviewer in (reviewer_user, reviewer2_user):
-            services.judgment_submit(item=item, reviewer=reviewer, grades={"target": n % 2}, complete=True,
+            judgment_submit(item=item, reviewer=reviewer, grades={"target": n % 2}, complete=True,
                                      shown=shown_hashes(item.public_id))
     document = (labelstudio.labelstudio_tasks(pool=pool) if tool == "label-studio"
                 else argilla_export.argilla_records(pool=pool))

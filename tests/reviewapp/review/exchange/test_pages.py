@@ -11,16 +11,16 @@ from django.core.management import CommandError, call_command
 
 from reviewapp.review.exchange import argilla as argilla_export
 from reviewapp.review.exchange import labelstudio
-from reviewapp.review.models import ImportedAnnotation, LabelImport
+from reviewapp.review.exchange.models import ImportedAnnotation, LabelImport
 
 pytestmark = pytest.mark.django_db
 
 
 def test_the_pool_page_offers_both_downloads_and_they_are_the_exports(judged_pool, admin_client_):
-    page = admin_client_.get(f"/review/admin/pools/{judged_pool.public_id}/").content.decode()
+    page = admin_client_.get(f"/review/pools/{judged_pool.public_id}/").content.decode()
     assert 'data-testid="export-label-studio"' in page and 'data-testid="export-argilla"' in page
     assert 'data-testid="label-imports"' in page and "not blind" in page
-    base = f"/review/admin/pools/{judged_pool.public_id}"
+    base = f"/review/exchange/{judged_pool.public_id}"
     tasks = admin_client_.get(f"{base}/label-studio-tasks.json")
     assert tasks.status_code == 200 and "attachment" in tasks["Content-Disposition"]
     assert json.loads(tasks.content) == json.loads(json.dumps(labelstudio.labelstudio_tasks(pool=judged_pool)))
@@ -31,7 +31,7 @@ def test_the_pool_page_offers_both_downloads_and_they_are_the_exports(judged_poo
 
 
 def test_reviewers_get_no_export_and_cannot_import(judged_pool, reviewer_client):
-    base = f"/review/admin/pools/{judged_pool.public_id}"
+    base = f"/review/exchange/{judged_pool.public_id}"
     for path in ("label-studio-tasks.json", "label-studio-config.xml", "argilla.zip"):
         assert reviewer_client.get(f"{base}/{path}").status_code in (302, 403)
     assert reviewer_client.get(f"/api/v1/review/pools/{judged_pool.public_id}/label-studio/").status_code == 403
@@ -42,7 +42,7 @@ def test_reviewers_get_no_export_and_cannot_import(judged_pool, reviewer_client)
 
 def test_an_admin_uploads_an_argilla_zip_and_the_page_lists_the_import(judged_pool, admin_client_):
     upload = SimpleUploadedFile("pool.zip", argilla_export.argilla_zip(pool=judged_pool))
-    response = admin_client_.post(f"/review/admin/pools/{judged_pool.public_id}/label-imports/",
+    response = admin_client_.post(f"/review/exchange/{judged_pool.public_id}/label-imports/",
                                   {"tool": "argilla", "file": upload}, follow=True)
     assert "Imported" in response.content.decode() and "not blind" in response.content.decode()
     imported = LabelImport.objects.get()
@@ -55,7 +55,7 @@ def test_a_refused_upload_names_the_task_and_writes_nothing(judged_pool, admin_c
     tasks = labelstudio.labelstudio_tasks(pool=judged_pool)
     tasks[1]["data"]["query_text"] = "a different question"
     upload = SimpleUploadedFile("tasks.json", json.dumps(tasks).encode())
-    response = admin_client_.post(f"/review/admin/pools/{judged_pool.public_id}/label-imports/",
+    response = admin_client_.post(f"/review/exchange/{judged_pool.public_id}/label-imports/",
                                   {"tool": "label-studio", "file": upload}, follow=True)
     text = response.content.decode()
     assert "Label import refused" in text and "tasks[1]" in text and "query_text" in text
@@ -104,13 +104,14 @@ def test_the_command_imports_a_label_studio_export_and_refuses_naming_the_file_a
 def test_imported_labels_leave_only_through_their_own_export_marked_not_blind(judged_pool, admin_client_):
     from reviewapp.review.exchange.services import annotations_import
 
-    base = f"/review/admin/pools/{judged_pool.public_id}"
+    base = f"/review/agreement/{judged_pool.public_id}"
     qrels_before = admin_client_.get(f"{base}/qrels.txt?grade_type=passage").content
     jsonl_before = admin_client_.get(f"{base}/judgments.jsonl").getvalue()
     annotations_import(pool=judged_pool, tool="label-studio", document=labelstudio.labelstudio_tasks(pool=judged_pool))
-    page = admin_client_.get(f"{base}/").content.decode()
+    page = admin_client_.get(f"/review/pools/{judged_pool.public_id}/").content.decode()
     assert 'data-testid="export-imported"' in page
-    rows = [json.loads(line) for line in admin_client_.get(f"{base}/imported-labels.jsonl").content.splitlines()]
+    export = admin_client_.get(f"/review/exchange/{judged_pool.public_id}/imported-labels.jsonl")
+    rows = [json.loads(line) for line in export.content.splitlines()]
     assert rows and all(row["blind"] is False and row["tool"] == "label-studio" for row in rows)
     api = admin_client_.get(f"/api/v1/review/pools/{judged_pool.public_id}/imported-labels/").json()
     assert [(r["item_id"], r["annotator"], r["grade_type"], r["value"]) for r in api] == [
@@ -130,9 +131,9 @@ def _statusless(pool) -> list[dict]:
 
 
 def test_the_upload_form_asks_how_to_read_argilla_responses_without_a_status(judged_pool, admin_client_):
-    page = admin_client_.get(f"/review/admin/pools/{judged_pool.public_id}/").content.decode()
+    page = admin_client_.get(f"/review/pools/{judged_pool.public_id}/").content.decode()
     assert 'name="unstated"' in page and 'value="submitted"' in page and 'value="draft"' in page
-    url = f"/review/admin/pools/{judged_pool.public_id}/label-imports/"
+    url = f"/review/exchange/{judged_pool.public_id}/label-imports/"
     body = json.dumps(_statusless(judged_pool)).encode()
     refused = admin_client_.post(url, {"tool": "argilla", "file": SimpleUploadedFile("records.json", body)},
                                  follow=True).content.decode()

@@ -8,11 +8,17 @@ import json
 import pytest
 from scipy.stats import binomtest
 
-from reviewapp.review import selectors, services
 from reviewapp.review.agreement import disagreements, exports
 from reviewapp.review.agreement import selectors as agreement
-from reviewapp.review.models import Assignment, KnownAnswer, PoolGuidelines, ReviewItem
-from reviewapp.review.pools import guidelines, known_answers, pool_admin
+from reviewapp.review.agreement.selectors import pool_labels
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.services import assignment_sort_key
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.judgments.selectors import pool_completed_judgments
+from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.pools import guidelines, known_answers
+from reviewapp.review.pools.models import KnownAnswer, PoolGuidelines
+from reviewapp.review.pools.services import pool_new_version
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool
 
@@ -20,7 +26,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _grade(item, reviewer, section: int, passage: int = 1, *, complete: bool = True):
-    return services.judgment_submit(item=item, reviewer=reviewer, grades={"section": section, "passage": passage},
+    return judgment_submit(item=item, reviewer=reviewer, grades={"section": section, "passage": passage},
                                     complete=complete, shown=shown_hashes(item.public_id))
 
 
@@ -42,7 +48,7 @@ def test_next_disagreement_walks_the_open_items_in_order_and_counts_what_is_left
     pool, items = judged
     expected = [items[0].public_id, items[2].public_id, items[4].public_id]
     assert disagreements.pool_open_disagreements(pool=pool) == expected
-    base = f"/review/admin/pools/{pool.public_id}"
+    base = f"/review/agreement/{pool.public_id}"
     first = admin_client_.get(f"{base}/disagreements/next/")
     assert first["Location"] == f"{base}/items/{expected[0]}/adjudicate/"
     page = admin_client_.get(first["Location"]).content.decode()
@@ -60,7 +66,7 @@ def test_next_disagreement_walks_the_open_items_in_order_and_counts_what_is_left
     done = admin_client_.get(f"{base}/disagreements/next/", follow=True)
     assert "No open disagreements left" in done.content.decode()
     # Rulings are the admin's own rows; the reviewers' revisions are untouched.
-    assert all(r.status == "complete" for r in selectors.pool_completed_judgments(pool=pool))
+    assert all(r.status == "complete" for r in pool_completed_judgments(pool=pool))
 
 
 # --- guidelines --------------------------------------------------------------------------------------------------
@@ -68,14 +74,14 @@ def test_next_disagreement_walks_the_open_items_in_order_and_counts_what_is_left
 
 def test_guidelines_are_versioned_escaped_and_shown_on_the_reviewers_item_page(admin_client_, reviewer_client,
                                                                             pool, reviewer_user):
-    url = f"/review/admin/pools/{pool.public_id}/guidelines/"
+    url = f"/review/pools/{pool.public_id}/guidelines/"
     assert admin_client_.post(url, {"text": "   "}).status_code == 400
     admin_client_.post(url, {"text": "Grade 3: the section answers the question.\n\nExample: a deposit rule."})
     admin_client_.post(url, {"text": "Version two <script>alert(1)</script>"})
     admin_client_.post(url, {"text": "Version two <script>alert(1)</script>"})  # same text: no new version
     assert list(PoolGuidelines.objects.filter(pool=pool).values_list("version", flat=True)) == [1, 2]
     item_id = Assignment.objects.filter(reviewer=reviewer_user, pool=pool).first().item.public_id
-    page = reviewer_client.get(f"/review/items/{item_id}/").content.decode()
+    page = reviewer_client.get(f"/review/workspace/items/{item_id}/").content.decode()
     assert "Guidelines (version 2)" in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page and "<script>alert(1)" not in page
     assert reviewer_client.post(url, {"text": "mine"}).status_code == 403
@@ -96,7 +102,7 @@ def test_each_guidelines_version_counts_the_judgments_completed_under_it(admin_u
 
 def test_a_new_version_of_a_pool_keeps_its_guidelines(admin_user_, pool):
     guidelines.guidelines_publish(pool=pool, text="Read the whole section first.", by=admin_user_)
-    new = pool_admin.pool_new_version(pool=pool, reviewers_per_item=1, created_by=admin_user_)
+    new = pool_new_version(pool=pool, reviewers_per_item=1, created_by=admin_user_)
     assert guidelines.pool_guidelines(pool=new).text == "Read the whole section first."
 
 
@@ -114,22 +120,22 @@ def test_accuracy_on_known_answer_items_has_a_wilson_interval(admin_client_, adm
     assert (one.successes, one.n, two.successes, two.n) == (6, 6, 3, 6)
     reference = binomtest(3, 6).proportion_ci(method="wilson")
     assert (two.low, two.high) == pytest.approx((reference.low, reference.high))
-    page = admin_client_.get(f"/review/admin/pools/{pool.public_id}/known-answers/").content.decode()
+    page = admin_client_.get(f"/review/pools/{pool.public_id}/known-answers/").content.decode()
     assert "3 of 6 correct (50%; 95% interval 19–81%)" in page
     assert "6 of 6 correct (100%; 95% interval 61–100%)" in page
-    workload_page = admin_client_.get("/review/admin/workload/").content.decode()
+    workload_page = admin_client_.get("/review/people/workload/").content.decode()
     assert "3 of 6 correct" in workload_page
-    pool_page = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode()
+    pool_page = admin_client_.get(f"/review/pools/{pool.public_id}/").content.decode()
     assert "3 of 6 correct (50%; 95% interval 19–81%)" in pool_page  # next to agreement
 
 
 def test_known_answer_items_never_count_in_labels_agreement_or_disagreements(admin_user_, judged):
     pool, items = judged
-    assert len(selectors.pool_labels(pool=pool)) == 6
+    assert len(pool_labels(pool=pool)) == 6
     known_answers.known_answer_set(item=items[0], expected={"section": 2}, by=admin_user_)
-    labels = selectors.pool_labels(pool=pool)
+    labels = pool_labels(pool=pool)
     assert items[0].public_id not in {label.item_id for label in labels} and len(labels) == 5
-    assert items[0].public_id not in {r.item_id for r in selectors.pool_completed_judgments(pool=pool)}
+    assert items[0].public_id not in {r.item_id for r in pool_completed_judgments(pool=pool)}
     assert items[0].public_id not in disagreements.pool_open_disagreements(pool=pool)
     section = next(a for a in agreement.pool_agreement(pool=pool, replicates=50) if a.grade_type == "section")
     assert section.alpha_items == 5
@@ -139,7 +145,7 @@ def test_known_answer_items_never_count_in_labels_agreement_or_disagreements(adm
     assert {r["item"] for r in rows if r["known_answer"]} == {items[0].public_id}
     # Withdrawn: it counts again (rows are appended, never changed).
     known_answers.known_answer_withdraw(item=items[0], by=admin_user_)
-    assert len(selectors.pool_labels(pool=pool)) == 6
+    assert len(pool_labels(pool=pool)) == 6
     assert KnownAnswer.objects.filter(item=items[0]).count() == 2
     with pytest.raises(Exception, match="append-only"):
         KnownAnswer.objects.filter(item=items[0]).first().save()
@@ -147,18 +153,18 @@ def test_known_answer_items_never_count_in_labels_agreement_or_disagreements(adm
 
 def test_an_adjudicated_item_becomes_a_known_answer_item_from_the_admin_page(admin_client_, judged):
     pool, items = judged
-    admin_client_.post(f"/review/admin/pools/{pool.public_id}/items/{items[0].public_id}/adjudicate/",
+    admin_client_.post(f"/review/agreement/{pool.public_id}/items/{items[0].public_id}/adjudicate/",
                        {"section": "3", "passage": "1"})
-    page = admin_client_.get(f"/review/admin/pools/{pool.public_id}/known-answers/").content.decode()
+    page = admin_client_.get(f"/review/pools/{pool.public_id}/known-answers/").content.decode()
     assert items[0].public_id in page
-    response = admin_client_.post(f"/review/admin/pools/{pool.public_id}/known-answers/",
+    response = admin_client_.post(f"/review/pools/{pool.public_id}/known-answers/",
                                   {"action": "set", "item": items[0].public_id})
     assert response.status_code == 302
     assert known_answers.known_answers_of(pool=pool) == {items[0].pk: {"section": 3, "passage": 1}}
 
 
 def test_bad_known_answer_input_is_refused_naming_the_field(admin_client_, pool):
-    url = f"/review/admin/pools/{pool.public_id}/known-answers/"
+    url = f"/review/pools/{pool.public_id}/known-answers/"
     item = pool.items.first()
     cases = [({"action": "set", "item": "nope"}, "item:"),
              ({"action": "set", "item": item.public_id, "section": "9"}, "section:"),
@@ -186,7 +192,7 @@ def test_mixing_gives_each_reviewer_known_answer_items_in_their_own_keyed_order(
     # 12 ordinary items, share 20%: floor(0.2 * 12 / 0.8) = 3 known-answer items.
     assert len(added) == 3 and mixed.added >= 3
     for a in added:
-        assert a.sort_key == services.assignment_sort_key(pool_public_id=pool.public_id, reviewer_id=reviewer_user.pk,
+        assert a.sort_key == assignment_sort_key(pool_public_id=pool.public_id, reviewer_id=reviewer_user.pk,
                                                           item_public_id=a.item.public_id)
     # Mixing again adds nothing (the share is already met).
     assert known_answers.known_answer_mix(pool=pool, share=0.2).added == 0

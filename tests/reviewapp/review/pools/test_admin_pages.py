@@ -4,43 +4,46 @@ from __future__ import annotations
 
 import json
 
-from reviewapp.review import selectors, services
 from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
-from reviewapp.review.models import Adjudication
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.agreement.selectors import LABEL_RULE
+from reviewapp.review.judgments.selectors import pool_stale_judgments
+from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
+from reviewapp.review.pools.selectors import pool_get
 from tests.reviewapp.review.conftest import make_items
 
 
 def _grade_all(pool, reviewer_user, reviewer2_user):
     for n, item in enumerate(pool.items.order_by("doc_id")):
-        services.judgment_submit(item=item, reviewer=reviewer_user, grades={"section": n % 4, "passage": n % 4},
+        judgment_submit(item=item, reviewer=reviewer_user, grades={"section": n % 4, "passage": n % 4},
                                  complete=True)
-        services.judgment_submit(item=item, reviewer=reviewer2_user,
+        judgment_submit(item=item, reviewer=reviewer2_user,
                                  grades={"section": n % 4, "passage": (n + n % 2) % 4}, complete=True)
 
 
 def test_the_pools_page_lists_pools_with_the_declared_rule(pool, admin_client_):
-    html = admin_client_.get("/review/admin/").content.decode()
+    html = admin_client_.get("/review/pools/").content.decode()
     assert pool.name in html and "union of top 5 of keyword and reranked order" in html
 
 
 def test_an_admin_declares_and_assigns_a_pool_from_the_page(admin_client_, reviewer_user, reviewer2_user):
     lines = "\n".join(json.dumps(item) for item in make_items(n_queries=2, per_query=2))
-    response = admin_client_.post("/review/admin/new/", {
+    response = admin_client_.post("/review/pools/new/", {
         "name": "from page", "kind": "passage", "declared_rule": "explicit list", "reviewers_per_item": "2",
         "items": lines,
     })
     assert response.status_code == 302
     pool_id = response["Location"].rstrip("/").split("/")[-1]
-    response = admin_client_.post(f"/review/admin/pools/{pool_id}/assign/",
+    response = admin_client_.post(f"/review/assignment/{pool_id}/assign/",
                                   {"reviewers": [reviewer_user.pk, reviewer2_user.pk]})
     assert response.status_code == 302
-    progress = agreement.pool_progress(pool=selectors.pool_get(public_id=pool_id))
+    progress = agreement.pool_progress(pool=pool_get(public_id=pool_id))
     assert progress.assignments == 8 and [r.assigned for r in progress.per_reviewer] == [4, 4]
 
 
 def test_a_bad_items_line_is_named(admin_client_):
-    response = admin_client_.post("/review/admin/new/", {
+    response = admin_client_.post("/review/pools/new/", {
         "name": "x", "kind": "passage", "declared_rule": "explicit", "items": '{"query_id": "q"}\n{oops',
     })
     assert response.status_code == 400 and b"line 2" in response.content
@@ -49,20 +52,20 @@ def test_a_bad_items_line_is_named(admin_client_):
 def test_the_pool_page_shows_progress_agreement_rule_disagreements_and_stale(pool, admin_client_, reviewer_user,
                                                                              reviewer2_user):
     _grade_all(pool, reviewer_user, reviewer2_user)
-    services.item_rebind(item=pool.items.order_by("doc_id").first(), passage_text="changed")
-    html = admin_client_.get(f"/review/admin/pools/{pool.public_id}/").content.decode()
+    item_rebind(item=pool.items.order_by("doc_id").first(), passage_text="changed")
+    html = admin_client_.get(f"/review/pools/{pool.public_id}/").content.decode()
     for text in ("Per reviewer", "Per query", "Krippendorff", "Cohen&#x27;s kappa, quadratic",
                  "Adjudicated, else agreed, else unresolved",
                  reviewer_user.username, reviewer2_user.username, "QIDMARK-0", 'data-testid="stale"'):
         assert text in html or text.replace("&#x27;", "'") in html, text
-    assert selectors.LABEL_RULE in html.replace("&quot;", '"').replace("&#x27;", "'")
-    assert len(selectors.pool_stale_judgments(pool=pool)) == 2
+    assert LABEL_RULE in html.replace("&quot;", '"').replace("&#x27;", "'")
+    assert len(pool_stale_judgments(pool=pool)) == 2
 
 
 def test_the_adjudicator_sees_no_model_information(pool, admin_client_, admin_user_, reviewer_user, reviewer2_user):
     _grade_all(pool, reviewer_user, reviewer2_user)
     disagreement = agreement.pool_disagreements(pool=pool)[0]
-    url = f"/review/admin/pools/{pool.public_id}/items/{disagreement.item_id}/adjudicate/"
+    url = f"/review/agreement/{pool.public_id}/items/{disagreement.item_id}/adjudicate/"
     html = admin_client_.get(url).content.decode()
     for marker in ("SYSMARK", "MODELMARK", "JUDGEMARK", "0.98765", "PROPOSEDMARK", "RUNMARK"):
         assert marker not in html
@@ -74,9 +77,9 @@ def test_the_adjudicator_sees_no_model_information(pool, admin_client_, admin_us
 
 def test_exports_qrels_and_pseudonymised_jsonl(pool, admin_client_, reviewer_user, reviewer2_user):
     _grade_all(pool, reviewer_user, reviewer2_user)
-    qrels = admin_client_.get(f"/review/admin/pools/{pool.public_id}/qrels.txt?grade_type=section")
+    qrels = admin_client_.get(f"/review/agreement/{pool.public_id}/qrels.txt?grade_type=section")
     assert qrels.status_code == 200 and qrels.content.decode() == exports.pool_qrels(pool=pool, grade_type="section")
-    lines = b"".join(admin_client_.get(f"/review/admin/pools/{pool.public_id}/judgments.jsonl?pseudonymise=1")
+    lines = b"".join(admin_client_.get(f"/review/agreement/{pool.public_id}/judgments.jsonl?pseudonymise=1")
                      .streaming_content).decode().splitlines()
     rows = [json.loads(line) for line in lines]
     assert len(rows) == 24
@@ -113,15 +116,15 @@ def test_a_ruling_made_on_a_stale_view_of_the_disagreement_is_refused(pool, admi
 
     _grade_all(pool, reviewer_user, reviewer2_user)
     disagreement = agreement.pool_disagreements(pool=pool)[0]
-    url = f"/review/admin/pools/{pool.public_id}/items/{disagreement.item_id}/adjudicate/"
+    url = f"/review/agreement/{pool.public_id}/items/{disagreement.item_id}/adjudicate/"
     (seen,) = re.findall(r'name="seen" value="([0-9a-f]{64})"', admin_client_.get(url).content.decode())
     # Meanwhile a reviewer changes their grade: the disagreement the adjudicator looks at is not the current one.
     item = pool.items.get(public_id=disagreement.item_id)
     before = {name: grades for name, _status, grades, _note, _stale in
               agreement.pool_adjudication_item(pool=pool, item_id=item.public_id).reviewer_grades}
     regraded = {key: (value + 1) % 4 for key, value in before[reviewer_user.username].items()}
-    services.judgment_reopen(item=item, reviewer=reviewer_user)
-    services.judgment_submit(item=item, reviewer=reviewer_user, grades=regraded, complete=True)
+    judgment_reopen(item=item, reviewer=reviewer_user)
+    judgment_submit(item=item, reviewer=reviewer_user, grades=regraded, complete=True)
     after = agreement.pool_adjudication_item(pool=pool, item_id=item.public_id)
     assert {n: g for n, _s, g, _no, _st in after.reviewer_grades}[reviewer_user.username] == regraded
     refused = admin_client_.post(url, {disagreement.grade_type: "2", "seen": seen})

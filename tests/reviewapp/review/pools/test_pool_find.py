@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from reviewapp.review import selectors
+from reviewapp.review.pools.selectors import pool_find
 
 
 def test_a_job_finds_its_pools_by_external_ref(db):
-    from reviewapp.review import services
+    from reviewapp.review.pools.services import pool_create
     from tests.reviewapp.review.conftest import make_items
 
-    mine = services.pool_create(name="a", kind="passage", items=make_items(1, 1), declared_rule="x",
+    mine = pool_create(name="a", kind="passage", items=make_items(1, 1), declared_rule="x",
                                 external_ref={"app": "benchmarks", "run": 7})
-    services.pool_create(name="b", kind="passage", items=make_items(1, 1), declared_rule="x",
+    pool_create(name="b", kind="passage", items=make_items(1, 1), declared_rule="x",
                          external_ref={"app": "benchmarks", "run": 8})
-    assert selectors.pool_find(external_ref={"app": "benchmarks", "run": 7}) == [mine]
+    assert pool_find(external_ref={"app": "benchmarks", "run": 7}) == [mine]

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.review import selectors, services
-from reviewapp.review.models import Assignment, QueueTally, ReviewItem
-from reviewapp.review.pools import pool_admin
-from reviewapp.review.workspace import skips as workspace
-from reviewapp.review.workspace.queue_order import queue_rebuild
+from reviewapp.review.assignment.models import Assignment, QueueTally
+from reviewapp.review.assignment.queue_order import queue_rebuild
+from reviewapp.review.assignment.services import assignment_unassign
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.judgments.services import (
+    item_rebind,
+    item_shown_hashes,
+    judgment_reopen,
+    judgment_submit,
+    judgment_undo,
+)
+from reviewapp.review.workspace.queue import reviewer_queue_pages, reviewer_queues
+from reviewapp.review.workspace.selectors import reviewer_item
+from reviewapp.review.workspace.services import assignment_skip_set
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 pytestmark = pytest.mark.django_db
@@ -33,24 +42,24 @@ def _assert_in_step(*reviewers) -> None:
         queue_rebuild(reviewer_id=reviewer_id, pool_id=pool_id)
     assert _stored() == kept
     for reviewer in reviewers:
-        for whole, page in zip(selectors.reviewer_queues(reviewer=reviewer),
-                               selectors.reviewer_queue_pages(reviewer=reviewer, page_size=1000), strict=True):
+        for whole, page in zip(reviewer_queues(reviewer=reviewer),
+                               reviewer_queue_pages(reviewer=reviewer, page_size=1000), strict=True):
             assert [(e.item_id, e.position, e.state) for e in whole.entries] == \
                 [(e.item_id, e.position, e.state) for e in page.entries]
             assert {state: sum(1 for e in whole.entries if e.state == state) for state in page.counts} == page.counts
             for entry in whole.entries:
-                view = selectors.reviewer_item(reviewer=reviewer, item_id=entry.item_id)
+                view = reviewer_item(reviewer=reviewer, item_id=entry.item_id)
                 assert (view.position, view.total) == (entry.position, len(whole.entries))
 
 
 def _item(reviewer, n: int) -> ReviewItem:
-    entry = selectors.reviewer_queues(reviewer=reviewer)[0].entries[n]
+    entry = reviewer_queues(reviewer=reviewer)[0].entries[n]
     return ReviewItem.objects.get(public_id=entry.item_id)
 
 
 def _grade(item, reviewer, *, complete: bool) -> None:
-    services.judgment_submit(item=item, reviewer=reviewer, grades={"section": 2, "passage": 1}, complete=complete,
-                             shown=services.item_shown_hashes(item))
+    judgment_submit(item=item, reviewer=reviewer, grades={"section": 2, "passage": 1}, complete=complete,
+                             shown=item_shown_hashes(item))
 
 
 def test_every_write_that_moves_an_item_keeps_the_stored_order_and_tallies_equal_to_a_recount(
@@ -63,30 +72,30 @@ def test_every_write_that_moves_an_item_keeps_the_stored_order_and_tallies_equal
     _grade(_item(reviewer_user, 2), reviewer_user, complete=True)
     _assert_in_step(reviewer_user, reviewer2_user)
 
-    services.judgment_reopen(item=_item(reviewer_user, 2), reviewer=reviewer_user)
-    workspace.judgment_undo(item=_item(reviewer_user, 0), reviewer=reviewer_user)
+    judgment_reopen(item=_item(reviewer_user, 2), reviewer=reviewer_user)
+    judgment_undo(item=_item(reviewer_user, 0), reviewer=reviewer_user)
     _assert_in_step(reviewer_user)
 
     for n in (3, 1, 5):  # an open one, a completed one, another open one: skipped in that order
-        workspace.assignment_skip_set(reviewer=reviewer_user, item=_item(reviewer_user, n), skipped=True)
+        assignment_skip_set(reviewer=reviewer_user, item=_item(reviewer_user, n), skipped=True)
     _assert_in_step(reviewer_user)
-    assert [e.state for e in selectors.reviewer_queues(reviewer=reviewer_user)[0].entries][-3:] == \
+    assert [e.state for e in reviewer_queues(reviewer=reviewer_user)[0].entries][-3:] == \
         ["skipped", "complete", "skipped"]
-    skipped_last = selectors.reviewer_queues(reviewer=reviewer_user)[0].entries[-1]
-    workspace.assignment_skip_set(reviewer=reviewer_user,
+    skipped_last = reviewer_queues(reviewer=reviewer_user)[0].entries[-1]
+    assignment_skip_set(reviewer=reviewer_user,
                                   item=ReviewItem.objects.get(public_id=skipped_last.item_id), skipped=False)
     _assert_in_step(reviewer_user)
 
     # New texts for the completed item (skipped for later before it was completed): the judgment goes stale, and
     # the item is open again, still at the end of the queue.
-    done = next(e for e in selectors.reviewer_queues(reviewer=reviewer_user)[0].entries if e.state == "complete")
+    done = next(e for e in reviewer_queues(reviewer=reviewer_user)[0].entries if e.state == "complete")
     item = ReviewItem.objects.get(public_id=done.item_id)
-    before = selectors.reviewer_queue_pages(reviewer=reviewer_user)[0].counts
-    services.item_rebind(item=item, passage_text=item.passage_text + " (amended)")
-    after = selectors.reviewer_queue_pages(reviewer=reviewer_user)[0].counts
+    before = reviewer_queue_pages(reviewer=reviewer_user)[0].counts
+    item_rebind(item=item, passage_text=item.passage_text + " (amended)")
+    after = reviewer_queue_pages(reviewer=reviewer_user)[0].counts
     assert (after["complete"], after["skipped"]) == (before["complete"] - 1, before["skipped"] + 1)
     _assert_in_step(reviewer_user, reviewer2_user)
 
-    pool_admin.assignment_unassign(pool=pool, reviewer=reviewer2_user)
+    assignment_unassign(pool=pool, reviewer=reviewer2_user)
     assert not QueueTally.objects.filter(reviewer=reviewer2_user).exists()  # nothing judged: nothing kept
     _assert_in_step(reviewer_user, reviewer2_user)

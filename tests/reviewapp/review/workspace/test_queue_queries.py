@@ -12,7 +12,7 @@ import pytest
 from tests.factories import client_for
 from tests.reviewapp.review.conftest import make_items, make_pool
 
-QUEUE_QUERIES = {"/api/v1/review/queue/": 5, "/review/": 6}
+QUEUE_QUERIES = {"/api/v1/review/queue/": 5, "/review/workspace/": 6}
 
 
 @pytest.mark.parametrize("path", QUEUE_QUERIES)

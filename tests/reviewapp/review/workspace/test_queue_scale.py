@@ -12,11 +12,15 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from reviewapp.review import selectors, services
-from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
-from reviewapp.review.workspace import skips as workspace
-from reviewapp.review.workspace.queue import QUEUE_PAGE_SIZE, REVIEWER_ORDER, SEARCH_COUNT_CAP
-from reviewapp.review.workspace.queue_order import queue_rebuild
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.queue_order import queue_rebuild
+from reviewapp.review.judgments.hashes import item_hashes
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit
+from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.workspace.queue import QUEUE_PAGE_SIZE, REVIEWER_ORDER, SEARCH_COUNT_CAP, reviewer_queue_pages
+from reviewapp.review.workspace.selectors import reviewer_item
+from reviewapp.review.workspace.services import assignment_skip_set
 from tests.factories import client_for
 
 # session, user, permissions; the tallies (with each pool's first open item); the skipped items' places; the page's
@@ -49,9 +53,9 @@ def _world(*, reviewer, items: int) -> list[str]:
     by_id = {i.public_id: i for i in ReviewItem.objects.filter(public_id__in=order[:3])}
     for n, complete in ((0, False), (1, True)):
         item = by_id[order[n]]
-        services.judgment_submit(item=item, reviewer=reviewer, grades={"section": 1, "passage": 1},
-                                 complete=complete, shown=services.item_shown_hashes(item))
-    workspace.assignment_skip_set(reviewer=reviewer, item=by_id[order[2]], skipped=True)
+        judgment_submit(item=item, reviewer=reviewer, grades={"section": 1, "passage": 1},
+                                 complete=complete, shown=item_shown_hashes(item))
+    assignment_skip_set(reviewer=reviewer, item=by_id[order[2]], skipped=True)
     return _order(reviewer)
 
 
@@ -74,7 +78,7 @@ def test_the_queue_page_and_the_item_page_cost_a_fixed_number_of_queries_whateve
     order = _world(reviewer=reviewer_user, items=items)
     client = client_for(reviewer_user)
 
-    queries, body = _count(client, "/review/")
+    queries, body = _count(client, "/review/workspace/")
     assert queries == QUEUE_PAGE_QUERIES
     html = body.decode()
     assert html.count('data-testid="queue-row"') == QUEUE_PAGE_SIZE
@@ -82,15 +86,15 @@ def test_the_queue_page_and_the_item_page_cost_a_fixed_number_of_queries_whateve
     assert f"{items - 3} to do · 1 draft · 1 skipped" in html
     assert len(body) < 100 * 1024
     # Filters and search count the whole queue, not the page.
-    queries, body = _count(client, "/review/?status=todo&q=question")
+    queries, body = _count(client, "/review/workspace/?status=todo&q=question")
     assert queries == QUEUE_PAGE_QUERIES + 1
     assert (f"{items - 3} of {items} items match." if items - 3 <= SEARCH_COUNT_CAP
             else f"More than {SEARCH_COUNT_CAP} of {items} items match.") in body.decode()
 
     middle = order[len(order) // 2]
-    queries, body = _count(client, f"/review/items/{middle}/")
+    queries, body = _count(client, f"/review/workspace/items/{middle}/")
     assert queries == ITEM_PAGE_QUERIES_GET
-    view = selectors.reviewer_item(reviewer=reviewer_user, item_id=middle)
+    view = reviewer_item(reviewer=reviewer_user, item_id=middle)
     index = order.index(middle)
     assert (view.position, view.total, view.previous_id, view.next_id) == (
         index + 1, items, order[index - 1], order[index + 1])
@@ -99,22 +103,22 @@ def test_the_queue_page_and_the_item_page_cost_a_fixed_number_of_queries_whateve
 def test_the_last_page_of_the_queue_lists_the_rest_in_order_with_whole_queue_positions(reviewer_user):
     order = _world(reviewer=reviewer_user, items=120)
     pool_id = ReviewPool.objects.get(name="scale 120").public_id
-    (last,) = selectors.reviewer_queue_pages(reviewer=reviewer_user, page=3, page_pool=pool_id)
+    (last,) = reviewer_queue_pages(reviewer=reviewer_user, page=3, page_pool=pool_id)
     assert (last.page, last.pages) == (3, 3)
     assert [e.item_id for e in last.entries] == order[100:]
     assert [e.position for e in last.entries] == list(range(101, 121))
     assert last.entries[-1].skipped  # skipped for later: the end of the queue
     assert last.next_open is not None and last.next_open.item_id == order[0]  # the draft is still open
-    (beyond,) = selectors.reviewer_queue_pages(reviewer=reviewer_user, page=99, page_pool=pool_id)
+    (beyond,) = reviewer_queue_pages(reviewer=reviewer_user, page=99, page_pool=pool_id)
     assert beyond.page == 3
 
 
 def test_next_open_on_the_item_page_wraps_round_past_complete_items(reviewer_user):
     order = _world(reviewer=reviewer_user, items=100)
     # order[0] is a draft, order[1] complete, order[-1] skipped (open): after the last item, the first open one.
-    assert selectors.reviewer_item(reviewer=reviewer_user, item_id=order[-1]).next_open_id == order[0]
-    assert selectors.reviewer_item(reviewer=reviewer_user, item_id=order[0]).next_open_id == order[2]
-    first = selectors.reviewer_item(reviewer=reviewer_user, item_id=order[0])
+    assert reviewer_item(reviewer=reviewer_user, item_id=order[-1]).next_open_id == order[0]
+    assert reviewer_item(reviewer=reviewer_user, item_id=order[0]).next_open_id == order[2]
+    first = reviewer_item(reviewer=reviewer_user, item_id=order[0])
     assert first.previous_id is None and first.position == 1
 
 

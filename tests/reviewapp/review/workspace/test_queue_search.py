@@ -13,11 +13,19 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from reviewapp.review import selectors
-from reviewapp.review.models import Assignment, ReviewItem, ReviewPool, item_hashes
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.queue_order import queue_rebuild
+from reviewapp.review.judgments.hashes import item_hashes
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.pools.models import ReviewPool
 from reviewapp.review.workspace import queue as queue_module
-from reviewapp.review.workspace.queue import QUEUE_PAGE_SIZE, REVIEWER_ORDER, SEARCH_COUNT_CAP, reviewer_queues
-from reviewapp.review.workspace.queue_order import queue_rebuild
+from reviewapp.review.workspace.queue import (
+    QUEUE_PAGE_SIZE,
+    REVIEWER_ORDER,
+    SEARCH_COUNT_CAP,
+    reviewer_queue_pages,
+    reviewer_queues,
+)
 from tests.factories import client_for
 
 TEXTS = {"source_heading": "Sec. 1 Deposits", "source_text": "A deposit is returned within thirty days.",
@@ -50,8 +58,9 @@ def _queries(client, path: str) -> tuple[int, str]:
     return len(captured), response.content.decode()
 
 
-@pytest.mark.parametrize("path", ["/review/", "/review/?status=todo", "/review/?q=deposit+returned",
-                                  "/review/?q=question+3&status=todo"])
+@pytest.mark.parametrize("path", ["/review/workspace/", "/review/workspace/?status=todo",
+                                  "/review/workspace/?q=deposit+returned",
+                                  "/review/workspace/?q=question+3&status=todo"])
 def test_the_queue_page_costs_the_same_queries_with_one_pool_as_with_six(path, reviewer_user, reviewer2_user):
     _pool(reviewer=reviewer_user, items=60, name="Only pool")
     for n in range(6):
@@ -68,13 +77,13 @@ def test_every_pool_shows_its_own_page_of_matches_in_the_reviewer_order(reviewer
         _pool(reviewer=reviewer_user, items=200, name=f"Pool {n}")
     wanted = {q.pool_id: [e for e in q.entries if "question" in e.query_text.lower() and "1" in e.query_text]
               for q in reviewer_queues(reviewer=reviewer_user)}
-    pages = selectors.reviewer_queue_pages(reviewer=reviewer_user, search="QUESTION 1")
+    pages = reviewer_queue_pages(reviewer=reviewer_user, search="QUESTION 1")
     assert [p.pool_id for p in pages] == list(wanted)
     for page in pages:
         assert page.entries == wanted[page.pool_id][:QUEUE_PAGE_SIZE]  # positions, states and order too
         assert (page.shown_total, page.shown_capped) == (len(wanted[page.pool_id]), False)
     second = pages[1].pool_id
-    again = selectors.reviewer_queue_pages(reviewer=reviewer_user, search="QUESTION 1", page=2, page_pool=second)
+    again = reviewer_queue_pages(reviewer=reviewer_user, search="QUESTION 1", page=2, page_pool=second)
     assert again[1].entries == wanted[second][QUEUE_PAGE_SIZE:2 * QUEUE_PAGE_SIZE]
     assert again[0].entries == wanted[again[0].pool_id][:QUEUE_PAGE_SIZE]  # the other pools stay on page 1
 
@@ -92,7 +101,7 @@ def test_the_indexed_search_finds_what_reading_every_query_text_finds(search, ra
     _pool(reviewer=reviewer_user, items=130, name="Mine", query_text=text)
     _pool(reviewer=reviewer2_user, items=130, name="Theirs", query_text=text)  # same texts, someone else's
     (queue,) = reviewer_queues(reviewer=reviewer_user, search=search)
-    (page,) = selectors.reviewer_queue_pages(reviewer=reviewer_user, search=search, page_size=1000)
+    (page,) = reviewer_queue_pages(reviewer=reviewer_user, search=search, page_size=1000)
     assert page.entries == queue.shown
     assert page.shown_total == len(queue.shown or [])
 
@@ -100,22 +109,22 @@ def test_the_indexed_search_finds_what_reading_every_query_text_finds(search, ra
 def test_a_search_matching_more_than_the_cap_says_more_than_and_still_pages_on(reviewer_user):
     _pool(reviewer=reviewer_user, items=SEARCH_COUNT_CAP + 80, name="Long")
     client = client_for(reviewer_user)
-    html = client.get("/review/?q=deposit").content.decode()
+    html = client.get("/review/workspace/?q=deposit").content.decode()
     assert f"More than {SEARCH_COUNT_CAP} of {SEARCH_COUNT_CAP + 80} items match." in html
     last_counted = SEARCH_COUNT_CAP // QUEUE_PAGE_SIZE
-    (page,) = selectors.reviewer_queue_pages(reviewer=reviewer_user, search="deposit", page=last_counted)
+    (page,) = reviewer_queue_pages(reviewer=reviewer_user, search="deposit", page=last_counted)
     assert page.page == last_counted and page.shown_capped
     pool = page.pool_id
-    html = client.get(f"/review/?q=deposit&pool={pool}&page={last_counted}").content.decode()
+    html = client.get(f"/review/workspace/?q=deposit&pool={pool}&page={last_counted}").content.decode()
     assert 'data-testid="next-page"' in html  # more matches than counted: the next page is offered
     order = list(Assignment.objects.filter(reviewer=reviewer_user).order_by(*REVIEWER_ORDER)
                  .values_list("item__public_id", flat=True))
-    (beyond,) = selectors.reviewer_queue_pages(reviewer=reviewer_user, search="deposit", page=last_counted + 1,
+    (beyond,) = reviewer_queue_pages(reviewer=reviewer_user, search="deposit", page=last_counted + 1,
                                                page_pool=pool)
     assert beyond.page == last_counted + 1  # counted past the cap, as far as the page asked for
     assert [e.item_id for e in beyond.entries] == order[SEARCH_COUNT_CAP:SEARCH_COUNT_CAP + QUEUE_PAGE_SIZE]
     assert (beyond.shown_total, beyond.shown_capped) == (SEARCH_COUNT_CAP + QUEUE_PAGE_SIZE, True)
-    (last,) = selectors.reviewer_queue_pages(reviewer=reviewer_user, search="deposit", page=last_counted + 2,
+    (last,) = reviewer_queue_pages(reviewer=reviewer_user, search="deposit", page=last_counted + 2,
                                              page_pool=pool)
     assert (last.shown_total, last.shown_capped) == (SEARCH_COUNT_CAP + 80, False)  # the end reached: exact
     assert [e.item_id for e in last.entries] == order[SEARCH_COUNT_CAP + QUEUE_PAGE_SIZE:]
@@ -124,7 +133,7 @@ def test_a_search_matching_more_than_the_cap_says_more_than_and_still_pages_on(r
 def test_the_search_reads_the_query_text_index(reviewer_user, monkeypatch):
     _pool(reviewer=reviewer_user, items=50, name="Indexed")
     with CaptureQueriesContext(connection) as captured:
-        selectors.reviewer_queue_pages(reviewer=reviewer_user, search="deposit")
+        reviewer_queue_pages(reviewer=reviewer_user, search="deposit")
     (count_sql,) = [q["sql"] for q in captured if "COUNT(*) FROM (" in q["sql"]]
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
@@ -143,7 +152,7 @@ def test_the_search_reads_the_query_text_index(reviewer_user, monkeypatch):
             # A word more items hold than the bar is checked along the reviewer's own queue index instead.
             monkeypatch.setattr(queue_module, "RARE_WORD_ITEMS", 10)
             with CaptureQueriesContext(connection) as captured:
-                (page,) = selectors.reviewer_queue_pages(reviewer=reviewer_user, search="deposit")
+                (page,) = reviewer_queue_pages(reviewer=reviewer_user, search="deposit")
             (count_sql,) = [q["sql"] for q in captured if "COUNT(*) FROM (" in q["sql"]]
             assert page.shown_total == 50 and "reviewapp_reviewitem_trgm" not in count_sql
             cursor.execute("EXPLAIN QUERY PLAN " + count_sql)
@@ -152,7 +161,7 @@ def test_the_search_reads_the_query_text_index(reviewer_user, monkeypatch):
 
 def test_the_trigram_table_follows_new_and_deleted_items(reviewer_user):
     _pool(reviewer=reviewer_user, items=5, name="Followed", query_text=lambda n: f"Is a lease {n} void?")
-    assert selectors.reviewer_queue_pages(reviewer=reviewer_user, search="lease")[0].shown_total == 5
+    assert reviewer_queue_pages(reviewer=reviewer_user, search="lease")[0].shown_total == 5
     ReviewPool.objects.filter(name="Followed").delete()
     _pool(reviewer=reviewer_user, items=3, name="Next", query_text=lambda n: f"Is a lease {n} void?")
-    assert selectors.reviewer_queue_pages(reviewer=reviewer_user, search="lease")[0].shown_total == 3
+    assert reviewer_queue_pages(reviewer=reviewer_user, search="lease")[0].shown_total == 3

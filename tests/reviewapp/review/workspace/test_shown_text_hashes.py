@@ -11,8 +11,9 @@ import re
 
 import pytest
 
-from reviewapp.review import selectors, services
-from reviewapp.review.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.judgments.services import item_rebind
+from reviewapp.review.workspace.selectors import reviewer_history
 
 NEW_PASSAGE = "A deposit must now be returned within 5 days (amended text)."
 HIDDEN = re.compile(r'<input type="hidden" name="(query_hash|source_hash|passage_hash)" value="([0-9a-f]+)">')
@@ -27,7 +28,7 @@ def _hidden_hashes(html: str) -> dict[str, str]:
 
 
 def _rebind(item_id: str) -> ReviewItem:
-    return services.item_rebind(item=ReviewItem.objects.get(public_id=item_id), passage_text=NEW_PASSAGE)
+    return item_rebind(item=ReviewItem.objects.get(public_id=item_id), passage_text=NEW_PASSAGE)
 
 
 def _stored(reviewer, item_id: str) -> int:
@@ -36,7 +37,7 @@ def _stored(reviewer, item_id: str) -> int:
 
 def test_the_item_page_sends_the_hashes_of_the_texts_it_shows(pool, reviewer_client):
     item_id = _first_item(reviewer_client)
-    html = reviewer_client.get(f"/review/items/{item_id}/").content.decode()
+    html = reviewer_client.get(f"/review/workspace/items/{item_id}/").content.decode()
     item = ReviewItem.objects.get(public_id=item_id)
     form = html[html.index('<form id="judgment"'):]
     assert _hidden_hashes(form[: form.index("</form>")]) == {
@@ -45,10 +46,10 @@ def test_the_item_page_sends_the_hashes_of_the_texts_it_shows(pool, reviewer_cli
 
 def test_a_page_submit_on_changed_text_stores_nothing_and_shows_the_new_text(pool, reviewer_client, reviewer_user):
     item_id = _first_item(reviewer_client)
-    shown = _hidden_hashes(reviewer_client.get(f"/review/items/{item_id}/").content.decode())
+    shown = _hidden_hashes(reviewer_client.get(f"/review/workspace/items/{item_id}/").content.decode())
     _rebind(item_id)  # the passage changes while the reviewer reads the old one
 
-    response = reviewer_client.post(f"/review/items/{item_id}/",
+    response = reviewer_client.post(f"/review/workspace/items/{item_id}/",
                                     {"section": "3", "passage": "2", "action": "complete", **shown})
     html = response.content.decode()
     assert response.status_code == 409
@@ -60,10 +61,10 @@ def test_a_page_submit_on_changed_text_stores_nothing_and_shows_the_new_text(poo
     # The re-rendered page carries the new hashes: grading the new text is saved against it.
     fresh = _hidden_hashes(html)
     assert fresh["passage_hash"] != shown["passage_hash"]
-    response = reviewer_client.post(f"/review/items/{item_id}/",
+    response = reviewer_client.post(f"/review/workspace/items/{item_id}/",
                                     {"section": "3", "passage": "2", "action": "save", **fresh})
     assert response.status_code == 302
-    revision = selectors.reviewer_history(reviewer=reviewer_user, item_id=item_id)
+    revision = reviewer_history(reviewer=reviewer_user, item_id=item_id)
     assert len(revision) == 1
     stored = JudgmentRevision.objects.get(judgment__reviewer=reviewer_user, judgment__item__public_id=item_id)
     assert stored.passage_hash == ReviewItem.objects.get(public_id=item_id).passage_hash == fresh["passage_hash"]
@@ -71,19 +72,19 @@ def test_a_page_submit_on_changed_text_stores_nothing_and_shows_the_new_text(poo
 
 def test_an_htmx_submit_on_changed_text_reloads_the_page_and_stores_nothing(pool, reviewer_client, reviewer_user):
     item_id = _first_item(reviewer_client)
-    shown = _hidden_hashes(reviewer_client.get(f"/review/items/{item_id}/").content.decode())
+    shown = _hidden_hashes(reviewer_client.get(f"/review/workspace/items/{item_id}/").content.decode())
     _rebind(item_id)
-    response = reviewer_client.post(f"/review/items/{item_id}/", {"section": "1", "action": "save", **shown},
+    response = reviewer_client.post(f"/review/workspace/items/{item_id}/", {"section": "1", "action": "save", **shown},
                                     HTTP_HX_REQUEST="true")
     assert response["HX-Refresh"] == "true"
     assert _stored(reviewer_user, item_id) == 0
-    page = reviewer_client.get(f"/review/items/{item_id}/").content.decode()
+    page = reviewer_client.get(f"/review/workspace/items/{item_id}/").content.decode()
     assert NEW_PASSAGE in page and "changed since it was shown to you" in page
 
 
 def test_a_page_submit_without_the_hashes_is_refused(pool, reviewer_client, reviewer_user):
     item_id = _first_item(reviewer_client)
-    response = reviewer_client.post(f"/review/items/{item_id}/", {"section": "1", "action": "save"})
+    response = reviewer_client.post(f"/review/workspace/items/{item_id}/", {"section": "1", "action": "save"})
     assert response.status_code == 400 and b"query_hash: required" in response.content
     assert _stored(reviewer_user, item_id) == 0
 

@@ -1,8 +1,8 @@
-"""Reading span answers: each counted judgment's spans, and the latest ruling of an item with its ruled spans.
+"""Span answers read together: each counted judgment's spans, and the latest ruling of an item with its spans.
 
 For jobs whose kind labels spans (contract clauses). The same population as every other label read: the
-counted judgments of ``selectors.pool_completed_judgments`` (complete, not stale, not known-answer items, and
-judgments of the same texts linked from another pool), with the spans of the revision each one counts.
+counted judgments of ``judgments.selectors.pool_completed_judgments`` (complete, not stale, not known-answer
+items, and judgments of the same texts linked from another pool), with the spans of the revision each one counts.
 """
 
 from __future__ import annotations
@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.db.models import Min, QuerySet
-
-from reviewapp.review.models import Adjudication, Judgment, ReviewItem, ReviewPool
-from reviewapp.review.selectors import JudgmentRecord, hashes_match, pool_completed_judgments
+from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.judgments.hashes import hashes_match
+from reviewapp.review.judgments.models import Judgment
+from reviewapp.review.judgments.selectors import JudgmentRecord, pool_completed_judgments
+from reviewapp.review.pools.models import ReviewPool
 
 
 @dataclass(frozen=True)
@@ -71,24 +72,3 @@ def pool_span_rulings(*, pool: ReviewPool, grade_type: str) -> dict[str, SpanRul
         for ruling in latest.values()
         if hashes_match(ruling, ruling.item)
     }
-
-
-def pool_label_items(*, pool: ReviewPool) -> QuerySet[ReviewItem]:
-    """The pool's items that carry labels (known-answer items check reviewers and are left out), in (query id,
-    document id) order, without their source texts (``pool_source_texts`` reads each once)."""
-    from reviewapp.review.pools.known_answers import known_answer_item_pks
-
-    return (pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).defer("source_text")
-            .order_by("query_id", "doc_id"))
-
-
-def pool_source_texts(*, pool: ReviewPool) -> dict[str, str]:
-    """Source hash -> source text, each distinct source read once (a contract's text is the source of every one
-    of its categories' items: reading it per item would read it once per category)."""
-    firsts = pool.items.values("source_hash").annotate(first=Min("id")).values_list("first", flat=True)
-    return dict(ReviewItem.objects.filter(pk__in=list(firsts)).values_list("source_hash", "source_text"))
-
-
-def pool_item(*, pool: ReviewPool, item_id: str) -> ReviewItem:
-    """One item of the pool by its public id (``ReviewItem.DoesNotExist`` when it is not there)."""
-    return ReviewItem.objects.select_related("pool").get(pool=pool, public_id=item_id)

@@ -1,47 +1,27 @@
-"""Writes of the blinded review: pools, assignments, judgments, adjudications, label sources.
+"""Writes of items and judgments: an item re-bound to new texts, and a reviewer's judgment saved, reopened, undone.
 
-Jobs (benchmarks, grading) push items in with ``pool_create`` and read labels
-back through ``reviewapp.review.selectors``. The review core never learns what a
-pool's items mean: it stores texts, hashes and an opaque ``external_ref``.
+Append-only: every change of a judgment inserts a revision (``JudgmentRevision``), and the judgment's head only
+points at its latest one. An undo is a NEW revision restoring the state before the latest one, so the history stays
+append-only and every revision keeps its hash binding.
 """
 
 from __future__ import annotations
 
-import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
-# Who may hold an assignment, and the reviewer's own order, are assignment's rules (assignment/assign.py).
-from reviewapp.review.assignment.assign import assignee_refusal as assignee_refusal
-from reviewapp.review.assignment.assign import assignment_sort_key as assignment_sort_key
-from reviewapp.review.assignment.assign import assignments_rebound, pool_assign_detail
-from reviewapp.review.errors import ReviewError as ReviewError
-from reviewapp.review.kinds import PoolKind, UnknownKind, kind_for_grade_type, kind_get
-from reviewapp.review.models import (
-    Assignment,
-    ImportedLabel,
-    Judgment,
-    JudgmentRevision,
-    LabelSource,
-    ReviewItem,
-    ReviewPool,
-    item_hashes,
-)
-
-# Jobs compute hashes for their own ledgers with the same functions the items are hashed with.
-from reviewapp.review.models import passage_hash_of as passage_hash_of
-from reviewapp.review.models import query_hash_of as query_hash_of
-from reviewapp.review.models import source_hash_of as source_hash_of
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.assignment.queue_order import assignments_refresh
+from reviewapp.review.assignment.services import assignee_refusal, assignments_rebound
+from reviewapp.review.errors import NotAssigned, ReviewError
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.kinds import PoolKind
+from reviewapp.review.pools.services import ITEM_TEXT_FIELDS, item_hashes_check, pool_kind
 from reviewapp.review.spans.normalise import SpanError, spans_answer_check, spans_normalise
-from reviewapp.review.workspace.queue_order import assignments_refresh
-
-
-class NotAssigned(LookupError):
-    """The reviewer has no assignment for this item (callers answer 404, never reveal the item)."""
 
 
 class TextChanged(ReviewError):
@@ -55,29 +35,6 @@ class TextChanged(ReviewError):
         )
 
 
-# ---------------------------------------------------------------------------
-# Hashes (what a judgment binds to)
-# ---------------------------------------------------------------------------
-
-
-def item_hashes_check(*, texts: Mapping[str, str], claimed: Mapping[str, Any], where: str = "") -> dict[str, str]:
-    """The hashes of ``texts`` computed here; a hash in ``claimed`` is only a check, refused when it differs.
-
-    The message names the field (``items[3].passage_hash does not match the passage text``).
-    """
-    computed = item_hashes(**{field: texts[field] for field in _ITEM_TEXT_FIELDS})
-    prefix = f"{where}." if where else ""
-    for field, value in computed.items():
-        sent = claimed.get(field)
-        if sent is None or sent == "":
-            continue
-        if not isinstance(sent, str) or sent.strip().lower() != value:
-            text = field.removesuffix("_hash")
-            raise ReviewError(f"{prefix}{field} does not match the {text} text (hashes are computed by the server "
-                              "from the texts; send them only as a check, or leave them out)")
-    return computed
-
-
 # What a grading submit carries back: the hashes of the texts the reviewer was shown (form hidden fields,
 # API body fields), compared with the item's current hashes when the revision is written.
 SHOWN_HASH_FIELDS = ("query_hash", "source_hash", "passage_hash")
@@ -85,147 +42,6 @@ SHOWN_HASH_FIELDS = ("query_hash", "source_hash", "passage_hash")
 
 def item_shown_hashes(item: ReviewItem) -> dict[str, str]:
     return {field: getattr(item, field) for field in SHOWN_HASH_FIELDS}
-
-
-def pool_kind(kind: str) -> PoolKind:
-    try:
-        return kind_get(kind)
-    except UnknownKind as error:
-        raise ReviewError(str(error)) from None
-
-
-# ---------------------------------------------------------------------------
-# Pools
-# ---------------------------------------------------------------------------
-
-_ITEM_TEXT_FIELDS = ("query_text", "source_heading", "source_text", "passage_caption", "passage_text")
-ITEM_FIELDS = {
-    "query_id",
-    "doc_id",
-    *_ITEM_TEXT_FIELDS,
-    "query_hash",
-    "source_hash",
-    "passage_hash",
-    "external_ref",
-    "priority",
-}
-# A tier number; more tiers than this is no work order anyone could follow.
-MAX_PRIORITY = 100_000
-
-
-def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:
-    where = f"items[{index}]"
-    if not isinstance(raw, Mapping):
-        raise ReviewError(f"{where}: expected an object, got {type(raw).__name__}")
-    unknown = set(raw) - ITEM_FIELDS
-    if unknown:
-        raise ReviewError(f"{where}: unknown field(s) {sorted(unknown)}")
-    item: dict[str, Any] = {}
-    for field in ("query_id", "doc_id"):
-        value = raw.get(field)
-        if value is None or str(value).strip() == "":
-            raise ReviewError(f"{where}.{field}: required")
-        item[field] = str(value)
-    for field in _ITEM_TEXT_FIELDS:
-        value = raw.get(field, "")
-        if not isinstance(value, str):
-            raise ReviewError(f"{where}.{field}: must be text")
-        item[field] = value
-    if not item["query_text"].strip():
-        raise ReviewError(f"{where}.query_text: required")
-    if not (item["passage_text"].strip() or item["source_text"].strip()):
-        raise ReviewError(f"{where}: needs source_text or passage_text")
-    item.update(item_hashes_check(texts=item, claimed=raw, where=where))
-    external_ref = raw.get("external_ref", {})
-    if not isinstance(external_ref, dict):
-        raise ReviewError(f"{where}.external_ref: must be an object")
-    item["external_ref"] = external_ref
-    priority = raw.get("priority", 0)
-    if isinstance(priority, bool) or not isinstance(priority, int) or not 0 <= priority <= MAX_PRIORITY:
-        raise ReviewError(f"{where}.priority: must be a whole number from 0 to {MAX_PRIORITY}")
-    item["priority"] = priority
-    return item
-
-
-def _check_tiers_whole_queries(items: Sequence[Mapping[str, Any]]) -> None:
-    """Refuse a work order that splits a query: every item of one ``query_id`` must share its ``priority``.
-
-    A tier inside a query would put some of its passages first in every reviewer's queue, and whatever chose
-    them (a system's top five, say) would be told to the reviewers by the order. Whole queries may come in any
-    order; within a query each reviewer has their own keyed shuffle.
-    """
-    first: dict[str, int] = {}
-    for i, item in enumerate(items):
-        j = first.setdefault(item["query_id"], i)
-        if items[j]["priority"] != item["priority"]:
-            raise ReviewError(
-                f"items[{i}].priority: {item['priority']} differs from items[{j}].priority {items[j]['priority']} "
-                f"of the same query_id {item['query_id']!r}; the work order ranks whole queries only (an order "
-                "inside a query would tell reviewers how the passages were chosen)")
-
-
-# More would be no review design anyone runs; far more overflowed the column (a 500).
-MAX_REVIEWERS_PER_ITEM = 100
-
-
-@transaction.atomic
-def pool_create(
-    *,
-    name: str,
-    kind: str,
-    items: Sequence[Mapping[str, Any]],
-    declared_rule: str,
-    declared_params: Mapping[str, Any] | None = None,
-    reviewers_per_item: int = 2,
-    reviewer_title: str = "",
-    instructions: str = "",
-    external_ref: Mapping[str, Any] | None = None,
-    created_by: AbstractBaseUser | None = None,
-) -> ReviewPool:
-    """Declare a pool with its items, all or nothing.
-
-    ``items``: objects with ``query_id``, ``doc_id`` (the job's ids; qrels use
-    them), ``query_text``, ``source_heading``, ``source_text``,
-    ``passage_caption``, ``passage_text``, optional ``query_hash`` /
-    ``source_hash`` / ``passage_hash`` (always computed here from the texts;
-    one sent is only a check, and a mismatch is refused) and an opaque
-    ``external_ref`` (never shown to reviewers), optional
-    ``priority`` (the work order's tier, 0 first; never shown; the same for
-    every item of one ``query_id``). The order of ``items`` is not kept: ids
-    are random and each reviewer gets a shuffle within each tier.
-    """
-    pool_kind(kind)
-    if not name.strip():
-        raise ReviewError("name: required")
-    if not declared_rule.strip():
-        raise ReviewError("declared_rule: required (say how the pool was chosen)")
-    if not isinstance(reviewers_per_item, int) or not 1 <= reviewers_per_item <= MAX_REVIEWERS_PER_ITEM:
-        raise ReviewError(f"reviewers_per_item: must be a whole number from 1 to {MAX_REVIEWERS_PER_ITEM}")
-    if not items:
-        raise ReviewError("items: a pool needs at least one item")
-    cleaned = [_clean_item(i, raw) for i, raw in enumerate(items)]
-    seen: dict[tuple[str, str], int] = {}
-    for i, item in enumerate(cleaned):
-        key = (item["query_id"], item["doc_id"])
-        if key in seen:
-            raise ReviewError(f"items[{i}]: query_id {key[0]!r} with doc_id {key[1]!r} repeats items[{seen[key]}]")
-        seen[key] = i
-    _check_tiers_whole_queries(cleaned)
-    pool = ReviewPool.objects.create(
-        name=name.strip(),
-        kind=kind,
-        declared_rule=declared_rule.strip(),
-        declared_params=dict(declared_params or {}),
-        reviewers_per_item=reviewers_per_item,
-        reviewer_title=reviewer_title.strip(),
-        instructions=instructions.strip(),
-        external_ref=dict(external_ref or {}),
-        created_by=created_by,
-    )
-    # Shuffle before inserting so that even primary keys carry no trace of the job's order.
-    random.SystemRandom().shuffle(cleaned)
-    ReviewItem.objects.bulk_create([ReviewItem(pool=pool, **item) for item in cleaned])
-    return pool
 
 
 @transaction.atomic
@@ -245,7 +61,7 @@ def item_rebind(
 
     Hashes given are only a check (a mismatch is refused). Judgments are not touched; those made on the old
     hashes become stale. A holder who holds the new texts in another item loses this one
-    (``assign.assignments_rebound``): no reviewer is shown the same texts twice.
+    (``assignment.services.assignments_rebound``): no reviewer is shown the same texts twice.
     """
     item = ReviewItem.objects.select_for_update().get(pk=item.pk)
     for field, value in (
@@ -257,27 +73,12 @@ def item_rebind(
     ):
         if value is not None:
             setattr(item, field, value)
-    item_hashes_check(texts={field: getattr(item, field) for field in _ITEM_TEXT_FIELDS},
+    item_hashes_check(texts={field: getattr(item, field) for field in ITEM_TEXT_FIELDS},
                       claimed={"query_hash": query_hash, "source_hash": source_hash, "passage_hash": passage_hash})
     item.save()
     assignments_refresh(item_id=item.pk)  # judgments of the old texts are stale now: back to "to do"
     assignments_rebound(item=item)
     return item
-
-
-def pool_assign(
-    *,
-    pool: ReviewPool,
-    reviewers: Iterable[AbstractBaseUser],
-    per_item: int | None = None,
-) -> int:
-    """Give each item to ``per_item`` reviewers, judging once (``assign.pool_assign_detail``); how many added."""
-    return pool_assign_detail(pool=pool, reviewers=reviewers, per_item=per_item).assigned
-
-
-# ---------------------------------------------------------------------------
-# Judgments
-# ---------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -395,6 +196,34 @@ def judgment_reopen(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitRe
     return SubmitResult(revision=revision, created=True)
 
 
+@transaction.atomic
+def judgment_undo(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResult:
+    """Undo the reviewer's latest change: a new revision with the state (status, grades, spans, note) before it.
+
+    The restored state keeps the hashes of the revision it restores (its grades were given on those texts); undoing
+    the very first revision restores the empty draft, bound to the texts that revision was given on. Undoing twice
+    returns to the state before the first undo, as every undo is itself a revision.
+    """
+    if not Assignment.objects.filter(item=item, reviewer=reviewer).exists():
+        raise NotAssigned(item.public_id)
+    _refuse_grader(item=item, reviewer=reviewer)
+    # The latest change is read under the judgment's lock: two undos at once undo two changes, in turn.
+    judgment = judgment_lock(item=item, reviewer=reviewer)
+    current = judgment.current if judgment is not None else None
+    if judgment is None or current is None:
+        raise ReviewError("nothing to undo: no judgment saved for this item yet")
+    previous = JudgmentRevision.objects.filter(judgment=judgment, number=current.number - 1).first()
+    source = previous if previous is not None else current
+    state = ({"status": previous.status, "grades": previous.grades, "note": previous.note, "spans": previous.spans}
+             if previous is not None else {"status": JudgmentRevision.DRAFT, "grades": {}, "note": "", "spans": []})
+    revision = JudgmentRevision.objects.create(
+        judgment=judgment, number=judgment.revision_count + 1, query_hash=source.query_hash,
+        source_hash=source.source_hash, passage_hash=source.passage_hash, **state,
+    )
+    judgment_advance(judgment=judgment, decided_on=current, revision=revision)
+    return SubmitResult(revision=revision, created=True)
+
+
 class JudgmentChanged(ReviewError):
     """The judgment moved on between the read a decision was made on and its write (nothing was stored)."""
 
@@ -489,73 +318,3 @@ def _judgment_submit_once(
     )
     judgment_advance(judgment=judgment, decided_on=current, revision=revision)
     return SubmitResult(revision=revision, created=True)
-
-
-# ---------------------------------------------------------------------------
-# Imported label sources (provisional labels are never passage labels)
-# ---------------------------------------------------------------------------
-
-
-@transaction.atomic
-def label_source_import(
-    *,
-    name: str,
-    labels: Sequence[Mapping[str, Any]],
-    provisional: bool = True,
-    description: str = "",
-    created_by: AbstractBaseUser | None = None,
-) -> LabelSource:
-    """Import labels from outside the review (e.g. 60 source-derived section labels) as their own source.
-
-    Each label: ``query_id``, ``doc_id``, ``grade_type`` (e.g. "section"),
-    ``value`` (0..3 or "unknown"), optional ``query_hash``, ``source_hash``,
-    ``external_ref``. Importing the same name twice is refused (sources are
-    append-only; import a new name).
-    """
-    if not name.strip():
-        raise ReviewError("name: required")
-    if LabelSource.objects.filter(name=name.strip()).exists():
-        raise ReviewError(f"label source {name.strip()!r} exists already; import under a new name")
-    source = LabelSource.objects.create(
-        name=name.strip(), description=description.strip(), provisional=provisional, created_by=created_by
-    )
-    rows: list[ImportedLabel] = []
-    seen: set[tuple[str, str, str]] = set()
-    for i, raw in enumerate(labels):
-        where = f"labels[{i}]"
-        if not isinstance(raw, Mapping):
-            raise ReviewError(f"{where}: expected an object")
-        for field in ("query_id", "doc_id", "grade_type"):
-            if not str(raw.get(field) or "").strip():
-                raise ReviewError(f"{where}.{field}: required")
-        try:
-            scale = kind_for_grade_type(str(raw["grade_type"]))
-        except UnknownKind as error:
-            raise ReviewError(f"{where}.grade_type: {error}") from None
-        try:
-            value = scale.parse_grade(raw.get("value"))
-        except ValueError as error:
-            raise ReviewError(f"{where}.value: {error}") from None
-        if value is None:
-            raise ReviewError(f"{where}.value: required (0-3 or unknown)")
-        external_ref = raw.get("external_ref") or {}
-        if not isinstance(external_ref, Mapping):  # dict("ab") raised inside the import: a 500
-            raise ReviewError(f"{where}.external_ref: must be an object")
-        key = (str(raw["query_id"]), str(raw["doc_id"]), str(raw["grade_type"]))
-        if key in seen:
-            raise ReviewError(f"{where}: repeats query_id/doc_id/grade_type {key}")
-        seen.add(key)
-        rows.append(
-            ImportedLabel(
-                source=source,
-                query_id=key[0],
-                doc_id=key[1],
-                grade_type=key[2],
-                value=value,
-                query_hash=str(raw.get("query_hash") or ""),
-                source_hash=str(raw.get("source_hash") or ""),
-                external_ref=dict(external_ref),
-            )
-        )
-    ImportedLabel.objects.bulk_create(rows)
-    return source

@@ -11,7 +11,8 @@ other and the second sees the first's rows; the database refuses a second row of
 besides (``Assignment.texts_key``), so even a path that skipped the lock could not make one.
 
 ``pool_assign_detail`` gives each item to the pool's number of distinct reviewers: judge once first, then the
-reviewers with the fewest assignments in the pool.
+reviewers with the fewest assignments in the pool. Unassigning and reassigning a reviewer move only unjudged
+assignments; judged ones stay (they are a label's record).
 """
 
 from __future__ import annotations
@@ -26,10 +27,12 @@ from django.db.models import Count
 
 from reviewapp.core.auth.roles import grading_refusal, is_synthetic_account
 from reviewapp.core.records.hashing import sha256_hex
+from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+from reviewapp.review.assignment.queue_order import queue_rebuild
 from reviewapp.review.assignment.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.models import Assignment, JudgmentReuse, ReviewItem, ReviewPool
-from reviewapp.review.workspace.queue_order import queue_rebuild
+from reviewapp.review.judgments.models import Judgment, ReviewItem
+from reviewapp.review.pools.models import ReviewPool
 
 
 def assignee_refusal(*, pool: ReviewPool, user: AbstractBaseUser) -> str | None:
@@ -158,8 +161,6 @@ def assignments_rebound(*, item: ReviewItem) -> int:
     stale, in the history); an unjudged one is placed again, which links it when the other item has the same
     judge-once key. Returns how many assignments went.
     """
-    from reviewapp.review.models import Judgment
-
     rows = list(Assignment.objects.filter(item=item).select_related("reviewer"))
     reviewers_lock(row.reviewer_id for row in rows)
     judged = set(Judgment.objects.filter(item=item).values_list("reviewer_id", flat=True))
@@ -263,3 +264,73 @@ def pool_assign_detail(
                         if (item.pk, pk) in refused and pk not in existing.get(item.pk, set()))
     return AssignResult(assigned=assigned, reused=reused, reused_complete=reused_complete,
                         per_reviewer=per_reviewer, refused=refused_pairs)
+
+
+def pool_assign(
+    *,
+    pool: ReviewPool,
+    reviewers: Iterable[AbstractBaseUser],
+    per_item: int | None = None,
+) -> int:
+    """Give each item to ``per_item`` reviewers, judging once (``pool_assign_detail``); how many added."""
+    return pool_assign_detail(pool=pool, reviewers=reviewers, per_item=per_item).assigned
+
+
+def _open_assignments(*, pool: ReviewPool, reviewer: AbstractBaseUser):
+    """Assignments of ``reviewer`` in ``pool`` with no judgment yet (a judged one is a label's record: it stays)."""
+    judged = Judgment.objects.filter(reviewer=reviewer, item__pool=pool).values("item_id")
+    return Assignment.objects.filter(pool=pool, reviewer=reviewer).exclude(item_id__in=judged)
+
+
+@dataclass(frozen=True)
+class Unassigned:
+    removed: int
+    kept_judged: int
+
+
+@transaction.atomic
+def assignment_unassign(*, pool: ReviewPool, reviewer: AbstractBaseUser) -> Unassigned:
+    """Take ``reviewer`` off ``pool``: their unjudged assignments go; judged ones stay (their history)."""
+    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
+    open_ids = list(_open_assignments(pool=pool, reviewer=reviewer).values_list("pk", flat=True))
+    Assignment.objects.filter(pk__in=open_ids).delete()
+    queue_rebuild(reviewer_id=reviewer.pk, pool_id=pool.pk)
+    kept = Assignment.objects.filter(pool=pool, reviewer=reviewer).count()
+    return Unassigned(removed=len(open_ids), kept_judged=kept)
+
+
+@dataclass(frozen=True)
+class Reassigned:
+    moved: int
+    already_held: int
+    kept_judged: int
+    linked: int = 0  # served by ``to_reviewer``'s judgment of the same texts in another pool (judge once)
+    kept_repeat: int = 0  # left with ``from_reviewer``: ``to_reviewer`` holds the same texts under other rules
+
+
+@transaction.atomic
+def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
+                        to_reviewer: AbstractBaseUser) -> Reassigned:
+    """Give ``from_reviewer``'s unjudged items of ``pool`` to ``to_reviewer`` (who must be assignable).
+
+    Placed by ``assignments_place``: an item ``to_reviewer`` already holds is not given twice (it is only
+    taken off ``from_reviewer``), one whose texts they judge elsewhere under the same rules is linked, and one
+    whose texts they hold under other rules stays with ``from_reviewer``.
+    """
+    if from_reviewer.pk == to_reviewer.pk:
+        raise ReviewError("to_reviewer: choose a different reviewer")
+    refusal = assignee_refusal(pool=pool, user=to_reviewer)
+    if refusal:
+        raise ReviewError(f"to_reviewer: {refusal}")
+    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
+    moving = list(_open_assignments(pool=pool, reviewer=from_reviewer).select_related("item"))
+    try:
+        placement = assignments_place(pool=pool, reviewer=to_reviewer, items=[a.item for a in moving])
+    except ReviewError as error:
+        raise ReviewError(f"to_reviewer: {error}") from None
+    kept = {item.pk for item in placement.refused}
+    Assignment.objects.filter(pk__in=[a.pk for a in moving if a.item_id not in kept]).delete()
+    queue_rebuild(reviewer_id=from_reviewer.pk, pool_id=pool.pk)
+    judged_kept = Assignment.objects.filter(pool=pool, reviewer=from_reviewer).count() - len(kept)
+    return Reassigned(moved=len(placement.assigned), already_held=len(placement.held), kept_judged=judged_kept,
+                      linked=len(placement.linked), kept_repeat=len(kept))

@@ -9,7 +9,8 @@ from __future__ import annotations
 from django.db.models import Case, F, FilteredRelation, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
-from reviewapp.review.models import Assignment, JudgmentRevision
+from reviewapp.review.assignment.models import Assignment
+from reviewapp.review.judgments.models import JudgmentRevision
 
 QUEUE_STATES = ("todo", "draft", "complete", "skipped")
 

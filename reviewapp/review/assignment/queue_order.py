@@ -4,10 +4,10 @@ The queue page reads one page of a queue by index and its counts from one ``Queu
 not grow with the queue. That holds only if every write that changes what the queue shows updates the stored
 columns in the same transaction:
 
-- placing or removing assignments (``assign``, ``pool_admin``): ``queue_rebuild`` of that reviewer's pool (the
+- placing or removing assignments (``assignment.services``): ``queue_rebuild`` of that reviewer's pool (the
   places move, so the whole pool is renumbered; these are admin actions, not the reviewer's clicks);
-- a judgment moving to a new revision (``services.judgment_advance``), an item's texts changing
-  (``services.item_rebind``): ``assignments_refresh`` of the rows concerned;
+- a judgment moving to a new revision (``judgments.services.judgment_advance``), an item's texts changing
+  (``judgments.services.item_rebind``): ``assignments_refresh`` of the rows concerned;
 - skip for later and back (``workspace.assignment_skip_set``): ``assignment_skip_mark``.
 
 The state of a row is always computed by the queue's own SQL expression (``queue.with_queue_state``), never
@@ -24,8 +24,8 @@ from functools import cache
 from django.db import connection
 from django.db.models import F, Max, QuerySet
 
-from reviewapp.review.models import Assignment, QueueTally
-from reviewapp.review.workspace.queue_state import QUEUE_STATES, SKIPPED_SEQ, with_queue_state
+from reviewapp.review.assignment.models import Assignment, QueueTally
+from reviewapp.review.assignment.queue_state import QUEUE_STATES, SKIPPED_SEQ, with_queue_state
 
 _BATCH = 2000
 

@@ -1,0 +1,119 @@
+"""Reads of pools, for admins and jobs: the list, one pool, a job finding its own pools, its items, who holds
+them, and the pools the email notices speak of.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, Min, QuerySet
+
+from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.pools.known_answers import known_answer_item_pks
+from reviewapp.review.pools.models import ReviewPool
+
+
+@dataclass(frozen=True)
+class PoolSummary:
+    pk: int
+    public_id: str
+    name: str
+    kind: str
+    declared_rule: str
+    reviewers_per_item: int
+    items: int
+    assignments: int
+    completed: int
+    created_at: datetime
+
+
+def pool_list() -> list[PoolSummary]:
+    pools = ReviewPool.objects.annotate(
+        n_items=Count("items", distinct=True), n_assignments=Count("assignments", distinct=True)
+    )
+    completed = dict(
+        Judgment.objects.filter(current__status=JudgmentRevision.COMPLETE)
+        .values_list("item__pool_id")
+        .annotate(n=Count("id"))
+        .values_list("item__pool_id", "n")
+    )
+    return [
+        PoolSummary(
+            pk=pool.pk, public_id=pool.public_id, name=pool.name, kind=pool.kind, declared_rule=pool.declared_rule,
+            reviewers_per_item=pool.reviewers_per_item, items=pool.n_items, assignments=pool.n_assignments,
+            completed=completed.get(pool.pk, 0), created_at=pool.created_at,
+        )
+        for pool in pools
+    ]
+
+
+def pool_get(*, public_id: str) -> ReviewPool:
+    return ReviewPool.objects.get(public_id=public_id)
+
+
+def pool_find(*, external_ref: dict[str, Any], kind: str | None = None) -> list[ReviewPool]:
+    """Pools whose ``external_ref`` contains every key/value given (a job finding its own pools), newest first."""
+    pools = ReviewPool.objects.all() if kind is None else ReviewPool.objects.filter(kind=kind)
+    return [
+        pool for pool in pools
+        if all(pool.external_ref.get(key) == value for key, value in external_ref.items())
+    ]
+
+
+def reviewer_pools(*, reviewer: AbstractBaseUser) -> list[ReviewPool]:
+    """Every pool with an assignment of ``reviewer``."""
+    return list(ReviewPool.objects.filter(assignments__reviewer=reviewer).distinct().order_by("id"))
+
+
+def pool_assignees(*, pool: ReviewPool) -> list[AbstractBaseUser]:
+    """Everyone holding an assignment of ``pool`` (for unassigning and reassigning)."""
+    User = get_user_model()
+    return list(User.objects.filter(review_assignments__pool=pool).distinct().order_by(User.USERNAME_FIELD))
+
+
+def reviewer_title(pool: ReviewPool) -> str:
+    return pool.reviewer_title or f"Review set {pool.public_id[:6]}"
+
+
+@dataclass(frozen=True)
+class NoticePool:
+    pk: int
+    public_id: str
+    name: str  # admin-facing
+    reviewer_title: str  # what reviewers see
+
+
+def _notice_pool(pool: ReviewPool) -> NoticePool:
+    return NoticePool(pk=pool.pk, public_id=pool.public_id, name=pool.name, reviewer_title=reviewer_title(pool))
+
+
+def notice_pools(*, multi_reviewer: bool = False) -> list[NoticePool]:
+    """The pools of real review (not the synthetic demo pools), oldest first; ``multi_reviewer``: graded twice+."""
+    pools = ReviewPool.objects.order_by("created_at", "id")
+    if multi_reviewer:
+        pools = pools.filter(reviewers_per_item__gte=2)
+    # Synthetic is a JSON key of the declaration, decided in Python: compared in SQL it is NULL where missing.
+    return [_notice_pool(pool) for pool in pools if not pool.synthetic]
+
+
+def pool_label_items(*, pool: ReviewPool) -> QuerySet[ReviewItem]:
+    """The pool's items that carry labels (known-answer items check reviewers and are left out), in (query id,
+    document id) order, without their source texts (``pool_source_texts`` reads each once)."""
+    return (pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).defer("source_text")
+            .order_by("query_id", "doc_id"))
+
+
+def pool_source_texts(*, pool: ReviewPool) -> dict[str, str]:
+    """Source hash -> source text, each distinct source read once (a contract's text is the source of every one
+    of its categories' items: reading it per item would read it once per category)."""
+    firsts = pool.items.values("source_hash").annotate(first=Min("id")).values_list("first", flat=True)
+    return dict(ReviewItem.objects.filter(pk__in=list(firsts)).values_list("source_hash", "source_text"))
+
+
+def pool_item(*, pool: ReviewPool, item_id: str) -> ReviewItem:
+    """One item of the pool by its public id (``ReviewItem.DoesNotExist`` when it is not there)."""
+    return ReviewItem.objects.select_related("pool").get(pool=pool, public_id=item_id)

@@ -1,0 +1,230 @@
+"""Admin pages of pools (/review/pools/): the list, declaring one, a pool's page, a new version, its guidelines
+and its known-answer items.
+
+Thin: parse, call a service or selector, render.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ObjectDoesNotExist
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
+from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
+from reviewapp.review.agreement.selectors import (
+    LABEL_RULE,
+    pool_adjudication_item,
+    pool_agreement,
+    pool_disagreements,
+    pool_document_citations,
+    pool_labels,
+    pool_progress,
+)
+from reviewapp.review.assignment.reuse import pool_reuse_counts
+from reviewapp.review.assignment.selectors import reviewer_candidates
+from reviewapp.review.errors import ReviewError
+from reviewapp.review.exchange.selectors import label_source_list, pool_label_imports
+from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.judgments.selectors import pool_judgments, pool_stale_judgments
+from reviewapp.review.kinds import kind_get, kinds_all
+from reviewapp.review.pools.guidelines import (
+    MAX_GUIDELINES_CHARS,
+    GuidelinesError,
+    guidelines_publish,
+    pool_guidelines_history,
+)
+from reviewapp.review.pools.known_answers import (
+    DEFAULT_SHARE,
+    MAX_SHARE,
+    KnownAnswerError,
+    known_answer_mix,
+    known_answer_set,
+    known_answer_withdraw,
+    pool_known_answers,
+    reviewer_accuracy,
+)
+from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.selectors import pool_assignees, pool_get, pool_list
+from reviewapp.review.pools.services import json_lines_parse, pool_create, pool_new_version
+
+
+def pool_or_404(pool_id: str) -> ReviewPool:
+    try:
+        return pool_get(public_id=pool_id)
+    except ObjectDoesNotExist:
+        raise Http404("no such pool") from None
+
+
+@perm_required(MANAGE_REVIEWS)
+def admin_pools(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "review/admin/pools.html",
+        {"pools": pool_list(), "label_sources": label_source_list(), "kinds": kinds_all()},
+    )
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_http_methods(["GET", "POST"])
+def admin_pool_new(request: HttpRequest) -> HttpResponse:
+    form = {"kind": next(iter(kinds_all()), ""), "reviewers_per_item": "2"}
+    if request.method == "POST":
+        form = request.POST.dict()
+        try:
+            items = json_lines_parse(form.get("items", ""))
+            pool = pool_create(
+                name=form.get("name", ""),
+                kind=form.get("kind", ""),
+                items=items,
+                declared_rule=form.get("declared_rule", ""),
+                reviewers_per_item=int(form.get("reviewers_per_item") or 2),
+                reviewer_title=form.get("reviewer_title", ""),
+                instructions=form.get("instructions", ""),
+                created_by=request.user,
+            )
+        except (ReviewError, ValueError) as error:
+            return render(request, "review/admin/pool_new.html", {"form": form, "error": str(error),
+                                                                  "kinds": kinds_all()}, status=400)
+        messages.success(request, f"Pool declared with {pool.items.count()} items. Assign reviewers next.")
+        return redirect("review:pool", pool_id=pool.public_id)
+    return render(request, "review/admin/pool_new.html", {"form": form, "kinds": kinds_all()})
+
+
+@perm_required(MANAGE_REVIEWS)
+def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = pool_or_404(pool_id)
+    kind = kind_get(pool.kind)
+    context = {
+        "pool": pool,
+        "kind": kind,
+        "progress": pool_progress(pool=pool),
+        "agreement": pool_agreement(pool=pool),
+        "admin_held": pool_admin_held_complete(pool=pool),
+        "through_idp": pool_idp_complete(pool=pool),
+        "disagreements": pool_disagreements(pool=pool),
+        "documents": pool_document_citations(pool=pool),
+        "stale": pool_stale_judgments(pool=pool),
+        "label_rule": LABEL_RULE,
+        "candidates": reviewer_candidates(),
+        "assignees": pool_assignees(pool=pool),
+        "judged": pool.is_judged(),
+        "labels": pool_labels(pool=pool),
+        "accuracy": reviewer_accuracy(pool=pool),
+        # Judge once: judgments of the same texts made in other pools and serving this one (with provenance).
+        "reuse": pool_reuse_counts(pool=pool),
+        "reused": [r for r in pool_judgments(pool) if r.reused_from],
+        # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
+        # pool declared from a rerank run has one (its item count), which made this page a 500.
+        "declared_params": sorted((pool.declared_params or {}).items()),
+        "label_imports": pool_label_imports(pool=pool),
+    }
+    context["label_counts"] = {
+        state: sum(1 for label in context["labels"] if label.state == state)
+        for state in ("adjudicated", "agreed", "unresolved")
+    }
+    return render(request, "review/admin/pool_detail.html", context)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_pool_new_version(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = pool_or_404(pool_id)
+    try:
+        per_item = int(request.POST.get("reviewers_per_item") or pool.reviewers_per_item)
+        new = pool_new_version(pool=pool, reviewers_per_item=per_item, created_by=request.user)
+    except ValueError as error:  # ReviewError is a ValueError
+        messages.error(request, f"reviewers_per_item: {error}" if not isinstance(error, ReviewError)
+                       else str(error))
+        return redirect("review:pool", pool_id=pool.public_id)
+    messages.success(request, f"New version declared with {new.reviewers_per_item} reviewer(s) per item; "
+                     f"the judged pool {pool.public_id} stays as it was. Assign reviewers next.")
+    return redirect("review:pool", pool_id=new.public_id)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_http_methods(["GET", "POST"])
+def admin_pool_guidelines(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = pool_or_404(pool_id)
+    error, text = "", None
+    if request.method == "POST":
+        text = request.POST.get("text", "")
+        try:
+            published = guidelines_publish(pool=pool, text=text, by=request.user)
+        except GuidelinesError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, f"Guidelines version {published.version} is what reviewers see now.")
+            return redirect("review:pool-guidelines", pool_id=pool.public_id)
+    history = pool_guidelines_history(pool=pool)
+    if text is None:
+        text = history[0].text if history else pool.instructions
+    return render(request, "review/admin/guidelines.html",
+                  {"pool": pool, "history": history, "text": text, "error": error,
+                   "max_chars": MAX_GUIDELINES_CHARS}, status=400 if error else 200)
+
+
+def _known_answer_post(request: HttpRequest, pool: ReviewPool) -> str:
+    """Apply one known-answer action; returns the success message (errors raise KnownAnswerError)."""
+    action = request.POST.get("action", "")
+    if action == "mix":
+        raw = request.POST.get("share", "")
+        try:
+            share = float(raw) / 100
+        except ValueError:
+            raise KnownAnswerError(f"share: {raw!r} is not a percentage") from None
+        mixed = known_answer_mix(pool=pool, share=share)
+        return (f"{mixed.added} known-answer assignment(s) added across {mixed.reviewers} reviewer(s) "
+                f"({mixed.known_items} known-answer item(s) in this pool).")
+    item = ReviewItem.objects.filter(pool=pool, public_id=request.POST.get("item", "")).first()
+    if item is None:
+        raise KnownAnswerError(f"item: {request.POST.get('item', '')!r} is not an item of this pool")
+    if action == "set":
+        kind = kind_get(pool.kind)
+        expected = {key: request.POST.get(key, "") for key in kind.grade_type_keys}
+        if not any(expected.values()):
+            # No grade typed: take the item's current rulings (an item with an adjudicated answer).
+            rulings = _pool_rulings(pool, item)
+            expected = {key: value for key, value in rulings.items() if isinstance(value, int)}
+        count = known_answer_set(item=item, expected=expected, by=request.user)
+        return f"Item {item.public_id} is a known-answer item ({count} grade type(s))."
+    if action == "withdraw":
+        count = known_answer_withdraw(item=item, by=request.user)
+        return f"Item {item.public_id} is no longer a known-answer item ({count} grade type(s) withdrawn)."
+    raise KnownAnswerError(f"action: {action!r} is not one of set, withdraw, mix")
+
+
+def _pool_rulings(pool: ReviewPool, item: ReviewItem) -> dict[str, Any]:
+    return pool_adjudication_item(pool=pool, item_id=item.public_id).rulings
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_http_methods(["GET", "POST"])
+def admin_known_answers(request: HttpRequest, pool_id: str) -> HttpResponse:
+    pool = pool_or_404(pool_id)
+    error = ""
+    if request.method == "POST":
+        try:
+            done = _known_answer_post(request, pool)
+        except KnownAnswerError as exc:
+            error = str(exc)
+        else:
+            messages.success(request, done)
+            return redirect("review:pool-known-answers", pool_id=pool.public_id)
+    kind = kind_get(pool.kind)
+    known = pool_known_answers(pool=pool)
+    known_ids = {row.item_id for row in known}
+    # Candidates: items with a current ruling (an adjudicated answer) not yet used as known answers.
+    ruled = [label for label in pool_labels(pool=pool)
+             if label.state == "adjudicated" and isinstance(label.value, int) and label.item_id not in known_ids]
+    context = {
+        "pool": pool, "kind": kind, "known": known, "ruled": ruled, "error": error,
+        "accuracy": reviewer_accuracy(pool=pool),
+        "default_share": round(DEFAULT_SHARE * 100),
+        "max_share": round(MAX_SHARE * 100),
+    }
+    return render(request, "review/admin/known_answers.html", context, status=400 if error else 200)
