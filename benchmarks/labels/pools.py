@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from benchmarks.labels.pooling import (
@@ -362,10 +362,10 @@ def review_pool_declare(
     k: int = DEFAULT_K,
     explicit: Sequence[Sequence[str]] | None = None,
     reviewers_per_item: int = DEFAULT_REVIEWERS,
-    reviewers: Sequence[AbstractBaseUser] = (),
+    reviewers: Sequence[User] = (),
     name: str = "",
     extra_params: dict[str, Any] | None = None,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> DeclareResult:
     """Declare (or find, when the same declaration exists) the review pool of a rerank run; assign if asked.
 
@@ -401,7 +401,7 @@ def review_pool_declare(
     return _assigned(pool, created, reviewers)
 
 
-def _assigned(pool: ReviewPool, created: bool, reviewers: Sequence[AbstractBaseUser]) -> DeclareResult:
+def _assigned(pool: ReviewPool, created: bool, reviewers: Sequence[User]) -> DeclareResult:
     if not reviewers:
         return DeclareResult(pool=pool, created=created, assigned=0)
     try:
@@ -494,9 +494,9 @@ def review_pool_declare_runs(
     rerank_runs: Sequence[RerankRun],
     k: int = DEFAULT_K,
     reviewers_per_item: int = DEFAULT_REVIEWERS,
-    reviewers: Sequence[AbstractBaseUser] = (),
+    reviewers: Sequence[User] = (),
     name: str = "",
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> DeclareResult:
     """Declare (or find, when the same declaration exists) the depth-k pool of several runs; assign if asked.
 
@@ -534,7 +534,7 @@ def provisional_source_name(suite: Suite) -> str:
 
 
 @transaction.atomic
-def provisional_labels_import(*, suite: Suite, created_by: AbstractBaseUser | None = None) -> tuple[LabelSource, bool]:
+def provisional_labels_import(*, suite: Suite, created_by: User | None = None) -> tuple[LabelSource, bool]:
     """Import the suite's nominated targets as a provisional, section-level label source (once per suite).
 
     Each target becomes a "section" label of grade 2 (a nomination says the

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser, User
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from benchmarks.corpus.models import Provision
@@ -98,9 +98,9 @@ def _declared(suite: Suite) -> set[tuple[str, str]]:
 def confirmation_pool_declare(
     *,
     suite: Suite,
-    reviewers: Sequence[AbstractBaseUser] = (),
+    reviewers: Sequence[User] = (),
     reviewers_per_item: int = DEFAULT_REVIEWERS,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> list[ReviewPool]:
     """Declare pools for every provisional target and every proposal of ``suite`` not in a pool yet; assign them.
 
@@ -119,7 +119,7 @@ def confirmation_pool_declare(
                      .order_by("id")):
         if (proposal.query.qid, proposal.citation) not in declared:
             proposals.setdefault(proposers[proposal.pk], []).append(proposal)
-    batches: list[tuple[str, list[dict[str, Any]], list[AbstractBaseUser]]] = []
+    batches: list[tuple[str, list[dict[str, Any]], list[User]]] = []
     if targets:
         batches.append((
             f"{len(targets)} provisional targets",
@@ -208,10 +208,10 @@ class ConfirmationSummary:
     counts: dict[str, int]  # state -> items
     proposals: int
     pools: list[ReviewPool]
-    reviewers: list[AbstractBaseUser]
+    reviewers: list[User]
 
 
-def confirmation_reviewers() -> list[AbstractBaseUser]:
+def confirmation_reviewers() -> list[User]:
     """Who may be asked to confirm: the review engine's own rule for blind reviewers."""
     return reviewer_candidates()
 
@@ -256,7 +256,7 @@ def _same_but_version(a: dict[str, Any], b: dict[str, Any]) -> bool:
 
 
 @transaction.atomic
-def suite_confirmed_version(*, suite: Suite, user: AbstractBaseUser) -> tuple[Suite, bool]:
+def suite_confirmed_version(*, suite: Suite, user: User) -> tuple[Suite, bool]:
     """Freeze the next version of ``suite`` with what lawyers decided so far (through ``suite_import``).
 
     Asking again with nothing new decided returns the version made before (created False).

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.http import HttpRequest
 from django_htmx.middleware import HtmxDetails
+from rest_framework.request import Request
 
 
 class HtmxHttpRequest(HttpRequest):
@@ -15,5 +16,11 @@ class HtmxHttpRequest(HttpRequest):
 
 class SignedInHttpRequest(HtmxHttpRequest):
     """A request to a view behind ``login_required`` (or a role check): ``user`` is a User, not AnonymousUser."""
+
+    user: User
+
+
+class SignedInRequest(Request):
+    """A DRF request to an API view whose permission classes refuse anonymous callers: ``user`` is a User."""
 
     user: User

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from reviewapp.review.agreement.models import Adjudication
@@ -59,7 +59,7 @@ def disagreement_next(*, pool: ReviewPool, after: str | None = None) -> Disagree
 
 @transaction.atomic
 def adjudication_record(
-    *, item: ReviewItem, grade_type: str, value: Any, adjudicator: AbstractBaseUser, note: str = "",
+    *, item: ReviewItem, grade_type: str, value: Any, adjudicator: User, note: str = "",
     spans: Sequence[Sequence[int]] | None = None,
 ) -> Adjudication:
     """Record an admin's ruling on one grade of one item (append-only; the latest ruling counts).
@@ -101,7 +101,7 @@ class RulingChanged(ReviewError):
 
 @transaction.atomic
 def adjudication_record_seen(
-    *, item: ReviewItem, values: dict[str, Any], adjudicator: AbstractBaseUser, note: str = "", seen: str = "",
+    *, item: ReviewItem, values: dict[str, Any], adjudicator: User, note: str = "", seen: str = "",
 ) -> list[Adjudication]:
     """Record the rulings of one adjudication page (grade type -> value), all or none.
 

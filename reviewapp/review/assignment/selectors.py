@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Max, Q
 
 from reviewapp.core.auth.roles import grading_refusal
@@ -34,16 +34,17 @@ def assignments_waiting(*, assigned_before: datetime) -> set[tuple[int, str]]:
                .values_list("reviewer_id", "pool__public_id").distinct())
 
 
-def reviewer_candidates() -> list[AbstractBaseUser]:
+def reviewer_candidates() -> list[User]:
     """People who may be assigned blind review: the reviewer role, active, not synthetic, never seeing model output."""
-    User = get_user_model()
+    user_model = get_user_model()
     perm = Q(groups__permissions__codename="grade_passages", groups__permissions__content_type__app_label="reviewapp")
     direct = Q(user_permissions__codename="grade_passages", user_permissions__content_type__app_label="reviewapp")
-    people = User.objects.filter(is_active=True, is_staff=False, is_superuser=False).filter(perm | direct).distinct()
-    return [user for user in people.order_by(User.USERNAME_FIELD) if grading_refusal(user) is None]
+    people = (user_model.objects.filter(is_active=True, is_staff=False, is_superuser=False)
+              .filter(perm | direct).distinct())
+    return [user for user in people.order_by(user_model.USERNAME_FIELD) if grading_refusal(user) is None]
 
 
-def assignments_held(user: AbstractBaseUser) -> int:
+def assignments_held(user: User) -> int:
     """Assignments not yet completed: a finished reviewer may take another role, an active one may not."""
     done = Judgment.objects.filter(reviewer=user, current__status="complete").values("item_id")
     return Assignment.objects.filter(reviewer=user).exclude(item_id__in=done).count()

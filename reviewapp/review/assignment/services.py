@@ -21,7 +21,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Count
 
@@ -35,7 +35,7 @@ from reviewapp.review.judgments.models import Judgment, ReviewItem
 from reviewapp.review.pools.models import ReviewPool
 
 
-def assignee_refusal(*, pool: ReviewPool, user: AbstractBaseUser) -> str | None:
+def assignee_refusal(*, pool: ReviewPool, user: User) -> str | None:
     """Why ``user`` may not hold (or grade) an assignment of ``pool``, or None.
 
     A real pool takes only people in the reviewer role who cannot see model output; a pool marked synthetic
@@ -135,7 +135,7 @@ def _decide(*, pool: ReviewPool, reviewer_id: int, items: Sequence[ReviewItem], 
 
 
 @transaction.atomic
-def assignments_place(*, pool: ReviewPool, reviewer: AbstractBaseUser, items: Sequence[ReviewItem],
+def assignments_place(*, pool: ReviewPool, reviewer: User, items: Sequence[ReviewItem],
                       reuse: bool = True) -> Placement:
     """Put ``items`` of ``pool`` in front of ``reviewer``: the one function every path that assigns calls.
 
@@ -196,7 +196,7 @@ class AssignResult:
 def pool_assign_detail(
     *,
     pool: ReviewPool,
-    reviewers: Iterable[AbstractBaseUser],
+    reviewers: Iterable[User],
     per_item: int | None = None,
 ) -> AssignResult:
     """Give each item to ``per_item`` (default: the pool's N) distinct reviewers, balanced, judging once.
@@ -269,14 +269,14 @@ def pool_assign_detail(
 def pool_assign(
     *,
     pool: ReviewPool,
-    reviewers: Iterable[AbstractBaseUser],
+    reviewers: Iterable[User],
     per_item: int | None = None,
 ) -> int:
     """Give each item to ``per_item`` reviewers, judging once (``pool_assign_detail``); how many added."""
     return pool_assign_detail(pool=pool, reviewers=reviewers, per_item=per_item).assigned
 
 
-def _open_assignments(*, pool: ReviewPool, reviewer: AbstractBaseUser):
+def _open_assignments(*, pool: ReviewPool, reviewer: User):
     """Assignments of ``reviewer`` in ``pool`` with no judgment yet (a judged one is a label's record: it stays)."""
     judged = Judgment.objects.filter(reviewer=reviewer, item__pool=pool).values("item_id")
     return Assignment.objects.filter(pool=pool, reviewer=reviewer).exclude(item_id__in=judged)
@@ -289,7 +289,7 @@ class Unassigned:
 
 
 @transaction.atomic
-def assignment_unassign(*, pool: ReviewPool, reviewer: AbstractBaseUser) -> Unassigned:
+def assignment_unassign(*, pool: ReviewPool, reviewer: User) -> Unassigned:
     """Take ``reviewer`` off ``pool``: their unjudged assignments go; judged ones stay (their history)."""
     ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
     open_ids = list(_open_assignments(pool=pool, reviewer=reviewer).values_list("pk", flat=True))
@@ -309,8 +309,8 @@ class Reassigned:
 
 
 @transaction.atomic
-def assignment_reassign(*, pool: ReviewPool, from_reviewer: AbstractBaseUser,
-                        to_reviewer: AbstractBaseUser) -> Reassigned:
+def assignment_reassign(*, pool: ReviewPool, from_reviewer: User,
+                        to_reviewer: User) -> Reassigned:
     """Give ``from_reviewer``'s unjudged items of ``pool`` to ``to_reviewer`` (who must be assignable).
 
     Placed by ``assignments_place``: an item ``to_reviewer`` already holds is not given twice (it is only

@@ -17,6 +17,7 @@ from rest_framework.views import APIView
 
 from reviewapp.core.auth.roles import CanManageReviews
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
+from reviewapp.core.http.requests import SignedInRequest
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
@@ -180,7 +181,7 @@ class LabelSourcesApi(APIView):
                                               many=True).data)
 
     @extend_schema(request=LabelSourceIn, responses={201: LabelSourceOut, **error_responses(*WRITE_ERRORS)})
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInRequest) -> Response:
         data = self.LabelSourceIn(data=request.data)
         data.is_valid(raise_exception=True)
         try:

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from reviewapp.core.http.json_input import JsonInputError, json_loads, max_bytes
@@ -139,7 +139,7 @@ def label_source_import(
     labels: Sequence[Mapping[str, Any]],
     provisional: bool = True,
     description: str = "",
-    created_by: AbstractBaseUser | AnonymousUser | None = None,
+    created_by: User | None = None,
 ) -> LabelSource:
     """Import labels from outside the review (e.g. 60 source-derived section labels) as their own source.
 

@@ -13,6 +13,7 @@ from django.views.decorators.http import require_POST
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
 from reviewapp.core.exports.downloads import download
+from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.models import ImportedLabel
@@ -75,7 +76,7 @@ def labels_upload(request: HttpRequest, pool_id: str) -> HttpResponse:
 
 @perm_required(MANAGE_REVIEWS)
 @require_POST
-def admin_label_import(request: HttpRequest) -> HttpResponse:
+def admin_label_import(request: SignedInHttpRequest) -> HttpResponse:
     try:
         labels = json_lines_parse(request.POST.get("labels", ""))
         source = services.label_source_import(

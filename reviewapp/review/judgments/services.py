@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 
 from reviewapp.review.assignment.models import Assignment
@@ -105,7 +105,7 @@ def _clean_grades(kind: PoolKind, grades: Mapping[str, Any]) -> dict[str, int | 
 def judgment_submit(
     *,
     item: ReviewItem,
-    reviewer: AbstractBaseUser,
+    reviewer: User,
     grades: Mapping[str, Any],
     complete: bool,
     note: str = "",
@@ -164,7 +164,7 @@ COMPLETED_MESSAGE = ("cannot change a completed judgment: reopen it first (the R
                      "/api/v1/review/items/<id>/judgment/reopen/); the completed revision stays in the history")
 
 
-def _refuse_grader(*, item: ReviewItem, reviewer: AbstractBaseUser) -> None:
+def _refuse_grader(*, item: ReviewItem, reviewer: User) -> None:
     """Checked on every save: an assignment row made before a role change must not let model output in."""
     refusal = assignee_refusal(pool=item.pool, user=reviewer)
     if refusal:
@@ -172,7 +172,7 @@ def _refuse_grader(*, item: ReviewItem, reviewer: AbstractBaseUser) -> None:
 
 
 @transaction.atomic
-def judgment_reopen(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResult:
+def judgment_reopen(*, item: ReviewItem, reviewer: User) -> SubmitResult:
     """Make a completed judgment a draft again (a new revision with the same grades); the completed one stays.
 
     Reopening a judgment that is not complete changes nothing.
@@ -197,7 +197,7 @@ def judgment_reopen(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitRe
 
 
 @transaction.atomic
-def judgment_undo(*, item: ReviewItem, reviewer: AbstractBaseUser) -> SubmitResult:
+def judgment_undo(*, item: ReviewItem, reviewer: User) -> SubmitResult:
     """Undo the reviewer's latest change: a new revision with the state (status, grades, spans, note) before it.
 
     The restored state keeps the hashes of the revision it restores (its grades were given on those texts); undoing
@@ -228,7 +228,7 @@ class JudgmentChanged(ReviewError):
     """The judgment moved on between the read a decision was made on and its write (nothing was stored)."""
 
 
-def judgment_lock(*, item: ReviewItem, reviewer: AbstractBaseUser) -> Judgment | None:
+def judgment_lock(*, item: ReviewItem, reviewer: User) -> Judgment | None:
     """The reviewer's judgment of ``item``, its row locked, with ``current`` read AFTER the lock is held.
 
     Only the judgment row is locked (``of=("self",)``), so another reviewer saving the same item is never
@@ -275,7 +275,7 @@ def _clean_shown(shown: Mapping[str, Any]) -> dict[str, str]:
 
 @transaction.atomic
 def _judgment_submit_once(
-    *, item: ReviewItem, reviewer: AbstractBaseUser, grades: dict, status: str, note: str,
+    *, item: ReviewItem, reviewer: User, grades: dict, status: str, note: str,
     shown: dict[str, str] | None = None, spans: list[list[int]] | None = None,
 ) -> SubmitResult:
     spans = spans or []

@@ -10,7 +10,7 @@ import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import Max
 
@@ -48,7 +48,7 @@ def guidelines_hash(text: str) -> str:
 
 
 @transaction.atomic
-def guidelines_publish(*, pool: ReviewPool, text: str, by: AbstractBaseUser | None) -> PoolGuidelines:
+def guidelines_publish(*, pool: ReviewPool, text: str, by: User | None) -> PoolGuidelines:
     """Publish ``text`` as the pool's next guidelines version; the same text as the current one adds nothing."""
     text = (text or "").replace("\r\n", "\n").strip()
     if not text:

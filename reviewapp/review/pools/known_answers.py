@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from reviewapp.review.assignment.models import Assignment, JudgmentReuse
@@ -75,7 +75,7 @@ def _clean_expected(pool: ReviewPool, expected: dict[str, Any]) -> dict[str, Any
 
 
 @transaction.atomic
-def known_answer_set(*, item: ReviewItem, expected: dict[str, Any], by: AbstractBaseUser) -> int:
+def known_answer_set(*, item: ReviewItem, expected: dict[str, Any], by: User) -> int:
     """Record ``expected`` grades (grade type -> grade) for ``item``; returns how many were recorded.
 
     Only grades, never "unknown": an item whose answer is unknown cannot check anyone.
@@ -91,7 +91,7 @@ def known_answer_set(*, item: ReviewItem, expected: dict[str, Any], by: Abstract
 
 
 @transaction.atomic
-def known_answer_withdraw(*, item: ReviewItem, by: AbstractBaseUser) -> int:
+def known_answer_withdraw(*, item: ReviewItem, by: User) -> int:
     """Stop using ``item`` as a known-answer item (its assignments stay: a reviewer's queue never shrinks)."""
     current = known_answers_of(pool=item.pool).get(item.pk, {})
     for grade_type in current:
@@ -221,8 +221,8 @@ def reviewer_accuracy(*, pool: ReviewPool | None = None, confidence: float = 0.9
                     continue
                 row[1] += 1
                 row[0] += given == expected
-    User = get_user_model()
-    names = dict(User.objects.filter(pk__in=counts).values_list("pk", User.USERNAME_FIELD))
+    user_model = get_user_model()
+    names = dict(user_model.objects.filter(pk__in=counts).values_list("pk", user_model.USERNAME_FIELD))
     return [
         ReviewerAccuracy(reviewer_id=pk, username=names.get(pk, str(pk)),
                          accuracy=proportion_interval(correct, n, confidence=confidence), unknown=unknown,

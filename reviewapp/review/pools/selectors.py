@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Count, Min, QuerySet
 
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
@@ -64,15 +64,15 @@ def pool_find(*, external_ref: dict[str, Any], kind: str | None = None) -> list[
     ]
 
 
-def reviewer_pools(*, reviewer: AbstractBaseUser) -> list[ReviewPool]:
+def reviewer_pools(*, reviewer: User) -> list[ReviewPool]:
     """Every pool with an assignment of ``reviewer``."""
     return list(ReviewPool.objects.filter(assignments__reviewer=reviewer).distinct().order_by("id"))
 
 
-def pool_assignees(*, pool: ReviewPool) -> list[AbstractBaseUser]:
+def pool_assignees(*, pool: ReviewPool) -> list[User]:
     """Everyone holding an assignment of ``pool`` (for unassigning and reassigning)."""
-    User = get_user_model()
-    return list(User.objects.filter(review_assignments__pool=pool).distinct().order_by(User.USERNAME_FIELD))
+    user_model = get_user_model()
+    return list(user_model.objects.filter(review_assignments__pool=pool).distinct().order_by(user_model.USERNAME_FIELD))
 
 
 def reviewer_title(pool: ReviewPool) -> str:

@@ -14,7 +14,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from reviewapp.core.http.json_input import JsonInputError, JsonSyntaxError, json_loads
@@ -136,7 +136,7 @@ def pool_create(
     reviewer_title: str = "",
     instructions: str = "",
     external_ref: Mapping[str, Any] | None = None,
-    created_by: AbstractBaseUser | None = None,
+    created_by: User | None = None,
 ) -> ReviewPool:
     """Declare a pool with its items, all or nothing.
 
@@ -205,7 +205,7 @@ def pool_settings_change(*, pool: ReviewPool, reviewers_per_item: int | None = N
 
 @transaction.atomic
 def pool_new_version(*, pool: ReviewPool, reviewers_per_item: int | None = None,
-                     created_by: AbstractBaseUser | None = None) -> ReviewPool:
+                     created_by: User | None = None) -> ReviewPool:
     """A new pool with the same items and a changed label-deciding setting; the judged pool stays as it was.
 
     The new version has no judgments or assignments (assign it like any pool). Its declared parameters name

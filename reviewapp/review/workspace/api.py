@@ -10,13 +10,13 @@ from __future__ import annotations
 from django.http import Http404
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, extend_schema_field
 from rest_framework import serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from reviewapp.core.auth.roles import CanGrade
 from reviewapp.core.http.api import READ_ERRORS, WRITE_ERRORS, error_responses
 from reviewapp.core.http.api_filters import MAX_DB_INTEGER, number_parameter
+from reviewapp.core.http.requests import SignedInRequest
 from reviewapp.review.day.openings import item_opening_record
 from reviewapp.review.errors import NotAssigned, ReviewError
 from reviewapp.review.judgments.models import ReviewItem
@@ -97,8 +97,10 @@ class ScaleOut(serializers.Serializer):
 
 class GradeTypeOut(serializers.Serializer):
     key = serializers.CharField()
-    label = serializers.CharField()
-    help_text = serializers.CharField()
+    # The metaclass moves declared fields off the class, so these do not replace Field.label/help_text; the
+    # stubs see an attribute of Field redefined.
+    label = serializers.CharField()  # type: ignore[assignment]
+    help_text = serializers.CharField()  # type: ignore[assignment]
 
 
 class ReviewerItemOut(serializers.Serializer):
@@ -138,21 +140,23 @@ class ReviewerItemOut(serializers.Serializer):
 
     @extend_schema_field(GradeTypeOut(many=True))
     def get_grade_types(self, obj) -> list[dict]:
-        return GradeTypeOut(obj.kind.grade_types, many=True).data
+        # many=True makes .data a ReturnList; the stubs type every serializer's .data as a ReturnDict.
+        return GradeTypeOut(obj.kind.grade_types, many=True).data  # type: ignore[return-value]
 
     @extend_schema_field(ScaleOut(many=True))
     def get_scale(self, obj) -> list[dict]:
-        return ScaleOut([{"value": v, "key": k, "meaning": m} for v, k, m in obj.kind.scale], many=True).data
+        scale = [{"value": v, "key": k, "meaning": m} for v, k, m in obj.kind.scale]
+        return ScaleOut(scale, many=True).data  # type: ignore[return-value]  # a ReturnList, as above
 
 
-def _assigned_or_404(request: Request, item_id: str) -> ReviewerItem:
+def _assigned_or_404(request: SignedInRequest, item_id: str) -> ReviewerItem:
     try:
         return reviewer_item(reviewer=request.user, item_id=item_id)
     except NotAssigned:
         raise Http404 from None
 
 
-def _reviewer_item_out(request: Request, item_id: str) -> dict:
+def _reviewer_item_out(request: SignedInRequest, item_id: str) -> dict:
     """The reviewer's item as the API shows it, with the hashes of the texts shown (404 if not theirs)."""
     try:
         assignment = reviewer_assignment(reviewer=request.user, item_id=item_id)
@@ -176,7 +180,7 @@ class QueueApi(APIView):
         ],
         responses={200: QueueOut(many=True), **error_responses(403)},
     )
-    def get(self, request: Request) -> Response:
+    def get(self, request: SignedInRequest) -> Response:
         try:
             page = int(request.query_params.get("page", "1"))
         except ValueError:
@@ -192,7 +196,7 @@ class ItemApi(APIView):
     permission_classes = [CanGrade]
 
     @extend_schema(responses={200: ReviewerItemOut, **error_responses(*READ_ERRORS)})
-    def get(self, request: Request, item_id: str) -> Response:
+    def get(self, request: SignedInRequest, item_id: str) -> Response:
         out = _reviewer_item_out(request, item_id)
         # Fetching the item opens it: the time spent on it starts here (per item, as on the item page).
         item_opening_record(item=reviewer_assignment(reviewer=request.user, item_id=item_id).item,
@@ -230,7 +234,7 @@ class JudgmentApi(APIView):
         200: JudgmentSaved, 201: JudgmentSaved,
         **error_responses(*WRITE_ERRORS, 404, 409, conflict=OpenApiResponse(
             TextChangedOut, description="a text changed since it was shown: nothing saved; grade the new texts"))})
-    def post(self, request: Request, item_id: str) -> Response:
+    def post(self, request: SignedInRequest, item_id: str) -> Response:
         view = _assigned_or_404(request, item_id)
         data = self.JudgmentIn(data=request.data)
         data.is_valid(raise_exception=True)
@@ -244,7 +248,8 @@ class JudgmentApi(APIView):
             )
         except TextChanged as changed:
             # Nothing saved; the body carries the new texts and their hashes to grade again.
-            body = {"detail": str(changed), "changed": changed.changed, "item": _reviewer_item_out(request, item_id)}
+            body: dict[str, object] = {
+                "detail": str(changed), "changed": changed.changed, "item": _reviewer_item_out(request, item_id)}
             return Response(body, status=status.HTTP_409_CONFLICT)
         except ReviewError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
@@ -265,7 +270,7 @@ class JudgmentReopenApi(APIView):
 
     @extend_schema(request=None,
                    responses={200: ReopenOut, 201: ReopenOut, **error_responses(400, *READ_ERRORS)})
-    def post(self, request: Request, item_id: str) -> Response:
+    def post(self, request: SignedInRequest, item_id: str) -> Response:
         view = _assigned_or_404(request, item_id)
         item = ReviewItem.objects.select_related("pool").get(public_id=view.item_id)
         try:
@@ -281,7 +286,7 @@ class HistoryApi(APIView):
     permission_classes = [CanGrade]
 
     @extend_schema(responses={200: RevisionOut(many=True), **error_responses(*READ_ERRORS)})
-    def get(self, request: Request, item_id: str) -> Response:
+    def get(self, request: SignedInRequest, item_id: str) -> Response:
         try:
             revisions = reviewer_history(reviewer=request.user, item_id=item_id)
         except NotAssigned:

@@ -18,7 +18,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connections
 from django.db.models import BooleanField, Count, Exists, F, OuterRef, Q, QuerySet, Subquery, Value
 from django.db.models.expressions import RawSQL
@@ -96,7 +96,7 @@ class ReviewerPoolQueue:
 REVIEWER_ORDER = (F("skip__skipped_at").asc(nulls_first=True), "item__priority", "sort_key")
 
 
-def reviewer_queues(*, reviewer: AbstractBaseUser, state: str = "", search: str = "") -> list[ReviewerPoolQueue]:
+def reviewer_queues(*, reviewer: User, state: str = "", search: str = "") -> list[ReviewerPoolQueue]:
     """The reviewer's queues, one per pool, each in the reviewer's own order.
 
     ``state`` (one of ``QUEUE_STATES``) and ``search`` (words of the query text, any case) narrow the entries
@@ -307,7 +307,7 @@ def _counts(parts: dict[int, QuerySet[Assignment]]) -> dict[int, int]:
         return {int(pool_pk): count for pool_pk, count in cursor.fetchall()}
 
 
-def reviewer_queue_pages(*, reviewer: AbstractBaseUser, state: str = "", search: str = "", page: int = 1,
+def reviewer_queue_pages(*, reviewer: User, state: str = "", search: str = "", page: int = 1,
                          page_pool: str = "", page_size: int = QUEUE_PAGE_SIZE) -> list[QueuePage]:
     """The reviewer's queues, one per pool, each one page of entries long, read by index whatever their length.
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.assignment.queue_state import SKIPPED_SEQ
@@ -82,7 +82,7 @@ def _own_revision(revision: JudgmentRevision) -> OwnRevision:
     )
 
 
-def reviewer_assignment(*, reviewer: AbstractBaseUser, item_id: str) -> Assignment:
+def reviewer_assignment(*, reviewer: User, item_id: str) -> Assignment:
     """The reviewer's assignment for an item id, or NotAssigned (callers answer 404)."""
     assignment = (
         Assignment.objects.filter(reviewer=reviewer, item__public_id=item_id).select_related("item", "pool").first()
@@ -92,7 +92,7 @@ def reviewer_assignment(*, reviewer: AbstractBaseUser, item_id: str) -> Assignme
     return assignment
 
 
-def reviewer_item(*, reviewer: AbstractBaseUser, item_id: str) -> ReviewerItem:
+def reviewer_item(*, reviewer: User, item_id: str) -> ReviewerItem:
     return reviewer_item_view(assignment=reviewer_assignment(reviewer=reviewer, item_id=item_id))
 
 
@@ -132,7 +132,7 @@ def reviewer_item_view(*, assignment: Assignment) -> ReviewerItem:
     )
 
 
-def reviewer_history(*, reviewer: AbstractBaseUser, item_id: str) -> list[OwnRevision]:
+def reviewer_history(*, reviewer: User, item_id: str) -> list[OwnRevision]:
     """The reviewer's own revisions of one item, oldest first."""
     assignment = reviewer_assignment(reviewer=reviewer, item_id=item_id)
     revisions = JudgmentRevision.objects.filter(

@@ -6,7 +6,7 @@ nothing about the item. (Undo is a judgment's revision: ``judgments.services.jud
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from reviewapp.review.assignment.models import Assignment, AssignmentSkip
@@ -15,7 +15,7 @@ from reviewapp.review.errors import NotAssigned
 from reviewapp.review.judgments.models import ReviewItem
 
 
-def _own_assignment(*, reviewer: AbstractBaseUser, item: ReviewItem) -> Assignment:
+def _own_assignment(*, reviewer: User, item: ReviewItem) -> Assignment:
     assignment = Assignment.objects.filter(item=item, reviewer=reviewer).first()
     if assignment is None:
         raise NotAssigned(item.public_id)
@@ -23,7 +23,7 @@ def _own_assignment(*, reviewer: AbstractBaseUser, item: ReviewItem) -> Assignme
 
 
 @transaction.atomic
-def assignment_skip_set(*, reviewer: AbstractBaseUser, item: ReviewItem, skipped: bool) -> bool:
+def assignment_skip_set(*, reviewer: User, item: ReviewItem, skipped: bool) -> bool:
     """Mark (or unmark) the reviewer's item as skipped for later. Returns True when something changed."""
     assignment = _own_assignment(reviewer=reviewer, item=item)
     if skipped:
