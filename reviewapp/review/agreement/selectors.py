@@ -19,9 +19,9 @@ from __future__ import annotations
 import itertools
 import json
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.contrib.auth import get_user_model
 
@@ -48,6 +48,13 @@ from scoring.stats.bootstrap import UnitBootstrap
 # a few thousand items within seconds (the CUAD scorecard uses 1,000). A fixed seed: one page, one interval.
 AGREEMENT_REPLICATES = 2_000
 AGREEMENT_SEED = 20260920
+
+def _current(judgment: Judgment) -> JudgmentRevision:
+    """The current revision of a judgment read with ``current__isnull=False``."""
+    revision = judgment.current
+    assert revision is not None  # the query excluded judgments without one
+    return revision
+
 
 # --- labels -----------------------------------------------------------------
 
@@ -92,8 +99,8 @@ def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[Reso
     for record in pool_completed_judgments(pool=pool):
         counted[record.item_id].append(record)
     rulings: dict[int, Adjudication] = {}
-    for ruling in Adjudication.objects.filter(item__pool=pool, grade_type=grade_type).order_by("id"):
-        rulings[ruling.item_id] = ruling  # the latest wins
+    for adjudication in Adjudication.objects.filter(item__pool=pool, grade_type=grade_type).order_by("id"):
+        rulings[adjudication.item_id] = adjudication  # the latest wins
     labels = []
     # Known-answer items check reviewers; they are not part of the pool's labels.
     for item in pool.items.exclude(pk__in=known_answer_item_pks(pool=pool)).order_by("query_id", "doc_id"):
@@ -275,6 +282,15 @@ def _item_units(records: list[JudgmentRecord], units_by_query: Mapping[str, str]
     return {r.item_id: units_by_query[r.query_id] for r in records}
 
 
+class _IntervalOptions(TypedDict):
+    """The keyword arguments every pair's intervals share (one bootstrap draw per pair)."""
+
+    categories: Sequence[object]
+    unit: str
+    replicates: int
+    seed: int
+
+
 def pool_agreement(
     *,
     pool: ReviewPool,
@@ -312,7 +328,8 @@ def pool_agreement(
             b = [data.matrix[j][c] for c in columns]
             result = pair_agreement(a, b, categories=kind.values)
             pair_units = [item_units[c] for c in columns]
-            common = {"categories": kind.values, "unit": unit, "replicates": replicates, "seed": seed}
+            common: _IntervalOptions = {
+                "categories": kind.values, "unit": unit, "replicates": replicates, "seed": seed}
             interval = kappa_interval(a, b, pair_units, weights="quadratic", **common)
             pairs.append(
                 PairRow(
@@ -379,7 +396,7 @@ def pool_disagreements(*, pool: ReviewPool) -> list[Disagreement]:
     kind = kind_get(pool.kind)
     records = pool_completed_judgments(pool=pool)
     notes = {
-        (j.item.public_id, j.reviewer_id): j.current.note
+        (j.item.public_id, j.reviewer_id): _current(j).note
         for j in Judgment.objects.filter(item__pool=pool, current__isnull=False).select_related("item", "current")
     }
     by_item: dict[str, list[JudgmentRecord]] = defaultdict(list)
@@ -431,7 +448,7 @@ def pool_adjudication_item(*, pool: ReviewPool, item_id: str) -> AdjudicationIte
     item = ReviewItem.objects.get(pool=pool, public_id=item_id)
     rows = []
     for judgment in Judgment.objects.filter(item=item, current__isnull=False).select_related("current", "reviewer"):
-        revision = judgment.current
+        revision = _current(judgment)
         rows.append(
             (judgment.reviewer.get_username(), revision.status, dict(revision.grades), revision.note,
              not hashes_match(revision, item))

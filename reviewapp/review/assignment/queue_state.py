@@ -6,18 +6,32 @@ need it: neither imports the other at module level.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, TypedDict
+
 from django.db.models import Case, F, FilteredRelation, Q, QuerySet, Value, When
 from django.db.models.functions import Coalesce
 
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.judgments.models import JudgmentRevision
 
+if TYPE_CHECKING:
+    # A development dependency (it comes with django-stubs); annotations only.
+    from django_stubs_ext import WithAnnotations
+
 QUEUE_STATES = ("todo", "draft", "complete", "skipped")
 
 SKIPPED_SEQ = 1 << 40  # ``Assignment.seq`` of an item skipped for later: after every unskipped place
 
 
-def with_queue_state(rows: QuerySet[Assignment]) -> QuerySet[Assignment]:
+class QueueColumns(TypedDict):
+    """The columns ``with_queue_state`` annotates (so that the type checker resolves their names in lookups)."""
+
+    q_status: str
+    q_regrade: int
+    q_state: str
+
+
+def with_queue_state(rows: QuerySet[Assignment]) -> QuerySet[WithAnnotations[Assignment, QueueColumns]]:
     """``rows`` with the reviewer's own judgment joined once and the queue's columns in SQL: ``q_status``
     ("new", "draft", "complete"), ``q_regrade`` (1 when the texts changed since they saved) and ``q_state``
     (``QueueEntry.state``). The one definition of an item's queue state; ``queue_order`` stores what it says."""

@@ -203,7 +203,11 @@ def pool_reuse_counts(*, pool: ReviewPool) -> dict[str, int]:
     links = JudgmentReuse.objects.filter(item__pool=pool)
     served = pool_reused_judgments(pool=pool)
     return {"links": links.count(), "items": links.values("item_id").distinct().count(),
-            "complete": sum(1 for r in served if r.judgment.current.status == JudgmentRevision.COMPLETE)}
+            "complete": sum(1 for r in served if _complete(r.judgment.current))}
+
+
+def _complete(revision: JudgmentRevision | None) -> bool:
+    return revision is not None and revision.status == JudgmentRevision.COMPLETE
 
 
 def completed_judges(*, kind: str, keys: Iterable[tuple[str, str, str]],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 
@@ -43,7 +43,8 @@ def reviewer_spent_seconds(*, reviewer_id: int) -> dict[int, float]:
     """Seconds the reviewer spent per pool (pool primary key), from every revision they saved and every item they
     opened (one query), measured per item (``timing``)."""
     saves, opens = reviewer_saves_and_openings(reviewer_id=reviewer_id)
-    return {int(pool): seconds for pool, seconds in
+    # seconds_spent keys by whatever the saves carry: here the pool ids (ints) of reviewer_saves_and_openings.
+    return {cast(int, pool): seconds for pool, seconds in
             seconds_spent(saves, idle_cap_seconds=settings.REVIEW_IDLE_CAP_SECONDS, opens=opens).items()}
 
 

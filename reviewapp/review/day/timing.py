@@ -15,6 +15,9 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TypeVar
+
+PoolKey = TypeVar("PoolKey", bound=Hashable)
 
 # Fewer completed items than this give no estimate: one or two items say little about a pace.
 MIN_ITEMS_FOR_PACE = 3
@@ -78,8 +81,8 @@ class Estimate:
     items_timed: int  # the completed items the pace is measured on
 
 
-def estimate_left(*, pool: Hashable, left: int, spent: Mapping[Hashable, float], completed: Mapping[Hashable, int]) \
-        -> Estimate:
+def estimate_left(*, pool: PoolKey, left: int, spent: Mapping[PoolKey, float],
+                  completed: Mapping[PoolKey, int]) -> Estimate:
     """Time to finish ``left`` items of ``pool`` at the reviewer's pace in that pool, else over all their pools."""
     for source, seconds, items in (("this pool", spent.get(pool, 0.0), completed.get(pool, 0)),
                                    ("all your pools", sum(spent.values()), sum(completed.values()))):

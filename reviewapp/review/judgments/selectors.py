@@ -62,6 +62,7 @@ def pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
     records = []
     for judgment in judgments:
         revision, item = judgment.current, judgment.item
+        assert revision is not None  # filtered on current__isnull=False
         records.append(
             JudgmentRecord(
                 item_id=item.public_id, query_id=item.query_id, doc_id=item.doc_id,
@@ -81,6 +82,7 @@ def _with_reused(pool: ReviewPool, records: list[JudgmentRecord]) -> list[Judgme
     for reused in pool_reused_judgments(pool=pool):
         item, judgment = reused.item, reused.judgment
         revision = judgment.current
+        assert revision is not None  # pool_reused_judgments reads only judgments with a current revision
         if (judgment.reviewer_id, item.public_id) in native:
             continue
         native.add((judgment.reviewer_id, item.public_id))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import statistics
 from collections import defaultdict
+from collections.abc import Hashable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -171,7 +172,7 @@ def reviewer_workload(*, pool: ReviewPool | None = None) -> list[ReviewerWorkloa
         # Time per item, from its opening (never across items or pools); the pace over the pools listed here.
         timed = save_seconds(saves_in[reviewer_id], idle_cap_seconds=settings.REVIEW_IDLE_CAP_SECONDS,
                              opens=opens.get(reviewer_id, []))
-        every: dict[int, float] = defaultdict(float)
+        every: dict[Hashable, float] = defaultdict(float)
         for save in timed:
             every[save.pool] += save.seconds or 0.0
         mine = {pool_pk: row for (rid, pool_pk), row in counts.items() if rid == reviewer_id}

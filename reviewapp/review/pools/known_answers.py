@@ -210,12 +210,13 @@ def reviewer_accuracy(*, pool: ReviewPool | None = None, confidence: float = 0.9
         answers = known_answers_of(pool=one)
         judgments = Judgment.objects.filter(item_id__in=answers).select_related("current", "item")
         for judgment in judgments:
-            if not _counted(judgment):
+            revision = judgment.current
+            if revision is None or not _counted(judgment):
                 continue
             row = counts[judgment.reviewer_id]
             row[3] += 1
             for grade_type, expected in answers[judgment.item_id].items():
-                given = judgment.current.grades.get(grade_type)
+                given = revision.grades.get(grade_type)
                 if given == UNKNOWN or not isinstance(given, int):
                     row[2] += 1
                     continue

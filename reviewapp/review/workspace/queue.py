@@ -16,7 +16,7 @@ import bisect
 import itertools
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from django.contrib.auth.models import User
 from django.db import connections
@@ -279,7 +279,11 @@ def _text_matches(rows: QuerySet[Assignment], words: tuple[str, ...],
     return rows
 
 
-def _in_any(parts: list[QuerySet[Assignment]]) -> QuerySet[Assignment]:
+class _Pk(TypedDict):
+    pk: int
+
+
+def _in_any(parts: list[QuerySet[Assignment, _Pk]]) -> QuerySet[Assignment]:
     """Assignments whose pk is in any of ``parts`` (each a sliced query of pks, read by index): one query.
 
     Joined by UNION ALL. SQLite refuses a LIMIT inside a compound statement, so there each part is wrapped in an
@@ -291,7 +295,7 @@ def _in_any(parts: list[QuerySet[Assignment]]) -> QuerySet[Assignment]:
     return Assignment.objects.filter(pk__in=parts[0].union(*parts[1:], all=True) if len(parts) > 1 else parts[0])
 
 
-def _counts(parts: dict[int, QuerySet[Assignment]]) -> dict[int, int]:
+def _counts(parts: dict[int, QuerySet[Assignment, _Pk]]) -> dict[int, int]:
     """The rows of each sliced query in ``parts`` (by pool pk), counted in one statement.
 
     ``SELECT pool, COUNT(*) FROM (part) UNION ALL ...``: each count reads only its part's LIMIT rows, which a
