@@ -15,6 +15,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
 from reviewapp.core.exports.downloads import download, stream_download
+from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.agreement.disagreements import (
     RulingChanged,
     adjudication_record_seen,
@@ -30,7 +31,7 @@ from reviewapp.review.pools.views import pool_or_404
 
 @perm_required(MANAGE_REVIEWS)
 @require_http_methods(["GET", "POST"])
-def admin_adjudicate(request: HttpRequest, pool_id: str, item_id: str) -> HttpResponse:
+def admin_adjudicate(request: SignedInHttpRequest, pool_id: str, item_id: str) -> HttpResponse:
     pool = pool_or_404(pool_id)
     try:
         view = pool_adjudication_item(pool=pool, item_id=item_id)

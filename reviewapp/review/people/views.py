@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth.forms import SetPasswordForm
 from django.core.exceptions import ValidationError
 from django.db.models import Q
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views import View
@@ -192,7 +192,7 @@ class InvitationView(View):
 
     template_name = "review/invitation.html"
 
-    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         self.invitation = accounts.invitation_find(uidb64=kwargs["uidb64"], token=kwargs["token"])
         return super().dispatch(request, *args, **kwargs)
 

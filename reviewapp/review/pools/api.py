@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from reviewapp.core.auth.roles import CanManageReviews
 from reviewapp.core.http.api import WRITE_ERRORS, error_responses
+from reviewapp.core.http.requests import SignedInRequest
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.pools.models import ReviewPool
 from reviewapp.review.pools.selectors import pool_get, pool_list
@@ -69,7 +70,7 @@ class PoolsApi(APIView):
         return Response(PoolOut(pool_list(), many=True).data)
 
     @extend_schema(request=PoolCreateIn, responses={201: PoolOut, **error_responses(*WRITE_ERRORS)})
-    def post(self, request: Request) -> Response:
+    def post(self, request: SignedInRequest) -> Response:
         data = self.PoolCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
         try:

@@ -15,6 +15,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
+from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
 from reviewapp.review.agreement.selectors import (
     LABEL_RULE,
@@ -71,7 +72,7 @@ def admin_pools(request: HttpRequest) -> HttpResponse:
 
 @perm_required(MANAGE_REVIEWS)
 @require_http_methods(["GET", "POST"])
-def admin_pool_new(request: HttpRequest) -> HttpResponse:
+def admin_pool_new(request: SignedInHttpRequest) -> HttpResponse:
     form = {"kind": next(iter(kinds_all()), ""), "reviewers_per_item": "2"}
     if request.method == "POST":
         form = request.POST.dict()
@@ -99,7 +100,7 @@ def admin_pool_new(request: HttpRequest) -> HttpResponse:
 def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
     pool = pool_or_404(pool_id)
     kind = kind_get(pool.kind)
-    context = {
+    context: dict[str, Any] = {
         "pool": pool,
         "kind": kind,
         "progress": pool_progress(pool=pool),
@@ -132,7 +133,7 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
 
 @perm_required(MANAGE_REVIEWS)
 @require_POST
-def admin_pool_new_version(request: HttpRequest, pool_id: str) -> HttpResponse:
+def admin_pool_new_version(request: SignedInHttpRequest, pool_id: str) -> HttpResponse:
     pool = pool_or_404(pool_id)
     try:
         per_item = int(request.POST.get("reviewers_per_item") or pool.reviewers_per_item)
@@ -148,7 +149,7 @@ def admin_pool_new_version(request: HttpRequest, pool_id: str) -> HttpResponse:
 
 @perm_required(MANAGE_REVIEWS)
 @require_http_methods(["GET", "POST"])
-def admin_pool_guidelines(request: HttpRequest, pool_id: str) -> HttpResponse:
+def admin_pool_guidelines(request: SignedInHttpRequest, pool_id: str) -> HttpResponse:
     pool = pool_or_404(pool_id)
     error, text = "", None
     if request.method == "POST":
@@ -168,7 +169,7 @@ def admin_pool_guidelines(request: HttpRequest, pool_id: str) -> HttpResponse:
                    "max_chars": MAX_GUIDELINES_CHARS}, status=400 if error else 200)
 
 
-def _known_answer_post(request: HttpRequest, pool: ReviewPool) -> str:
+def _known_answer_post(request: SignedInHttpRequest, pool: ReviewPool) -> str:
     """Apply one known-answer action; returns the success message (errors raise KnownAnswerError)."""
     action = request.POST.get("action", "")
     if action == "mix":
@@ -185,7 +186,7 @@ def _known_answer_post(request: HttpRequest, pool: ReviewPool) -> str:
         raise KnownAnswerError(f"item: {request.POST.get('item', '')!r} is not an item of this pool")
     if action == "set":
         kind = kind_get(pool.kind)
-        expected = {key: request.POST.get(key, "") for key in kind.grade_type_keys}
+        expected: dict[str, Any] = {key: request.POST.get(key, "") for key in kind.grade_type_keys}
         if not any(expected.values()):
             # No grade typed: take the item's current rulings (an item with an adjudicated answer).
             rulings = _pool_rulings(pool, item)
@@ -204,7 +205,7 @@ def _pool_rulings(pool: ReviewPool, item: ReviewItem) -> dict[str, Any]:
 
 @perm_required(MANAGE_REVIEWS)
 @require_http_methods(["GET", "POST"])
-def admin_known_answers(request: HttpRequest, pool_id: str) -> HttpResponse:
+def admin_known_answers(request: SignedInHttpRequest, pool_id: str) -> HttpResponse:
     pool = pool_or_404(pool_id)
     error = ""
     if request.method == "POST":

@@ -19,6 +19,7 @@ from django.views.decorators.http import require_http_methods
 from reviewapp.core.auth.accounts import user_shortcuts_get
 from reviewapp.core.auth.roles import GRADE, perm_required
 from reviewapp.core.http.json_input import JsonInputError, json_loads
+from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.assignment.queue_state import QUEUE_STATES
 from reviewapp.review.day.openings import item_opening_record
 from reviewapp.review.day.selectors import reviewer_day
@@ -50,7 +51,7 @@ QUEUE_FILTERS = (("", "All"), ("todo", "To do"), ("draft", "Draft"), ("complete"
 
 
 @perm_required(GRADE)
-def queue(request: HttpRequest) -> HttpResponse:
+def queue(request: SignedInHttpRequest) -> HttpResponse:
     state = request.GET.get("status", "")
     if state not in QUEUE_STATES:
         state = ""
@@ -140,7 +141,7 @@ def _item_context(view: ReviewerItem, *, reviewer: Any, form_grades: dict | None
     return {"view": view, **span_context, "grade_rows": rows, "error": error, "saved": saved,
             "note": form_note if form_note is not None else saved_state["note"],
             "saved_state": saved_state, "next_url": _next_url(view),
-            "locked": bool(view.current) and view.current.status == "complete" and not view.needs_regrade,
+            "locked": view.current is not None and view.current.status == "complete" and not view.needs_regrade,
             "shown_hashes": sorted((shown or {}).items()),
             # single keys, Alt + key, or none (the reviewer's own setting, WCAG 2.1.4)
             "shortcuts": user_shortcuts_get(user=reviewer),
@@ -161,7 +162,7 @@ def _saved_message(action: str, result: SubmitResult) -> str:
 
 @perm_required(GRADE)
 @require_http_methods(["GET", "POST"])
-def item(request: HttpRequest, item_id: str) -> HttpResponse:
+def item(request: SignedInHttpRequest, item_id: str) -> HttpResponse:
     try:
         assignment = reviewer_assignment(reviewer=request.user, item_id=item_id)
     except NotAssigned:
@@ -235,7 +236,7 @@ def item(request: HttpRequest, item_id: str) -> HttpResponse:
 
 
 @perm_required(GRADE)
-def history(request: HttpRequest, item_id: str) -> HttpResponse:
+def history(request: SignedInHttpRequest, item_id: str) -> HttpResponse:
     try:
         view = reviewer_item(reviewer=request.user, item_id=item_id)
         revisions = reviewer_history(reviewer=request.user, item_id=item_id)
