@@ -16,20 +16,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
 from reviewapp.core.http.requests import SignedInHttpRequest
-from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
-from reviewapp.review.agreement.selectors import (
-    LABEL_RULE,
-    pool_adjudication_item,
-    pool_agreement,
-    pool_disagreements,
-    pool_document_citations,
-    pool_labels,
-    pool_progress,
-)
-from reviewapp.review.assignment.reuse import pool_reuse_counts
-from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.exchange.selectors import label_source_list, pool_label_imports
 from reviewapp.review.judgments.models import ReviewItem
 from reviewapp.review.judgments.selectors import pool_judgments, pool_stale_judgments
 from reviewapp.review.kinds import kind_get, kinds_all
@@ -50,6 +37,7 @@ from reviewapp.review.pools.known_answers import (
     reviewer_accuracy,
 )
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.panels import item_rulings, known_answer_panels, pool_list_panels, pool_page_panels
 from reviewapp.review.pools.selectors import pool_assignees, pool_get, pool_list
 from reviewapp.review.pools.services import json_lines_parse, pool_create, pool_new_version
 
@@ -66,7 +54,7 @@ def admin_pools(request: HttpRequest) -> HttpResponse:
     return render(
         request,
         "review/admin/pools.html",
-        {"pools": pool_list(), "label_sources": label_source_list(), "kinds": kinds_all()},
+        {"pools": pool_list(), "kinds": kinds_all(), **pool_list_panels()},
     )
 
 
@@ -103,30 +91,17 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
     context: dict[str, Any] = {
         "pool": pool,
         "kind": kind,
-        "progress": pool_progress(pool=pool),
-        "agreement": pool_agreement(pool=pool),
-        "admin_held": pool_admin_held_complete(pool=pool),
-        "through_idp": pool_idp_complete(pool=pool),
-        "disagreements": pool_disagreements(pool=pool),
-        "documents": pool_document_citations(pool=pool),
         "stale": pool_stale_judgments(pool=pool),
-        "label_rule": LABEL_RULE,
-        "candidates": reviewer_candidates(),
         "assignees": pool_assignees(pool=pool),
         "judged": pool.is_judged(),
-        "labels": pool_labels(pool=pool),
         "accuracy": reviewer_accuracy(pool=pool),
         # Judge once: judgments of the same texts made in other pools and serving this one (with provenance).
-        "reuse": pool_reuse_counts(pool=pool),
         "reused": [r for r in pool_judgments(pool) if r.reused_from],
         # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
         # pool declared from a rerank run has one (its item count), which made this page a 500.
         "declared_params": sorted((pool.declared_params or {}).items()),
-        "label_imports": pool_label_imports(pool=pool),
-    }
-    context["label_counts"] = {
-        state: sum(1 for label in context["labels"] if label.state == state)
-        for state in ("adjudicated", "agreed", "unresolved")
+        # Progress, agreement, labels, candidates, reuse counts, imports: read by the nouns above pools.
+        **pool_page_panels(pool),
     }
     return render(request, "review/admin/pool_detail.html", context)
 
@@ -189,7 +164,7 @@ def _known_answer_post(request: SignedInHttpRequest, pool: ReviewPool) -> str:
         expected: dict[str, Any] = {key: request.POST.get(key, "") for key in kind.grade_type_keys}
         if not any(expected.values()):
             # No grade typed: take the item's current rulings (an item with an adjudicated answer).
-            rulings = _pool_rulings(pool, item)
+            rulings = item_rulings(pool, item.public_id)
             expected = {key: value for key, value in rulings.items() if isinstance(value, int)}
         count = known_answer_set(item=item, expected=expected, by=request.user)
         return f"Item {item.public_id} is a known-answer item ({count} grade type(s))."
@@ -197,10 +172,6 @@ def _known_answer_post(request: SignedInHttpRequest, pool: ReviewPool) -> str:
         count = known_answer_withdraw(item=item, by=request.user)
         return f"Item {item.public_id} is no longer a known-answer item ({count} grade type(s) withdrawn)."
     raise KnownAnswerError(f"action: {action!r} is not one of set, withdraw, mix")
-
-
-def _pool_rulings(pool: ReviewPool, item: ReviewItem) -> dict[str, Any]:
-    return pool_adjudication_item(pool=pool, item_id=item.public_id).rulings
 
 
 @perm_required(MANAGE_REVIEWS)
@@ -218,12 +189,8 @@ def admin_known_answers(request: SignedInHttpRequest, pool_id: str) -> HttpRespo
             return redirect("review:pool-known-answers", pool_id=pool.public_id)
     kind = kind_get(pool.kind)
     known = pool_known_answers(pool=pool)
-    known_ids = {row.item_id for row in known}
-    # Candidates: items with a current ruling (an adjudicated answer) not yet used as known answers.
-    ruled = [label for label in pool_labels(pool=pool)
-             if label.state == "adjudicated" and isinstance(label.value, int) and label.item_id not in known_ids]
     context = {
-        "pool": pool, "kind": kind, "known": known, "ruled": ruled, "error": error,
+        "pool": pool, "kind": kind, "known": known, "error": error, **known_answer_panels(pool),
         "accuracy": reviewer_accuracy(pool=pool),
         "default_share": round(DEFAULT_SHARE * 100),
         "max_share": round(MAX_SHARE * 100),
