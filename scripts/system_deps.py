@@ -36,6 +36,8 @@ NEEDS: tuple[Need, ...] = (
     Need("pdftoppm", "poppler-utils", "the summary PDF drawn as a picture"),
     Need("nginx", "nginx-light", "the slow-client test runs the shipped proxy configuration"),
     Need("redis-server", "redis-server", "the fault tests start Redis servers of their own to stop"),
+    Need("mount", "mount", "the fault tests fill a tiny tmpfs to stand for a full var/"),
+    Need("umount", "mount", "the fault tests unmount that tmpfs afterwards"),
     Need("lib:libpango-1.0.so", "libpango-1.0-0", "WeasyPrint's text layout for the PDF summaries"),
     Need("lib:libpangoft2-1.0.so", "libpangoft2-1.0-0", "WeasyPrint's fonts for the PDF summaries"),
 )

@@ -413,6 +413,22 @@ MATRIX: dict[str, Entry] = {
         "/review/agreement/{marker_pool_id}/disagreements/next/"),
     "review/admin/reviewers/": moved("/review/admin/reviewers/", "/review/people/reviewers/"),
     "review/admin/workload/": moved("/review/admin/workload/", "/review/people/workload/"),
+    "review/admin/workload/time.csv": moved("/review/admin/workload/time.csv", "/review/people/workload/time.csv"),
+    "review/admin/pools/<str:pool_id>/qrels.txt": moved("/review/admin/pools/{marker_pool_id}/qrels.txt",
+                                                         "/review/agreement/{marker_pool_id}/qrels.txt"),
+    "review/admin/pools/<str:pool_id>/judgments.jsonl": moved(
+        "/review/admin/pools/{marker_pool_id}/judgments.jsonl", "/review/agreement/{marker_pool_id}/judgments.jsonl"),
+    "review/admin/pools/<str:pool_id>/label-studio-tasks.json": moved(
+        "/review/admin/pools/{marker_pool_id}/label-studio-tasks.json",
+        "/review/exchange/{marker_pool_id}/label-studio-tasks.json"),
+    "review/admin/pools/<str:pool_id>/label-studio-config.xml": moved(
+        "/review/admin/pools/{marker_pool_id}/label-studio-config.xml",
+        "/review/exchange/{marker_pool_id}/label-studio-config.xml"),
+    "review/admin/pools/<str:pool_id>/argilla.zip": moved("/review/admin/pools/{marker_pool_id}/argilla.zip",
+                                                            "/review/exchange/{marker_pool_id}/argilla.zip"),
+    "review/admin/pools/<str:pool_id>/imported-labels.jsonl": moved(
+        "/review/admin/pools/{marker_pool_id}/imported-labels.jsonl",
+        "/review/exchange/{marker_pool_id}/imported-labels.jsonl"),
     "review/invitation/<str:uidb64>/<str:token>/": moved("/review/invitation/MQ/bad-token/",
                                                          "/review/people/invitation/MQ/bad-token/"),
     # --- blinded review API

@@ -31,5 +31,6 @@ urlpatterns = [
     path("people/invitation/<str:uidb64>/<str:token>/", views.reviewer_invitation, name="invitation"),
     moved("admin/reviewers/", "review:reviewers"),
     moved("admin/workload/", "review:workload"),
+    moved("admin/workload/time.csv", "review:workload-time-csv"),
     moved("invitation/<str:uidb64>/<str:token>/", "review:invitation"),
 ]
