@@ -345,8 +345,9 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(i=st.integers(0, 10**6), g=st.integers(0, 1), share=st.sampled_from([0.3, 0.5]))
     def known_answer_set_and_mix(self, i, g, share):
+        from reviewapp.review.assignment.services import known_answer_mix
         from reviewapp.review.judgments.models import ReviewItem
-        from reviewapp.review.pools.known_answers import known_answer_mix, known_answer_set
+        from reviewapp.review.pools.known_answers import known_answer_set
 
         items = list(ReviewItem.objects.filter(pool_id__in=self.pools).select_related("pool").order_by("pk"))
         item = items[i % len(items)]
