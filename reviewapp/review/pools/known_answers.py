@@ -3,7 +3,7 @@
 A known-answer item is an ordinary item of the pool with an ordinary assignment (same public id format, same
 keyed-shuffle sort key): nothing a reviewer receives tells it apart. What marks it lives only in
 ``KnownAnswer`` rows, read by admin pages. Its judgments never count towards the pool's labels, agreement or
-metrics (``judgments.selectors.pool_completed_judgments`` and ``pool_labels`` leave such items out); they only
+metrics (``agreement.judgments.pool_completed_judgments`` and ``pool_labels`` leave such items out); they only
 measure each reviewer's accuracy here.
 """
 

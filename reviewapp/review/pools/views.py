@@ -19,7 +19,6 @@ from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
 from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.selectors import pool_judgments, pool_stale_judgments
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.pools.guidelines import (
     MAX_GUIDELINES_CHARS,
@@ -89,12 +88,9 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
     context: dict[str, Any] = {
         "pool": pool,
         "kind": kind,
-        "stale": pool_stale_judgments(pool=pool),
         "assignees": pool_assignees(pool=pool),
         "judged": pool.is_judged(),
         "accuracy": reviewer_accuracy(pool=pool),
-        # Judge once: judgments of the same texts made in other pools and serving this one (with provenance).
-        "reused": [r for r in pool_judgments(pool) if r.reused_from],
         # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
         # pool declared from a rerank run has one (its item count), which made this page a 500.
         "declared_params": sorted((pool.declared_params or {}).items()),

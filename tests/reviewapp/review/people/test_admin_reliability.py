@@ -10,11 +10,11 @@ from scipy.stats import binomtest
 
 from reviewapp.review.agreement import disagreements, exports
 from reviewapp.review.agreement import selectors as agreement
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.assignment.services import assignment_sort_key, known_answer_mix
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools import guidelines, known_answers
 from reviewapp.review.pools.models import KnownAnswer, PoolGuidelines
