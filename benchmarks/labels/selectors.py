@@ -11,8 +11,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from reviewapp.review.agreement.judgments import pool_completed_judgments, pool_stale_judgments
 from reviewapp.review.agreement.selectors import ResolvedLabel, pool_labels
-from reviewapp.review.judgments.selectors import pool_completed_judgments, pool_stale_judgments
 from reviewapp.review.kinds import UNKNOWN
 from reviewapp.review.pools.selectors import pool_find
 

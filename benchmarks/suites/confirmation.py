@@ -40,12 +40,12 @@ from benchmarks.suites.services import _next_version, suite_import
 from reviewapp.core.models import ADMIN_HELD, SigninMethod
 from reviewapp.core.records.hashing import canonical_json
 from reviewapp.core.records.provenance import LabelOrigin, Procedure
+from reviewapp.review.agreement.judgments import pool_completed_judgments, pool_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.agreement.spans import pool_span_rulings
 from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.assignment.services import pool_assign
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.judgments.selectors import pool_completed_judgments, pool_judgments
 from reviewapp.review.pools.selectors import pool_find
 from reviewapp.review.pools.services import pool_create
 from reviewapp.review.workspace.selectors import reviewer_assignment

@@ -30,4 +30,5 @@ class ReviewConfig(AppConfig):
                       exchange_panels.pool_page_panel):
             pool_page_panel_add(panel)
         known_answer_panel_add(agreement_panels.known_answer_panel)
+        known_answer_panel_add(assignment_panels.known_answer_panel)
         item_rulings_set(agreement_panels.item_rulings)

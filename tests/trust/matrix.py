@@ -346,6 +346,8 @@ MATRIX: dict[str, Entry] = {
                                                             "/review/assignment/{marker_pool_id}/reassign/",
                                                             {"from_reviewer": "0",
                                                              "to_reviewer": "0"}),
+    "review/assignment/<str:pool_id>/known-answers/mix/": post_only(
+        MANAGE_REVIEWS, "/review/assignment/{marker_pool_id}/known-answers/mix/", {"share": "10"}),
     "review/pools/<str:pool_id>/new-version/": post_only(MANAGE_REVIEWS,
                                                                "/review/pools/{marker_pool_id}/new-version/",
                                                                {"reviewers_per_item": "3"}),

@@ -25,8 +25,8 @@ from benchmarks.suites.confirmation import suite_target_origin
 from benchmarks.suites.models import Suite
 from reviewapp.core.records.provenance import LabelOrigin, Procedure, provenance_sentences
 from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 
 if TYPE_CHECKING:
     from reviewapp.review.pools.models import ReviewPool

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 from reviewapp.core.models import ADMIN_HELD, SigninMethod
 from reviewapp.core.records.hashing import sha256_hex
+from reviewapp.review.agreement.judgments import pool_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-from reviewapp.review.judgments.selectors import pool_judgments
 from reviewapp.review.pools.known_answers import known_answer_public_ids
 from reviewapp.review.pools.models import ReviewPool
 

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from reviewapp.review.agreement.exports import pool_admin_held_complete, pool_idp_complete
+from reviewapp.review.agreement.judgments import pool_judgments
 from reviewapp.review.agreement.selectors import (
     LABEL_RULE,
     pool_adjudication_item,
@@ -23,7 +24,12 @@ from reviewapp.review.pools.models import ReviewPool
 
 def pool_page_panel(pool: ReviewPool) -> dict[str, Any]:
     labels = pool_labels(pool=pool)
+    judgments = pool_judgments(pool)
     return {
+        # Judgments of texts changed since (left out of every metric), and judge once: judgments of the same
+        # texts made in other pools and serving this one (with provenance).
+        "stale": [r for r in judgments if r.stale],
+        "reused": [r for r in judgments if r.reused_from],
         "progress": pool_progress(pool=pool),
         "agreement": pool_agreement(pool=pool),
         "admin_held": pool_admin_held_complete(pool=pool),

@@ -26,11 +26,11 @@ from typing import Any, TypedDict
 from django.contrib.auth import get_user_model
 
 from reviewapp.core.records.hashing import sha256_json
+from reviewapp.review.agreement.judgments import JudgmentRecord, pool_completed_judgments, pool_judgments
 from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.judgments.selectors import JudgmentRecord, pool_completed_judgments, pool_judgments
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
 from reviewapp.review.pools.known_answers import known_answer_item_pks
 from reviewapp.review.pools.models import ReviewPool

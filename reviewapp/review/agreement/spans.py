@@ -1,7 +1,7 @@
 """Span answers read together: each counted judgment's spans, and the latest ruling of an item with its spans.
 
 For jobs whose kind labels spans (contract clauses). The same population as every other label read: the
-counted judgments of ``judgments.selectors.pool_completed_judgments`` (complete, not stale, not known-answer
+counted judgments of ``agreement.judgments.pool_completed_judgments`` (complete, not stale, not known-answer
 items, and judgments of the same texts linked from another pool), with the spans of the revision each one counts.
 """
 
@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from reviewapp.review.agreement.judgments import JudgmentRecord, pool_completed_judgments
 from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment
-from reviewapp.review.judgments.selectors import JudgmentRecord, pool_completed_judgments
 from reviewapp.review.pools.models import ReviewPool
 
 

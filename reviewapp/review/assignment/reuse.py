@@ -6,7 +6,7 @@ source context the reviewer is shown beside the texts, the pool's instructions (
 force (the ``text_hash`` of the pool's latest published version). When a pool is assigned, a reviewer who
 already holds an item with the same texts gets no second assignment: with the same key a ``JudgmentReuse`` row
 links the new pool's item to the item they hold, and their judgment there is read as their judgment here
-(``judgments.selectors.pool_judgments``, with its provenance in ``reused_from``); with another key (other instructions,
+(``agreement.judgments.pool_judgments``, with its provenance in ``reused_from``); with another key (other instructions,
 guidelines, scale or context) the item goes to someone else (``services.assignments_place`` decides both).
 
 What this never does:

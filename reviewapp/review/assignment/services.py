@@ -17,6 +17,8 @@ assignments; judged ones stay (they are a label's record).
 
 from __future__ import annotations
 
+import math
+from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -32,6 +34,7 @@ from reviewapp.review.assignment.queue_order import queue_rebuild
 from reviewapp.review.assignment.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.models import Judgment, ReviewItem
+from reviewapp.review.pools.known_answers import KnownAnswerError, known_answer_item_pks
 from reviewapp.review.pools.models import ReviewPool
 
 
@@ -334,3 +337,65 @@ def assignment_reassign(*, pool: ReviewPool, from_reviewer: User,
     judged_kept = Assignment.objects.filter(pool=pool, reviewer=from_reviewer).count() - len(kept)
     return Reassigned(moved=len(placement.assigned), already_held=len(placement.held), kept_judged=judged_kept,
                       linked=len(placement.linked), kept_repeat=len(kept))
+
+
+# --- known-answer items ---------------------------------------------------------
+
+# Share of a reviewer's queue made of known-answer items when an admin mixes them in without saying.
+DEFAULT_SHARE = 0.1
+MAX_SHARE = 0.5
+
+
+@dataclass(frozen=True)
+class Mixed:
+    added: int
+    reviewers: int
+    known_items: int
+
+
+@transaction.atomic
+def known_answer_mix(*, pool: ReviewPool, share: float = DEFAULT_SHARE) -> Mixed:
+    """Give every reviewer of ``pool`` known-answer items up to ``share`` of their queue.
+
+    The items each reviewer gets are the first in that reviewer's own keyed shuffle (the same sort key every
+    assignment carries), so the choice and the place in the queue follow no pattern a reviewer could read.
+    Placed by ``assignments_place`` without judge-once links: an item whose texts the reviewer holds
+    anywhere (natively or through a link) is skipped, since seeing them again would mark it as a known answer.
+    """
+    if not isinstance(share, (int, float)) or not 0 < share <= MAX_SHARE:
+        raise KnownAnswerError(f"share: must be more than 0 and at most {MAX_SHARE}")
+    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
+    known = list(ReviewItem.objects.filter(pk__in=known_answer_item_pks(pool=pool)))
+    if not known:
+        raise KnownAnswerError("pool: mark at least one item as a known-answer item first")
+    known_pks = {item.pk for item in known}
+    held: dict[int, set[int]] = defaultdict(set)
+    for reviewer_id, item_id in Assignment.objects.filter(pool=pool).values_list("reviewer_id", "item_id"):
+        held[reviewer_id].add(item_id)
+    linked: dict[int, set[int]] = defaultdict(set)
+    for reviewer_id, item_id in JudgmentReuse.objects.filter(item__pool=pool).values_list("reviewer_id", "item_id"):
+        linked[reviewer_id].add(item_id)
+    # Someone who may no longer grade (deactivated, or now sees model output) gets nothing new.
+    users = get_user_model().objects.in_bulk(list(held))
+    added = 0
+    for reviewer_id in sorted(held):
+        items = held[reviewer_id]
+        if assignee_refusal(pool=pool, user=users[reviewer_id]):
+            continue
+        others = len(items - known_pks)
+        # share of the whole queue: k / (others + k) <= share
+        wanted = min(len(known), math.floor(share * others / (1 - share)))
+        have = len(items & known_pks)
+        keyed = [item for _, item in sorted(
+            (assignment_sort_key(pool_public_id=pool.public_id, reviewer_id=reviewer_id,
+                                 item_public_id=item.public_id), item)
+            for item in known if item.pk not in items and item.pk not in linked[reviewer_id]
+        )]
+        # Walk the reviewer's own order until enough are placed: a skipped repeat lets the next one in.
+        for item in keyed:
+            if have >= wanted:
+                break
+            placement = assignments_place(pool=pool, reviewer=users[reviewer_id], items=[item], reuse=False)
+            have += len(placement.assigned)
+            added += len(placement.assigned)
+    return Mixed(added=added, reviewers=len(held), known_items=len(known))

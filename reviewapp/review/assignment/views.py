@@ -1,4 +1,5 @@
-"""Admin actions on who holds a pool's items (/review/assignment/<pool id>/): assign, unassign, reassign.
+"""Admin actions on who holds a pool's items (/review/assignment/<pool id>/): assign, unassign, reassign, and
+mixing known-answer items into reviewers' queues.
 
 Thin: parse, call a service, send the admin back to the pool's page.
 """
@@ -14,10 +15,17 @@ from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
+from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.assignment.selectors import reviewer_candidates
-from reviewapp.review.assignment.services import assignment_reassign, assignment_unassign, pool_assign_detail
+from reviewapp.review.assignment.services import (
+    assignment_reassign,
+    assignment_unassign,
+    known_answer_mix,
+    pool_assign_detail,
+)
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.pools.views import pool_or_404
+from reviewapp.review.pools.known_answers import KnownAnswerError
+from reviewapp.review.pools.views import known_answers_page, pool_or_404
 
 
 def user_or_404(value: Any) -> Any:
@@ -77,3 +85,22 @@ def admin_pool_reassign(request: HttpRequest, pool_id: str) -> HttpResponse:
                          f"{target.get_username()} ({result.already_held} they held already; {result.kept_judged} "
                          "judged kept).")
     return redirect("review:pool", pool_id=pool.public_id)
+
+
+@perm_required(MANAGE_REVIEWS)
+@require_POST
+def admin_known_answer_mix(request: SignedInHttpRequest, pool_id: str) -> HttpResponse:
+    pool = pool_or_404(pool_id)
+    raw = request.POST.get("share", "")
+    try:
+        try:
+            share = float(raw) / 100
+        except ValueError:
+            raise KnownAnswerError(f"share: {raw!r} is not a percentage") from None
+        mixed = known_answer_mix(pool=pool, share=share)
+    except KnownAnswerError as exc:
+        # The known-answer page again, the error above the form it came from.
+        return known_answers_page(request, pool, error=str(exc))
+    messages.success(request, f"{mixed.added} known-answer assignment(s) added across {mixed.reviewers} "
+                              f"reviewer(s) ({mixed.known_items} known-answer item(s) in this pool).")
+    return redirect("review:pool-known-answers", pool_id=pool.public_id)

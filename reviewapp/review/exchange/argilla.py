@@ -23,6 +23,7 @@ from typing import Any
 
 from reviewapp.core.http.json_input import JsonInputError, json_loads
 from reviewapp.review.agreement.exports import reviewer_pseudonym
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.exchange.texts import (
     ITEM_KEY,
     ExchangeError,
@@ -33,7 +34,6 @@ from reviewapp.review.exchange.texts import (
     texts_read,
 )
 from reviewapp.review.judgments.hashes import ITEM_HASH_FIELDS
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
 from reviewapp.review.pools.models import ReviewPool
 

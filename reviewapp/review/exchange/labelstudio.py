@@ -19,6 +19,7 @@ from typing import Any
 from xml.etree import ElementTree
 
 from reviewapp.review.agreement.exports import reviewer_pseudonym
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.exchange.texts import (
     ITEM_KEY,
     ExchangeError,
@@ -28,7 +29,6 @@ from reviewapp.review.exchange.texts import (
     text_keys,
     texts_read,
 )
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
 from reviewapp.review.pools.models import ReviewPool
 

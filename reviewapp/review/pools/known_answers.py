@@ -3,13 +3,12 @@
 A known-answer item is an ordinary item of the pool with an ordinary assignment (same public id format, same
 keyed-shuffle sort key): nothing a reviewer receives tells it apart. What marks it lives only in
 ``KnownAnswer`` rows, read by admin pages. Its judgments never count towards the pool's labels, agreement or
-metrics (``judgments.selectors.pool_completed_judgments`` and ``pool_labels`` leave such items out); they only
+metrics (``agreement.judgments.pool_completed_judgments`` and ``pool_labels`` leave such items out); they only
 measure each reviewer's accuracy here.
 """
 
 from __future__ import annotations
 
-import math
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
@@ -18,16 +17,10 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from reviewapp.review.assignment.models import Assignment, JudgmentReuse
-from reviewapp.review.assignment.services import assignee_refusal, assignment_sort_key, assignments_place
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
 from reviewapp.review.kinds import UNKNOWN, kind_get
 from reviewapp.review.pools.models import KnownAnswer, ReviewPool
 from scoring.stats.proportion import Proportion, proportion_interval
-
-# Share of a reviewer's queue made of known-answer items when an admin mixes them in without saying.
-DEFAULT_SHARE = 0.1
-MAX_SHARE = 0.5
 
 
 class KnownAnswerError(ValueError):
@@ -101,61 +94,6 @@ def known_answer_withdraw(*, item: ReviewItem, by: User) -> int:
     return len(current)
 
 
-@dataclass(frozen=True)
-class Mixed:
-    added: int
-    reviewers: int
-    known_items: int
-
-
-@transaction.atomic
-def known_answer_mix(*, pool: ReviewPool, share: float = DEFAULT_SHARE) -> Mixed:
-    """Give every reviewer of ``pool`` known-answer items up to ``share`` of their queue.
-
-    The items each reviewer gets are the first in that reviewer's own keyed shuffle (the same sort key every
-    assignment carries), so the choice and the place in the queue follow no pattern a reviewer could read.
-    Placed by ``assign.assignments_place`` without judge-once links: an item whose texts the reviewer holds
-    anywhere (natively or through a link) is skipped, since seeing them again would mark it as a known answer.
-    """
-    if not isinstance(share, (int, float)) or not 0 < share <= MAX_SHARE:
-        raise KnownAnswerError(f"share: must be more than 0 and at most {MAX_SHARE}")
-    ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
-    known = list(ReviewItem.objects.filter(pk__in=known_answer_item_pks(pool=pool)))
-    if not known:
-        raise KnownAnswerError("pool: mark at least one item as a known-answer item first")
-    known_pks = {item.pk for item in known}
-    held: dict[int, set[int]] = defaultdict(set)
-    for reviewer_id, item_id in Assignment.objects.filter(pool=pool).values_list("reviewer_id", "item_id"):
-        held[reviewer_id].add(item_id)
-    linked: dict[int, set[int]] = defaultdict(set)
-    for reviewer_id, item_id in JudgmentReuse.objects.filter(item__pool=pool).values_list("reviewer_id", "item_id"):
-        linked[reviewer_id].add(item_id)
-    # Someone who may no longer grade (deactivated, or now sees model output) gets nothing new.
-    users = get_user_model().objects.in_bulk(list(held))
-    added = 0
-    for reviewer_id in sorted(held):
-        items = held[reviewer_id]
-        if assignee_refusal(pool=pool, user=users[reviewer_id]):
-            continue
-        others = len(items - known_pks)
-        # share of the whole queue: k / (others + k) <= share
-        wanted = min(len(known), math.floor(share * others / (1 - share)))
-        have = len(items & known_pks)
-        keyed = [item for _, item in sorted(
-            (assignment_sort_key(pool_public_id=pool.public_id, reviewer_id=reviewer_id,
-                                 item_public_id=item.public_id), item)
-            for item in known if item.pk not in items and item.pk not in linked[reviewer_id]
-        )]
-        # Walk the reviewer's own order until enough are placed: a skipped repeat lets the next one in.
-        for item in keyed:
-            if have >= wanted:
-                break
-            placement = assignments_place(pool=pool, reviewer=users[reviewer_id], items=[item], reuse=False)
-            have += len(placement.assigned)
-            added += len(placement.assigned)
-    return Mixed(added=added, reviewers=len(held), known_items=len(known))
-
-
 # --- accuracy ------------------------------------------------------------------
 
 
@@ -165,7 +103,6 @@ class KnownAnswerRow:
     query_id: str
     doc_id: str
     expected: dict[str, Any]
-    assigned: int
     answered: int  # complete, non-stale judgments
 
 
@@ -186,14 +123,11 @@ def _counted(judgment: Judgment) -> bool:
 def pool_known_answers(*, pool: ReviewPool) -> list[KnownAnswerRow]:
     answers = known_answers_of(pool=pool)
     items = ReviewItem.objects.filter(pk__in=answers).order_by("query_id", "doc_id")
-    assigned: dict[int, int] = defaultdict(int)
-    for item_id in Assignment.objects.filter(item__in=items).values_list("item_id", flat=True):
-        assigned[item_id] += 1
     answered: dict[int, int] = defaultdict(int)
     for judgment in Judgment.objects.filter(item__in=items).select_related("current", "item"):
         answered[judgment.item_id] += _counted(judgment)
     return [KnownAnswerRow(item_id=item.public_id, query_id=item.query_id, doc_id=item.doc_id,
-                           expected=answers[item.pk], assigned=assigned[item.pk], answered=answered[item.pk])
+                           expected=answers[item.pk], answered=answered[item.pk])
             for item in items]
 
 

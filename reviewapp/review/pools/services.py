@@ -1,7 +1,7 @@
 """Writes of a pool: declaring it with its items, its label-deciding settings, and a new version of it.
 
 Jobs (benchmarks, grading) push items in with ``pool_create`` and read labels back through
-``judgments.selectors``. The review engine never learns what a pool's items mean: it stores texts, hashes and an
+``agreement.judgments``. The review engine never learns what a pool's items mean: it stores texts, hashes and an
 opaque ``external_ref``.
 
 Settings that decide labels (reviewers per item, kind) change only until the first judgment; after that a change

@@ -10,15 +10,15 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.exceptions import ObjectDoesNotExist
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponsePermanentRedirect
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.views.decorators.http import require_http_methods, require_POST
 
 from reviewapp.core.auth.roles import MANAGE_REVIEWS, perm_required
 from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.selectors import pool_judgments, pool_stale_judgments
 from reviewapp.review.kinds import kind_get, kinds_all
 from reviewapp.review.pools.guidelines import (
     MAX_GUIDELINES_CHARS,
@@ -27,10 +27,7 @@ from reviewapp.review.pools.guidelines import (
     pool_guidelines_history,
 )
 from reviewapp.review.pools.known_answers import (
-    DEFAULT_SHARE,
-    MAX_SHARE,
     KnownAnswerError,
-    known_answer_mix,
     known_answer_set,
     known_answer_withdraw,
     pool_known_answers,
@@ -91,12 +88,9 @@ def admin_pool(request: HttpRequest, pool_id: str) -> HttpResponse:
     context: dict[str, Any] = {
         "pool": pool,
         "kind": kind,
-        "stale": pool_stale_judgments(pool=pool),
         "assignees": pool_assignees(pool=pool),
         "judged": pool.is_judged(),
         "accuracy": reviewer_accuracy(pool=pool),
-        # Judge once: judgments of the same texts made in other pools and serving this one (with provenance).
-        "reused": [r for r in pool_judgments(pool) if r.reused_from],
         # A list, not the dict: ``declared_params.items`` in a template looks up the key "items" first, and a
         # pool declared from a rerank run has one (its item count), which made this page a 500.
         "declared_params": sorted((pool.declared_params or {}).items()),
@@ -147,15 +141,6 @@ def admin_pool_guidelines(request: SignedInHttpRequest, pool_id: str) -> HttpRes
 def _known_answer_post(request: SignedInHttpRequest, pool: ReviewPool) -> str:
     """Apply one known-answer action; returns the success message (errors raise KnownAnswerError)."""
     action = request.POST.get("action", "")
-    if action == "mix":
-        raw = request.POST.get("share", "")
-        try:
-            share = float(raw) / 100
-        except ValueError:
-            raise KnownAnswerError(f"share: {raw!r} is not a percentage") from None
-        mixed = known_answer_mix(pool=pool, share=share)
-        return (f"{mixed.added} known-answer assignment(s) added across {mixed.reviewers} reviewer(s) "
-                f"({mixed.known_items} known-answer item(s) in this pool).")
     item = ReviewItem.objects.filter(pool=pool, public_id=request.POST.get("item", "")).first()
     if item is None:
         raise KnownAnswerError(f"item: {request.POST.get('item', '')!r} is not an item of this pool")
@@ -179,6 +164,10 @@ def _known_answer_post(request: SignedInHttpRequest, pool: ReviewPool) -> str:
 def admin_known_answers(request: SignedInHttpRequest, pool_id: str) -> HttpResponse:
     pool = pool_or_404(pool_id)
     error = ""
+    if request.method == "POST" and request.POST.get("action") == "mix":
+        # Mixing writes assignments, so it moved to assignment's URL; a page still open from before posts here.
+        return HttpResponsePermanentRedirect(reverse("review:known-answers-mix", kwargs={"pool_id": pool.public_id}),
+                                             preserve_request=True)
     if request.method == "POST":
         try:
             done = _known_answer_post(request, pool)
@@ -187,12 +176,13 @@ def admin_known_answers(request: SignedInHttpRequest, pool_id: str) -> HttpRespo
         else:
             messages.success(request, done)
             return redirect("review:pool-known-answers", pool_id=pool.public_id)
-    kind = kind_get(pool.kind)
-    known = pool_known_answers(pool=pool)
+    return known_answers_page(request, pool, error=error)
+
+
+def known_answers_page(request: HttpRequest, pool: ReviewPool, *, error: str = "") -> HttpResponse:
+    """The known-answer page of ``pool``, ``error`` (if any) above the forms with status 400."""
     context = {
-        "pool": pool, "kind": kind, "known": known, "error": error, **known_answer_panels(pool),
-        "accuracy": reviewer_accuracy(pool=pool),
-        "default_share": round(DEFAULT_SHARE * 100),
-        "max_share": round(MAX_SHARE * 100),
+        "pool": pool, "kind": kind_get(pool.kind), "known": pool_known_answers(pool=pool), "error": error,
+        **known_answer_panels(pool), "accuracy": reviewer_accuracy(pool=pool),
     }
     return render(request, "review/admin/known_answers.html", context, status=400 if error else 200)

@@ -22,3 +22,9 @@ def grade_text(value: Any, kind: PoolKind) -> str:
 def document(doc_id: str, citations: Mapping[str, str]) -> str:
     """``{{ doc_id|document:documents }}``: the document's citation, or its id when the job gives none."""
     return citations.get(doc_id, doc_id) if citations else doc_id
+
+
+@register.filter(name="count_of")
+def count_of(counts: Mapping[str, int], key: str) -> int:
+    """``counts[key]``, 0 when absent: a page's per-row count read from a panel's mapping."""
+    return counts.get(key, 0)

@@ -21,9 +21,9 @@ from benchmarks.labels.pools import (
 )
 from benchmarks.labels.selectors import run_pools
 from benchmarks.rerank.models import RerankGrade, RerankRun
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.pools.models import ReviewPool
 from tests.benchmarks.labels.fixtures import judge, rerank_world
 

@@ -12,8 +12,8 @@ import re
 
 import pytest
 
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.judgments.models import Judgment
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 from tests.browser.conftest import login
 from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool
 

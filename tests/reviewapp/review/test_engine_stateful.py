@@ -345,8 +345,9 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(i=st.integers(0, 10**6), g=st.integers(0, 1), share=st.sampled_from([0.3, 0.5]))
     def known_answer_set_and_mix(self, i, g, share):
+        from reviewapp.review.assignment.services import known_answer_mix
         from reviewapp.review.judgments.models import ReviewItem
-        from reviewapp.review.pools.known_answers import known_answer_mix, known_answer_set
+        from reviewapp.review.pools.known_answers import known_answer_set
 
         items = list(ReviewItem.objects.filter(pool_id__in=self.pools).select_related("pool").order_by("pk"))
         item = items[i % len(items)]
@@ -628,8 +629,8 @@ class EngineMachine(RuleBasedStateMachine):
     def export(self, pool_n, pseudonymise):
         from reviewapp.core.models import ADMIN_HELD
         from reviewapp.review.agreement.exports import pool_jsonl, pool_qrels
+        from reviewapp.review.agreement.judgments import pool_completed_judgments
         from reviewapp.review.judgments.models import JudgmentRevision, ReviewItem
-        from reviewapp.review.judgments.selectors import pool_completed_judgments
 
         pool = self._pool(pool_n)
         lines = [json.loads(line) for line in pool_jsonl(pool=pool, pseudonymise=pseudonymise)]
@@ -1066,9 +1067,9 @@ class EngineMachine(RuleBasedStateMachine):
 
     @invariant()
     def counted_judgments_bind_to_what_their_author_was_shown(self):
+        from reviewapp.review.agreement.judgments import pool_completed_judgments
         from reviewapp.review.assignment.reuse import item_key, pool_rules
         from reviewapp.review.judgments.models import ReviewItem
-        from reviewapp.review.judgments.selectors import pool_completed_judgments
         from reviewapp.review.pools.models import ReviewPool
 
         for pool in ReviewPool.objects.filter(pk__in=self.pools):

@@ -6,13 +6,13 @@ import json
 
 import pytest
 
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import JudgmentReuse
 from reviewapp.review.assignment.services import pool_assign_detail
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.hashes import item_hashes
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.judgments.services import item_rebind, judgment_submit
 from reviewapp.review.pools.services import pool_create
 from tests.reviewapp.review.conftest import make_items, make_pool

@@ -11,6 +11,7 @@ from reviewapp.core.auth.roles import ensure_role_groups
 from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.agreement.disagreements import adjudication_record
+from reviewapp.review.agreement.judgments import pool_completed_judgments, pool_stale_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.assignment.services import pool_assign
@@ -19,7 +20,6 @@ from reviewapp.review.exchange.selectors import label_source_labels, label_sourc
 from reviewapp.review.exchange.services import label_source_import
 from reviewapp.review.judgments.hashes import passage_hash_of, query_hash_of
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.judgments.selectors import pool_completed_judgments, pool_stale_judgments
 from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
 from reviewapp.review.pools.services import pool_create
 from reviewapp.review.workspace.queue import reviewer_queues

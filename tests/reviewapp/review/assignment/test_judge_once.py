@@ -7,12 +7,12 @@ import json
 import pytest
 
 from reviewapp.review.agreement.exports import pool_jsonl
+from reviewapp.review.agreement.judgments import pool_completed_judgments, pool_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment, JudgmentReuse
 from reviewapp.review.assignment.reuse import completed_judges, pool_reuse_counts
 from reviewapp.review.assignment.services import pool_assign_detail
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-from reviewapp.review.judgments.selectors import pool_completed_judgments, pool_judgments
 from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
 from reviewapp.review.kinds import kinds_all
 from reviewapp.review.pools.services import pool_create

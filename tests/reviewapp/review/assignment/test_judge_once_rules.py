@@ -7,10 +7,10 @@ from collections import Counter
 import pytest
 from django.db import IntegrityError, transaction
 
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.assignment.models import Assignment, JudgmentReuse
-from reviewapp.review.assignment.services import assignments_place, pool_assign_detail
+from reviewapp.review.assignment.services import assignments_place, known_answer_mix, pool_assign_detail
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools import guidelines, known_answers
 from reviewapp.review.pools.services import pool_create
@@ -89,7 +89,7 @@ def test_known_answer_mixing_never_repeats_texts_a_reviewer_holds_elsewhere(revi
     for item in shared:
         known_answers.known_answer_set(item=item, expected={"passage": 2}, by=admin_user_)
 
-    mixed = known_answers.known_answer_mix(pool=second, share=0.5)
+    mixed = known_answer_mix(pool=second, share=0.5)
 
     assert mixed.added == 0
     assert _texts_held_twice() == []

@@ -94,7 +94,7 @@ def test_the_argilla_export_is_read_by_argillas_own_from_disk_steps(rg, tmp_path
 
 @pytest.mark.django_db
 def test_the_argilla_export_carries_every_complete_current_judgment_as_submitted_responses(rg, judged_pool):
-    from reviewapp.review.judgments.selectors import pool_completed_judgments
+    from reviewapp.review.agreement.judgments import pool_completed_judgments
 
     records = [rg.Record.from_dict(raw) for raw in argilla_export.argilla_records(pool=judged_pool)]
     exported = sorted((r.id, resp.question_name, resp.value) for r in records for resp in r.responses)

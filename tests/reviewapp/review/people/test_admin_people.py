@@ -34,7 +34,7 @@ def _new_urls(pool_id: str, user_id: int, token_id: int = 1) -> list[str]:
         f"/review/people/reviewers/{user_id}/invite/", f"/review/people/reviewers/{user_id}/tokens/{token_id}/revoke/",
         f"/review/people/reviewers/{user_id}/invitation/revoke/",
         f"/review/agreement/{pool_id}/disagreements/next/", f"/review/pools/{pool_id}/guidelines/",
-        f"/review/pools/{pool_id}/known-answers/",
+        f"/review/pools/{pool_id}/known-answers/", f"/review/assignment/{pool_id}/known-answers/mix/",
     ]
 
 

@@ -10,11 +10,11 @@ from scipy.stats import binomtest
 
 from reviewapp.review.agreement import disagreements, exports
 from reviewapp.review.agreement import selectors as agreement
+from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment
-from reviewapp.review.assignment.services import assignment_sort_key
+from reviewapp.review.assignment.services import assignment_sort_key, known_answer_mix
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.selectors import pool_completed_judgments
 from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools import guidelines, known_answers
 from reviewapp.review.pools.models import KnownAnswer, PoolGuidelines
@@ -168,12 +168,13 @@ def test_bad_known_answer_input_is_refused_naming_the_field(admin_client_, pool)
     item = pool.items.first()
     cases = [({"action": "set", "item": "nope"}, "item:"),
              ({"action": "set", "item": item.public_id, "section": "9"}, "section:"),
-             ({"action": "mix", "share": "80"}, "share:"),
-             ({"action": "mix", "share": "ten"}, "share:"),
              ({"action": "explode"}, "item:")]
     for data, field in cases:
         response = admin_client_.post(url, data)
         assert response.status_code == 400 and field in response.content.decode(), data
+    for share in ("80", "ten"):
+        response = admin_client_.post(f"/review/assignment/{pool.public_id}/known-answers/mix/", {"share": share})
+        assert response.status_code == 400 and "share:" in response.content.decode(), share
     assert not KnownAnswer.objects.exists()
 
 
@@ -186,7 +187,7 @@ def test_mixing_gives_each_reviewer_known_answer_items_in_their_own_keyed_order(
     targets = [item for item in pool.items.order_by("id") if item.pk not in held[reviewer_user.pk]][:4]
     for item in targets:
         known_answers.known_answer_set(item=item, expected={"section": 1}, by=admin_user_)
-    mixed = known_answers.known_answer_mix(pool=pool, share=0.2)
+    mixed = known_answer_mix(pool=pool, share=0.2)
     mine = Assignment.objects.filter(pool=pool, reviewer=reviewer_user).select_related("item")
     added = [a for a in mine if a.item_id not in held[reviewer_user.pk]]
     # 12 ordinary items, share 20%: floor(0.2 * 12 / 0.8) = 3 known-answer items.
@@ -195,8 +196,25 @@ def test_mixing_gives_each_reviewer_known_answer_items_in_their_own_keyed_order(
         assert a.sort_key == assignment_sort_key(pool_public_id=pool.public_id, reviewer_id=reviewer_user.pk,
                                                           item_public_id=a.item.public_id)
     # Mixing again adds nothing (the share is already met).
-    assert known_answers.known_answer_mix(pool=pool, share=0.2).added == 0
+    assert known_answer_mix(pool=pool, share=0.2).added == 0
     assert ReviewItem.objects.filter(pool=pool).count() == 24
+
+
+def test_mixing_from_the_page_lands_on_assignment_and_the_page_counts_holders(admin_client_, admin_user_,
+                                                                            reviewer_user, reviewer2_user):
+    pool = make_pool(reviewers=[reviewer_user, reviewer2_user], items=make_items(4, 6), per_item=1)
+    target = pool.items.order_by("id").first()
+    known_answers.known_answer_set(item=target, expected={"section": 1}, by=admin_user_)
+    before = Assignment.objects.filter(item=target).count()
+    old = admin_client_.post(f"/review/pools/{pool.public_id}/known-answers/", {"action": "mix", "share": "50"})
+    assert old.status_code == 308 and old["Location"] == f"/review/assignment/{pool.public_id}/known-answers/mix/"
+    response = admin_client_.post(old["Location"], {"share": "50"})
+    assert response.status_code == 302 and response["Location"] == f"/review/pools/{pool.public_id}/known-answers/"
+    after = Assignment.objects.filter(item=target).count()
+    assert after == 2 > before
+    page = admin_client_.get(response["Location"])
+    assert page.context["assigned"] == {target.public_id: 2}
+    assert f'<td class="num">{after}</td>' in page.content.decode()
 
 
 def test_mixing_gives_nothing_to_a_reviewer_who_may_no_longer_grade(admin_user_, reviewer_user, reviewer2_user):
@@ -206,6 +224,6 @@ def test_mixing_gives_nothing_to_a_reviewer_who_may_no_longer_grade(admin_user_,
         known_answers.known_answer_set(item=item, expected={"section": 1}, by=admin_user_)
     reviewer2_user.is_active = False
     reviewer2_user.save()
-    assert known_answers.known_answer_mix(pool=pool, share=0.5).added == 0
+    assert known_answer_mix(pool=pool, share=0.5).added == 0
     held = Assignment.objects.filter(pool=pool, reviewer=reviewer2_user).values_list("item_id", flat=True)
     assert set(held) == theirs

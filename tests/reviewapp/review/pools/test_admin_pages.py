@@ -6,9 +6,9 @@ import json
 
 from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
+from reviewapp.review.agreement.judgments import pool_stale_judgments
 from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.agreement.selectors import LABEL_RULE
-from reviewapp.review.judgments.selectors import pool_stale_judgments
 from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
 from reviewapp.review.pools.selectors import pool_get
 from tests.reviewapp.review.conftest import make_items

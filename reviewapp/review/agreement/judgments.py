@@ -5,6 +5,9 @@ whose stored query/source/passage hashes differ from the item's current hashes (
 those separately. The labels resolved from them (``LABEL_RULE``: adjudicated, else agreed, else unresolved),
 progress, agreement and adjudication reads are in ``agreement.selectors``; the qrels and JSONL exports in
 ``agreement.exports``.
+
+They live here, above judgments: a pool's judgments include those linked in from other pools (assignment's judge
+once) and leave known-answer items out (pools), and judgments itself stays below both.
 """
 
 from __future__ import annotations
