@@ -72,7 +72,7 @@ def cache_clear() -> None:
 def shown_hashes(item_public_id: str) -> dict[str, str]:
     """The hashes of an item's texts as its page and API show them: what every grading submit sends back."""
     from reviewapp.review.judgments.models import ReviewItem
-    from reviewapp.review.judgments.services import item_shown_hashes
+    from reviewapp.review.workspace.services import item_shown_hashes
 
     return item_shown_hashes(ReviewItem.objects.get(public_id=item_public_id))
 

@@ -30,8 +30,8 @@ from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import NominatedTarget
 from reviewapp.core.auth.roles import ensure_role_groups
 from reviewapp.review.assignment.services import assignment_unassign
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools.selectors import reviewer_pools
+from reviewapp.review.workspace.services import judgment_submit
 
 DEMO_REVIEWERS = ("reviewer", "reviewer2")
 SYNTHETIC_ACCOUNTS = ("demo-synthetic-labels-1", "demo-synthetic-labels-2")

@@ -86,8 +86,7 @@ def _world(size: int, group):
 
     from perf.web.review_world import queue_of
     from reviewapp.review.judgments.models import ReviewItem
-    from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit
-    from reviewapp.review.workspace.services import assignment_skip_set
+    from reviewapp.review.workspace.services import assignment_skip_set, item_shown_hashes, judgment_submit
 
     user = get_user_model().objects.create_user(username=f"growth_{size}", password=None)
     user.groups.add(group)

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from reviewapp.review.errors import ReviewError
+
 UNKNOWN = "unknown"
 
 
@@ -167,6 +169,14 @@ def kind_get(key: str) -> PoolKind:
         return _REGISTRY[key]
     except KeyError:
         raise UnknownKind(f"kind {key!r} is not one of {sorted(_REGISTRY)}") from None
+
+
+def pool_kind(kind: str) -> PoolKind:
+    """The registered kind of a pool's ``kind`` key; an unknown key is bad input (``ReviewError``)."""
+    try:
+        return kind_get(kind)
+    except UnknownKind as error:
+        raise ReviewError(str(error)) from None
 
 
 def kinds_all() -> dict[str, PoolKind]:

@@ -143,8 +143,8 @@ def build_world(tmp_path: Path) -> World:
     from grading.audits.review import audit_review_send
     from grading.runs import jobs as console
     from reviewapp.review.assignment.services import pool_assign
-    from reviewapp.review.judgments.services import judgment_submit
     from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.workspace.services import judgment_submit
     from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
     from tests.grading.audit_support import audited_run, local_audit
 

@@ -19,8 +19,8 @@ from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.agreement.selectors import pool_adjudication_item, pool_disagreements
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.kinds import pool_kind
 from reviewapp.review.pools.models import ReviewPool
-from reviewapp.review.pools.services import pool_kind
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 
 

@@ -6,8 +6,8 @@ columns in the same transaction:
 
 - placing or removing assignments (``assignment.services``): ``queue_rebuild`` of that reviewer's pool (the
   places move, so the whole pool is renumbered; these are admin actions, not the reviewer's clicks);
-- a judgment moving to a new revision (``judgments.services.judgment_advance``), an item's texts changing
-  (``judgments.services.item_rebind``): ``assignments_refresh`` of the rows concerned;
+- a judgment moving to a new revision (``workspace.services.judgment_advance``), an item's texts changing
+  (``assignment.services.item_rebind``): ``assignments_refresh`` of the rows concerned;
 - skip for later and back (``workspace.assignment_skip_set``): ``assignment_skip_mark``.
 
 The state of a row is always computed by the queue's own SQL expression (``queue.with_queue_state``), never

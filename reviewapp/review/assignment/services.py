@@ -8,7 +8,8 @@ confirmation and proposals all come here). It holds two promises in one place:
   otherwise (the item goes to someone else).
 It locks the reviewer's user row first, so two admins placing items before the same reviewer run one after the
 other and the second sees the first's rows; the database refuses a second row of the same texts for a reviewer
-besides (``Assignment.texts_key``), so even a path that skipped the lock could not make one.
+besides (``Assignment.texts_key``), so even a path that skipped the lock could not make one. An item re-bound to
+new texts by its job (``item_rebind``) keeps that promise too: a holder who holds the new texts elsewhere loses it.
 
 ``pool_assign_detail`` gives each item to the pool's number of distinct reviewers: judge once first, then the
 reviewers with the fewest assignments in the pool. Unassigning and reassigning a reviewer move only unjudged
@@ -30,9 +31,10 @@ from django.db.models import Count
 from reviewapp.core.auth.roles import grading_refusal, is_synthetic_account
 from reviewapp.core.records.hashing import sha256_hex
 from reviewapp.review.assignment.models import Assignment, JudgmentReuse
-from reviewapp.review.assignment.queue_order import queue_rebuild
+from reviewapp.review.assignment.queue_order import assignments_refresh, queue_rebuild
 from reviewapp.review.assignment.reuse import Held, item_key, pool_rules, reuse_links_prune, reviewer_holdings
 from reviewapp.review.errors import ReviewError
+from reviewapp.review.judgments.hashes import ITEM_TEXT_FIELDS, item_hashes_check
 from reviewapp.review.judgments.models import Judgment, ReviewItem
 from reviewapp.review.pools.known_answers import KnownAnswerError, known_answer_item_pks
 from reviewapp.review.pools.models import ReviewPool
@@ -180,6 +182,43 @@ def assignments_rebound(*, item: ReviewItem) -> int:
         if row.reviewer_id not in judged and assignee_refusal(pool=item.pool, user=row.reviewer) is None:
             _decide(pool=item.pool, reviewer_id=row.reviewer_id, items=[item], reuse=True, write=True)
     return removed
+
+
+@transaction.atomic
+def item_rebind(
+    *,
+    item: ReviewItem,
+    query_text: str | None = None,
+    source_heading: str | None = None,
+    source_text: str | None = None,
+    passage_caption: str | None = None,
+    passage_text: str | None = None,
+    query_hash: str | None = None,
+    source_hash: str | None = None,
+    passage_hash: str | None = None,
+) -> ReviewItem:
+    """A job's texts changed (new source snapshot, new passage): update the item; its hashes follow the texts.
+
+    Hashes given are only a check (a mismatch is refused). Judgments are not touched; those made on the old
+    hashes become stale. A holder who holds the new texts in another item loses this one
+    (``assignments_rebound``): no reviewer is shown the same texts twice.
+    """
+    item = ReviewItem.objects.select_for_update().get(pk=item.pk)
+    for name, value in (
+        ("query_text", query_text),
+        ("source_heading", source_heading),
+        ("source_text", source_text),
+        ("passage_caption", passage_caption),
+        ("passage_text", passage_text),
+    ):
+        if value is not None:
+            setattr(item, name, value)
+    item_hashes_check(texts={name: getattr(item, name) for name in ITEM_TEXT_FIELDS},
+                      claimed={"query_hash": query_hash, "source_hash": source_hash, "passage_hash": passage_hash})
+    item.save()
+    assignments_refresh(item_id=item.pk)  # judgments of the old texts are stale now: back to "to do"
+    assignments_rebound(item=item)
+    return item
 
 
 @dataclass(frozen=True)

@@ -1,3 +1,3 @@
-"""Items and their judgments: what a reviewer grades, each reviewer's judgment of it (append-only revisions saved,
-reopened and undone), the hashes that bind a judgment to the texts, and the counted judgments of a pool.
+"""Items and their judgments: what a reviewer grades, each reviewer's judgment of it (append-only revisions), and
+the hashes that bind a judgment to the texts. The reviewer's acts that write them are in ``workspace.services``.
 """

@@ -6,7 +6,7 @@ opaque ``public_id`` and their OWN judgments. Everything a job needs to map labe
 explicitly and never include these.
 
 Hashes are what a judgment binds to (``hashes``). They are computed on save from the stored texts, never taken
-from a caller: a hash sent by a caller is only compared with these (``pools.services.item_hashes_check``).
+from a caller: a hash sent by a caller is only compared with these (``hashes.item_hashes_check``).
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ from django.db import models
 
 from reviewapp.core.auth.signin import signin_issuer_current, signin_method_current
 from reviewapp.core.models import AppendOnlyModel
-from reviewapp.review.judgments.hashes import ITEM_HASH_FIELDS, item_hashes, texts_key
-from reviewapp.review.pools.models import PoolFrozen, ReviewPool, new_public_id
+from reviewapp.review.errors import PoolFrozen
+from reviewapp.review.ids import new_public_id
+from reviewapp.review.judgments.hashes import ITEM_HASH_FIELDS, ITEM_TEXT_FIELDS, item_hashes, texts_key
 
 
 class ReviewItemQuerySet(models.QuerySet):
@@ -38,7 +39,8 @@ class ReviewItem(models.Model):
     are not touched and become stale instead.
     """
 
-    pool = models.ForeignKey(ReviewPool, on_delete=models.CASCADE, related_name="items")
+    # Named by its label, not imported: pools/ declares items, so it stands above this folder.
+    pool = models.ForeignKey("reviewapp.ReviewPool", on_delete=models.CASCADE, related_name="items")
     public_id = models.CharField(max_length=32, unique=True, default=new_public_id, editable=False)
     # Job-side identifiers (qrels qid/docid, per-query progress). Admin side only.
     query_id = models.CharField(max_length=200)
@@ -73,8 +75,7 @@ class ReviewItem(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         self.hashes_refresh()
         update_fields = kwargs.get("update_fields")
-        if update_fields is not None and set(update_fields) & {"query_text", "source_heading", "source_text",
-                                                               "passage_caption", "passage_text"}:
+        if update_fields is not None and set(update_fields) & set(ITEM_TEXT_FIELDS):
             kwargs["update_fields"] = {*update_fields, *ITEM_HASH_FIELDS}
         if self._state.adding and self.pool_id is not None and self.pool.is_judged():
             raise PoolFrozen(f"pool {self.pool.public_id}: items cannot be added once a judgment exists; make a new "

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
 
-import reviewapp.review.pools.models
+import reviewapp.review.ids
 
 
 class Migration(migrations.Migration):
@@ -19,7 +19,7 @@ class Migration(migrations.Migration):
             name='ReviewItem',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('public_id', models.CharField(default=reviewapp.review.pools.models.new_public_id, editable=False, max_length=32, unique=True)),
+                ('public_id', models.CharField(default=reviewapp.review.ids.new_public_id, editable=False, max_length=32, unique=True)),
                 ('query_id', models.CharField(max_length=200)),
                 ('doc_id', models.CharField(max_length=500)),
                 ('query_text', models.TextField()),
@@ -119,7 +119,7 @@ class Migration(migrations.Migration):
             name='ReviewPool',
             fields=[
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('public_id', models.CharField(default=reviewapp.review.pools.models.new_public_id, editable=False, max_length=32, unique=True)),
+                ('public_id', models.CharField(default=reviewapp.review.ids.new_public_id, editable=False, max_length=32, unique=True)),
                 ('name', models.CharField(help_text='Admin-facing name; never shown to reviewers.', max_length=200)),
                 ('reviewer_title', models.CharField(blank=True, help_text='What reviewers see as the title of this set (keep it neutral).', max_length=200)),
                 ('instructions', models.TextField(blank=True, help_text='Shown to reviewers above the grades.')),

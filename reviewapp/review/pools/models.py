@@ -6,34 +6,17 @@ What a reviewer may ever receive of a pool is its reviewer-facing title, instruc
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.db import models
 
 from reviewapp.core.models import AppendOnlyModel
-
-
-def new_public_id() -> str:
-    """An opaque random id (no order, no meaning): 22 URL-safe characters, never a leading "-".
-
-    One id in 64 began with "-": a CSV export then neutralises the cell as a possible formula ("'-i6k..."), so
-    the exported id no longer matched the page's, and on a command line it reads as an option.
-    """
-    while True:
-        value = secrets.token_urlsafe(16)
-        if not value.startswith("-"):
-            return value
-
+from reviewapp.review.errors import PoolFrozen
+from reviewapp.review.ids import new_public_id
 
 # Settings of a pool that decide its labels: once any judgment exists they are frozen (a change would turn
 # existing judgments into different labels); a change is a new version of the pool (``pool_new_version``).
 POOL_FROZEN_FIELDS = ("kind", "reviewers_per_item")
-
-
-class PoolFrozen(ValidationError):
-    pass
 
 
 def frozen_message(pool: Any, fields: list[str]) -> str:

@@ -18,15 +18,12 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from reviewapp.core.http.json_input import JsonInputError, JsonSyntaxError, json_loads
-from reviewapp.review.errors import ReviewError
-from reviewapp.review.judgments.hashes import item_hashes
+from reviewapp.review.errors import PoolFrozen, ReviewError
+from reviewapp.review.judgments.hashes import ITEM_TEXT_FIELDS, item_hashes_check
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.kinds import PoolKind, UnknownKind, kind_get
+from reviewapp.review.kinds import pool_kind
 from reviewapp.review.pools.guidelines import guidelines_publish, pool_guidelines
-from reviewapp.review.pools.models import PoolFrozen, ReviewPool
-
-ITEM_TEXT_FIELDS = ("query_text", "source_heading", "source_text", "passage_caption", "passage_text")
-
+from reviewapp.review.pools.models import ReviewPool
 
 ITEM_FIELDS = {
     "query_id",
@@ -42,31 +39,6 @@ ITEM_FIELDS = {
 
 # A tier number; more tiers than this is no work order anyone could follow.
 MAX_PRIORITY = 100_000
-
-
-def item_hashes_check(*, texts: Mapping[str, str], claimed: Mapping[str, Any], where: str = "") -> dict[str, str]:
-    """The hashes of ``texts`` computed here; a hash in ``claimed`` is only a check, refused when it differs.
-
-    The message names the field (``items[3].passage_hash does not match the passage text``).
-    """
-    computed = item_hashes(**{field: texts[field] for field in ITEM_TEXT_FIELDS})
-    prefix = f"{where}." if where else ""
-    for field, value in computed.items():
-        sent = claimed.get(field)
-        if sent is None or sent == "":
-            continue
-        if not isinstance(sent, str) or sent.strip().lower() != value:
-            text = field.removesuffix("_hash")
-            raise ReviewError(f"{prefix}{field} does not match the {text} text (hashes are computed by the server "
-                              "from the texts; send them only as a check, or leave them out)")
-    return computed
-
-
-def pool_kind(kind: str) -> PoolKind:
-    try:
-        return kind_get(kind)
-    except UnknownKind as error:
-        raise ReviewError(str(error)) from None
 
 
 def _clean_item(index: int, raw: Mapping[str, Any]) -> dict[str, Any]:

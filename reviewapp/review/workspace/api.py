@@ -20,13 +20,6 @@ from reviewapp.core.http.requests import SignedInRequest
 from reviewapp.review.day.openings import item_opening_record
 from reviewapp.review.errors import NotAssigned, ReviewError
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.services import (
-    SHOWN_HASH_FIELDS,
-    TextChanged,
-    item_shown_hashes,
-    judgment_reopen,
-    judgment_submit,
-)
 from reviewapp.review.workspace.queue import reviewer_queue_pages
 from reviewapp.review.workspace.selectors import (
     ReviewerItem,
@@ -34,6 +27,13 @@ from reviewapp.review.workspace.selectors import (
     reviewer_history,
     reviewer_item,
     reviewer_item_view,
+)
+from reviewapp.review.workspace.services import (
+    SHOWN_HASH_FIELDS,
+    TextChanged,
+    item_shown_hashes,
+    judgment_reopen,
+    judgment_submit,
 )
 
 

@@ -24,15 +24,6 @@ from reviewapp.review.assignment.queue_state import QUEUE_STATES
 from reviewapp.review.day.openings import item_opening_record
 from reviewapp.review.day.selectors import reviewer_day
 from reviewapp.review.errors import NotAssigned, ReviewError
-from reviewapp.review.judgments.services import (
-    SHOWN_HASH_FIELDS,
-    SubmitResult,
-    TextChanged,
-    item_shown_hashes,
-    judgment_reopen,
-    judgment_submit,
-    judgment_undo,
-)
 from reviewapp.review.pools.guidelines import reviewer_guidelines
 from reviewapp.review.spans.locate import span_rows
 from reviewapp.review.workspace.queue import reviewer_queue_pages
@@ -44,7 +35,16 @@ from reviewapp.review.workspace.selectors import (
     reviewer_item_after_save,
     reviewer_item_view,
 )
-from reviewapp.review.workspace.services import assignment_skip_set
+from reviewapp.review.workspace.services import (
+    SHOWN_HASH_FIELDS,
+    SubmitResult,
+    TextChanged,
+    assignment_skip_set,
+    item_shown_hashes,
+    judgment_reopen,
+    judgment_submit,
+    judgment_undo,
+)
 
 QUEUE_FILTERS = (("", "All"), ("todo", "To do"), ("draft", "Draft"), ("complete", "Complete"),
                  ("skipped", "Skipped"))

@@ -66,7 +66,7 @@ def rerank_world(*, seed: int = 11, queries: int = 12, status: str = "done", cha
 
 def judge(pool, reviewers, grades: dict[tuple[str, str], object], *, complete: bool = True) -> None:
     """Every reviewer submits the given passage grade (and the same section grade) for each (qid, docid)."""
-    from reviewapp.review.judgments.services import judgment_submit
+    from reviewapp.review.workspace.services import judgment_submit
 
     items = {(i.query_id, i.doc_id): i for i in pool.items.all()}
     for key, grade in grades.items():

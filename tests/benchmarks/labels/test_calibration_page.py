@@ -96,7 +96,7 @@ def test_an_unjudged_item_changes_excluded_never_the_value(world):
 
 
 def test_draft_and_stale_judgments_never_count(world):
-    from reviewapp.review.judgments.services import item_rebind
+    from reviewapp.review.assignment.services import item_rebind
 
     run, pool, reviewers = world
     grades = random_grades(pool, seed=4)

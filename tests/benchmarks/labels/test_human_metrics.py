@@ -23,7 +23,7 @@ from benchmarks.labels.metrics import (
     human_metrics_as_json,
     human_metrics_compute,
 )
-from reviewapp.review.judgments.services import item_rebind
+from reviewapp.review.assignment.services import item_rebind
 from scoring.stats.units import MIN_UNITS
 from tests.benchmarks.labels.fixtures import declared_world, judge, random_grades, world_keys, world_reload
 from tests.helpers import only_savepoint_tests, rows_for_the_module

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools.services import pool_create
 from reviewapp.review.workspace.queue import reviewer_queues
+from reviewapp.review.workspace.services import judgment_submit
 from tests.browser.conftest import login
 from tests.reviewapp.review.conftest import make_items, make_pool
 

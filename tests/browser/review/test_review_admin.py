@@ -8,8 +8,8 @@ import pytest
 from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.judgments.models import JudgmentRevision
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools import known_answers
+from reviewapp.review.workspace.services import judgment_submit
 from tests.browser.conftest import login
 from tests.factories import make_user
 from tests.helpers import shown_hashes

@@ -13,7 +13,7 @@ from grading.audits.review import audit_review_send
 from grading.audits.selectors import audit_report
 from grading.audits.services import audit_create
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.workspace.services import judgment_submit
 from tests.grading.audit_support import audited_run, local_audit, set_verdicts
 from tests.helpers import wait_until
 

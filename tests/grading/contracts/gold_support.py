@@ -8,8 +8,8 @@ from django.db import transaction
 from grading.contracts.labelling import clause_pool_declare
 from grading.contracts.services import contract_import, contract_set_get_or_create, taxonomy_publish
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.judgments.services import judgment_advance
 from reviewapp.review.spans.offsets import spans_clean
+from reviewapp.review.workspace.services import judgment_advance
 from tests.grading.cuad_fixture import CATEGORIES, contracts
 
 

@@ -10,9 +10,9 @@ import pytest
 
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.models import JudgmentRevision
-from reviewapp.review.judgments.services import judgment_reopen, judgment_submit, judgment_undo
 from reviewapp.review.workspace.queue import reviewer_queues
 from reviewapp.review.workspace.selectors import reviewer_item
+from reviewapp.review.workspace.services import judgment_reopen, judgment_submit, judgment_undo
 from tests.factories import client_for
 from tests.grading.contracts.labelling_support import item_of, labelling_pool, span_of
 from tests.helpers import shown_hashes

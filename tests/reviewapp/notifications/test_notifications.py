@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from reviewapp.notifications import services
 from reviewapp.notifications.models import Notice, NotificationPreference
-from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.workspace.services import judgment_submit
 from tests.factories import client_for
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool

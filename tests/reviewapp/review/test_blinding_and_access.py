@@ -7,8 +7,8 @@ import json
 import pytest
 from django.test import Client
 
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.workspace.selectors import reviewer_history
+from reviewapp.review.workspace.services import judgment_submit
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import assert_blind
 
@@ -193,7 +193,7 @@ def test_public_ids_are_opaque_urlsafe_and_never_begin_with_a_dash():
     # id differed from the page's (1 id in 64). 3,000 draws of a generator that allowed it would show one.
     import re
 
-    from reviewapp.review.pools.models import new_public_id
+    from reviewapp.review.ids import new_public_id
 
     ids = [new_public_id() for _ in range(3000)]
     assert len(set(ids)) == len(ids)

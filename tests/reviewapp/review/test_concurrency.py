@@ -14,7 +14,7 @@ import pytest
 from django.db import connection, connections
 
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.workspace.services import judgment_submit
 from tests.reviewapp.review.conftest import make_pool
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -334,8 +334,8 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(i=st.integers(0, 10**6), p=st.integers(0, 1))
     def rebind_item(self, i, p):
         """The job's texts changed: the item follows; judgments made on the old texts become stale."""
+        from reviewapp.review.assignment.services import item_rebind
         from reviewapp.review.judgments.models import ReviewItem
-        from reviewapp.review.judgments.services import item_rebind
 
         items = list(ReviewItem.objects.filter(pool_id__in=self.pools[1:]).order_by("pk"))
         if items:
@@ -411,7 +411,7 @@ class EngineMachine(RuleBasedStateMachine):
                 return
 
     def _submit(self, assignment, grades, complete, shown):
-        from reviewapp.review.judgments.services import judgment_submit
+        from reviewapp.review.workspace.services import judgment_submit
 
         result = judgment_submit(item=assignment.item, reviewer=assignment.reviewer, grades=grades,
                                  complete=complete, shown=shown)
@@ -428,7 +428,7 @@ class EngineMachine(RuleBasedStateMachine):
         from reviewapp.review.errors import ReviewError
         from reviewapp.review.judgments.hashes import item_hashes
         from reviewapp.review.judgments.models import JudgmentRevision, ReviewItem
-        from reviewapp.review.judgments.services import TextChanged, judgment_submit
+        from reviewapp.review.workspace.services import TextChanged, judgment_submit
 
         assignment = self._pick(i)
         others = list(ReviewItem.objects.exclude(query_hash=assignment.item.query_hash, source_hash=assignment.item
@@ -451,7 +451,7 @@ class EngineMachine(RuleBasedStateMachine):
     def undo_or_reopen(self, i, reopen):
         from reviewapp.review.errors import ReviewError
         from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-        from reviewapp.review.judgments.services import judgment_reopen, judgment_undo
+        from reviewapp.review.workspace.services import judgment_reopen, judgment_undo
 
         judgments = list(Judgment.objects.filter(current__isnull=False).select_related("item__pool", "reviewer")
                          .order_by("pk"))
@@ -683,8 +683,8 @@ class EngineMachine(RuleBasedStateMachine):
         from reviewapp.review.assignment.models import Assignment
         from reviewapp.review.errors import ReviewError
         from reviewapp.review.judgments.models import JudgmentRevision
-        from reviewapp.review.judgments.services import judgment_submit
         from reviewapp.review.workspace.selectors import reviewer_item
+        from reviewapp.review.workspace.services import judgment_submit
 
         assignments = list(Assignment.objects.filter(pool_id__in=self.span_pools)
                            .select_related("item__pool", "reviewer").order_by("pk"))
@@ -839,7 +839,7 @@ class EngineMachine(RuleBasedStateMachine):
     def _answer_gold(self, item, who: int, answer: str) -> bool:
         from reviewapp.core.auth.signin import _current
         from reviewapp.review.errors import ReviewError
-        from reviewapp.review.judgments.services import judgment_submit
+        from reviewapp.review.workspace.services import judgment_submit
         from tests.grading.contracts.gold_support import cuad_answer
 
         reviewer = self._user(self.reviewer_ids[who])
@@ -1178,8 +1178,7 @@ def test_rebinding_an_item_onto_texts_its_reviewer_holds_elsewhere_never_shows_t
     """Found by the machine: two items of one pool, both held by one reviewer; the job re-binds one of them to
     the other's texts (``item_rebind``), and the reviewer held the same texts twice."""
     from reviewapp.review.assignment.models import Assignment
-    from reviewapp.review.assignment.services import pool_assign
-    from reviewapp.review.judgments.services import item_rebind
+    from reviewapp.review.assignment.services import item_rebind, pool_assign
     from reviewapp.review.pools.services import pool_create
 
     pool = pool_create(name="p", kind="passage", declared_rule="random", reviewers_per_item=1,

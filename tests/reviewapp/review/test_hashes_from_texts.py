@@ -9,12 +9,12 @@ import pytest
 from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import JudgmentReuse
-from reviewapp.review.assignment.services import pool_assign_detail
+from reviewapp.review.assignment.services import item_rebind, pool_assign_detail
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.hashes import item_hashes
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.services import item_rebind, judgment_submit
 from reviewapp.review.pools.services import pool_create
+from reviewapp.review.workspace.services import judgment_submit
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 pytestmark = pytest.mark.django_db

@@ -7,14 +7,14 @@ from django.db import transaction
 
 from reviewapp.review.assignment.services import pool_assign
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-from reviewapp.review.judgments.services import (
+from reviewapp.review.pools.services import pool_create
+from reviewapp.review.workspace.services import (
     JudgmentChanged,
     item_shown_hashes,
     judgment_advance,
     judgment_lock,
     judgment_submit,
 )
-from reviewapp.review.pools.services import pool_create
 
 pytestmark = pytest.mark.django_db
 

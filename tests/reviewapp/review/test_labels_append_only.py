@@ -8,7 +8,7 @@ from reviewapp.core.models import AppendOnlyError
 from reviewapp.review.agreement import disagreements
 from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.judgments.models import JudgmentRevision
-from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.workspace.services import judgment_submit
 from tests.helpers import shown_hashes
 
 pytestmark = pytest.mark.django_db

@@ -14,15 +14,15 @@ from reviewapp.review.agreement.disagreements import adjudication_record
 from reviewapp.review.agreement.judgments import pool_completed_judgments, pool_stale_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment
-from reviewapp.review.assignment.services import pool_assign
+from reviewapp.review.assignment.services import item_rebind, pool_assign
 from reviewapp.review.errors import NotAssigned, ReviewError
 from reviewapp.review.exchange.selectors import label_source_labels, label_source_list
 from reviewapp.review.exchange.services import label_source_import
 from reviewapp.review.judgments.hashes import passage_hash_of, query_hash_of
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
 from reviewapp.review.pools.services import pool_create
 from reviewapp.review.workspace.queue import reviewer_queues
+from reviewapp.review.workspace.services import judgment_reopen, judgment_submit
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 

@@ -79,7 +79,7 @@ def _state(item, reviewer) -> tuple:
 @pytest.mark.parametrize("when", ["before", "after"])
 def test_a_dropped_connection_during_a_save_shows_an_error_and_saves_all_or_nothing(item, reviewer_user, when):
     from reviewapp.review.judgments.models import JudgmentRevision
-    from reviewapp.review.judgments.services import judgment_submit
+    from reviewapp.review.workspace.services import judgment_submit
 
     judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 1, "passage": 1}, complete=False)
     before = _state(item, reviewer_user)

@@ -129,7 +129,7 @@ def test_a_fuzzed_judgment_is_saved_as_one_revision_or_refused_naming_the_field(
                                                                                  complete, note, which):
     from reviewapp.review.errors import ReviewError
     from reviewapp.review.judgments.models import JudgmentRevision
-    from reviewapp.review.judgments.services import judgment_submit
+    from reviewapp.review.workspace.services import judgment_submit
 
     item = assigned[which]
     before = row_counts()

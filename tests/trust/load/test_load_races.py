@@ -77,21 +77,21 @@ def _history(item, reviewer) -> list[tuple[str, dict]]:
 
 
 def _submit(item, reviewer, grades: dict, *, complete: bool) -> None:
-    from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit
+    from reviewapp.review.workspace.services import item_shown_hashes, judgment_submit
 
     judgment_submit(item=item, reviewer=reviewer, grades=grades, complete=complete,
                              shown=item_shown_hashes(item))
 
 
 def _judgment_body(item, grades: dict, *, complete: bool) -> dict:
-    from reviewapp.review.judgments.services import item_shown_hashes
+    from reviewapp.review.workspace.services import item_shown_hashes
 
     return {"grades": grades, "complete": complete, **item_shown_hashes(item)}
 
 
 def test_two_completes_after_a_reopen_leave_exactly_one_complete(race):
     """Two tabs complete a reopened judgment with different grades at once: one wins, the other is refused."""
-    from reviewapp.review.judgments.services import judgment_reopen
+    from reviewapp.review.workspace.services import judgment_reopen
 
     reviewer, server = race["reviewer"], race["server"]
     failures = []

@@ -188,7 +188,7 @@ def test_confirmation_declared_new_version_frozen_and_a_target_proposed_twice_at
     from benchmarks.suites.models import Suite, TargetProposal
     from reviewapp.review.assignment.models import Assignment
     from reviewapp.review.judgments.models import ReviewItem
-    from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit
+    from reviewapp.review.workspace.services import item_shown_hashes, judgment_submit
 
     server = admins["server"]
     failures = []

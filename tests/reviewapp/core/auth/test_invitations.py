@@ -16,7 +16,7 @@ from reviewapp.core.auth.signin import SESSION_KEY, SigninMethodMiddleware, sign
 from reviewapp.core.models import AccountAudit, SigninMethod
 from reviewapp.review.agreement import exports
 from reviewapp.review.judgments.models import JudgmentRevision
-from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.workspace.services import judgment_submit
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 

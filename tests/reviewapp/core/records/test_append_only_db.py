@@ -30,8 +30,8 @@ from reviewapp.review.agreement import disagreements
 from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.exchange.models import ImportedAnnotation, LabelImport
 from reviewapp.review.judgments.models import JudgmentRevision
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools.models import KnownAnswer, PoolGuidelines, ReviewPool
+from reviewapp.review.workspace.services import judgment_submit
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_pool
 

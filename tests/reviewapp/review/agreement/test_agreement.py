@@ -12,7 +12,8 @@ from django.contrib.auth.models import Group
 from reviewapp.core.auth.roles import ensure_role_groups
 from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.agreement.judgments import pool_completed_judgments as pool_records_of
-from reviewapp.review.judgments.services import item_rebind, judgment_submit
+from reviewapp.review.assignment.services import item_rebind
+from reviewapp.review.workspace.services import judgment_submit
 from scoring.stats.agreement import kappa_interval
 from tests.references import cohen_kappa_score
 from tests.reviewapp.review.conftest import make_items, make_pool

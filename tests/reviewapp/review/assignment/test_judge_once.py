@@ -11,12 +11,12 @@ from reviewapp.review.agreement.judgments import pool_completed_judgments, pool_
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment, JudgmentReuse
 from reviewapp.review.assignment.reuse import completed_judges, pool_reuse_counts
-from reviewapp.review.assignment.services import pool_assign_detail
+from reviewapp.review.assignment.services import item_rebind, pool_assign_detail
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
 from reviewapp.review.kinds import kinds_all
 from reviewapp.review.pools.services import pool_create
 from reviewapp.review.workspace.queue import reviewer_queues
+from reviewapp.review.workspace.services import judgment_reopen, judgment_submit
 from tests.conftest import make_user
 from tests.reviewapp.review.conftest import make_items, make_pool
 

@@ -11,9 +11,9 @@ from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.assignment.models import Assignment, JudgmentReuse
 from reviewapp.review.assignment.services import assignments_place, known_answer_mix, pool_assign_detail
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools import guidelines, known_answers
 from reviewapp.review.pools.services import pool_create
+from reviewapp.review.workspace.services import judgment_submit
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 pytestmark = pytest.mark.django_db

@@ -14,12 +14,12 @@ from reviewapp.core.models import AccountAudit
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.assignment.services import assignment_reassign, pool_assign
-from reviewapp.review.errors import ReviewError
+from reviewapp.review.errors import PoolFrozen, ReviewError
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.judgments.services import item_shown_hashes, judgment_reopen, judgment_submit
 from reviewapp.review.people.selectors import reviewer_accounts
-from reviewapp.review.pools.models import PoolFrozen, ReviewPool
+from reviewapp.review.pools.models import ReviewPool
 from reviewapp.review.pools.services import pool_create, pool_settings_change
+from reviewapp.review.workspace.services import item_shown_hashes, judgment_reopen, judgment_submit
 from tests.factories import client_for, make_user
 from tests.reviewapp.review.conftest import make_items, make_pool
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from unittest import mock
 
 from reviewapp.review.day.timing import MIN_ITEMS_FOR_PACE, duration_words, estimate_left, seconds_spent
-from reviewapp.review.judgments.services import judgment_submit
+from reviewapp.review.workspace.services import judgment_submit
 from tests.factories import client_for
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.workspace.services import judgment_submit
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool
 

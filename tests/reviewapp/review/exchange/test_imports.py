@@ -11,6 +11,7 @@ from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
+from reviewapp.review.assignment.services import item_rebind
 from reviewapp.review.exchange import argilla as argilla_export
 from reviewapp.review.exchange import labelstudio
 from reviewapp.review.exchange.models import ImportedAnnotation, LabelImport
@@ -18,7 +19,7 @@ from reviewapp.review.exchange.selectors import pool_imported_labels
 from reviewapp.review.exchange.services import annotations_import, document_read, import_report
 from reviewapp.review.exchange.texts import ExchangeError
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-from reviewapp.review.judgments.services import item_rebind, judgment_submit
+from reviewapp.review.workspace.services import judgment_submit
 from tests.reviewapp.review.conftest import make_pool
 
 

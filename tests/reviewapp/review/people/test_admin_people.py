@@ -14,8 +14,8 @@ from reviewapp.core.auth.credentials import api_token_create
 from reviewapp.core.models import AccountAudit, ApiToken
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.people import workload
+from reviewapp.review.workspace.services import judgment_submit
 from tests.factories import make_user
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool

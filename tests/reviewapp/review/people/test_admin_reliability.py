@@ -15,10 +15,10 @@ from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.assignment.services import assignment_sort_key, known_answer_mix
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.services import judgment_submit
 from reviewapp.review.pools import guidelines, known_answers
 from reviewapp.review.pools.models import KnownAnswer, PoolGuidelines
 from reviewapp.review.pools.services import pool_new_version
+from reviewapp.review.workspace.services import judgment_submit
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool
 

@@ -9,8 +9,9 @@ from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.agreement.judgments import pool_stale_judgments
 from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.agreement.selectors import LABEL_RULE
-from reviewapp.review.judgments.services import item_rebind, judgment_reopen, judgment_submit
+from reviewapp.review.assignment.services import item_rebind
 from reviewapp.review.pools.selectors import pool_get
+from reviewapp.review.workspace.services import judgment_reopen, judgment_submit
 from tests.reviewapp.review.conftest import make_items
 
 

@@ -12,18 +12,17 @@ import pytest
 
 from reviewapp.review.assignment.models import Assignment, QueueTally
 from reviewapp.review.assignment.queue_order import queue_rebuild
-from reviewapp.review.assignment.services import assignment_unassign
+from reviewapp.review.assignment.services import assignment_unassign, item_rebind
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.services import (
-    item_rebind,
+from reviewapp.review.workspace.queue import reviewer_queue_pages, reviewer_queues
+from reviewapp.review.workspace.selectors import reviewer_item
+from reviewapp.review.workspace.services import (
+    assignment_skip_set,
     item_shown_hashes,
     judgment_reopen,
     judgment_submit,
     judgment_undo,
 )
-from reviewapp.review.workspace.queue import reviewer_queue_pages, reviewer_queues
-from reviewapp.review.workspace.selectors import reviewer_item
-from reviewapp.review.workspace.services import assignment_skip_set
 from tests.reviewapp.review.conftest import make_items, make_pool
 
 pytestmark = pytest.mark.django_db

@@ -16,11 +16,10 @@ from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.assignment.queue_order import queue_rebuild
 from reviewapp.review.judgments.hashes import item_hashes
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit
 from reviewapp.review.pools.models import ReviewPool
 from reviewapp.review.workspace.queue import QUEUE_PAGE_SIZE, REVIEWER_ORDER, SEARCH_COUNT_CAP, reviewer_queue_pages
 from reviewapp.review.workspace.selectors import reviewer_item
-from reviewapp.review.workspace.services import assignment_skip_set
+from reviewapp.review.workspace.services import assignment_skip_set, item_shown_hashes, judgment_submit
 from tests.factories import client_for
 
 # session, user, permissions; the tallies (with each pool's first open item); the skipped items' places; the page's

@@ -11,8 +11,8 @@ import re
 
 import pytest
 
+from reviewapp.review.assignment.services import item_rebind
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.judgments.services import item_rebind
 from reviewapp.review.workspace.selectors import reviewer_history
 
 NEW_PASSAGE = "A deposit must now be returned within 5 days (amended text)."

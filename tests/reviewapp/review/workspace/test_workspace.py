@@ -9,11 +9,10 @@ import pytest
 
 from reviewapp.review.assignment.models import AssignmentSkip
 from reviewapp.review.errors import NotAssigned, ReviewError
-from reviewapp.review.judgments.services import item_shown_hashes, judgment_submit, judgment_undo
 from reviewapp.review.workspace.passage_location import passage_locate
 from reviewapp.review.workspace.queue import reviewer_queues
 from reviewapp.review.workspace.selectors import reviewer_history, reviewer_item
-from reviewapp.review.workspace.services import assignment_skip_set
+from reviewapp.review.workspace.services import assignment_skip_set, item_shown_hashes, judgment_submit, judgment_undo
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import assert_blind, make_items, make_pool
 
