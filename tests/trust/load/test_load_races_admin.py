@@ -65,13 +65,13 @@ def test_two_admins_assigning_one_reviewer_the_same_texts_at_once_give_each_text
     """One admin on the pool page, the other through the API, each their own pool over the same texts: the reviewer
     holds each text once (an assignment in one pool, a judge-once link in the other), never twice."""
     from reviewapp.review.assignment.models import Assignment, JudgmentReuse
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
     server = admins["server"]
     failures = []
     for trial in range(TRIALS):
         reviewer = _reviewer(f"race_assignee_{trial}")
-        pools = [pool_create(name=f"admin {n}, trial {trial}", kind="passage", items=_texts(),
+        pools = [pool_create_model(name=f"admin {n}, trial {trial}", kind="passage", items=_texts(),
                                       declared_rule="race tests: the same texts", reviewers_per_item=1)
                  for n in (1, 2)]
         page = server.client(session_key=admins["sessions"][0])
@@ -278,12 +278,12 @@ def test_three_budget_raises_at_once_are_all_recorded_and_the_limit_is_what_the_
 def test_guidelines_published_four_times_at_once_are_versions_one_to_four(admins):
     """Two admins, two tabs each, publish at once: versions 1, 2, 3 and 4, each text once, never two of a number."""
     from reviewapp.review.pools.models import PoolGuidelines
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
     server = admins["server"]
     failures = []
     for trial in range(TRIALS):
-        pool = pool_create(name=f"guidelines, trial {trial}", kind="passage", items=_texts(1),
+        pool = pool_create_model(name=f"guidelines, trial {trial}", kind="passage", items=_texts(1),
                                     declared_rule="race tests")
         tabs = [server.client(session_key=session) for session in admins["sessions"] * 2]
         texts = [f"Grade the passage, not the section ({n})." for n in range(1, len(tabs) + 1)]
