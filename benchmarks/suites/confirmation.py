@@ -46,10 +46,10 @@ from reviewapp.review.agreement.spans import pool_span_rulings
 from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.assignment.services import pool_assign
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.pools.refs import PoolRef, pool_ref
+from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.selectors import pool_find, pool_item_keys
 from reviewapp.review.pools.services import pool_create
-from reviewapp.review.workspace.selectors import reviewer_assignment
+from reviewapp.review.workspace.selectors import reviewer_assigned_item
 
 JOB = "benchmarks"
 KIND = "target"
@@ -289,8 +289,8 @@ def target_propose(*, reviewer: User, item_id: str, citation: str) -> TargetProp
 
     Raises NotAssigned (callers answer 404) or ConfirmationError naming the problem.
     """
-    assignment = reviewer_assignment(reviewer=reviewer, item_id=item_id)
-    suite = _suite_of(pool_ref(assignment.pool))
+    assigned = reviewer_assigned_item(reviewer=reviewer, item_id=item_id)
+    suite = _suite_of(assigned.pool)
     text = (citation or "").strip()
     if not text:
         raise ConfirmationError("citation: required (e.g. a section citation of the suite's corpus)")
@@ -301,7 +301,7 @@ def target_propose(*, reviewer: User, item_id: str, citation: str) -> TargetProp
                  .order_by("variant", "id").first())
     if provision is None:
         raise ConfirmationError(f"citation: {parsed.citation} is not in the corpus snapshot this suite is pinned to")
-    query = SuiteQuery.objects.get(suite=suite, qid=assignment.item.query_id)
+    query = SuiteQuery.objects.get(suite=suite, qid=assigned.query_id)
     if query.targets.filter(citation=parsed.citation).exists():
         raise ConfirmationError(f"citation: {parsed.citation} is already a target of this query")
     # The same citation suggested again (by anyone) is the same proposal: answered alike, so a lawyer learns

@@ -25,8 +25,6 @@ JOBS = ("benchmarks", "grading")
 STILL_MODELS = {
     # The judgment save functions (``judgment_submit``, ``adjudication_record``) take the item's model.
     "reviewapp.review.pools.selectors.pool_item",
-    # A lawyer's proposal reads the pool of the item they are assigned (``assignment.pool``).
-    "reviewapp.review.workspace.selectors.reviewer_assignment",
 }
 
 
