@@ -105,6 +105,7 @@ def test_the_same_pool_declared_twice_at_once_from_a_rerank_run_is_one_whole_poo
     from benchmarks.labels.pools import review_pool_plan
     from benchmarks.labels.selectors import run_pools
     from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+    from reviewapp.review.pools.selectors import pool_item_keys
 
     server = admins["server"]
     reviewer = _reviewer("race_declared_reviewer")
@@ -116,11 +117,13 @@ def test_the_same_pool_declared_twice_at_once_from_a_rerank_run_is_one_whole_poo
                                                data=form) for tab in tabs])
         planned = {(item["query_id"], item["doc_id"]) for item in review_pool_plan(rerank_run=rerank_run, k=k).items}
         pools = [pool for pool in run_pools(rerank_run=rerank_run) if pool.declared_params.get("k") == k]
-        items = {(item.query_id, item.doc_id) for pool in pools for item in pool.items.all()}
+        items = {(item.query_id, item.doc_id) for pool in pools for item in pool_item_keys(pool=pool)}
         # Each item before the reviewer once: assigned, or linked to their judgment of the same texts (k grows, so
         # a later pool holds texts of an earlier one); and no two of their assignments share texts.
-        assigned = Assignment.objects.filter(reviewer=reviewer, pool__in=pools).values_list("item_id", flat=True)
-        linked = JudgmentReuse.objects.filter(reviewer=reviewer, item__pool__in=pools).values_list("item_id", flat=True)
+        pool_pks = [pool.pk for pool in pools]
+        assigned = Assignment.objects.filter(reviewer=reviewer, pool_id__in=pool_pks).values_list("item_id", flat=True)
+        linked = (JudgmentReuse.objects.filter(reviewer=reviewer, item__pool_id__in=pool_pks)
+                  .values_list("item_id", flat=True))
         places = Counter([*assigned, *linked])
         texts = Counter(Assignment.objects.filter(reviewer=reviewer).values_list("texts_key", flat=True))
         locations = {response.headers.get("location") for response in responses}
