@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 from django.db.models import Manager, Model, QuerySet
 
+from reviewapp.review.exchange.selectors import LabelSourceSummary, label_source_find
+from reviewapp.review.exchange.services import label_source_import
 from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.selectors import pool_find, pool_get, pool_item_keys, reviewer_pools
 
@@ -95,3 +97,12 @@ def test_a_job_finding_its_pool_gets_a_frozen_ref(pool, reviewer_user):
     assert hash(ref) == hash(pool_get(public_id=pool.public_id))
     with pytest.raises(dataclasses.FrozenInstanceError):
         ref.name = "renamed"  # type: ignore[misc]
+
+
+def test_a_job_finding_a_label_source_gets_its_summary(db):
+    labels = [{"query_id": "q1", "doc_id": f"d{n}", "grade_type": "section", "value": 2} for n in range(3)]
+    label_source_import(name="nominated targets", labels=labels)
+    found = label_source_find(name="nominated targets")
+    assert isinstance(found, LabelSourceSummary)
+    assert (found.labels, found.grade_types, found.provisional) == (3, ["section"], True)
+    assert label_source_find(name="no such source") is None
