@@ -30,7 +30,8 @@ from benchmarks.retrieval.models import RetrievalRun
 from benchmarks.suites.models import NominatedTarget
 from reviewapp.core.auth.roles import ensure_role_groups
 from reviewapp.review.assignment.services import assignment_unassign
-from reviewapp.review.pools.selectors import reviewer_pools
+from reviewapp.review.pools.refs import PoolRef
+from reviewapp.review.pools.selectors import pool_item, pool_item_keys, reviewer_pools
 from reviewapp.review.workspace.services import judgment_submit
 
 DEMO_REVIEWERS = ("reviewer", "reviewer2")
@@ -79,11 +80,11 @@ def _synthetic_accounts() -> list:
     return people
 
 
-def synthetic_grades(pool, *, targets: set[tuple[str, str]]) -> dict[tuple[str, str], tuple[int, int]]:
+def synthetic_grades(pool: PoolRef, *, targets: set[tuple[str, str]]) -> dict[tuple[str, str], tuple[int, int]]:
     """Seeded grades per item for the two synthetic accounts; they never depend on the model's output."""
     rng = random.Random(SYNTHETIC_SEED)
     out = {}
-    for item in pool.items.order_by("query_id", "doc_id"):
+    for item in pool_item_keys(pool=pool):
         key = (item.query_id, item.doc_id)
         grade = 3 if key in targets else rng.choices(range(4), weights=NON_TARGET_ODDS)[0]
         other = grade if rng.random() >= 1 / 12 else max(0, min(3, grade + rng.choice((-1, 1))))
@@ -101,11 +102,11 @@ def load_demo_review(*, retrieval_run: RetrievalRun, stdout) -> None:
     honest = review_pool_declare(rerank_run=run, reviewers=reviewers if len(reviewers) >= 2 else ())
     pool = honest.pool
     stdout.write(f"benchmarks: review pool {pool.public_id} {'declared' if honest.created else 'present'} "
-                 f"({pool.items.count()} items, unjudged until people grade it; {honest.assigned} assignments "
-                 "added)\n")
+                 f"({len(pool_item_keys(pool=pool))} items, unjudged until people grade it; "
+                 f"{honest.assigned} assignments added)\n")
     source, created = provisional_labels_import(suite=run.suite)
     if created:
-        stdout.write(f"benchmarks: {source.labels.count()} provisional section labels imported as their own "
+        stdout.write(f"benchmarks: {source.labels} provisional section labels imported as their own "
                      "source (never passage labels)\n")
     if os.environ.get("DEMO_SYNTHETIC_LABELS", "1") == "0":
         return
@@ -115,11 +116,12 @@ def load_demo_review(*, retrieval_run: RetrievalRun, stdout) -> None:
         name=f"DEMO SYNTHETIC LABELS (not human): rerank run #{run.pk}, top-5 keyword ∪ reranked").pool
     targets = {(t.query.qid, t.provision.docid)
                for t in NominatedTarget.objects.filter(query__suite=run.suite).select_related("query", "provision")}
-    items = {(i.query_id, i.doc_id): i for i in fake.items.all()}
+    items = {(key.query_id, key.doc_id): key.item_id for key in pool_item_keys(pool=fake)}
     submitted = 0
     for key, grades in synthetic_grades(fake, targets=targets).items():
+        item = pool_item(pool=fake, item_id=items[key])
         for account, grade in zip(accounts, grades, strict=True):
-            result = judgment_submit(item=items[key], reviewer=account, grades={"section": grade, "passage": grade},
+            result = judgment_submit(item=item, reviewer=account, grades={"section": grade, "passage": grade},
                                      complete=True, note="demo-synthetic-labels: generated, not a human judgment")
             submitted += result.created
     stdout.write(f"benchmarks: synthetic demo pool {fake.public_id} ({len(items)} items; {submitted} new generated "

@@ -67,7 +67,7 @@ from scoring.stats.calibration import (
 )
 
 if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
-    from reviewapp.review.pools.models import ReviewPool
+    from reviewapp.review.pools.refs import PoolRef
 
 SYSTEMS = ("keyword", "reranked")
 METRICS = ("P@5", "nDCG@5")
@@ -140,7 +140,7 @@ def model_distributions(*, rerank_run: RerankRun) -> dict[tuple[str, int], tuple
     return out
 
 
-def human_inputs_load(*, rerank_run: RerankRun, pool: ReviewPool | None) -> HumanInputs:
+def human_inputs_load(*, rerank_run: RerankRun, pool: PoolRef | None) -> HumanInputs:
     info, labels, members = pool_info_load(pool=pool) if pool is not None else (None, {}, {})
     rankings = tuple(run_rankings(rerank_run=rerank_run))
     by_provision = model_distributions(rerank_run=rerank_run)
@@ -155,7 +155,7 @@ def human_inputs_load(*, rerank_run: RerankRun, pool: ReviewPool | None) -> Huma
     )
 
 
-def pool_choose(*, rerank_run: RerankRun, public_id: str | None) -> tuple[ReviewPool | None, list[ReviewPool]]:
+def pool_choose(*, rerank_run: RerankRun, public_id: str | None) -> tuple[PoolRef | None, list[PoolRef]]:
     """(chosen pool, all pools of the run). Default: the newest pool with people's judgments (not synthetic)."""
     pools = run_pools(rerank_run=rerank_run)
     if public_id:
@@ -229,7 +229,7 @@ def query_values(ranking: QueryRanking, labels: dict[str, int], pool: frozenset[
     return out
 
 
-def reviewer_agreement_load(*, pool: ReviewPool | None, rankings: Sequence[QueryRanking], replicates: int,
+def reviewer_agreement_load(*, pool: PoolRef | None, rankings: Sequence[QueryRanking], replicates: int,
                             seed: int) -> GradeTypeAgreement | None:
     """The reviewers' agreement on the passage grade of ``pool``, intervals resampling query families."""
     if pool is None:

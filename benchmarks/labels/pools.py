@@ -63,15 +63,14 @@ from reviewapp.review.assignment.reuse import completed_judges
 from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.assignment.services import pool_assign_detail
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.exchange.selectors import label_source_find
+from reviewapp.review.exchange.selectors import LabelSourceSummary, label_source_find, label_source_get
 from reviewapp.review.exchange.services import label_source_import
 from reviewapp.review.judgments.hashes import passage_hash_of, query_hash_of, source_hash_of
-from reviewapp.review.pools.selectors import pool_find
+from reviewapp.review.pools.selectors import pool_find, pool_item_keys
 from reviewapp.review.pools.services import pool_create
 
 if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
-    from reviewapp.review.exchange.models import LabelSource
-    from reviewapp.review.pools.models import ReviewPool
+    from reviewapp.review.pools.refs import PoolRef
 
 DEFAULT_K = 5
 MAX_K = 30
@@ -341,7 +340,7 @@ def review_pool_plan(
 
 @dataclass(frozen=True)
 class DeclareResult:
-    pool: ReviewPool
+    pool: PoolRef
     created: bool
     assigned: int
     reused: int = 0  # judge once: items reviewers already held in another pool, linked instead of assigned
@@ -350,9 +349,9 @@ class DeclareResult:
     @property
     def message(self) -> str:
         verb = "Declared" if self.created else "This declaration exists already:"
-        return (f"{verb} pool {self.pool.name!r} ({self.pool.items.count()} items); {self.assigned} assignments "
-                f"added; {self.reused} reused from reviewers' judgments of the same texts in other pools "
-                f"({self.reused_complete} of them complete already).")
+        return (f"{verb} pool {self.pool.name!r} ({len(pool_item_keys(pool=self.pool))} items); "
+                f"{self.assigned} assignments added; {self.reused} reused from reviewers' judgments of the same "
+                f"texts in other pools ({self.reused_complete} of them complete already).")
 
 
 @transaction.atomic
@@ -401,7 +400,7 @@ def review_pool_declare(
     return _assigned(pool, created, reviewers)
 
 
-def _assigned(pool: ReviewPool, created: bool, reviewers: Sequence[User]) -> DeclareResult:
+def _assigned(pool: PoolRef, created: bool, reviewers: Sequence[User]) -> DeclareResult:
     if not reviewers:
         return DeclareResult(pool=pool, created=created, assigned=0)
     try:
@@ -534,7 +533,7 @@ def provisional_source_name(suite: Suite) -> str:
 
 
 @transaction.atomic
-def provisional_labels_import(*, suite: Suite, created_by: User | None = None) -> tuple[LabelSource, bool]:
+def provisional_labels_import(*, suite: Suite, created_by: User | None = None) -> tuple[LabelSourceSummary, bool]:
     """Import the suite's nominated targets as a provisional, section-level label source (once per suite).
 
     Each target becomes a "section" label of grade 2 (a nomination says the
@@ -557,11 +556,11 @@ def provisional_labels_import(*, suite: Suite, created_by: User | None = None) -
     ]
     if not labels:
         raise ReviewPoolError(f"suite {suite} has no nominated targets to import")
-    source = label_source_import(
+    label_source_import(
         name=name, labels=labels, provisional=True, created_by=created_by,
         description=(f"{len(labels)} nominated targets of suite {suite} (nominated by "
                      f"{', '.join(sorted({t.nominated_by for t in targets}))}), recorded as section grade "
                      f"{PROVISIONAL_GRADE}. Provisional and source-derived: section-level only, never counted as "
                      "passage labels."),
     )
-    return source, True
+    return label_source_get(name=name), True

@@ -18,21 +18,21 @@ from reviewapp.review.pools.selectors import pool_find
 
 if TYPE_CHECKING:  # types only (the review engine's models are read through its selectors)
     from benchmarks.rerank.models import RerankRun
-    from reviewapp.review.pools.models import ReviewPool
+    from reviewapp.review.pools.refs import PoolRef
 
 JOB = "benchmarks"
 POOL_KIND = "passage"
 GRADE_TYPE = "passage"
 
 
-def run_pools(*, rerank_run: RerankRun) -> list[ReviewPool]:
+def run_pools(*, rerank_run: RerankRun) -> list[PoolRef]:
     """Review pools declared from this rerank run, alone or with others, newest first."""
     return [pool for pool in pool_find(external_ref={"job": JOB}, kind=POOL_KIND)
             if pool.external_ref.get("rerank_run") == rerank_run.pk
             or rerank_run.pk in (pool.external_ref.get("rerank_runs") or ())]
 
 
-def is_synthetic(pool: ReviewPool) -> bool:
+def is_synthetic(pool: PoolRef) -> bool:
     """A demo pool whose judgments were generated, not made by people (marked in its declared parameters)."""
     return bool((pool.declared_params or {}).get("synthetic"))
 
@@ -72,7 +72,7 @@ def _label_state(label: ResolvedLabel) -> str:
     return "unjudged" if not label.grades else "incomplete"
 
 
-def pool_info_load(*, pool: ReviewPool) -> tuple[PoolInfo, dict[tuple[str, str], int], dict[str, frozenset[str]]]:
+def pool_info_load(*, pool: PoolRef) -> tuple[PoolInfo, dict[tuple[str, str], int], dict[str, frozenset[str]]]:
     """The pool's description, its labels (grades only) and its members per query."""
     resolved = pool_labels(pool=pool, grade_type=GRADE_TYPE)
     # A grade's value is an int (is_grade checks it; the isinstance tells the type checker).

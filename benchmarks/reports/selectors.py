@@ -46,7 +46,7 @@ from benchmarks.suites.models import NominatedTarget, QueryKind
 from benchmarks.suites.selectors import TargetVersions, suite_target_versions
 
 if TYPE_CHECKING:
-    from reviewapp.review.pools.models import ReviewPool
+    from reviewapp.review.pools.refs import PoolRef
 from reviewapp.providers.local.embeddings import MODEL_ID as LOCAL_MODEL
 from reviewapp.providers.selectors import ledger_simulated, ledger_spend, provider_label
 from reviewapp.providers.types import SIMULATED_LABEL
@@ -299,7 +299,7 @@ def _leaderboard_labels(runs: list[RerankRun]) -> LabelInputs | None:
 
     Two pools that label one item differently leave it unlabelled (counted), never pick a side.
     """
-    pools: list[ReviewPool] = []
+    pools: list[PoolRef] = []
     for run in runs:
         real = [p for p in run_pools(rerank_run=run) if not is_synthetic(p)]
         if real and all(p.pk != real[0].pk for p in pools):

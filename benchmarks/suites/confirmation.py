@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
@@ -46,12 +46,10 @@ from reviewapp.review.agreement.spans import pool_span_rulings
 from reviewapp.review.assignment.selectors import reviewer_candidates
 from reviewapp.review.assignment.services import pool_assign
 from reviewapp.review.errors import ReviewError
-from reviewapp.review.pools.selectors import pool_find
+from reviewapp.review.pools.refs import PoolRef
+from reviewapp.review.pools.selectors import pool_find, pool_item_keys
 from reviewapp.review.pools.services import pool_create
-from reviewapp.review.workspace.selectors import reviewer_assignment
-
-if TYPE_CHECKING:  # types only: reads of the review engine go through its selectors
-    from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.workspace.selectors import reviewer_assigned_item
 
 JOB = "benchmarks"
 KIND = "target"
@@ -85,13 +83,14 @@ def _item(*, suite: Suite, query: SuiteQuery, citation: str, provision: Provisio
     }
 
 
-def confirmation_pools(*, suite: Suite) -> list[ReviewPool]:
+def confirmation_pools(*, suite: Suite) -> list[PoolRef]:
     """The confirmation pools of a suite, newest first."""
     return pool_find(external_ref={"job": JOB, "confirmation": suite.pk}, kind=KIND)
 
 
 def _declared(suite: Suite) -> set[tuple[str, str]]:
-    return {(item.query_id, item.doc_id) for pool in confirmation_pools(suite=suite) for item in pool.items.all()}
+    return {(item.query_id, item.doc_id) for pool in confirmation_pools(suite=suite)
+            for item in pool_item_keys(pool=pool)}
 
 
 @transaction.atomic
@@ -101,7 +100,7 @@ def confirmation_pool_declare(
     reviewers: Sequence[User] = (),
     reviewers_per_item: int = DEFAULT_REVIEWERS,
     created_by: User | None = None,
-) -> list[ReviewPool]:
+) -> list[PoolRef]:
     """Declare pools for every provisional target and every proposal of ``suite`` not in a pool yet; assign them.
 
     Targets go in one pool; each lawyer's proposals in a pool of their own, assigned to ``reviewers`` minus
@@ -207,7 +206,7 @@ class ConfirmationSummary:
     provisional: int  # provisional targets of this version, not yet confirmed
     counts: dict[str, int]  # state -> items
     proposals: int
-    pools: list[ReviewPool]
+    pools: list[PoolRef]
     reviewers: list[User]
 
 
@@ -278,7 +277,7 @@ def suite_confirmed_version(*, suite: Suite, user: User) -> tuple[Suite, bool]:
 # --------------------------------------------------------------------------- proposals
 
 
-def _suite_of(pool: ReviewPool) -> Suite:
+def _suite_of(pool: PoolRef) -> Suite:
     ref = pool.external_ref or {}
     if pool.kind != KIND or ref.get("job") != JOB or "confirmation" not in ref:
         raise ConfirmationError("this item is not a target confirmation; proposals are made while confirming")
@@ -290,8 +289,8 @@ def target_propose(*, reviewer: User, item_id: str, citation: str) -> TargetProp
 
     Raises NotAssigned (callers answer 404) or ConfirmationError naming the problem.
     """
-    assignment = reviewer_assignment(reviewer=reviewer, item_id=item_id)
-    suite = _suite_of(assignment.pool)
+    assigned = reviewer_assigned_item(reviewer=reviewer, item_id=item_id)
+    suite = _suite_of(assigned.pool)
     text = (citation or "").strip()
     if not text:
         raise ConfirmationError("citation: required (e.g. a section citation of the suite's corpus)")
@@ -302,7 +301,7 @@ def target_propose(*, reviewer: User, item_id: str, citation: str) -> TargetProp
                  .order_by("variant", "id").first())
     if provision is None:
         raise ConfirmationError(f"citation: {parsed.citation} is not in the corpus snapshot this suite is pinned to")
-    query = SuiteQuery.objects.get(suite=suite, qid=assignment.item.query_id)
+    query = SuiteQuery.objects.get(suite=suite, qid=assigned.query_id)
     if query.targets.filter(citation=parsed.citation).exists():
         raise ConfirmationError(f"citation: {parsed.citation} is already a target of this query")
     # The same citation suggested again (by anyone) is the same proposal: answered alike, so a lawyer learns
@@ -370,7 +369,7 @@ def suite_target_origin(*, suite: Suite) -> LabelOrigin:
     produced_by: list[int] = []
     adjudicators: set[str] = set()
 
-    def _read(pool: ReviewPool, wanted: set[tuple[str, str]] | None) -> list[Any]:
+    def _read(pool: PoolRef, wanted: set[tuple[str, str]] | None) -> list[Any]:
         records = [r for r in pool_completed_judgments(pool=pool) if wanted is None or (r.query_id, r.doc_id) in wanted]
         rulings = pool_span_rulings(pool=pool, grade_type=KIND)
         adjudicators.update(rulings[label.item_id].adjudicator for label in pool_labels(pool=pool, grade_type=KIND)

@@ -24,6 +24,7 @@ from reviewapp.core.auth.roles import GRADE, LAUNCH_RUNS, MANAGE_REVIEWS, VIEW_R
 from reviewapp.core.exports.downloads import download
 from reviewapp.core.http.requests import SignedInHttpRequest
 from reviewapp.review.errors import NotAssigned
+from reviewapp.review.pools.selectors import pool_item_keys
 
 # --------------------------------------------------------------------------- a frozen suite
 
@@ -394,7 +395,7 @@ def confirmation_declare(request: SignedInHttpRequest, pk: int) -> HttpResponse:
     except ValueError as exc:  # ConfirmationError, or a number that is not one
         messages.error(request, f"Not declared: {exc}")
     else:
-        items = sum(pool.items.count() for pool in pools)
+        items = sum(len(pool_item_keys(pool=pool)) for pool in pools)
         messages.success(request, f"{items} items in {len(pools)} new confirmation pools" if pools
                          else "Nothing new to confirm: every target and proposal is in a pool already.")
     return redirect(reverse("benchmarks:suite", args=[suite.pk]) + "#confirmation")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from grading.audits.judging.excerpts import excerpt_of
 from grading.audits.models import Audit
@@ -13,11 +12,9 @@ from grading.dataset.models import Contract
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.services import pool_assign
 from reviewapp.review.errors import ReviewError
+from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.selectors import pool_find
 from reviewapp.review.pools.services import pool_create
-
-if TYPE_CHECKING:
-    from reviewapp.review.pools.models import ReviewPool
 
 AUDIT_JOB = "cuad-audit"  # external_ref tag of the review pools this module declares
 REVIEW_TITLE = "Contract clauses: is the text a clause of the stated type?"
@@ -27,7 +24,7 @@ REVIEW_INSTRUCTIONS = (
 )
 
 
-def audit_pool(*, audit: Audit) -> ReviewPool | None:
+def audit_pool(*, audit: Audit) -> PoolRef | None:
     """The review pool declared for this audit, or None."""
     found = pool_find(external_ref={"job": AUDIT_JOB, "audit": audit.pk}, kind="clause")
     return found[0] if found else None

@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TypedDict
+from typing import TypedDict
 
 import numpy as np
 
@@ -29,10 +29,8 @@ from grading.audits.models import Audit, AuditCandidate, AuditJudge, AuditVerdic
 from grading.audits.review import HumanLabel, audit_human_labels, audit_pool
 from grading.dataset.models import Category
 from grading.dataset.selectors import sample_contract_ids
-
-if TYPE_CHECKING:
-    from reviewapp.review.pools.models import ReviewPool
 from grading.runs.selectors import run_pair_table
+from reviewapp.review.pools.refs import PoolRef
 from scoring.cuad.grading import DEFAULT_REPLICATES, Figures, PairTable, Thresholds, grade
 from scoring.stats.agreement import (
     gwet_interval,
@@ -234,7 +232,7 @@ class AuditReport:
     rows: list[CandidateRow]
     agreement: AuditAgreement | None
     impact: AuditImpact | None
-    pool: ReviewPool | None
+    pool: PoolRef | None
     ruled: dict[str, int] = field(default_factory=dict)
 
     @property

@@ -16,6 +16,7 @@ from grading.contracts.models import ClauseTaxonomy, ContractSet, SetContract
 from grading.contracts.services import taxonomy_current
 from reviewapp.review.assignment.services import pool_assign
 from reviewapp.review.errors import ReviewError
+from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.services import pool_create
 
 
@@ -45,8 +46,8 @@ def clause_pool_declare(
     reviewers_per_item: int = 2,
     instructions: str = "",
     created_by: Any = None,
-) -> Any:
-    """A review pool (``ReviewPool``): the set's contracts x its current taxonomy's categories (None: all of either).
+) -> PoolRef:
+    """A review pool (as a ``PoolRef``): the set's contracts x its current taxonomy's categories (None: all of either).
     Contracts excluded from the set (``ContractExclusion``) are never in it.
 
     Refused, naming what is wrong, when the set has no taxonomy or no contracts, or a category or title asked for
@@ -119,7 +120,7 @@ def clause_labelling_start(
     per_item: int = 2,
     name: str = "",
     created_by: Any = None,
-) -> tuple[Any, int]:
+) -> tuple[PoolRef, int]:
     """Declare a clause pool on ``categories`` of every contract and give each item to ``per_item`` of
     ``reviewers`` (the engine's balanced, judge-once assignment): the pool and how many assignments were added.
 

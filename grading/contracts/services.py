@@ -22,6 +22,7 @@ from grading.contracts.models import ClauseTaxonomy, ContractExclusion, Contract
 from grading.dataset.cuad_file import read_category_csv
 from grading.dataset.selectors import dataset_categories, dataset_current
 from reviewapp.core.records.hashing import sha256_hex, sha256_json
+from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.selectors import pool_find
 
 NAME_MAX = 100
@@ -131,7 +132,7 @@ def contracts_import(*, contract_set: ContractSet, files: Iterable[tuple[str, by
     return outcomes
 
 
-def contract_labelling_pools(*, member: SetContract) -> list[Any]:
+def contract_labelling_pools(*, member: SetContract) -> list[PoolRef]:
     """The clause labelling pools that hold this contract (``clause_pool_declare`` records their titles)."""
     pools = pool_find(external_ref={"contract_set": member.contract_set_id}, kind=CONTRACT_CLAUSE_KIND_KEY)
     return [pool for pool in pools if member.title in (pool.declared_params or {}).get("titles", [])]

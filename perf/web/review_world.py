@@ -33,6 +33,7 @@ def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorl
 
     from reviewapp.core.auth.roles import ensure_role_groups
     from reviewapp.review.assignment.services import pool_assign
+    from reviewapp.review.pools.selectors import pool_item_keys
     from reviewapp.review.pools.services import pool_create
 
     call_command("migrate", verbosity=0)
@@ -56,7 +57,7 @@ def review_world(*, database_url: str, reviewers: int, items: int) -> ReviewWorl
     ]
     pool = pool_create(name="bench", kind="passage", items=pool_items, declared_rule="bench: explicit list")
     pool_assign(pool=pool, reviewers=users, per_item=2)
-    return ReviewWorld(sessions=login_sessions(users), item_ids=list(pool.items.values_list("public_id", flat=True)))
+    return ReviewWorld(sessions=login_sessions(users), item_ids=[key.item_id for key in pool_item_keys(pool=pool)])
 
 
 def login_sessions(users) -> dict[str, str]:

@@ -207,6 +207,7 @@ def test_a_stakeholder_is_refused_a_launch(api):
 def test_every_read_endpoint_answers_in_the_shape_the_schema_declares(api, tmp_path, django_user_model):
     """Each GET of the schema, called through the generated client on real objects, parses into its model."""
     from benchmarks.labels.pools import review_pool_declare
+    from reviewapp.review.pools.selectors import pool_item_keys
     from tests.benchmarks.labels.fixtures import judge, random_grades, rerank_world
     from tests.grading.audit_support import audited_run, local_audit
 
@@ -218,7 +219,7 @@ def test_every_read_endpoint_answers_in_the_shape_the_schema_declares(api, tmp_p
     judge(pool, reviewers, random_grades(pool, seed=5))
     loaded, audited = audited_run(tmp_path)
     audit = local_audit(audited)
-    item = pool.items.order_by("id").first().public_id
+    item = pool_item_keys(pool=pool)[0].item_id
     sample, both = loaded.sample.pk, [loaded.gold.pk, loaded.noisy.pk]
     bootstrap = {"replicates": 1000, "seed": 3}
 

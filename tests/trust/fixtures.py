@@ -143,7 +143,8 @@ def build_world(tmp_path: Path) -> World:
     from grading.audits.review import audit_review_send
     from grading.runs import jobs as console
     from reviewapp.review.assignment.services import pool_assign
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.refs import pool_model
+    from reviewapp.review.pools.services import pool_create_model
     from reviewapp.review.workspace.services import judgment_submit
     from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
     from tests.grading.audit_support import audited_run, local_audit
@@ -178,7 +179,7 @@ def build_world(tmp_path: Path) -> World:
     # Review: the planted run's declared pool, and a pool whose job-side refs carry every marker.
     declared = review_pool_declare(rerank_run=planted, k=5, reviewers=reviewers, reviewers_per_item=2)
     w.pool_id = declared.pool.public_id
-    marker_pool = pool_create(
+    marker_pool = pool_create_model(
         name=f"trust pool {SYSTEM_MARKER}", kind="passage", items=_marker_items(),
         declared_rule=f"union of top 5 of {SYSTEM_MARKER} and {MODEL_MARKER}",
         declared_params={"k": 5, "model": MODEL_MARKER}, reviewers_per_item=2,
@@ -186,7 +187,7 @@ def build_world(tmp_path: Path) -> World:
     pool_assign(pool=marker_pool, reviewers=reviewers, per_item=2)
     w.marker_pool_id = marker_pool.public_id
     for pool in (declared.pool, marker_pool):
-        for n, item in enumerate(pool.items.order_by("id")):
+        for n, item in enumerate(pool_model(pool).items.order_by("id")):
             # The other reviewer's drafts and completed grades, with notes, on the same items.
             judgment_submit(item=item, reviewer=w.users["reviewer2"],
                                             grades={"section": 3, "passage": 3}, complete=n % 2 == 0,
@@ -195,14 +196,15 @@ def build_world(tmp_path: Path) -> World:
     multi = review_pool_declare_runs(rerank_runs=[local, planted], k=10, reviewers=reviewers, reviewers_per_item=2)
     w.multi_pool_id = multi.pool.public_id
     assert multi.assigned and multi.reused  # the crawl reads its own items, and reuse happened
-    for n, item in enumerate(multi.pool.items.filter(assignments__reviewer=w.users["reviewer2"]).order_by("id")):
+    held = pool_model(multi.pool).items.filter(assignments__reviewer=w.users["reviewer2"]).order_by("id")
+    for n, item in enumerate(held):
         judgment_submit(item=item, reviewer=w.users["reviewer2"], grades={"section": 2, "passage": 1},
                                         complete=n % 2 == 0, note=f"{OTHER_NOTE_MARKER} {JUDGE_MARKER}")
     own = marker_pool.items.order_by("id").first()
     judgment_submit(item=own, reviewer=w.users["reviewer"], grades={"section": 1, "passage": 0},
                                     complete=False, note="my own draft note")
     w.marker_item_id = own.public_id
-    w.pool_item_id = declared.pool.items.order_by("id").first().public_id
+    w.pool_item_id = pool_model(declared.pool).items.order_by("id").first().public_id
 
     # The firm's contracts: a set holding one plain-text contract.
     from grading.contracts.services import contract_import, contract_set_get_or_create
@@ -226,7 +228,7 @@ def build_world(tmp_path: Path) -> World:
                          reason=f"{JUDGE_MARKER} {MODEL_MARKER}", request_key=RANK_MARKER).save(force_insert=True)
     audit_pool, _ = audit_review_send(audit=audit, reviewers=reviewers)
     w.audit_pool_id = audit_pool.public_id
-    for item in audit_pool.items.order_by("id"):
+    for item in pool_model(audit_pool).items.order_by("id"):
         judgment_submit(item=item, reviewer=w.users["reviewer2"], grades=_all_grades(audit_pool),
                                         complete=False, note=OTHER_NOTE_MARKER)
     return w

@@ -16,6 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks.labels import pools as review_pools
 from benchmarks.rerank.models import RerankRun
+from reviewapp.review.pools.selectors import pool_item_keys
 
 
 class Command(BaseCommand):
@@ -70,12 +71,12 @@ class Command(BaseCommand):
             if o["import_provisional"]:
                 source, created = review_pools.provisional_labels_import(suite=run.suite)
                 self.stdout.write(f"provisional labels: {source.name!r} "
-                                  f"{'imported' if created else 'already present'} ({source.labels.count()} labels)")
+                                  f"{'imported' if created else 'already present'} ({source.labels} labels)")
         except review_pools.ReviewPoolError as error:
             raise CommandError(str(error)) from None
         pool = result.pool
         self.stdout.write(f"pool {pool.public_id} {'declared' if result.created else 'already declared'}: "
-                          f"{pool.items.count()} items, {pool.reviewers_per_item} reviewers per item, "
+                          f"{len(pool_item_keys(pool=pool))} items, {pool.reviewers_per_item} reviewers per item, "
                           f"{result.assigned} assignments added, {result.reused} reused from the same reviewers' "
                           f"judgments of the same texts in other pools ({result.reused_complete} complete)")
         self.stdout.write(f"rule: {pool.declared_rule}")

@@ -29,7 +29,7 @@ from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 
 if TYPE_CHECKING:
-    from reviewapp.review.pools.models import ReviewPool
+    from reviewapp.review.pools.refs import PoolRef
 
 
 @dataclass(frozen=True)
@@ -108,7 +108,7 @@ def _exposure_lines(board: Leaderboard) -> tuple[str, ...]:
 def _label_sources(board: Leaderboard) -> tuple[LabelSource, ...]:
     # The leaderboard reads labels from each chosen run's newest pool made by people; the same pools here.
 
-    pools: dict[int, ReviewPool] = {}
+    pools: dict[int, PoolRef] = {}
     for entry in board.inputs.reranks:
         run = RerankRun.objects.filter(pk=entry.meta.pk).first() if entry.meta.pk is not None else None
         real = [p for p in run_pools(rerank_run=run) if not is_synthetic(p)] if run else []

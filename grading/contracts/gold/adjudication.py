@@ -18,6 +18,7 @@ from grading.contracts.gold.resolution import ClauseResolution, PoolResolutions,
 from grading.contracts.kinds import ABSENT, PRESENCE, PRESENT
 from reviewapp.review.agreement.disagreements import adjudication_record
 from reviewapp.review.errors import ReviewError
+from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.selectors import pool_item
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 
@@ -77,7 +78,7 @@ def _find(resolutions: PoolResolutions, item_id: str) -> ClauseResolution:
     raise LookupError(item_id)
 
 
-def clause_adjudication(*, pool: Any, item_id: str) -> ClauseAdjudication:
+def clause_adjudication(*, pool: PoolRef, item_id: str) -> ClauseAdjudication:
     """What the adjudication page shows for one item (``LookupError`` when it is not a labelled item here)."""
     resolutions = clause_pool_resolutions(pool=pool)
     row = _find(resolutions, item_id)
@@ -131,7 +132,7 @@ def ruling_spans(*, view: ClauseAdjudication, choice: str, offsets: str = "") ->
     raise RulingError(f"choose a ruling: absent, a lawyer's spans, the union, the overlap or offsets (got {choice!r})")
 
 
-def clause_ruling_record(*, pool: Any, item_id: str, presence: int, spans: list[list[int]], adjudicator: Any,
+def clause_ruling_record(*, pool: PoolRef, item_id: str, presence: int, spans: list[list[int]], adjudicator: Any,
                          note: str = "") -> Any:
     """Record the ruling (presence + spans) on the item; ``RulingError`` says what is wrong with it.
 

@@ -38,6 +38,7 @@ from grading.dataset.models import CuadDataset
 from grading.dataset.services import CuadLoadError, dataset_load_gold
 from reviewapp.core.records.hashing import sha256_json
 from reviewapp.review.agreement.exports import pool_judgments_admin_held
+from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.selectors import pool_find
 
 
@@ -66,7 +67,7 @@ def gold_set_dataset(gold_set: GoldSet) -> CuadDataset:
         raise GoldSetError(f"gold set v{gold_set.version} could not be loaded for grading: {error}") from None
 
 
-def clause_pools(*, contract_set: ContractSet, taxonomy_version: int | None = None) -> list[Any]:
+def clause_pools(*, contract_set: ContractSet, taxonomy_version: int | None = None) -> list[PoolRef]:
     """The set's clause pools (on ``taxonomy_version`` when given), newest first."""
     pools = pool_find(external_ref={"contract_set": contract_set.pk}, kind=CONTRACT_CLAUSE_KIND_KEY)
     if taxonomy_version is not None:
@@ -104,14 +105,18 @@ def _chosen(resolved: list[PoolResolutions], categories: list[str]) -> tuple[dic
 
 
 @transaction.atomic
-def gold_set_freeze(*, contract_set: ContractSet | None = None, pool: Any = None, user: Any = None) -> FreezeResult:
+def gold_set_freeze(*, contract_set: ContractSet | None = None, pool: PoolRef | None = None,
+                    user: Any = None) -> FreezeResult:
     """Freeze the resolved labels of ``pool`` (one clause pool) or of every clause pool of ``contract_set``."""
     if (pool is None) == (contract_set is None):
         raise GoldSetError("freeze a contract set or one of its clause pools (exactly one of the two)")
     if pool is not None:
         if pool.kind != CONTRACT_CLAUSE_KIND_KEY:
             raise GoldSetError(f"pool {pool.public_id} is not a clause-labelling pool")
-        contract_set = ContractSet.objects.get(pk=pool.external_ref.get("contract_set"))
+        set_pk = pool.external_ref.get("contract_set")
+        if not isinstance(set_pk, int):
+            raise GoldSetError(f"pool {pool.public_id} names no contract set")
+        contract_set = ContractSet.objects.get(pk=set_pk)
     assert contract_set is not None
     ContractSet.objects.select_for_update().filter(pk=contract_set.pk).first()  # one version number at a time
     taxonomy = taxonomy_current(contract_set)

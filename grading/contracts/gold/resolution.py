@@ -28,6 +28,7 @@ from typing import Any
 from grading.contracts.kinds import ABSENT, PRESENCE, PRESENT
 from reviewapp.core.records.provenance import Procedure
 from reviewapp.review.agreement.spans import SpanRuling, pool_span_judgments, pool_span_rulings
+from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.selectors import pool_label_items, pool_source_texts
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 
@@ -115,7 +116,7 @@ def _decide(answers: list[LawyerAnswer], ruling: SpanRuling | None, required: in
 
 @dataclass(frozen=True)
 class PoolResolutions:
-    pool: Any
+    pool: PoolRef
     rows: list[ClauseResolution]
     texts: dict[str, str]  # source hash -> the contract text the spans are offsets into
 
@@ -123,7 +124,7 @@ class PoolResolutions:
         return self.texts[row.source_hash]
 
 
-def clause_pool_resolutions(*, pool: Any) -> PoolResolutions:
+def clause_pool_resolutions(*, pool: PoolRef) -> PoolResolutions:
     """Every labelled item of a clause pool, resolved by the rule above, in (category, text hash) order."""
     by_item: dict[str, list[Any]] = {}
     for judgment in pool_span_judgments(pool=pool):
@@ -140,13 +141,13 @@ def clause_pool_resolutions(*, pool: Any) -> PoolResolutions:
                 presence=j.record.grades.get(PRESENCE),
                 spans=_normal(text, j.spans) if j.record.grades.get(PRESENCE) == PRESENT else [],
             )
-            for j in by_item.get(item.public_id, [])
+            for j in by_item.get(item.item_id, [])
         ]
-        ruling = rulings.get(item.public_id)
+        ruling = rulings.get(item.item_id)
         state, reason, presence, spans = _decide(answers, ruling, required)
-        ref = item.external_ref or {}
+        ref = item.external_ref
         out.append(ClauseResolution(
-            pool_id=pool.public_id, item_id=item.public_id, category=item.query_id, title=item.source_heading,
+            pool_id=pool.public_id, item_id=item.item_id, category=item.query_id, title=item.source_heading,
             set_contract=int(ref.get("set_contract", 0)), text_sha256=item.doc_id, source_hash=item.source_hash,
             taxonomy_sha256=str(ref.get("taxonomy_sha256", "")), state=state, reason=reason, presence=presence,
             spans=spans, answers=answers, ruling=ruling, required=required,

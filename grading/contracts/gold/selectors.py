@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from django.db.models import QuerySet
 
@@ -13,6 +12,7 @@ from grading.contracts.gold.models import GoldSet
 from grading.contracts.gold.resolution import INCOMPLETE, OPEN, ClauseResolution, clause_pool_resolutions
 from grading.contracts.models import ContractSet
 from grading.contracts.services import taxonomy_current
+from reviewapp.review.pools.refs import PoolRef
 
 
 class GoldSetMissing(LookupError):
@@ -46,7 +46,7 @@ def gold_set_by_name(*, name: str, version: int | None = None) -> GoldSet:
 
 @dataclass(frozen=True)
 class PoolState:
-    pool: Any
+    pool: PoolRef
     rows: list[ClauseResolution]
     agreement: list[ClauseAgreement]
 

@@ -27,7 +27,7 @@ from reviewapp.core.auth.roles import MANAGE_REVIEWS, VIEW_REPORTS, perm_require
 from reviewapp.core.exports.downloads import download
 from reviewapp.core.records.provenance import Procedure, provenance_sentences
 from reviewapp.review.assignment.selectors import reviewer_candidates
-from reviewapp.review.pools.selectors import pool_get
+from reviewapp.review.pools.selectors import pool_get, pool_item_keys
 
 TEMPLATE_GOLD = "cuad/contracts/gold.html"
 TEMPLATE_GOLD_SET = "cuad/contracts/gold_set.html"
@@ -65,7 +65,7 @@ def gold_labelling_start(request: HttpRequest, pk: int) -> HttpResponse:
         messages.error(request, str(error) if isinstance(error, LabellingError) else
                        "lawyers per contract: a whole number")
     else:
-        messages.success(request, f"Labelling started: pool {pool.name!r}, {pool.items.count()} items, "
+        messages.success(request, f"Labelling started: pool {pool.name!r}, {len(pool_item_keys(pool=pool))} items, "
                                   f"{added} assignments to {len(lawyers)} lawyers.")
     return redirect("cuad:contract-gold", pk=pk)
 

@@ -12,6 +12,7 @@ from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
 from reviewapp.review.pools.known_answers import known_answer_public_ids
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.refs import PoolRef, pool_model
 
 
 def pool_qrels(*, pool: ReviewPool, grade_type: str | None = None) -> str:
@@ -41,9 +42,10 @@ def _admin_held_judgment_ids(judgment_ids: set[int]) -> set[int]:
                .values_list("judgment_id", flat=True))
 
 
-def pool_judgments_admin_held(*, pool: ReviewPool) -> set[tuple[str, int]]:
+def pool_judgments_admin_held(*, pool: ReviewPool | PoolRef) -> set[tuple[str, int]]:
     """(item public id, reviewer id) of the pool's judgments any revision of which was saved after signing in with
     credentials an admin once held (a password chosen through an invitation link, or set by an admin)."""
+    pool = pool_model(pool)
     local = dict(Judgment.objects.filter(item__pool=pool).values_list("pk", "item__public_id"))
     reviewer_of = dict(Judgment.objects.filter(item__pool=pool).values_list("pk", "reviewer_id"))
     held = {(local[j], reviewer_of[j]) for j in _admin_held_judgment_ids(set(local))}
@@ -54,16 +56,18 @@ def pool_judgments_admin_held(*, pool: ReviewPool) -> set[tuple[str, int]]:
     return held
 
 
-def pool_admin_held_complete(*, pool: ReviewPool) -> int:
+def pool_admin_held_complete(*, pool: ReviewPool | PoolRef) -> int:
     """How many complete judgments of the pool came from credentials an admin once held."""
+    pool = pool_model(pool)
     held = pool_judgments_admin_held(pool=pool)
     return sum(1 for r in pool_judgments(pool)
                if r.status == JudgmentRevision.COMPLETE and (r.item_id, r.reviewer_id) in held)
 
 
-def pool_idp_complete(*, pool: ReviewPool) -> dict[str, int]:
+def pool_idp_complete(*, pool: ReviewPool | PoolRef) -> dict[str, int]:
     """Complete judgments of the pool whose current revision was saved after a sign-in through an identity
     provider (OpenID Connect), per issuer: the labels whose authors the organisation itself vouched for."""
+    pool = pool_model(pool)
     counts: dict[str, int] = {}
     for record in pool_judgments(pool):
         if record.status == JudgmentRevision.COMPLETE and record.signin_method == SigninMethod.OIDC:

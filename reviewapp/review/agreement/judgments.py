@@ -21,6 +21,7 @@ from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
 from reviewapp.review.pools.known_answers import known_answer_public_ids
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.refs import PoolRef, pool_model
 
 
 @dataclass(frozen=True)
@@ -50,13 +51,14 @@ class JudgmentRecord:
     signin_issuer: str = ""
 
 
-def pool_judgments(pool: ReviewPool) -> list[JudgmentRecord]:
+def pool_judgments(pool: ReviewPool | PoolRef) -> list[JudgmentRecord]:
     """Every reviewer's current judgment of a pool, whatever its status, stale or not.
 
     Includes, once per item and reviewer, judgments of the same texts made in another pool and linked here
     (``reuse``): stale when their hashes differ from this item's, like any judgment. A reviewer's own judgment
     in this pool wins over a link.
     """
+    pool = pool_model(pool)
     judgments = (
         Judgment.objects.filter(item__pool=pool, current__isnull=False)
         .select_related("current", "item", "reviewer")
@@ -102,11 +104,12 @@ def _with_reused(pool: ReviewPool, records: list[JudgmentRecord]) -> list[Judgme
     return records
 
 
-def pool_completed_judgments(*, pool: ReviewPool, include_stale: bool = False) -> list[JudgmentRecord]:
+def pool_completed_judgments(*, pool: ReviewPool | PoolRef, include_stale: bool = False) -> list[JudgmentRecord]:
     """Current, complete judgments of a pool (non-stale unless asked). What metrics read, per reviewer.
 
     Judgments of known-answer items are left out: they check reviewers and never count as labels.
     """
+    pool = pool_model(pool)
     known = known_answer_public_ids(pool=pool)
     return [
         record
@@ -116,6 +119,7 @@ def pool_completed_judgments(*, pool: ReviewPool, include_stale: bool = False) -
     ]
 
 
-def pool_stale_judgments(*, pool: ReviewPool) -> list[JudgmentRecord]:
+def pool_stale_judgments(*, pool: ReviewPool | PoolRef) -> list[JudgmentRecord]:
     """Judgments made on texts that have changed since: excluded from every metric, shown to admins."""
+    pool = pool_model(pool)
     return [record for record in pool_judgments(pool) if record.stale]

@@ -34,6 +34,7 @@ from reviewapp.review.judgments.models import Judgment, JudgmentRevision, Review
 from reviewapp.review.kinds import UNKNOWN, PoolKind, kind_get
 from reviewapp.review.pools.known_answers import known_answer_item_pks
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.refs import PoolRef, pool_model
 from scoring.stats.agreement import (
     alpha_interval,
     gwet_interval,
@@ -89,8 +90,9 @@ class ResolvedLabel:
         return self.state != "unresolved" and isinstance(self.value, int)
 
 
-def pool_labels(*, pool: ReviewPool, grade_type: str | None = None) -> list[ResolvedLabel]:
+def pool_labels(*, pool: ReviewPool | PoolRef, grade_type: str | None = None) -> list[ResolvedLabel]:
     """One label per item (and grade type) by ``LABEL_RULE``. Default grade type: the kind's qrels grade."""
+    pool = pool_model(pool)
     kind = kind_get(pool.kind)
     grade_type = grade_type or kind.qrels_grade_type
     if grade_type not in kind.grade_type_keys:
@@ -293,7 +295,7 @@ class _IntervalOptions(TypedDict):
 
 def pool_agreement(
     *,
-    pool: ReviewPool,
+    pool: ReviewPool | PoolRef,
     grade_types: tuple[str, ...] | None = None,
     units_by_query: Mapping[str, str] | None = None,
     unit: str = "item",
@@ -305,6 +307,7 @@ def pool_agreement(
     Each figure carries a percentile bootstrap interval resampling items, or
     the units ``units_by_query`` gives each query (then name them in ``unit``).
     """
+    pool = pool_model(pool)
     kind = kind_get(pool.kind)
     records = pool_completed_judgments(pool=pool)
     unit_of = _item_units(records, units_by_query)

@@ -16,6 +16,7 @@ from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.refs import PoolRef, pool_model
 
 
 @dataclass(frozen=True)
@@ -38,8 +39,9 @@ class SpanRuling:
     created_at: datetime
 
 
-def pool_span_judgments(*, pool: ReviewPool) -> list[SpanJudgment]:
+def pool_span_judgments(*, pool: ReviewPool | PoolRef) -> list[SpanJudgment]:
     """Every counted judgment of the pool with its spans, in (query id, document id, reviewer id) order."""
+    pool = pool_model(pool)
     records = pool_completed_judgments(pool=pool)
     native = {
         (item_id, reviewer_id): spans
@@ -58,8 +60,9 @@ def pool_span_judgments(*, pool: ReviewPool) -> list[SpanJudgment]:
     return out
 
 
-def pool_span_rulings(*, pool: ReviewPool, grade_type: str) -> dict[str, SpanRuling]:
+def pool_span_rulings(*, pool: ReviewPool | PoolRef, grade_type: str) -> dict[str, SpanRuling]:
     """Item public id -> its latest ruling on ``grade_type``, when that ruling is bound to the item's texts now."""
+    pool = pool_model(pool)
     latest: dict[int, Adjudication] = {}
     for ruling in (Adjudication.objects.filter(item__pool=pool, grade_type=grade_type)
                    .select_related("item", "adjudicator").order_by("id")):

@@ -38,6 +38,7 @@ from reviewapp.review.judgments.hashes import ITEM_TEXT_FIELDS, item_hashes_chec
 from reviewapp.review.judgments.models import Judgment, ReviewItem
 from reviewapp.review.pools.known_answers import KnownAnswerError, known_answer_item_pks
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.refs import PoolRef, pool_model
 
 
 def assignee_refusal(*, pool: ReviewPool, user: User) -> str | None:
@@ -237,7 +238,7 @@ class AssignResult:
 @transaction.atomic
 def pool_assign_detail(
     *,
-    pool: ReviewPool,
+    pool: ReviewPool | PoolRef,
     reviewers: Iterable[User],
     per_item: int | None = None,
 ) -> AssignResult:
@@ -249,6 +250,7 @@ def pool_assign_detail(
     fewest assignments in this pool so far (ties broken by a hash, not by name). Safe to run again: only missing
     assignments and links are added. Every row is made by ``assignments_place``.
     """
+    pool = pool_model(pool)
     per_item = pool.reviewers_per_item if per_item is None else per_item
     people = {user.pk: user for user in reviewers}
     for user in people.values():
@@ -310,11 +312,12 @@ def pool_assign_detail(
 
 def pool_assign(
     *,
-    pool: ReviewPool,
+    pool: ReviewPool | PoolRef,
     reviewers: Iterable[User],
     per_item: int | None = None,
 ) -> int:
     """Give each item to ``per_item`` reviewers, judging once (``pool_assign_detail``); how many added."""
+    pool = pool_model(pool)
     return pool_assign_detail(pool=pool, reviewers=reviewers, per_item=per_item).assigned
 
 
@@ -331,8 +334,9 @@ class Unassigned:
 
 
 @transaction.atomic
-def assignment_unassign(*, pool: ReviewPool, reviewer: User) -> Unassigned:
+def assignment_unassign(*, pool: ReviewPool | PoolRef, reviewer: User) -> Unassigned:
     """Take ``reviewer`` off ``pool``: their unjudged assignments go; judged ones stay (their history)."""
+    pool = pool_model(pool)
     ReviewPool.objects.select_for_update().filter(pk=pool.pk).first()
     open_ids = list(_open_assignments(pool=pool, reviewer=reviewer).values_list("pk", flat=True))
     Assignment.objects.filter(pk__in=open_ids).delete()

@@ -22,12 +22,12 @@ from reviewapp.review.errors import ReviewError
 from reviewapp.review.exchange import argilla, labelstudio, selectors, services
 from reviewapp.review.exchange.texts import ExchangeError
 from reviewapp.review.pools.models import ReviewPool
-from reviewapp.review.pools.selectors import pool_get
+from reviewapp.review.pools.selectors import pool_model_get
 
 
 def _pool_or_404(pool_id: str) -> ReviewPool:
     try:
-        return pool_get(public_id=pool_id)
+        return pool_model_get(public_id=pool_id)
     except ObjectDoesNotExist:
         raise Http404 from None
 

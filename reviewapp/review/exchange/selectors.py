@@ -98,18 +98,15 @@ class LabelSourceSummary:
     grade_types: list[str] = field(default_factory=list)
 
 
+def _source_summary(source: LabelSource, labels: int) -> LabelSourceSummary:
+    grade_types = sorted(set(ImportedLabel.objects.filter(source=source).values_list("grade_type", flat=True)))
+    return LabelSourceSummary(pk=source.pk, name=source.name, description=source.description,
+                              provisional=source.provisional, labels=labels, grade_types=grade_types)
+
+
 def label_source_list() -> list[LabelSourceSummary]:
-    out = []
     counts = dict(LabelSource.objects.annotate(n=Count("labels")).values_list("pk", "n"))
-    for source in LabelSource.objects.order_by("name"):
-        grade_types = sorted(set(ImportedLabel.objects.filter(source=source).values_list("grade_type", flat=True)))
-        out.append(
-            LabelSourceSummary(
-                pk=source.pk, name=source.name, description=source.description, provisional=source.provisional,
-                labels=counts.get(source.pk, 0), grade_types=grade_types,
-            )
-        )
-    return out
+    return [_source_summary(source, counts.get(source.pk, 0)) for source in LabelSource.objects.order_by("name")]
 
 
 @dataclass(frozen=True)
@@ -125,9 +122,18 @@ class SourceLabel:
     external_ref: dict[str, Any]
 
 
-def label_source_find(*, name: str) -> LabelSource | None:
+def label_source_find(*, name: str) -> LabelSourceSummary | None:
     """The label source of that name, or None."""
-    return LabelSource.objects.filter(name=name).first()
+    source = LabelSource.objects.annotate(n=Count("labels")).filter(name=name).first()
+    return None if source is None else _source_summary(source, source.n)
+
+
+def label_source_get(*, name: str) -> LabelSourceSummary:
+    """The label source of that name (``LabelSource.DoesNotExist`` when there is none)."""
+    found = label_source_find(name=name)
+    if found is None:
+        raise LabelSource.DoesNotExist(f"no label source named {name!r}")
+    return found
 
 
 def label_source_labels(*, name: str) -> list[SourceLabel]:

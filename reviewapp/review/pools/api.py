@@ -15,13 +15,13 @@ from reviewapp.core.http.api import WRITE_ERRORS, error_responses
 from reviewapp.core.http.requests import SignedInRequest
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.pools.models import ReviewPool
-from reviewapp.review.pools.selectors import pool_get, pool_list
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.selectors import pool_list, pool_model_get
+from reviewapp.review.pools.services import pool_create_model
 
 
 def pool_or_404(pool_id: str) -> ReviewPool:
     try:
-        return pool_get(public_id=pool_id)
+        return pool_model_get(public_id=pool_id)
     except ObjectDoesNotExist:
         raise Http404 from None
 
@@ -74,7 +74,7 @@ class PoolsApi(APIView):
         data = self.PoolCreateIn(data=request.data)
         data.is_valid(raise_exception=True)
         try:
-            pool = pool_create(created_by=request.user, **data.validated_data)
+            pool = pool_create_model(created_by=request.user, **data.validated_data)
         except ReviewError as error:
             return Response({"detail": str(error)}, status=status.HTTP_400_BAD_REQUEST)
         summary = next(p for p in pool_list() if p.pk == pool.pk)

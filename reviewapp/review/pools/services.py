@@ -24,6 +24,7 @@ from reviewapp.review.judgments.models import ReviewItem
 from reviewapp.review.kinds import pool_kind
 from reviewapp.review.pools.guidelines import guidelines_publish, pool_guidelines
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.refs import PoolRef, pool_ref
 
 ITEM_FIELDS = {
     "query_id",
@@ -97,7 +98,7 @@ MAX_REVIEWERS_PER_ITEM = 100
 
 
 @transaction.atomic
-def pool_create(
+def pool_create_model(
     *,
     name: str,
     kind: str,
@@ -156,6 +157,27 @@ def pool_create(
     return pool
 
 
+def pool_create(
+    *,
+    name: str,
+    kind: str,
+    items: Sequence[Mapping[str, Any]],
+    declared_rule: str,
+    declared_params: Mapping[str, Any] | None = None,
+    reviewers_per_item: int = 2,
+    reviewer_title: str = "",
+    instructions: str = "",
+    external_ref: Mapping[str, Any] | None = None,
+    created_by: User | None = None,
+) -> PoolRef:
+    """``pool_create_model`` for the jobs: the declared pool as a ``PoolRef``, never the model."""
+    return pool_ref(pool_create_model(
+        name=name, kind=kind, items=items, declared_rule=declared_rule, declared_params=declared_params,
+        reviewers_per_item=reviewers_per_item, reviewer_title=reviewer_title, instructions=instructions,
+        external_ref=external_ref, created_by=created_by,
+    ))
+
+
 @transaction.atomic
 def pool_settings_change(*, pool: ReviewPool, reviewers_per_item: int | None = None,
                          kind: str | None = None) -> ReviewPool:
@@ -191,7 +213,7 @@ def pool_new_version(*, pool: ReviewPool, reviewers_per_item: int | None = None,
         {field: getattr(item, field) for field in ITEM_FIELDS}
         for item in pool.items.all()
     ]
-    new = pool_create(
+    new = pool_create_model(
         name=f"{pool.name} (v{version})"[:200], kind=pool.kind, items=items,
         declared_rule=pool.declared_rule, declared_params=params, reviewers_per_item=per_item,
         reviewer_title=pool.reviewer_title, instructions=pool.instructions, external_ref=pool.external_ref,

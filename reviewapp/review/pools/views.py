@@ -35,13 +35,13 @@ from reviewapp.review.pools.known_answers import (
 )
 from reviewapp.review.pools.models import ReviewPool
 from reviewapp.review.pools.panels import item_rulings, known_answer_panels, pool_list_panels, pool_page_panels
-from reviewapp.review.pools.selectors import pool_assignees, pool_get, pool_list
-from reviewapp.review.pools.services import json_lines_parse, pool_create, pool_new_version
+from reviewapp.review.pools.selectors import pool_assignees, pool_list, pool_model_get
+from reviewapp.review.pools.services import json_lines_parse, pool_create_model, pool_new_version
 
 
 def pool_or_404(pool_id: str) -> ReviewPool:
     try:
-        return pool_get(public_id=pool_id)
+        return pool_model_get(public_id=pool_id)
     except ObjectDoesNotExist:
         raise Http404("no such pool") from None
 
@@ -63,7 +63,7 @@ def admin_pool_new(request: SignedInHttpRequest) -> HttpResponse:
         form = request.POST.dict()
         try:
             items = json_lines_parse(form.get("items", ""))
-            pool = pool_create(
+            pool = pool_create_model(
                 name=form.get("name", ""),
                 kind=form.get("kind", ""),
                 items=items,

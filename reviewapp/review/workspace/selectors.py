@@ -19,6 +19,7 @@ from reviewapp.review.errors import NotAssigned
 from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
 from reviewapp.review.kinds import PoolKind, SourceContext, SpanLocations, kind_get
+from reviewapp.review.pools.refs import PoolRef, pool_ref
 from reviewapp.review.pools.selectors import reviewer_title
 from reviewapp.review.workspace.passage_location import SourceSegments, passage_locate
 from reviewapp.review.workspace.queue import reviewer_item_place
@@ -90,6 +91,23 @@ def reviewer_assignment(*, reviewer: User, item_id: str) -> Assignment:
     if assignment is None:
         raise NotAssigned(item_id)
     return assignment
+
+
+@dataclass(frozen=True)
+class AssignedItem:
+    """A reviewer's assigned item as a job reads it (job side: never rendered to the reviewer)."""
+
+    pool: PoolRef
+    item_id: str
+    query_id: str
+    doc_id: str
+
+
+def reviewer_assigned_item(*, reviewer: User, item_id: str) -> AssignedItem:
+    """The reviewer's assigned item and its pool, or NotAssigned (callers answer 404)."""
+    assignment = reviewer_assignment(reviewer=reviewer, item_id=item_id)
+    return AssignedItem(pool=pool_ref(assignment.pool), item_id=assignment.item.public_id,
+                        query_id=assignment.item.query_id, doc_id=assignment.item.doc_id)
 
 
 def reviewer_item(*, reviewer: User, item_id: str) -> ReviewerItem:

@@ -7,6 +7,7 @@ import random
 
 import numpy as np
 
+from reviewapp.review.pools.refs import pool_model
 from tests.benchmarks.conftest import freeze_suite, import_synthetic
 
 WORDS = ["tenant", "landlord", "deposit", "court", "guardian", "child", "notice", "hearing", "appeal", "fee",
@@ -68,7 +69,7 @@ def judge(pool, reviewers, grades: dict[tuple[str, str], object], *, complete: b
     """Every reviewer submits the given passage grade (and the same section grade) for each (qid, docid)."""
     from reviewapp.review.workspace.services import judgment_submit
 
-    items = {(i.query_id, i.doc_id): i for i in pool.items.all()}
+    items = {(i.query_id, i.doc_id): i for i in pool_model(pool).items.all()}
     for key, grade in grades.items():
         per_reviewer = grade if isinstance(grade, tuple) else (grade,) * len(reviewers)
         for reviewer, g in zip(reviewers, per_reviewer, strict=True):
@@ -78,7 +79,8 @@ def judge(pool, reviewers, grades: dict[tuple[str, str], object], *, complete: b
 
 def random_grades(pool, *, seed: int) -> dict[tuple[str, str], int]:
     rng = random.Random(seed)
-    return {(i.query_id, i.doc_id): rng.choice([0, 0, 1, 1, 2, 3]) for i in pool.items.order_by("query_id", "doc_id")}
+    return {(i.query_id, i.doc_id): rng.choice([0, 0, 1, 1, 2, 3])
+            for i in pool_model(pool).items.order_by("query_id", "doc_id")}
 
 
 def declared_world(*, seed: int, reviewer_names: tuple[str, str], chapter: int = 998, queries: int = 12):
@@ -91,7 +93,7 @@ def declared_world(*, seed: int, reviewer_names: tuple[str, str], chapter: int =
 
     reviewers = [make_user(get_user_model(), name, "reviewer") for name in reviewer_names]
     run = rerank_world(seed=seed, queries=queries, chapter=chapter)
-    pool = review_pool_declare(rerank_run=run, reviewers=reviewers).pool
+    pool = pool_model(review_pool_declare(rerank_run=run, reviewers=reviewers).pool)
     return run, pool, reviewers
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from benchmarks.labels.metrics import Calibration, calibration_compute, human_inputs_load
 from benchmarks.labels.pools import review_pool_declare
+from reviewapp.review.pools.refs import pool_model
 from tests.benchmarks.labels.fixtures import declared_world, judge, random_grades, world_keys, world_reload
 from tests.helpers import only_savepoint_tests, rows_for_the_module
 from tests.references import brier_score_loss, calibration_curve
@@ -76,7 +77,7 @@ def test_brier_reliability_ece_and_agreement_match_scikit_learn_per_split(world,
     calibration = _calibration(run, pool)
     _check_against_sklearn(calibration, labels)
     declared = sum(s.declared for s in calibration.splits)
-    assert declared == pool.items.count()
+    assert declared == pool_model(pool).items.count()
     assert sum(s.no_label for s in calibration.splits) == len(skipped)
 
 
@@ -103,7 +104,7 @@ def test_draft_and_stale_judgments_never_count(world):
     judge(pool, reviewers, grades, complete=False)
     assert not _calibration(run, pool).has_labels
     judge(pool, reviewers, grades)
-    item = pool.items.order_by("query_id", "doc_id").first()
+    item = pool_model(pool).items.order_by("query_id", "doc_id").first()
     item_rebind(item=item, source_text=item.source_text + " Amended.")
     calibration = _calibration(run, pool)
     _check_against_sklearn(calibration, {k: g for k, g in grades.items() if k != (item.query_id, item.doc_id)})

@@ -10,6 +10,7 @@ from django.contrib.auth import get_user_model
 from benchmarks.labels.demo import SYNTHETIC_ACCOUNTS, load_demo_review
 from benchmarks.labels.selectors import is_synthetic, run_pools
 from reviewapp.review.judgments.models import Judgment
+from reviewapp.review.pools.refs import pool_model
 from tests.benchmarks.labels.fixtures import rerank_world
 
 
@@ -34,11 +35,12 @@ def test_the_demo_declares_an_honest_pool_and_a_marked_synthetic_one_idempotentl
     assert len(pools) == 2
     honest = next(p for p in pools if not is_synthetic(p))
     fake = next(p for p in pools if is_synthetic(p))
-    assert not Judgment.objects.filter(item__pool=honest).exists()
-    assert honest.assignments.count() == 2 * honest.items.count()
-    judges = set(Judgment.objects.filter(item__pool=fake).values_list("reviewer__username", flat=True))
+    assert not Judgment.objects.filter(item__pool_id=honest.pk).exists()
+    assert pool_model(honest).assignments.count() == 2 * pool_model(honest).items.count()
+    judges = set(Judgment.objects.filter(item__pool_id=fake.pk).values_list("reviewer__username", flat=True))
     assert judges == set(SYNTHETIC_ACCOUNTS)
-    assert Judgment.objects.filter(item__pool=fake).count() == 2 * fake.items.count()  # the second load added none
+    # The second load added none.
+    assert Judgment.objects.filter(item__pool_id=fake.pk).count() == 2 * pool_model(fake).items.count()
     assert all(not u.has_usable_password() for u in get_user_model().objects.filter(username__in=SYNTHETIC_ACCOUNTS))
     assert "DEMO SYNTHETIC LABELS" in fake.name and fake.declared_params["label_source"] == "demo-synthetic-labels"
     page = stakeholder_client.get(f"/benchmarks/labels/rerank/{run.pk}/calibration/").content.decode()

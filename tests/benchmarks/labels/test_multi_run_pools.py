@@ -25,6 +25,7 @@ from reviewapp.review.agreement.judgments import pool_completed_judgments
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.pools.models import ReviewPool
+from reviewapp.review.pools.refs import pool_model
 from tests.benchmarks.labels.fixtures import judge, rerank_world
 
 
@@ -71,7 +72,7 @@ def test_the_pool_is_the_union_of_every_systems_top_k_and_records_who_contribute
     pool = review_pool_declare_runs(rerank_runs=runs[::-1], k=5).pool
     systems = _systems(runs)
     expected = {(r.qid, d) for r in systems for d in r.ranked[:5]}
-    items = {(i.query_id, i.doc_id): i for i in pool.items.all()}
+    items = {(i.query_id, i.doc_id): i for i in pool_model(pool).items.all()}
     assert set(items) == expected
     for (qid, docid), item in items.items():
         assert set(item.external_ref["contributed_by"]) == {
@@ -132,32 +133,32 @@ def test_runs_of_another_candidate_set_or_unfinished_runs_are_refused_with_a_rea
 def test_a_second_declaration_reuses_each_reviewers_judgments_and_says_how_many(runs, reviewer_user, reviewer2_user):
     people = [reviewer_user, reviewer2_user]
     single = review_pool_declare(rerank_run=runs[0], reviewers=people).pool
-    graded = {(i.query_id, i.doc_id): 2 for i in single.items.order_by("query_id", "doc_id")[:7]}
+    graded = {(i.query_id, i.doc_id): 2 for i in pool_model(single).items.order_by("query_id", "doc_id")[:7]}
     judge(single, people, graded)
 
     plan = review_pool_plan_runs(rerank_runs=runs, reviewer_ids=[u.pk for u in people])
     result = review_pool_declare_runs(rerank_runs=runs, reviewers=people)
 
-    shared = single.items.count()
-    new = result.pool.items.count() - shared
+    shared = pool_model(single).items.count()
+    new = pool_model(result.pool).items.count() - shared
     assert (result.assigned, result.reused, result.reused_complete) == (2 * new, 2 * shared, 2 * len(graded))
     assert f"{2 * shared} reused" in result.message
     assert plan.work.items_judged_enough == len(graded)
-    assert plan.work.needed["total"] == 2 * (result.pool.items.count() - len(graded))
+    assert plan.work.needed["total"] == 2 * (pool_model(result.pool).items.count() - len(graded))
     # the reused judgments label the new pool at once, counted once per reviewer
     labelled = {(x.query_id, x.doc_id) for x in pool_labels(pool=result.pool, grade_type="passage") if x.is_grade}
     assert labelled == set(graded)
     assert len(pool_completed_judgments(pool=result.pool)) == 2 * len(graded)
     # each reviewer's queue of the new pool holds only items they did not already hold
-    held = set(Assignment.objects.filter(pool=single).values_list("item__query_id", "item__doc_id"))
+    held = set(Assignment.objects.filter(pool_id=single.pk).values_list("item__query_id", "item__doc_id"))
     for reviewer in people:
-        queue = set(Assignment.objects.filter(pool=result.pool, reviewer=reviewer)
+        queue = set(Assignment.objects.filter(pool_id=result.pool.pk, reviewer=reviewer)
                     .values_list("item__query_id", "item__doc_id"))
         assert not queue & held
     # judged items keep their query's tier: what was judged before (most often some system's top) is not told
     # by the order either
-    tier_of = dict(result.pool.items.values_list("query_id", "priority"))
-    for query_id, priority in result.pool.items.values_list("query_id", "priority"):
+    tier_of = dict(pool_model(result.pool).items.values_list("query_id", "priority"))
+    for query_id, priority in pool_model(result.pool).items.values_list("query_id", "priority"):
         assert tier_of[query_id] == priority
 
 
@@ -197,8 +198,8 @@ def test_two_declarations_at_once_make_one_pool_and_never_double_its_items(revie
     pools = ReviewPool.objects.filter(declared_params__rule="depth-k-pool")
     assert pools.count() == 1 and sorted(r.created for r in results) == [False, True]
     pool = pools.get()
-    assert pool.assignments.count() == 2 * pool.items.count()
-    assert pool.items.count() == len({(i.query_id, i.doc_id) for i in pool.items.all()})
+    assert pool_model(pool).assignments.count() == 2 * pool_model(pool).items.count()
+    assert pool_model(pool).items.count() == len({(i.query_id, i.doc_id) for i in pool_model(pool).items.all()})
 
 
 def test_the_form_previews_what_each_systems_figures_need_then_declares(runs, admin_client_, reviewer_user,
@@ -221,7 +222,7 @@ def test_the_form_previews_what_each_systems_figures_need_then_declares(runs, ad
     declared = admin_client_.post(url, form)
     pool = ReviewPool.objects.get()
     assert declared.status_code == 302 and pool.declared_params["rule"] == "depth-k-pool"
-    assert pool.assignments.count() == 2 * pool.items.count()
+    assert pool_model(pool).assignments.count() == 2 * pool_model(pool).items.count()
     mixed = admin_client_.post(url, {**form, "explicit": "q00 NRS_x"})
     assert mixed.status_code == 400 and "explicit list belongs to one run" in mixed.content.decode()
 
@@ -238,7 +239,7 @@ def test_the_command_declares_a_pool_of_several_runs_and_says_what_it_reused(run
     out = capsys.readouterr().out
     pool = ReviewPool.objects.get(declared_params__rule="depth-k-pool")
     assert pool.declared_params["rerank_runs"] == [runs[0].pk, runs[1].pk]
-    assert f"{2 * single.items.count()} reused" in out
+    assert f"{2 * pool_model(single).items.count()} reused" in out
     with pytest.raises(CommandError, match="--with-run: no rerank run"):
         call_command("declare_review_pool", "--rerank-run", str(runs[0].pk), "--with-run", "999999")
 
@@ -252,14 +253,15 @@ def test_judging_the_pool_in_its_order_completes_every_systems_figures_on_the_le
     board = leaderboard_build(run=runs[0].retrieval_run, reranks=runs, replicates=1000)
     assert all(not row.human for split in board.splits for row in split.rows)
     # the first tier (one whole query) alone completes some figure (the order is worth following) ...
-    first = min(pool.items.values_list("priority", flat=True))
-    judge(pool, people, {(i.query_id, i.doc_id): 2 for i in pool.items.filter(priority=first)})
+    first = min(pool_model(pool).items.values_list("priority", flat=True))
+    judge(pool, people, {(i.query_id, i.doc_id): 2 for i in pool_model(pool).items.filter(priority=first)})
     systems = _systems(runs)
-    labelled = {(i.query_id, i.doc_id) for i in pool.items.filter(priority=first)}
+    labelled = {(i.query_id, i.doc_id) for i in pool_model(pool).items.filter(priority=first)}
     needs = figure_needs(systems, depth_k_pool(systems, 5))
     assert any(items <= labelled for items in needs.values())
     # ... and the whole pool completes every system's judged P@5 and pooled nDCG@5, in every split
-    judge(pool, people, {(i.query_id, i.doc_id): 1 + n % 3 for n, i in enumerate(pool.items.exclude(priority=first))})
+    rest = pool_model(pool).items.exclude(priority=first)
+    judge(pool, people, {(i.query_id, i.doc_id): 1 + n % 3 for n, i in enumerate(rest)})
     board = leaderboard_build(run=runs[0].retrieval_run, reranks=runs, replicates=1000)
     rows = [row for split in board.splits for row in split.rows]
     assert len(rows) == 2 * 4 and all(set(row.human) == {"P@5", "nDCG@5"} for row in rows)
@@ -289,7 +291,7 @@ def test_a_depth_three_pool_is_declared_through_the_form_and_names_the_figures_i
     declared = admin_client_.post(url, form)
     pool = ReviewPool.objects.get()
     assert declared.status_code == 302 and pool.declared_params["k"] == 3
-    assert pool.assignments.count() == 2 * pool.items.count()
+    assert pool_model(pool).assignments.count() == 2 * pool_model(pool).items.count()
     # Several runs too: a figure is out of reach when the union of the systems' top three misses part of what it
     # needs (a system's top five; for nDCG@5 the query's pool as well).
     plan = review_pool_plan_runs(rerank_runs=runs, k=3)

@@ -26,7 +26,7 @@ from reviewapp.review.assignment.services import assignment_sort_key, pool_assig
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.models import ReviewItem
 from reviewapp.review.pools.models import ReviewPool
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 from reviewapp.review.workspace.queue import reviewer_queues
 from reviewapp.review.workspace.selectors import reviewer_item
 from scoring.stats.permutation import (
@@ -142,7 +142,7 @@ def demo_pool(db, django_user_model):
     run = rerank_world(seed=11, queries=12)
     pool = review_pool_declare(rerank_run=run).pool
     ReviewPool.objects.filter(pk=pool.pk).update(public_id="demo-pool-pinned")
-    for item in ReviewItem.objects.filter(pool=pool):
+    for item in ReviewItem.objects.filter(pool_id=pool.pk):
         ReviewItem.objects.filter(pk=item.pk).update(public_id=f"pin-{item.query_id}-{item.doc_id}"[:32])
     ensure_role_groups()
     people = []
@@ -211,9 +211,9 @@ def test_a_pool_whose_tiers_split_a_query_is_refused(db):
                 "priority": priority}
 
     with pytest.raises(ReviewError, match=r"items\[1\]\.priority: 2 differs from items\[0\]\.priority 1 .*'q1'"):
-        pool_create(name="split tiers", kind="passage", declared_rule="test", items=[
+        pool_create_model(name="split tiers", kind="passage", declared_rule="test", items=[
             item("q1", "a", 1), item("q1", "b", 2), item("q2", "c", 1)])
-    whole = pool_create(name="whole tiers", kind="passage", declared_rule="test", items=[
+    whole = pool_create_model(name="whole tiers", kind="passage", declared_rule="test", items=[
         item("q1", "a", 2), item("q1", "b", 2), item("q2", "c", 1)])
     assert whole.items.count() == 3
 
@@ -226,8 +226,8 @@ def test_the_migration_gives_pools_declared_under_the_old_order_whole_query_tier
     migration = importlib.import_module("reviewapp.review.migrations.0010_queue_tiers_whole_queries")
     items = [{"query_id": q, "doc_id": d, "query_text": f"question {q}", "passage_text": f"passage {d}"}
              for q in ("q1", "q2", "q3") for d in "abcd"]
-    old = pool_create(name="old tiers", kind="passage", declared_rule="test", items=items)
-    plain = pool_create(name="one tier", kind="passage", declared_rule="test", items=items)
+    old = pool_create_model(name="old tiers", kind="passage", declared_rule="test", items=items)
+    plain = pool_create_model(name="one tier", kind="passage", declared_rule="test", items=items)
     for n, item in enumerate(old.items.order_by("query_id", "doc_id")):
         ReviewItem.objects.filter(pk=item.pk).update(priority=1 + n % 3)  # tiers across queries, as before
     migration.whole_query_tiers(apps, None)

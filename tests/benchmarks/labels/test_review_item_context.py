@@ -11,6 +11,7 @@ import pytest
 from benchmarks.corpus.models import Provision
 from benchmarks.labels.kinds import statute_source_context
 from benchmarks.labels.pools import review_pool_declare
+from reviewapp.review.pools.refs import pool_model
 from tests.benchmarks.labels.fixtures import rerank_world
 from tests.reviewapp.review.conftest import assert_blind
 
@@ -21,7 +22,7 @@ def test_a_statute_item_page_carries_its_citation_context_and_the_highlighted_pa
                                                                                       reviewer_client):
     run = rerank_world(seed=5, queries=3)
     pool = review_pool_declare(rerank_run=run, reviewers=[reviewer_user], reviewers_per_item=1).pool
-    item = pool.items.order_by("id").first()
+    item = pool_model(pool).items.order_by("id").first()
     provision = Provision.objects.select_related("snapshot").get(pk=item.external_ref["provision"])
     page = reviewer_client.get(f"/review/workspace/items/{item.public_id}/").content.decode()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 from reviewapp.review.workspace.queue import reviewer_queues
 from reviewapp.review.workspace.services import judgment_submit
 from tests.browser.conftest import login
@@ -23,7 +23,7 @@ def test_a_second_pool_of_the_same_texts_is_judged_once(page, live_server, admin
                                  complete=True)
     new = [dict(item, doc_id=f"NEW-{n}", passage_text=f"A passage not seen before, number {n}.")
            for n, item in enumerate(make_items(n_queries=1, per_query=2))]
-    second = pool_create(name="second pool", kind="passage", items=make_items(n_queries=2, per_query=3) + new,
+    second = pool_create_model(name="second pool", kind="passage", items=make_items(n_queries=2, per_query=3) + new,
                                   declared_rule="the same texts and two new ones", reviewers_per_item=2)
 
     login(page, live_server, admin_user_.username, "pw-" + admin_user_.username)

@@ -206,7 +206,8 @@ def test_the_human_verdict_is_shown_next_to_the_judges(
     assert created
     again, created_again = audit_review_send(audit=judged, reviewers=[reviewer_user, reviewer2_user])
     assert again.pk == pool.pk and not created_again
-    first = ReviewItem.objects.get(pool=pool, external_ref__candidate=judged.candidates.order_by("position")[0].pk)
+    first = ReviewItem.objects.get(pool_id=pool.pk,
+                                   external_ref__candidate=judged.candidates.order_by("position")[0].pk)
     for user in (reviewer_user, reviewer2_user):
         judgment_submit(item=first, reviewer=user, grades={"clause": "y"}, complete=True)
     data = stakeholder_client.get(f"/cuad/audits/{judged.pk}/audit.json").json()

@@ -8,6 +8,7 @@ from django.db import transaction
 from grading.contracts.labelling import clause_pool_declare
 from grading.contracts.services import contract_import, contract_set_get_or_create, taxonomy_publish
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
+from reviewapp.review.pools.refs import pool_model
 from reviewapp.review.spans.offsets import spans_clean
 from reviewapp.review.workspace.services import judgment_advance
 from tests.grading.cuad_fixture import CATEGORIES, contracts
@@ -50,7 +51,7 @@ def cuad_fixture_set(name: str = "Fixture set"):
         assert outcome.status == "imported", outcome.detail
     taxonomy_publish(contract_set=contract_set, user_name="admin",
                      categories=[{"name": c, "description": f"What the contract says on {c}."} for c in CATEGORIES])
-    pool = clause_pool_declare(contract_set=contract_set, name=f"{name} labels")
+    pool = pool_model(clause_pool_declare(contract_set=contract_set, name=f"{name} labels"))
     return contract_set, pool
 
 

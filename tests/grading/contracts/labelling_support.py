@@ -8,6 +8,7 @@ from grading.contracts.labelling import clause_pool_declare
 from grading.contracts.services import contract_import, contract_set_get_or_create, taxonomy_publish
 from reviewapp.review.assignment.services import pool_assign
 from reviewapp.review.judgments.models import ReviewItem
+from reviewapp.review.pools.refs import pool_model
 
 CATEGORIES = [
     {"name": "Governing Law", "description": "Which state's law governs the contract?"},
@@ -22,7 +23,8 @@ def labelling_pool(*, reviewers: list[Any], contract: bytes = CONTRACT, filename
     contract_set, _ = contract_set_get_or_create(name="Firm set")
     contract_import(contract_set=contract_set, filename=filename, data=contract)
     taxonomy_publish(contract_set=contract_set, categories=CATEGORIES, user_name="admin")
-    pool = clause_pool_declare(contract_set=contract_set, name="Firm labels", reviewers_per_item=len(reviewers))
+    pool = pool_model(clause_pool_declare(contract_set=contract_set, name="Firm labels",
+                                          reviewers_per_item=len(reviewers)))
     pool_assign(pool=pool, reviewers=reviewers, per_item=len(reviewers))
     return pool
 

@@ -12,6 +12,7 @@ from grading.contracts.gold.resolution import AGREED, clause_pool_resolutions
 from grading.contracts.labelling import clause_pool_declare
 from grading.contracts.services import contract_import, contract_set_get_or_create
 from grading.dataset.cuad_file import read_cuad
+from reviewapp.review.pools.refs import pool_model
 from scoring.cuad.quotes import locate
 from tests.grading.contracts.gold_support import label, lawyer
 
@@ -31,7 +32,7 @@ def test_three_cuad_contracts_labelled_twice_with_cuads_answers_agree_exactly_on
     by_title = {c.title: c for c in chosen}
     ann, ben = lawyer("cuad-a"), lawyer("cuad-b")
     found = 0
-    for item in pool.items.all():
+    for item in pool_model(pool).items.all():
         answers = [s.text for s in by_title[item.source_heading].spans if s.category == item.query_id]
         located = [locate(item.source_text, text) for text in answers]
         spans = [[p.start, p.end] for p in located if p is not None]

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from reviewapp.review.assignment.services import pool_assign
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 
 # Planted in everything job-side (external_ref, ids, pool name); none may appear in anything a reviewer receives.
 MARKERS = (
@@ -55,7 +55,7 @@ def make_items(n_queries: int = 3, per_query: int = 4) -> list[dict]:
 
 
 def make_pool(*, reviewers, kind: str = "passage", items=None, per_item: int = 2, name: str = "POOLNAMEMARK pool"):
-    pool = pool_create(
+    pool = pool_create_model(
         name=name,
         kind=kind,
         items=items if items is not None else make_items(),

@@ -235,7 +235,7 @@ class EngineMachine(RuleBasedStateMachine):
     def declare(self, kind, instructions, texts, per_item, forge, assign_to):
         from reviewapp.review.errors import ReviewError
         from reviewapp.review.pools.models import ReviewPool
-        from reviewapp.review.pools.services import pool_create
+        from reviewapp.review.pools.services import pool_create_model
 
         items = [_item_spec(i, *t) for i, t in enumerate(texts)]
         if forge is not None:
@@ -247,11 +247,11 @@ class EngineMachine(RuleBasedStateMachine):
                                                                   "passage_caption", "passage_text")})[forge]
             before = ReviewPool.objects.count()
             with pytest.raises(ReviewError, match=rf"items\[0\]\.{forge} does not match"):
-                pool_create(name="forged", kind=kind, items=items, declared_rule="random")
+                pool_create_model(name="forged", kind=kind, items=items, declared_rule="random")
             assert ReviewPool.objects.count() == before
             REACHED["forged hashes refused"] += 1
             return
-        pool = pool_create(name=f"pool {len(self.pools)}", kind=kind, items=items, declared_rule="random",
+        pool = pool_create_model(name=f"pool {len(self.pools)}", kind=kind, items=items, declared_rule="random",
                            reviewers_per_item=per_item, instructions=instructions)
         self.pools.append(pool.pk)
         if assign_to:
@@ -261,11 +261,11 @@ class EngineMachine(RuleBasedStateMachine):
     def declare_copy_of_benchmark_items(self, n):
         """The benchmark pool's texts again, under the same or other instructions and source context."""
         from reviewapp.review.pools.models import ReviewPool
-        from reviewapp.review.pools.services import pool_create
+        from reviewapp.review.pools.services import pool_create_model
 
         bench = ReviewPool.objects.get(pk=self.world.bench_pool)
         items = list(bench.items.order_by("query_id", "doc_id"))[n % 3::3][:4]
-        pool = pool_create(
+        pool = pool_create_model(
             name="copy", kind="passage", declared_rule="copy", reviewers_per_item=1,
             instructions=bench.instructions if n % 2 else "Other instructions.",
             items=[{"query_id": i.query_id, "doc_id": i.doc_id, "query_text": i.query_text,
@@ -660,9 +660,9 @@ class EngineMachine(RuleBasedStateMachine):
     def declare_clause_pool(self, t, who):
         from reviewapp.review.assignment.services import pool_assign
         from reviewapp.review.errors import ReviewError
-        from reviewapp.review.pools.services import pool_create
+        from reviewapp.review.pools.services import pool_create_model
 
-        pool = pool_create(name="clauses", kind="contract_clause", declared_rule="every contract x category",
+        pool = pool_create_model(name="clauses", kind="contract_clause", declared_rule="every contract x category",
                            reviewers_per_item=2, items=[{
                                "query_id": "Governing Law", "doc_id": f"contract-{t}",
                                "query_text": "Governing Law: which state's law governs?", "source_heading": "MSA",
@@ -1179,9 +1179,9 @@ def test_rebinding_an_item_onto_texts_its_reviewer_holds_elsewhere_never_shows_t
     the other's texts (``item_rebind``), and the reviewer held the same texts twice."""
     from reviewapp.review.assignment.models import Assignment
     from reviewapp.review.assignment.services import item_rebind, pool_assign
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
-    pool = pool_create(name="p", kind="passage", declared_rule="random", reviewers_per_item=1,
+    pool = pool_create_model(name="p", kind="passage", declared_rule="random", reviewers_per_item=1,
                        items=[_item_spec(0, 0, 0, 0), _item_spec(1, 0, 0, 1)])
     pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
     moved = pool.items.get(doc_id="d1")

@@ -13,7 +13,7 @@ from reviewapp.review.assignment.services import item_rebind, pool_assign_detail
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.hashes import item_hashes
 from reviewapp.review.judgments.models import ReviewItem
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 from reviewapp.review.workspace.services import judgment_submit
 from tests.reviewapp.review.conftest import make_items, make_pool
 
@@ -44,7 +44,7 @@ def _judged_pool(reviewer_user, reviewer2_user):
 def test_it_refuses_a_pool_whose_hashes_were_copied_onto_other_texts(reviewer_user, reviewer2_user):
     first = _judged_pool(reviewer_user, reviewer2_user)
     with pytest.raises(ReviewError, match=r"passage_hash does not match the passage text"):
-        pool_create(name="forged", kind="passage", items=_forged_items(first), declared_rule="copied")
+        pool_create_model(name="forged", kind="passage", items=_forged_items(first), declared_rule="copied")
 
 
 def test_the_declaration_form_refuses_copied_hashes_naming_the_field(admin_client_, reviewer_user, reviewer2_user):
@@ -69,7 +69,7 @@ def test_hashes_sent_as_a_check_that_match_are_accepted():
     checked = [dict(item, **item_hashes(**{k: item[k] for k in ("query_text", "source_heading", "source_text",
                                                                   "passage_caption", "passage_text")}))
                for item in items]
-    pool = pool_create(name="checked", kind="passage", items=checked, declared_rule="explicit")
+    pool = pool_create_model(name="checked", kind="passage", items=checked, declared_rule="explicit")
     assert pool.items.count() == 2
 
 
@@ -92,7 +92,7 @@ def test_no_write_path_stores_a_hash_that_is_not_the_texts(reviewer_user):
 def test_judge_once_never_links_judgments_across_different_texts(reviewer_user, reviewer2_user):
     first = _judged_pool(reviewer_user, reviewer2_user)
     honest = [{k: v for k, v in item.items() if not k.endswith("_hash")} for item in _forged_items(first)]
-    second = pool_create(name="other texts", kind="passage", items=honest, declared_rule="other texts")
+    second = pool_create_model(name="other texts", kind="passage", items=honest, declared_rule="other texts")
     pool_assign_detail(pool=second, reviewers=[reviewer_user, reviewer2_user])
     assert not JudgmentReuse.objects.filter(item__pool=second).exists()
     assert pool_completed_judgments(pool=second) == []

@@ -7,7 +7,7 @@ from django.db import transaction
 
 from reviewapp.review.assignment.services import pool_assign
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 from reviewapp.review.workspace.services import (
     JudgmentChanged,
     item_shown_hashes,
@@ -25,7 +25,7 @@ ITEM = {"query_id": "q1", "doc_id": "d1", "query_text": "When is a deposit retur
 
 @pytest.fixture
 def item(reviewer_user):
-    pool = pool_create(name="lock", kind="passage", items=[ITEM], declared_rule="test: one item")
+    pool = pool_create_model(name="lock", kind="passage", items=[ITEM], declared_rule="test: one item")
     pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)
     return pool.items.get()
 

@@ -20,7 +20,7 @@ from reviewapp.review.exchange.selectors import label_source_labels, label_sourc
 from reviewapp.review.exchange.services import label_source_import
 from reviewapp.review.judgments.hashes import passage_hash_of, query_hash_of
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 from reviewapp.review.workspace.queue import reviewer_queues
 from reviewapp.review.workspace.services import judgment_reopen, judgment_submit
 from tests.reviewapp.review.conftest import make_items, make_pool
@@ -41,19 +41,19 @@ def test_it_refuses_a_bad_item_and_writes_nothing(db):
     items = make_items()
     items[5] = {**items[5], "query_text": ""}
     with pytest.raises(ReviewError, match=r"items\[5\]\.query_text"):
-        pool_create(name="p", kind="passage", items=items, declared_rule="explicit list")
+        pool_create_model(name="p", kind="passage", items=items, declared_rule="explicit list")
     assert ReviewItem.objects.count() == 0
 
 
 def test_it_refuses_an_unknown_kind_and_a_missing_rule(db):
     with pytest.raises(ReviewError, match="kind"):
-        pool_create(name="p", kind="nope", items=make_items(), declared_rule="x")
+        pool_create_model(name="p", kind="nope", items=make_items(), declared_rule="x")
     with pytest.raises(ReviewError, match="declared_rule"):
-        pool_create(name="p", kind="passage", items=make_items(), declared_rule=" ")
+        pool_create_model(name="p", kind="passage", items=make_items(), declared_rule=" ")
 
 
 def test_it_records_the_pool_as_declared_with_hashes(db):
-    pool = pool_create(
+    pool = pool_create_model(
         name="p", kind="passage", items=make_items(), declared_rule="union of top 5", declared_params={"k": 5}
     )
     assert pool.declared_rule == "union of top 5"
@@ -77,7 +77,7 @@ def test_it_balances_assignments_across_reviewers(django_user_model, db):
 
 
 def test_it_refuses_to_assign_to_a_non_reviewer(admin_user_, reviewer_user, db):
-    pool = pool_create(name="p", kind="passage", items=make_items(), declared_rule="x")
+    pool = pool_create_model(name="p", kind="passage", items=make_items(), declared_rule="x")
     with pytest.raises(ReviewError, match="can see model output"):
         pool_assign(pool=pool, reviewers=[admin_user_, reviewer_user])
 

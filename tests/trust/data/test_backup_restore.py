@@ -112,9 +112,9 @@ def test_a_backup_restored_into_an_empty_database_gives_identical_hashes_exports
 
 def test_a_restore_refuses_a_database_that_is_not_empty(transactional_db, admin_user_, tmp_path):
     from reviewapp.review.pools.models import ReviewPool
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
-    pool_create(name="p", kind="passage", declared_rule="explicit",
+    pool_create_model(name="p", kind="passage", declared_rule="explicit",
                 items=[{"query_id": "q", "doc_id": "d", "query_text": "q?", "source_heading": "h",
                         "source_text": "t", "passage_caption": "h", "passage_text": "t"}])
     backup = tmp_path / "backup.jsonl"
@@ -126,9 +126,9 @@ def test_a_restore_refuses_a_database_that_is_not_empty(transactional_db, admin_
 
 @pytest.mark.parametrize("damage", ["cut", "edit", "header"])
 def test_a_cut_or_edited_backup_is_refused_with_nothing_written(transactional_db, admin_user_, tmp_path, damage):
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
-    pool_create(name="p", kind="passage", declared_rule="explicit",
+    pool_create_model(name="p", kind="passage", declared_rule="explicit",
                 items=[{"query_id": f"q{i}", "doc_id": "d", "query_text": "q?", "source_heading": "h",
                         "source_text": "t", "passage_caption": "h", "passage_text": "t"} for i in range(3)])
     backup = tmp_path / "backup.jsonl"

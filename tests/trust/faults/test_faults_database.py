@@ -53,10 +53,10 @@ class DropAt:
 @pytest.fixture
 def item(transactional_db, reviewer_user):
     from reviewapp.review.assignment.services import pool_assign
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
     text = "The landlord shall return the deposit within thirty days."
-    pool = pool_create(
+    pool = pool_create_model(
         name="faults", kind="passage", declared_rule="explicit",
         items=[{"query_id": "q1", "doc_id": "d1", "query_text": "When is a deposit returned?",
                 "source_heading": "Deposits", "source_text": text, "passage_caption": "Deposits",

@@ -101,12 +101,12 @@ def test_a_fuzzed_pasted_run_answers_a_graded_run_or_a_400_listing_the_errors(cu
 @pytest.fixture
 def assigned(db, reviewer_user):
     from reviewapp.review.assignment.services import pool_assign
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
     # Two different passages: a reviewer is never given the same texts twice (judge-once), so two identical
     # items would make one assignment.
     texts = [f"The landlord shall return the deposit within {days} days." for days in ("thirty", "forty")]
-    pool = pool_create(
+    pool = pool_create_model(
         name="fuzz", kind="passage", declared_rule="fuzz: explicit list",
         items=[{"query_id": f"q{i}", "doc_id": f"d{i}", "query_text": "When is a deposit returned?",
                 "source_heading": "Deposits", "source_text": texts[i], "passage_caption": "Deposits",

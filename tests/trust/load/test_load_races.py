@@ -45,7 +45,7 @@ def _world() -> dict:
     from perf.web.review_world import login_sessions
     from reviewapp.core.auth.credentials import api_token_create
     from reviewapp.review.assignment.services import pool_assign
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
     from tests.factories import make_user
 
     user_model = get_user_model()
@@ -56,7 +56,7 @@ def _world() -> dict:
          "passage_caption": f"Sec. {i}  Deposits", "passage_text": PASSAGE_TEXT[:200]}
         for i in range(4 * TRIALS)
     ]
-    pool = pool_create(name="races", kind="passage", items=items, declared_rule="race tests: explicit list")
+    pool = pool_create_model(name="races", kind="passage", items=items, declared_rule="race tests: explicit list")
     pool_assign(pool=pool, reviewers=[reviewer], per_item=1)
     item_ids = iter(pool.items.order_by("pk").values_list("public_id", flat=True))
     return {"reviewer": reviewer, "session": login_sessions([reviewer])[reviewer.username],

@@ -65,13 +65,13 @@ def test_two_admins_assigning_one_reviewer_the_same_texts_at_once_give_each_text
     """One admin on the pool page, the other through the API, each their own pool over the same texts: the reviewer
     holds each text once (an assignment in one pool, a judge-once link in the other), never twice."""
     from reviewapp.review.assignment.models import Assignment, JudgmentReuse
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
     server = admins["server"]
     failures = []
     for trial in range(TRIALS):
         reviewer = _reviewer(f"race_assignee_{trial}")
-        pools = [pool_create(name=f"admin {n}, trial {trial}", kind="passage", items=_texts(),
+        pools = [pool_create_model(name=f"admin {n}, trial {trial}", kind="passage", items=_texts(),
                                       declared_rule="race tests: the same texts", reviewers_per_item=1)
                  for n in (1, 2)]
         page = server.client(session_key=admins["sessions"][0])
@@ -105,6 +105,7 @@ def test_the_same_pool_declared_twice_at_once_from_a_rerank_run_is_one_whole_poo
     from benchmarks.labels.pools import review_pool_plan
     from benchmarks.labels.selectors import run_pools
     from reviewapp.review.assignment.models import Assignment, JudgmentReuse
+    from reviewapp.review.pools.selectors import pool_item_keys
 
     server = admins["server"]
     reviewer = _reviewer("race_declared_reviewer")
@@ -116,11 +117,13 @@ def test_the_same_pool_declared_twice_at_once_from_a_rerank_run_is_one_whole_poo
                                                data=form) for tab in tabs])
         planned = {(item["query_id"], item["doc_id"]) for item in review_pool_plan(rerank_run=rerank_run, k=k).items}
         pools = [pool for pool in run_pools(rerank_run=rerank_run) if pool.declared_params.get("k") == k]
-        items = {(item.query_id, item.doc_id) for pool in pools for item in pool.items.all()}
+        items = {(item.query_id, item.doc_id) for pool in pools for item in pool_item_keys(pool=pool)}
         # Each item before the reviewer once: assigned, or linked to their judgment of the same texts (k grows, so
         # a later pool holds texts of an earlier one); and no two of their assignments share texts.
-        assigned = Assignment.objects.filter(reviewer=reviewer, pool__in=pools).values_list("item_id", flat=True)
-        linked = JudgmentReuse.objects.filter(reviewer=reviewer, item__pool__in=pools).values_list("item_id", flat=True)
+        pool_pks = [pool.pk for pool in pools]
+        assigned = Assignment.objects.filter(reviewer=reviewer, pool_id__in=pool_pks).values_list("item_id", flat=True)
+        linked = (JudgmentReuse.objects.filter(reviewer=reviewer, item__pool_id__in=pool_pks)
+                  .values_list("item_id", flat=True))
         places = Counter([*assigned, *linked])
         texts = Counter(Assignment.objects.filter(reviewer=reviewer).values_list("texts_key", flat=True))
         locations = {response.headers.get("location") for response in responses}
@@ -278,12 +281,12 @@ def test_three_budget_raises_at_once_are_all_recorded_and_the_limit_is_what_the_
 def test_guidelines_published_four_times_at_once_are_versions_one_to_four(admins):
     """Two admins, two tabs each, publish at once: versions 1, 2, 3 and 4, each text once, never two of a number."""
     from reviewapp.review.pools.models import PoolGuidelines
-    from reviewapp.review.pools.services import pool_create
+    from reviewapp.review.pools.services import pool_create_model
 
     server = admins["server"]
     failures = []
     for trial in range(TRIALS):
-        pool = pool_create(name=f"guidelines, trial {trial}", kind="passage", items=_texts(1),
+        pool = pool_create_model(name=f"guidelines, trial {trial}", kind="passage", items=_texts(1),
                                     declared_rule="race tests")
         tabs = [server.client(session_key=session) for session in admins["sessions"] * 2]
         texts = [f"Grade the passage, not the section ({n})." for n in range(1, len(tabs) + 1)]

@@ -16,7 +16,7 @@ from django.core.management.base import BaseCommand, CommandError
 from reviewapp.review.exchange import services
 from reviewapp.review.exchange.argilla import UNSTATED_READINGS
 from reviewapp.review.exchange.texts import ExchangeError
-from reviewapp.review.pools.selectors import pool_get
+from reviewapp.review.pools.selectors import pool_model_get
 
 
 class Command(BaseCommand):
@@ -34,7 +34,7 @@ class Command(BaseCommand):
     def handle(self, *args, **options):
         path = Path(options["file"])
         try:
-            pool = pool_get(public_id=options["pool"])
+            pool = pool_model_get(public_id=options["pool"])
         except ObjectDoesNotExist:
             raise CommandError(f"--pool: no pool {options['pool']!r}") from None
         try:

@@ -14,7 +14,7 @@ from reviewapp.review.assignment.reuse import completed_judges, pool_reuse_count
 from reviewapp.review.assignment.services import item_rebind, pool_assign_detail
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision
 from reviewapp.review.kinds import kinds_all
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 from reviewapp.review.workspace.queue import reviewer_queues
 from reviewapp.review.workspace.services import judgment_reopen, judgment_submit
 from tests.conftest import make_user
@@ -29,7 +29,7 @@ def third(django_user_model):
 
 
 def _second_pool(items, name="second pool"):
-    return pool_create(name=name, kind="passage", items=items, declared_rule="the same texts again",
+    return pool_create_model(name=name, kind="passage", items=items, declared_rule="the same texts again",
                                 reviewers_per_item=2)
 
 
@@ -138,7 +138,7 @@ def test_other_texts_or_another_kind_are_never_reused(reviewer_user, reviewer2_u
     assert len(pool_completed_judgments(pool=second)) == 20
 
     other_kind = next(key for key in kinds_all() if key != "passage")
-    third_pool = pool_create(name="another scale", kind=other_kind, items=make_items(),
+    third_pool = pool_create_model(name="another scale", kind=other_kind, items=make_items(),
                                       declared_rule="the same texts on another scale", reviewers_per_item=2)
     other = pool_assign_detail(pool=third_pool, reviewers=[reviewer_user, reviewer2_user])
     # another scale is another question, and the same texts are never shown twice to one reviewer

@@ -15,7 +15,7 @@ from django.db import connections
 
 from reviewapp.review.assignment.models import Assignment, JudgmentReuse
 from reviewapp.review.assignment.services import pool_assign_detail
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 from tests.reviewapp.review.conftest import make_items
 
 pytestmark = [
@@ -27,7 +27,7 @@ ROUNDS = 3
 
 
 def _pool(name: str):
-    return pool_create(name=name, kind="passage", items=make_items(n_queries=4, per_query=5),
+    return pool_create_model(name=name, kind="passage", items=make_items(n_queries=4, per_query=5),
                                 declared_rule="the same 20 texts", reviewers_per_item=1)
 
 

@@ -12,7 +12,7 @@ from reviewapp.review.assignment.models import Assignment, JudgmentReuse
 from reviewapp.review.assignment.services import assignments_place, known_answer_mix, pool_assign_detail
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.pools import guidelines, known_answers
-from reviewapp.review.pools.services import pool_create
+from reviewapp.review.pools.services import pool_create_model
 from reviewapp.review.workspace.services import judgment_submit
 from tests.reviewapp.review.conftest import make_items, make_pool
 
@@ -29,7 +29,7 @@ def _judged_first(reviewer_user, reviewer2_user):
 
 
 def _pool(items, *, instructions="", name="second"):
-    return pool_create(name=name, kind="passage", items=items, declared_rule="the same texts again",
+    return pool_create_model(name=name, kind="passage", items=items, declared_rule="the same texts again",
                                 reviewers_per_item=2, instructions=instructions)
 
 

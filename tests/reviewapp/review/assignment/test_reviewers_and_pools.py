@@ -18,7 +18,7 @@ from reviewapp.review.errors import PoolFrozen, ReviewError
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
 from reviewapp.review.people.selectors import reviewer_accounts
 from reviewapp.review.pools.models import ReviewPool
-from reviewapp.review.pools.services import pool_create, pool_settings_change
+from reviewapp.review.pools.services import pool_create_model, pool_settings_change
 from reviewapp.review.workspace.services import item_shown_hashes, judgment_reopen, judgment_submit
 from tests.factories import client_for, make_user
 from tests.reviewapp.review.conftest import make_items, make_pool
@@ -40,7 +40,7 @@ def reviewer_turned_stakeholder(django_user_model, db):
 
 
 def _bare_pool(per_item: int = 1) -> ReviewPool:
-    return pool_create(name="p", kind="passage", items=make_items(1, 2), declared_rule="x",
+    return pool_create_model(name="p", kind="passage", items=make_items(1, 2), declared_rule="x",
                                 reviewers_per_item=per_item)
 
 
@@ -279,7 +279,7 @@ def test_a_synthetic_account_is_no_reviewer_and_never_offered(synthetic_account,
 
 
 def test_a_synthetic_pool_takes_only_synthetic_accounts(synthetic_account, reviewer_user):
-    pool = pool_create(name="DEMO", kind="passage", items=make_items(1, 2), declared_rule="x",
+    pool = pool_create_model(name="DEMO", kind="passage", items=make_items(1, 2), declared_rule="x",
                                 declared_params={"synthetic": True}, reviewers_per_item=1)
     with pytest.raises(ReviewError, match="synthetic demo pool"):
         pool_assign(pool=pool, reviewers=[reviewer_user], per_item=1)

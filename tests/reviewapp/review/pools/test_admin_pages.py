@@ -10,7 +10,7 @@ from reviewapp.review.agreement.judgments import pool_stale_judgments
 from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.agreement.selectors import LABEL_RULE
 from reviewapp.review.assignment.services import item_rebind
-from reviewapp.review.pools.selectors import pool_get
+from reviewapp.review.pools.selectors import pool_model_get
 from reviewapp.review.workspace.services import judgment_reopen, judgment_submit
 from tests.reviewapp.review.conftest import make_items
 
@@ -39,7 +39,7 @@ def test_an_admin_declares_and_assigns_a_pool_from_the_page(admin_client_, revie
     response = admin_client_.post(f"/review/assignment/{pool_id}/assign/",
                                   {"reviewers": [reviewer_user.pk, reviewer2_user.pk]})
     assert response.status_code == 302
-    progress = agreement.pool_progress(pool=pool_get(public_id=pool_id))
+    progress = agreement.pool_progress(pool=pool_model_get(public_id=pool_id))
     assert progress.assignments == 8 and [r.assigned for r in progress.per_reviewer] == [4, 4]
 
 
