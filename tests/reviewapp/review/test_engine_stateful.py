@@ -32,12 +32,13 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import json
+import os
 from collections import Counter, defaultdict
 from typing import Any
 
 import pytest
 from django.db import DatabaseError, connection, transaction
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, seed, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
     RuleBasedStateMachine,
@@ -147,6 +148,12 @@ def build_world(django_user_model) -> World:
     return world
 
 
+# derandomize alone seeds from this file's source, so any edit of the file drew other sequences, and whether the
+# budget reached each promise (the REACHED asserts below) changed with it; a fixed seed keeps the sequences.
+SEED = int(os.environ.get("ENGINE_SEED", "1"))
+
+
+@seed(SEED)
 class EngineMachine(RuleBasedStateMachine):
     world: World  # set by the test
 
@@ -898,7 +905,16 @@ class EngineMachine(RuleBasedStateMachine):
 
         items = self._gold_items()
         if a_dispute:
-            items = [item for item in items if self._disputed(self._gold_answers(item))] or items
+            disputed_items = [item for item in items if self._disputed(self._gold_answers(item))]
+            if not disputed_items:
+                # Make the dispute asked for when the sequence has none yet: whether a run reaches a ruling must
+                # not hang on the seed, which changes with this file's source.
+                fresh = [item for item in items if not self._gold_answers(item)]
+                if fresh:
+                    item = fresh[i % len(fresh)]
+                    if self._answer_gold(item, 0, "cuad") and self._answer_gold(item, 1, "differ"):
+                        disputed_items = [item]
+            items = disputed_items or items
         item = items[i % len(items)]
         answers = self._gold_answers(item)
         disputed = self._disputed(answers)
