@@ -392,9 +392,9 @@ JOB_STALE_SECONDS_LOCAL = env_int("JOB_STALE_SECONDS_LOCAL", 30)
 JOB_STALE_SECONDS_REMOTE = env_int("JOB_STALE_SECONDS_REMOTE", max(30, 2 * PROVIDER_TIMEOUT_SECONDS))
 if env_str("JOB_STALE_SECONDS"):
     JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", JOB_STALE_SECONDS_REMOTE)
-# The sweeper (reviewapp.core.jobs.jobs_sweep, under celery beat): every JOB_SWEEP_SECONDS it requeues the running
-# jobs whose heartbeat is stale, so a job whose worker died resumes within its stale timeout + this interval with
-# no operator. A job whose worker died in JOB_SWEEP_MAX_EXECUTIONS executions is failed instead (a job that
+# The sweeper (reviewapp.core.job_sweep.jobs_sweep, under celery beat): every JOB_SWEEP_SECONDS it requeues the
+# running jobs whose heartbeat is stale, so a job whose worker died resumes within its stale timeout + this interval
+# with no operator. A job whose worker died in JOB_SWEEP_MAX_EXECUTIONS executions is failed instead (a job that
 # kills its worker would loop); 0 = no limit.
 JOB_SWEEP_SECONDS = env_int("JOB_SWEEP_SECONDS", 30)
 JOB_SWEEP_MAX_EXECUTIONS = env_int("JOB_SWEEP_MAX_EXECUTIONS", 5)
