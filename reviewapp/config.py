@@ -125,6 +125,30 @@ def redis_url(raw: str, *, password: str = "") -> str:
     return raw
 
 
+# Redis' default configuration has databases 0 to 15.
+REDIS_DATABASES = 16
+
+
+def redis_cache_url(broker_url: str) -> str:
+    """The Django cache's Redis URL: REDIS_URL's server, in the database after the broker's (``/0`` -> ``/1``).
+
+    The broker keeps its queues and unacknowledged messages as keys of its database; a database of the cache's own
+    keeps a cache flush (``cache.clear()`` is FLUSHDB) from deleting them, and lets an operator inspect or flush
+    either one alone. "" when REDIS_URL is unset.
+    """
+    if not broker_url:
+        return ""
+    parsed = urlparse(broker_url)
+    number = parsed.path.strip("/") or "0"
+    if not number.isdigit():
+        raise ConfigError(f"REDIS_URL names database {number!r}; expected a number, e.g. redis://127.0.0.1:6379/0")
+    cache = int(number) + 1
+    if cache >= REDIS_DATABASES:
+        raise ConfigError(f"REDIS_URL names database {number}; the cache takes the next one, and Redis has 0 to "
+                          f"{REDIS_DATABASES - 1}: name a database below {REDIS_DATABASES - 1}")
+    return parsed._replace(path=f"/{cache}").geturl()
+
+
 def data_dir(raw: str, *, base_dir: Path) -> Path:
     """The folder holding CUAD and the statute pages (read in place, never copied)."""
     if raw:

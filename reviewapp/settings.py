@@ -18,6 +18,7 @@ from reviewapp.config import (
     env_int,
     env_list,
     env_str,
+    redis_cache_url,
     redis_url,
     without_postgres_fields,
 )
@@ -112,12 +113,14 @@ without_postgres_fields(DATABASES["default"])  # on SQLite DRF then loads no psy
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 DATABASE_ROUTERS = ["reviewapp.db_routers.TablelessModelsRouter"]
 
+# One Redis server, two databases: the Celery broker in REDIS_URL's (below), the cache in the next one
+# (redis://redis:6379/0 -> /1), so that flushing or evicting the cache never touches a queued message.
 REDIS_URL = redis_url(env_str("REDIS_URL"), password=env_str("REDIS_PASSWORD"))
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": REDIS_URL,
+            "LOCATION": redis_cache_url(REDIS_URL),
             "OPTIONS": {"socket_connect_timeout": 2, "socket_timeout": 2},
         }
     }
@@ -392,9 +395,9 @@ JOB_STALE_SECONDS_LOCAL = env_int("JOB_STALE_SECONDS_LOCAL", 30)
 JOB_STALE_SECONDS_REMOTE = env_int("JOB_STALE_SECONDS_REMOTE", max(30, 2 * PROVIDER_TIMEOUT_SECONDS))
 if env_str("JOB_STALE_SECONDS"):
     JOB_STALE_SECONDS = env_int("JOB_STALE_SECONDS", JOB_STALE_SECONDS_REMOTE)
-# The sweeper (reviewapp.core.jobs.jobs_sweep, under celery beat): every JOB_SWEEP_SECONDS it requeues the running
-# jobs whose heartbeat is stale, so a job whose worker died resumes within its stale timeout + this interval with
-# no operator. A job whose worker died in JOB_SWEEP_MAX_EXECUTIONS executions is failed instead (a job that
+# The sweeper (reviewapp.core.job_sweep.jobs_sweep, under celery beat): every JOB_SWEEP_SECONDS it requeues the
+# running jobs whose heartbeat is stale, so a job whose worker died resumes within its stale timeout + this interval
+# with no operator. A job whose worker died in JOB_SWEEP_MAX_EXECUTIONS executions is failed instead (a job that
 # kills its worker would loop); 0 = no limit.
 JOB_SWEEP_SECONDS = env_int("JOB_SWEEP_SECONDS", 30)
 JOB_SWEEP_MAX_EXECUTIONS = env_int("JOB_SWEEP_MAX_EXECUTIONS", 5)

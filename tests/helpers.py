@@ -52,9 +52,10 @@ class Gate:
 def cache_clear() -> None:
     """Forget the Django cache's own keys (login counters, throttles) and nothing else.
 
-    ``cache.clear()`` on Redis is FLUSHDB: with the broker in the same database (one REDIS_URL), a test on one
-    pytest worker would wipe the Celery messages and queue bindings of a real-worker test on the other (a task
-    sent and never received). Only the keys the cache itself names are deleted here.
+    ``cache.clear()`` on Redis is FLUSHDB of the whole database. The broker has a database of its own (the cache
+    takes the one after REDIS_URL's), but another run sharing this Redis may keep its messages in the cache's (a
+    REDIS_URL one lower), and a test on one pytest worker would wipe them (a task sent and never received). Only
+    the keys the cache itself names are deleted here.
     """
     from django.core.cache import caches
     from django.core.cache.backends.redis import RedisCache

@@ -8,6 +8,8 @@ still tries to write afterwards matches no row.
 
 A concrete job model subclasses ``TrackedJob``, keeps its own ``status`` field, and names its statuses:
 ``QUEUED``, ``RUNNING``, ``FAILED`` and ``FINISHED`` (the terminal ones).
+
+The sweeper that applies this lifecycle under celery beat, with no operator, is ``reviewapp.core.job_sweep``.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import os
 import socket
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, ClassVar, TypeVar
 
@@ -298,7 +300,7 @@ def job_enqueue(job: TrackedJob, *, countdown: int | None = None) -> None:
     transaction.on_commit(send)
 
 
-# --------------------------------------------------------------------------- the sweeper
+# --------------------------------------------------------------------------- job kinds
 
 
 @dataclass(frozen=True)
@@ -388,107 +390,6 @@ def job_kind_resume(job: J, *, reattempt: bool = False, take_over: bool = False,
     )
 
 
-@dataclass
-class SweepReport:
-    requeued: list[str] = field(default_factory=list)  # "<model label> <pk>" of each job taken over
-    abandoned: list[str] = field(default_factory=list)  # failed: their worker died too often
-    skipped: list[str] = field(default_factory=list)  # stale, but changed meanwhile or refused by their kind
-    resent: list[str] = field(default_factory=list)  # queued, whose message may be lost: sent again
-
-
-def _abandon(model: type[TrackedJob], job: TrackedJob, limit: int, *, gone: bool) -> bool:
-    message = (
-        f"its worker was lost in each of {job.executions} executions (it died, or a database or broker outage "
-        f"interrupted it; the last was {job.worker or 'unknown'}); the sweeper stopped requeueing it after "
-        f"{limit}, since a job that kills its worker (out of memory, a crash in a library) would loop. "
-        "Answered requests are kept: resume it by hand once the cause is fixed."
-    )
-    rows = model.objects.filter(pk=job.pk, status=model.RUNNING, claim_token=job.claim_token)
-    if not gone:
-        rows = rows.filter(_silent_since(timezone.now() - stale_after(job)))
-    return bool(rows.update(status=model.FAILED, error=message, finished_at=Now(), claim_token=""))
-
-
-_NOT_ASKED = object()
-
-
-def jobs_sweep() -> SweepReport:
-    """Recover every job whose execution is gone, and send every queued job whose message may be lost.
-
-    Run by celery beat every ``JOB_SWEEP_SECONDS``, with no operator:
-
-    - a running job is taken over (``job_kind_resume``) when its heartbeat is older than its stale
-      timeout, or at once, on the evidence the manual takeover uses, when ``celery inspect`` shows that its
-      Celery node answers and no longer runs it (a killed pool child; an execution stopped by a database or
-      broker outage, which leaves its job running rather than failed). ``JOB_GONE_GRACE_SECONDS`` of silence
-      are asked of the latter first, so a task that has just started is not mistaken for a gone one;
-    - a queued job whose message was never confirmed sent (the broker was down when it was queued) is sent after
-      ``JOB_RESEND_SECONDS``, and one confirmed but still queued after ``JOB_RESEND_SENT_SECONDS`` (a broker that
-      restarted without its data) is sent again.
-
-    Safe to run anywhere and concurrently: each takeover is the conditional UPDATE on the very claim token
-    judged, each re-send is conditional on the queued row as read, and the task's claim (queued -> running)
-    admits exactly one execution however many messages arrive. The resume never re-attempts a paid provider's
-    unanswered requests (they stay disclosed as 'unknown'); the local model's are recomputed
-    (``reviewapp.providers.services.ledger_execute``).
-    """
-    report = SweepReport()
-    limit = int(settings.JOB_SWEEP_MAX_EXECUTIONS)
-    grace = timedelta(seconds=int(getattr(settings, "JOB_GONE_GRACE_SECONDS", 5)))
-    active: Any = _NOT_ASKED
-    for kind in job_kinds():
-        model = kind.model
-        for job in model.objects.filter(status=model.RUNNING).order_by("pk"):
-            name = f"{model._meta.label} {job.pk}"
-            gone = False
-            if not is_stale(job):
-                seen = last_progress(job)
-                if _celery_node(job.worker) is None or (seen is not None and seen > timezone.now() - grace):
-                    continue
-                if active is _NOT_ASKED:  # one question to the workers per sweep, only when it can matter
-                    active = celery_active()
-                if job_liveness(job, active=active or {}).inspect != "gone":
-                    continue
-                gone = True
-            if limit and job.executions >= limit:
-                if _abandon(model, job, limit, gone=gone):
-                    logger.warning("sweeper: %s failed, its execution was lost in %s executions", name,
-                                   job.executions)
-                    report.abandoned.append(name)
-                continue
-            holder = job.worker  # the resume reloads the job, whose worker it has just cleared
-            try:
-                # Never a re-attempt of paid requests: those left unanswered stay disclosed 'unknown'.
-                job_kind_resume(job, take_over=True)
-            except ValueError as error:  # changed meanwhile, or its kind refuses (e.g. a provider key is gone)
-                logger.warning("sweeper: %s not requeued: %s", name, error)
-                report.skipped.append(name)
-                continue
-            logger.warning("sweeper: %s %s (worker %s); requeued", name,
-                           "is no longer run by its worker" if gone else "had a stale heartbeat", holder)
-            report.requeued.append(name)
-        _resend_queued(model, report)
-    return report
-
-
-def _resend_queued(model: type[TrackedJob], report: SweepReport) -> None:
-    now = timezone.now()
-    unconfirmed = Q(sent_at__isnull=True)  # every path that queues a job again clears sent_at
-    lost = Q(sent_at__lt=now - timedelta(seconds=int(getattr(settings, "JOB_RESEND_SENT_SECONDS", 600))))
-    due = Q(queued_at__isnull=True) | Q(queued_at__lt=now - timedelta(
-        seconds=int(getattr(settings, "JOB_RESEND_SECONDS", 30))))
-    for job in model.objects.filter(due & (unconfirmed | lost), status=model.QUEUED).order_by("pk"):
-        # Of two sweepers, the one whose UPDATE finds the row as both read it sends.
-        if not model.objects.filter(pk=job.pk, status=model.QUEUED, queued_at=job.queued_at,
-                                    sent_at=job.sent_at).update(queued_at=Now(), sent_at=None):
-            continue
-        job.refresh_from_db()
-        job_enqueue(job)
-        name = f"{model._meta.label} {job.pk}"
-        logger.warning("sweeper: %s was queued with no message known to be on the broker; sent", name)
-        report.resent.append(name)
-
-
 # --------------------------------------------------------------------------- who holds a job
 
 
@@ -535,7 +436,7 @@ def _clock(moment: datetime) -> str:
     return timezone.localtime(moment).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _celery_node(worker: str) -> tuple[str, int] | None:
+def celery_node(worker: str) -> tuple[str, int] | None:
     """(node name, pid) of an execution recorded under Celery; None for in-process executions."""
     if not worker or worker.endswith(IN_PROCESS) or "@" not in worker:
         return None
@@ -561,7 +462,7 @@ def job_liveness(job: TrackedJob, *, ask_workers: bool = False,
     """
     running = job.status == job.RUNNING
     inspect = "not asked"
-    node = _celery_node(job.worker) if running else None
+    node = celery_node(job.worker) if running else None
     if node is not None and (ask_workers or active is not None):
         replies = active if active is not None else celery_active()
         name, pid = node

@@ -2,7 +2,7 @@ import socket
 
 from celery import shared_task
 
-from reviewapp.core.jobs import jobs_sweep as sweep
+from reviewapp.core.job_sweep import jobs_sweep as sweep
 from reviewapp.core.models import WorkerHeartbeat
 
 
@@ -14,7 +14,7 @@ def worker_ping(token: str) -> None:
 @shared_task(name="reviewapp.jobs_sweep", ignore_result=True)
 def jobs_sweep() -> dict:
     """Under celery beat: requeue jobs whose execution is gone, send queued jobs whose message may be lost
-    (reviewapp.core.jobs.jobs_sweep)."""
+    (reviewapp.core.job_sweep.jobs_sweep)."""
     report = sweep()
     return {"requeued": report.requeued, "abandoned": report.abandoned, "skipped": report.skipped,
             "resent": report.resent}

@@ -103,6 +103,31 @@ def test_a_secret_is_read_from_the_file_its_FILE_variable_names(tmp_path, monkey
     assert redis_url("redis://:own@redis:6379/0", password="other") == "redis://:own@redis:6379/0"
 
 
+def test_the_cache_takes_the_redis_database_after_the_brokers_on_the_same_server():
+    from reviewapp.config import ConfigError, redis_cache_url, redis_url
+
+    assert redis_cache_url("redis://redis:6379/0") == "redis://redis:6379/1"
+    assert redis_cache_url("redis://redis:6379") == "redis://redis:6379/1"  # no database named: the broker's is 0
+    assert redis_cache_url("redis://redis:6379/") == "redis://redis:6379/1"
+    assert redis_cache_url("rediss://cache.example:6380/4") == "rediss://cache.example:6380/5"
+    with_password = redis_url("redis://redis:6379/2", password="p@ss/word")
+    assert redis_cache_url(with_password) == "redis://:p%40ss%2Fword@redis:6379/3"
+    assert redis_cache_url("") == ""
+    with pytest.raises(ConfigError, match="database 15; the cache takes the next one"):
+        redis_cache_url("redis://redis:6379/15")
+    with pytest.raises(ConfigError, match="REDIS_URL names database 'queues'"):
+        redis_cache_url("redis://redis:6379/queues")
+
+
+def test_the_settings_put_the_cache_and_the_broker_in_two_databases_of_one_redis(settings):
+    from reviewapp.config import redis_cache_url
+
+    if not settings.REDIS_URL:
+        pytest.skip("REDIS_URL unset: a local-memory cache and a filesystem broker")
+    assert settings.CELERY_BROKER_URL == settings.REDIS_URL
+    assert settings.CACHES["default"]["LOCATION"] == redis_cache_url(settings.REDIS_URL) != settings.REDIS_URL
+
+
 def test_on_sqlite_drf_finds_no_postgres_fields_and_on_postgresql_it_does(tmp_path, monkeypatch):
     from reviewapp.config import database_config, without_postgres_fields
 

@@ -8,8 +8,8 @@ An item (one contract, one category) is
 - **an admin's own label** (``ADMIN_OWN``) when such a ruling stands on an item no two lawyers disputed (fewer
   than two complete answers, or answers that agree): the ruling is still the answer, but it is the admin's
   label, never counted or shown as adjudicated or lawyer-made. New rulings of this kind are refused
-  (``adjudication.clause_ruling_record``); the state names those recorded before that rule, or through a page
-  that does not check it;
+  (``adjudication.clause_ruling_record``, and the review engine's ``adjudication_record`` under every page); the
+  state names those recorded before that rule;
 - **agreed** when, with no such ruling, it has as many counted judgments as the pool asks for
   (``reviewers_per_item``) and all of them give the same presence and, when present, the same span set.
   "The same span set" is equality of the normal form (``reviewapp.review.spans.offsets``: trimmed, sorted,

@@ -16,7 +16,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 
 from reviewapp.review.agreement.models import Adjudication
-from reviewapp.review.agreement.selectors import pool_adjudication_item, pool_disagreements
+from reviewapp.review.agreement.selectors import item_dispute, pool_adjudication_item, pool_disagreements
 from reviewapp.review.errors import ReviewError
 from reviewapp.review.judgments.models import ReviewItem
 from reviewapp.review.kinds import pool_kind
@@ -64,6 +64,10 @@ def adjudication_record(
 ) -> Adjudication:
     """Record an admin's ruling on one grade of one item (append-only; the latest ruling counts).
 
+    A ruling resolves a disagreement and nothing else (``selectors.item_dispute``): on an item whose reviewers
+    agree, or that fewer than two completed, it is refused and nothing is written, since an admin's label there
+    would pass for an adjudicated one.
+
     ``spans``: the ruled span set of a kind that labels spans, as offsets into the item's ``source_text``;
     stored in the normal form (``spans.offsets.spans_clean``), refused when it is not offsets into that text.
     """
@@ -78,6 +82,10 @@ def adjudication_record(
         raise ReviewError("value: required (a grade or unknown)")
     if not adjudicator.has_perm("reviewapp.manage_reviews"):
         raise ReviewError(f"{adjudicator.get_username()!r} may not adjudicate")
+    undisputed = item_dispute(item=item, grade_type=grade_type)
+    if undisputed:
+        raise ReviewError(f"item {item.public_id} ({grade_type}): a ruling resolves a disagreement, and there is "
+                          f"none: {undisputed}; nothing was recorded")
     try:
         cleaned = spans_clean(text=item.source_text, spans=list(spans or []))
     except SpanError as error:

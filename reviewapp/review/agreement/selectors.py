@@ -28,6 +28,7 @@ from django.contrib.auth import get_user_model
 from reviewapp.core.records.hashing import sha256_json
 from reviewapp.review.agreement.judgments import JudgmentRecord, pool_completed_judgments, pool_judgments
 from reviewapp.review.agreement.models import Adjudication
+from reviewapp.review.agreement.spans import pool_span_judgments
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.judgments.hashes import hashes_match
 from reviewapp.review.judgments.models import Judgment, JudgmentRevision, ReviewItem
@@ -394,8 +395,36 @@ class Disagreement:
     state: str
 
 
+def answers_disputed(answers: Sequence[Any]) -> bool:
+    """Whether one item's counted answers on one grade type are a disagreement, the only thing a ruling resolves:
+    at least two answers, not all equal (unknown is an answer like any grade)."""
+    return len(answers) >= 2 and len({json.dumps(a, sort_keys=True) for a in answers}) > 1
+
+
+def item_dispute(*, item: ReviewItem, grade_type: str) -> str:
+    """Why ``item`` has no disagreement on ``grade_type`` to rule on, or "" when its reviewers dispute it.
+
+    Read as every label is: the counted judgments (complete, not stale, linked ones included; known-answer items
+    have none). For a kind that answers spans, an answer is its grade and its span set, so reviewers who give the
+    same grade but highlight different text dispute the item too.
+    """
+    answers: list[Any]
+    if kind_get(item.pool.kind).answers_spans:
+        answers = [[s.record.grades.get(grade_type), s.spans] for s in pool_span_judgments(pool=item.pool)
+                   if s.record.item_id == item.public_id]
+    else:
+        answers = [r.grades.get(grade_type) for r in pool_completed_judgments(pool=item.pool)
+                   if r.item_id == item.public_id]
+    if answers_disputed(answers):
+        return ""
+    if len(answers) >= 2:
+        return f"the {len(answers)} reviewers who completed it agree"
+    return f"{len(answers)} reviewer{'s' * (len(answers) != 1)} completed it (a dispute needs two who differ)"
+
+
 def pool_disagreements(*, pool: ReviewPool) -> list[Disagreement]:
-    """Items where the counted reviewers' grades (unknown included) are not all equal, per grade type."""
+    """Items where the counted reviewers' grades (unknown included) are not all equal, per grade type
+    (``answers_disputed``)."""
     kind = kind_get(pool.kind)
     records = pool_completed_judgments(pool=pool)
     notes = {
@@ -410,7 +439,7 @@ def pool_disagreements(*, pool: ReviewPool) -> list[Disagreement]:
         labels = {label.item_id: label for label in pool_labels(pool=pool, grade_type=grade_type)}
         for item_id, rows in by_item.items():
             values = [r.grades.get(grade_type) for r in rows]
-            if len(rows) < 2 or len({json.dumps(v) for v in values}) == 1:
+            if not answers_disputed(values):
                 continue
             label = labels[item_id]
             out.append(

@@ -23,6 +23,7 @@ from grading.contracts.gold.resolution import (
     LawyerAnswer,
     clause_pool_resolutions,
 )
+from reviewapp.review.errors import ReviewError
 from reviewapp.review.spans.offsets import SpanError, spans_clean
 from tests.grading.contracts.gold_support import admin, cuad_answer, cuad_fixture_set, label, label_all_as_cuad, lawyer
 from tests.grading.cuad_fixture import CATEGORIES
@@ -234,12 +235,14 @@ def test_a_ruling_is_refused_where_no_two_lawyers_answered_and_disagreed():
 
 
 def test_a_ruling_on_an_undisputed_item_counts_as_the_admins_own_label_in_the_gold_set_and_its_sidecar():
-    # A ruling made through the review engine's generic page (which knows no spans and no clause rule) on an
-    # item one lawyer answered: the gold set takes it as the admin's label, never as adjudicated.
+    # A ruling on an item one lawyer answered is refused now, by the review engine's generic record as by the
+    # clause page; one recorded before that rule stays, and the gold set takes it as the admin's label, never as
+    # adjudicated.
     from grading.contracts.gold.provenance import gold_provenance_document, gold_set_origin
     from grading.contracts.gold.resolution import ADMIN_OWN
     from reviewapp.core.records.provenance import provenance_sentences
     from reviewapp.review.agreement.disagreements import adjudication_record
+    from reviewapp.review.agreement.models import Adjudication
 
     contract_set, pool = cuad_fixture_set()
     ann, ben, judge = lawyer("ann"), lawyer("ben"), admin()
@@ -247,7 +250,12 @@ def test_a_ruling_on_an_undisputed_item_counts_as_the_admins_own_label_in_the_go
     solo = _item(pool, "DELTA-SERVICES AGREEMENT", "Governing Law")
     label(solo, ben, 1, [[0, 8]], complete=False)  # ben reopened it: only ann's answer counts
     presence, spans = cuad_answer(solo)
-    adjudication_record(item=solo, grade_type="presence", value=presence, adjudicator=judge, spans=spans)
+    with pytest.raises(ReviewError, match=f"item {solo.public_id} \\(presence\\): .* none: 1 reviewer completed it"):
+        adjudication_record(item=solo, grade_type="presence", value=presence, adjudicator=judge, spans=spans)
+    assert not Adjudication.objects.filter(item=solo).exists()
+    Adjudication.objects.create(item=solo, grade_type="presence", value=presence, spans=spans, adjudicator=judge,
+                                query_hash=solo.query_hash, source_hash=solo.source_hash,
+                                passage_hash=solo.passage_hash)  # as recorded before the rule
     row = next(r for r in clause_pool_resolutions(pool=pool).rows if r.item_id == solo.public_id)
     assert row.state == ADMIN_OWN and row.presence == presence
 

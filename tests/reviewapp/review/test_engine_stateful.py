@@ -481,11 +481,19 @@ class EngineMachine(RuleBasedStateMachine):
     @rule(i=st.integers(0, 10**6), value=st.integers(0, 1))
     def adjudicate(self, i, value):
         from reviewapp.review.agreement.disagreements import adjudication_record
+        from reviewapp.review.agreement.models import Adjudication
+        from reviewapp.review.agreement.selectors import item_dispute
         from reviewapp.review.errors import ReviewError
 
         item = self._pick(i).item
         grade_type = {"target": "target", "contract_clause": "presence"}.get(item.pool.kind, "passage")
-        adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=self.admin)
+        rulings = Adjudication.objects.filter(item=item).count()
+        if item_dispute(item=item, grade_type=grade_type):
+            with pytest.raises(ReviewError, match="a ruling resolves a disagreement, and there is none"):
+                adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=self.admin)
+            assert Adjudication.objects.filter(item=item).count() == rulings
+        else:
+            adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=self.admin)
         with pytest.raises(ReviewError, match="may not adjudicate"):
             adjudication_record(item=item, grade_type=grade_type, value=value, adjudicator=self._pick(i).reviewer)
 

@@ -12,6 +12,7 @@ from reviewapp.review.agreement import exports
 from reviewapp.review.agreement import selectors as agreement
 from reviewapp.review.agreement.disagreements import adjudication_record
 from reviewapp.review.agreement.judgments import pool_completed_judgments, pool_stale_judgments
+from reviewapp.review.agreement.models import Adjudication
 from reviewapp.review.agreement.selectors import pool_labels
 from reviewapp.review.assignment.models import Assignment
 from reviewapp.review.assignment.services import item_rebind, pool_assign
@@ -181,6 +182,33 @@ def test_the_label_rule_is_adjudicated_else_agreed_else_unresolved(pool, reviewe
     assert (labels[b.public_id].state, labels[b.public_id].value) == ("adjudicated", 3)
     qrels = exports.pool_qrels(pool=pool, grade_type="passage").splitlines()
     assert sorted(qrels) == sorted([f"{a.query_id} 0 {a.doc_id} 2", f"{b.query_id} 0 {b.doc_id} 3"])
+
+
+def test_a_ruling_is_refused_naming_the_item_unless_its_reviewers_dispute_it_and_then_nothing_is_written(
+        pool, reviewer_user, reviewer2_user, admin_user_):
+    agreed, disputed, single = list(pool.items.order_by("doc_id"))[:3]
+    for user, passage in ((reviewer_user, 2), (reviewer2_user, 2)):
+        judgment_submit(item=agreed, reviewer=user, grades={"section": 1, "passage": passage}, complete=True)
+    for user, passage in ((reviewer_user, 1), (reviewer2_user, 3)):
+        judgment_submit(item=disputed, reviewer=user, grades={"section": 1, "passage": passage}, complete=True)
+    judgment_submit(item=single, reviewer=reviewer_user, grades={"section": 1, "passage": 3}, complete=True)
+    judgment_submit(item=single, reviewer=reviewer2_user, grades={"section": 1, "passage": 0}, complete=False)
+
+    with pytest.raises(ReviewError, match=f"item {agreed.public_id} \\(passage\\): a ruling resolves a "
+                                          "disagreement, and there is none: the 2 reviewers who completed it agree"):
+        adjudication_record(item=agreed, grade_type="passage", value=3, adjudicator=admin_user_)
+    with pytest.raises(ReviewError, match=f"item {single.public_id} \\(passage\\): .* none: 1 reviewer completed"):
+        adjudication_record(item=single, grade_type="passage", value=3, adjudicator=admin_user_)
+    with pytest.raises(ReviewError, match="none: the 2 reviewers who completed it agree"):  # per grade type
+        adjudication_record(item=disputed, grade_type="section", value=3, adjudicator=admin_user_)
+    assert not Adjudication.objects.exists()
+    labels = {lab.item_id: lab for lab in pool_labels(pool=pool, grade_type="passage")}
+    assert (labels[agreed.public_id].state, labels[single.public_id].state) == ("agreed", "unresolved")
+
+    ruling = adjudication_record(item=disputed, grade_type="passage", value=2, adjudicator=admin_user_)
+    assert list(Adjudication.objects.all()) == [ruling]
+    labels = {lab.item_id: lab for lab in pool_labels(pool=pool, grade_type="passage")}
+    assert (labels[disputed.public_id].state, labels[disputed.public_id].value) == ("adjudicated", 2)
 
 
 def test_a_reviewer_cannot_adjudicate(pool, reviewer_user):

@@ -31,7 +31,7 @@ from django.utils import timezone
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
 from benchmarks.rerank.tasks import rerank_run_execute
-from reviewapp.core.jobs import jobs_sweep
+from reviewapp.core.job_sweep import jobs_sweep
 from reviewapp.providers import services as provider_services
 from reviewapp.providers.loopback import LoopbackServer, default_responder
 from reviewapp.providers.models import Receipt

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from benchmarks.rerank import services as rerank
 from benchmarks.rerank.models import RerankRun
-from reviewapp.core import jobs
+from reviewapp.core import job_sweep, jobs
 from reviewapp.core.jobs import job_kind_resume
 from tests.benchmarks.rerank.fixtures import synthetic_retrieval_run
 
@@ -53,7 +53,7 @@ def test_the_sweeper_requeues_a_job_whose_heartbeat_is_stale_and_leaves_a_beatin
     dead = _running(_run(retrieval), age=31)  # the local model's stale timeout is 30 s
     alive = _running(_run(retrieval), age=5, token="alive")
     with django_capture_on_commit_callbacks() as sent:
-        report = jobs.jobs_sweep()
+        report = job_sweep.jobs_sweep()
     assert report.requeued == [f"benchmarks.RerankRun {dead.pk}"]
     # The log names the execution that was lost (read before the takeover cleared it), for the operator's record.
     assert f"had a stale heartbeat (worker {NODE}:4242); requeued" in caplog.text
@@ -70,7 +70,7 @@ def test_the_sweeper_requeues_a_job_whose_heartbeat_is_stale_and_leaves_a_beatin
 def test_a_job_waiting_on_a_provider_is_given_the_longer_timeout(retrieval, settings):
     settings.JOB_STALE_SECONDS_REMOTE = 120
     waiting = _running(_run(retrieval, provider="anthropic"), age=60)
-    assert jobs.jobs_sweep().requeued == []
+    assert job_sweep.jobs_sweep().requeued == []
     assert RerankRun.objects.get(pk=waiting.pk).status == "running"
 
 
@@ -90,14 +90,14 @@ def test_two_sweepers_that_judged_the_same_stale_job_requeue_it_once(retrieval, 
 def test_the_sweeper_never_asks_for_a_reattempt_of_paid_requests(retrieval):
     run = _running(_run(retrieval), age=31)
     RerankRun.objects.filter(pk=run.pk).update(reattempt_requested=True)  # the person's re-attempt was running
-    jobs.jobs_sweep()
+    job_sweep.jobs_sweep()
     assert RerankRun.objects.get(pk=run.pk).reattempt_requested is False
 
 
 def test_a_job_whose_worker_died_in_every_execution_is_failed_with_the_reason_not_requeued(retrieval, settings):
     settings.JOB_SWEEP_MAX_EXECUTIONS = 3
     run = _running(_run(retrieval), age=31, executions=3)
-    report = jobs.jobs_sweep()
+    report = job_sweep.jobs_sweep()
     assert report.abandoned == [f"benchmarks.RerankRun {run.pk}"] and not report.requeued
     run.refresh_from_db()
     assert run.status == "failed" and run.finished_at is not None

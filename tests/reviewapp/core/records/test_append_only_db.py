@@ -56,6 +56,8 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
     item = pool.items.order_by("id").first()
     judgment_submit(item=item, reviewer=reviewer_user, grades={"section": 2, "passage": 1},
                              complete=True, shown=shown_hashes(item.public_id))
+    judgment_submit(item=item, reviewer=reviewer2_user, grades={"section": 1, "passage": 1},
+                    complete=True, shown=shown_hashes(item.public_id))  # a disagreement, for the ruling to resolve
     disagreements.adjudication_record(item=item, grade_type="section", value=3, adjudicator=admin_user_)
     guidelines = PoolGuidelines.objects.create(pool=pool, version=1, text="Grade what you read.", text_hash=HASH)
     known = KnownAnswer.objects.create(item=item, grade_type="section", expected=2, set_by=admin_user_,
@@ -77,7 +79,7 @@ def evidence(reviewer_user, reviewer2_user, admin_user_) -> dict[type, int]:
                                                  annotator="a", grade_type="section", value=1, query_hash=HASH,
                                                  source_hash=HASH, passage_hash=HASH)
     return {
-        JudgmentRevision: JudgmentRevision.objects.get(judgment__item=item).pk,
+        JudgmentRevision: JudgmentRevision.objects.get(judgment__item=item, judgment__reviewer=reviewer_user).pk,
         Adjudication: Adjudication.objects.get(item=item).pk,
         PoolGuidelines: guidelines.pk, KnownAnswer: known.pk, AccountAudit: audit.pk, BudgetRaise: raise_.pk,
         Receipt: receipt.pk, HeldoutExposure: exposure.pk, DeclaredComparison: comparison.pk,

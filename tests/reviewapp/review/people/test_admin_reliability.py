@@ -18,7 +18,7 @@ from reviewapp.review.judgments.models import ReviewItem
 from reviewapp.review.pools import guidelines, known_answers
 from reviewapp.review.pools.models import KnownAnswer, PoolGuidelines
 from reviewapp.review.pools.services import pool_new_version
-from reviewapp.review.workspace.services import judgment_submit
+from reviewapp.review.workspace.services import judgment_reopen, judgment_submit
 from tests.helpers import shown_hashes
 from tests.reviewapp.review.conftest import make_items, make_pool
 
@@ -151,8 +151,10 @@ def test_known_answer_items_never_count_in_labels_agreement_or_disagreements(adm
         KnownAnswer.objects.filter(item=items[0]).first().save()
 
 
-def test_an_adjudicated_item_becomes_a_known_answer_item_from_the_admin_page(admin_client_, judged):
+def test_an_adjudicated_item_becomes_a_known_answer_item_from_the_admin_page(admin_client_, judged, reviewer2_user):
     pool, items = judged
+    judgment_reopen(item=items[0], reviewer=reviewer2_user)
+    _grade(items[0], reviewer2_user, 3, passage=2)  # disputed on the passage grade too: both are ruled on
     admin_client_.post(f"/review/agreement/{pool.public_id}/items/{items[0].public_id}/adjudicate/",
                        {"section": "3", "passage": "1"})
     page = admin_client_.get(f"/review/pools/{pool.public_id}/known-answers/").content.decode()

@@ -111,6 +111,23 @@ def test_the_admin_api_creates_assigns_and_reports(admin_client_, reviewer_user,
     assert admin_client_.get(f"/api/v1/review/pools/{pool_id}/qrels/").content == b""
 
 
+def test_the_adjudication_page_refuses_a_ruling_on_an_item_its_reviewers_agree_on(pool, admin_client_,
+                                                                                 reviewer_user, reviewer2_user):
+    _grade_all(pool, reviewer_user, reviewer2_user)  # odd items: the passage grade differs; even ones: all agree
+    agreed, disputed = list(pool.items.order_by("doc_id"))[:2]
+    page = f"/review/agreement/{pool.public_id}/items/{{}}/adjudicate/"
+    refused = admin_client_.post(page.format(agreed.public_id), {"passage": "2"})
+    assert refused.status_code == 400 and not Adjudication.objects.exists()
+    assert (f"item {agreed.public_id} (passage): a ruling resolves a disagreement, and there is none: the 2 "
+            "reviewers who completed it agree; nothing was recorded") in refused.content.decode()
+    # One page posts every chosen grade type, all or none: an agreed one among them refuses the lot.
+    assert admin_client_.post(page.format(disputed.public_id), {"passage": "2", "section": "2"}).status_code == 400
+    assert not Adjudication.objects.exists()
+    assert admin_client_.post(page.format(disputed.public_id), {"passage": "2"}).status_code == 302
+    assert list(Adjudication.objects.values_list("item__public_id", "grade_type", "value")) == [
+        (disputed.public_id, "passage", 2)]
+
+
 def test_a_ruling_made_on_a_stale_view_of_the_disagreement_is_refused(pool, admin_client_, admin_user_,
                                                                       reviewer_user, reviewer2_user):
     import re
@@ -123,7 +140,10 @@ def test_a_ruling_made_on_a_stale_view_of_the_disagreement_is_refused(pool, admi
     item = pool.items.get(public_id=disagreement.item_id)
     before = {name: grades for name, _status, grades, _note, _stale in
               agreement.pool_adjudication_item(pool=pool, item_id=item.public_id).reviewer_grades}
-    regraded = {key: (value + 1) % 4 for key, value in before[reviewer_user.username].items()}
+    other = before[reviewer2_user.username]
+    # Another grade, still not the other reviewer's: a disagreement still, only not the one shown.
+    regraded = {key: next(g for g in range(4) if g not in (value, other[key]))
+                for key, value in before[reviewer_user.username].items()}
     judgment_reopen(item=item, reviewer=reviewer_user)
     judgment_submit(item=item, reviewer=reviewer_user, grades=regraded, complete=True)
     after = agreement.pool_adjudication_item(pool=pool, item_id=item.public_id)
