@@ -84,6 +84,9 @@ FIRM_SCALE = (
     ("BM25 index memory", "1k / 10k / 100k statute sections; beside bm25s"),
     ("BM25 per query", "1k / 10k / 100k statute sections; beside bm25s"),
     ("corpus import", "eCFR 2 / 20 / 200 MB (200 MB with BENCH_IMPORT_FULL=1); peak memory beside lxml iterparse"),
+    ("corpus import, JSON Lines", "1 / 10 / 100 MB (100 MB with BENCH_IMPORT_FULL=1); peak memory beside json.loads "
+                                  "per line"),
+    ("corpus import, CSV", "1 / 10 / 100 MB (100 MB with BENCH_IMPORT_FULL=1); peak memory beside csv.DictReader"),
 )
 
 # Their figures make the detailed growth table: each size beside the size below it (or the smallest), so a change

@@ -77,6 +77,33 @@ def test_it_refuses_a_line_that_is_not_json_an_unknown_field_and_a_repeated_cita
     assert found == {(3, "line"), (4, "penalty"), (4, "citation"), (5, "citation")}
 
 
+def test_a_repeated_citation_and_version_is_refused_naming_the_line_it_repeats():
+    good = _lines()[:3]
+    with pytest.raises(CorpusFileInvalid) as refused:
+        corpus_file.parse(_jsonl([*good, good[1]]), code="cfr14", filename="bad.jsonl")
+    assert str(refused.value) == (
+        "corpus file bad.jsonl rejected:\n  - line 4: citation: 14 CFR § 101.3 (version 'revised as of January 1, "
+        "2015') is already on line 2; give the second version its own 'version' label")
+
+
+def test_two_versions_of_a_citation_are_its_variants_in_file_order():
+    first, second = _lines()[:2]
+    later = {**first, "version": "effective 2026-01-01", "text": "New text."}
+    source = corpus_file.parse(_jsonl([first, second, later]), code="cfr14", filename="two.jsonl")
+    assert [(p.citation, p.variant) for p in source.provisions] == [
+        ("14 CFR § 101.1", 1), ("14 CFR § 101.3", 1), ("14 CFR § 101.1", 2)]
+
+
+def test_a_citation_with_an_escaped_lone_surrogate_is_compared_like_any_other():
+    first, second = _lines()[:2]
+    odd = {**first, "citation": "14 CFR § 101.\ud800"}
+    raw = "".join(json.dumps(r) + "\n" for r in (odd, second, odd)).encode()  # json.dumps escapes the surrogate
+    with pytest.raises(CorpusFileInvalid) as refused:
+        corpus_file.parse(raw, code="cfr14", filename="odd.jsonl")
+    assert [(p.line, p.field) for p in refused.value.problems] == [(3, "citation")]
+    assert "is already on line 1" in str(refused.value)
+
+
 def test_the_command_imports_a_cfr_file_into_a_pinned_snapshot_hashed_like_the_official_parsers(db):
     out = io.StringIO()
     call_command("import_corpus", str(CFR), "--code", "cfr14", stdout=out)

@@ -32,6 +32,7 @@ BEFORE = {
     "jsonl": "2e6dfe59da909a7851268c15ed63600eca2bcdd1f1d1e43873bbdaa8599208da",
     "csv": "2e6dfe59da909a7851268c15ed63600eca2bcdd1f1d1e43873bbdaa8599208da",
 }
+VERSIONS_BEFORE = "15e21fc2902aa6c11c49e227ca36fda1db52caeffc063b9d1923fa16f90846b8"
 
 
 def _digest(snapshot: SourceSnapshot) -> str:
@@ -84,10 +85,14 @@ def test_the_stored_bytes_are_the_file_and_hash_to_the_snapshot_sha256(db):
     assert snapshot.sha256 == sha256_hex(ECFR.read_bytes()) and snapshot.byte_size == ECFR.stat().st_size
 
 
+def _rule(n: int, **fields: str) -> str:
+    return json.dumps({"citation": f"9 SYN § {n}", "heading": f"Rule {n}", "text": f"Text of rule {n}.",
+                       "url": f"https://example.org/{n}", "as_of": "2025-01-01", "jurisdiction": "Synthetica",
+                       "code": "Synthetic Code", **fields})
+
+
 def _jsonl(count: int, *, bad_last: bool) -> bytes:
-    lines = [json.dumps({"citation": f"9 SYN § {n}", "heading": f"Rule {n}", "text": f"Text of rule {n}.",
-                         "url": f"https://example.org/{n}", "as_of": "2025-01-01", "jurisdiction": "Synthetica",
-                         "code": "Synthetic Code"}) for n in range(1, count + 1)]
+    lines = [_rule(n) for n in range(1, count + 1)]
     if bad_last:
         lines.append(json.dumps({"citation": "9 SYN § 0", "heading": "", "text": "no heading"}))
     return ("\n".join(lines) + "\n").encode()
@@ -111,6 +116,26 @@ def test_an_import_failing_after_batches_were_written_leaves_nothing_visible(mon
     # The same file without its bad line imports whole afterwards.
     outcome = corpus_file_import(code="syn", raw=_jsonl(2500, bad_last=False), filename="syn.jsonl")
     assert outcome.created and outcome.snapshot.provision_count == 2500
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_citation_repeated_after_batches_were_written_is_refused_naming_its_first_line():
+    raw = _jsonl(2500, bad_last=False) + (_rule(7) + "\n").encode()
+    with pytest.raises(CorpusFileInvalid) as refused:
+        corpus_file_import(code="syn", raw=raw, filename="syn.jsonl")
+    assert str(refused.value) == ("corpus file syn.jsonl rejected:\n  - line 2501: citation: 9 SYN § 7 (version '') "
+                                  "is already on line 7; give the second version its own 'version' label")
+    assert not SourceSnapshot.objects.exists() and not Provision.objects.exists() and not Passage.objects.exists()
+
+
+def test_a_second_version_read_after_batches_were_written_is_variant_2_hashed_as_before(db):
+    raw = _jsonl(2500, bad_last=False) + (_rule(7, version="effective 2026-01-01") + "\n").encode()
+    snapshot = corpus_file_import(code="syn", raw=raw, filename="syn.jsonl").snapshot
+    versions = Provision.objects.filter(snapshot=snapshot, citation="9 SYN § 7").order_by("variant")
+    assert [(p.variant, p.position, p.version_label) for p in versions] == [
+        (1, 6, ""), (2, 2500, "effective 2026-01-01")]
+    # Recorded from the import that counted citations in dicts.
+    assert _digest(snapshot) == VERSIONS_BEFORE
 
 
 @pytest.mark.django_db(transaction=True)
