@@ -27,6 +27,7 @@ from typing import Any
 
 from grading.contracts.kinds import ABSENT, PRESENCE, PRESENT
 from reviewapp.core.records.provenance import Procedure
+from reviewapp.review.agreement.selectors import answers_disputed
 from reviewapp.review.agreement.spans import SpanRuling, pool_span_judgments, pool_span_rulings
 from reviewapp.review.pools.refs import PoolRef
 from reviewapp.review.pools.selectors import pool_label_items, pool_source_texts
@@ -83,8 +84,9 @@ def _normal(text: str, spans: Any) -> list[list[int]]:
 
 
 def disputed(answers: list[LawyerAnswer]) -> bool:
-    """A real dispute: at least two complete lawyer answers, not all the same presence and span set."""
-    return len(answers) >= 2 and len({(a.presence, tuple(map(tuple, a.spans))) for a in answers}) > 1
+    """A real dispute: at least two complete lawyer answers, not all the same presence and span set (the review
+    engine's one rule, ``answers_disputed``, over answers of grade and spans as its ``item_dispute`` reads them)."""
+    return answers_disputed([[a.presence, [list(span) for span in a.spans]] for a in answers])
 
 
 def _decide(answers: list[LawyerAnswer], ruling: SpanRuling | None, required: int,
