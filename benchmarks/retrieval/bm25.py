@@ -402,7 +402,9 @@ class Bm25Index:
                 positions, negated = positions[keep], negated[keep]
         # lexsort: last key first. Positions ascend in (sort_key, doc_id) order, so they break ties.
         order = positions[np.lexsort((positions, negated))][:k]
-        hits = tuple(Hit(self.doc_ids[p], float(scores[p]), rank) for rank, p in enumerate(order.tolist(), start=1))
+        # tolist widens each score to a Python float exactly, in one call rather than a numpy scalar per hit.
+        hits = tuple(Hit(self.doc_ids[p], score, rank) for rank, (p, score)
+                     in enumerate(zip(order.tolist(), scores[order].tolist(), strict=True), start=1))
         status, reason = OK, ""
         if len(hits) < k:
             status = SHORT
