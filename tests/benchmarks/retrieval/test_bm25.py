@@ -228,6 +228,88 @@ def test_the_top_k_is_the_full_ranking_cut_at_k_whatever_k(variant):
             assert cut.matched_count == full.matched_count
 
 
+
+def _reference_ranking(index, docs: list, held: list[set[str]], tokens: list[str]) -> list[tuple[str, float]]:
+    """(doc id, score) of every match, the plain way: a match is a document whose analyzed tokens (``held``) include
+    a query token; its score starts at 0 in the index's dtype and adds, in query order, the weight bm25s stored for
+    each query token it holds, then bm25s's weight of absent tokens (bm25l, bm25+); then a full sort by score
+    descending, sort key, doc id. Only the stored weights come from the index (the formula test checks them)."""
+    config = index.config
+    dtype = np.dtype(config.dtype)
+    if config.query_term_frequency == "binary":
+        tokens = list(dict.fromkeys(tokens))
+    ids = [index.vocabulary[t] for t in tokens if t in index.vocabulary]
+    stored = index.retriever.scores
+    weights = {}
+    for token_id in set(ids):
+        start, end = stored["indptr"][token_id], stored["indptr"][token_id + 1]
+        for position, weight in zip(stored["indices"][start:end].tolist(), stored["data"][start:end], strict=True):
+            weights[token_id, index.doc_ids[position]] = weight
+    absent = index.retriever.nonoccurrence_array
+    ranked = []
+    for doc, doc_tokens in zip(docs, held, strict=True):
+        if not doc_tokens & set(tokens):
+            continue
+        score = dtype.type(0)
+        for token_id in ids:
+            if (token_id, doc.doc_id) in weights:
+                score = dtype.type(score + weights[token_id, doc.doc_id])
+        if absent is not None:
+            score = dtype.type(score + absent[np.asarray(ids, dtype=np.int32)].sum())
+        ranked.append((-score, doc.sort_key, doc.doc_id, float(score)))
+    ranked.sort()
+    return [(doc_id, score) for _, _, doc_id, score in ranked]
+
+
+@pytest.mark.parametrize("config", [
+    Bm25Config(), Bm25Config(variant="robertson"), Bm25Config(variant="atire"), Bm25Config(variant="bm25l"),
+    Bm25Config(variant="bm25+"), Bm25Config(dtype="float64"), Bm25Config(query_term_frequency="binary"),
+], ids=lambda c: f"{c.variant}-{c.dtype}-{c.query_term_frequency}")
+def test_search_gives_the_reference_hits_to_the_bit_in_the_reference_order(config, monkeypatch):
+    # search_tokens adds weights without np.add.at, finds lucene's matches from the sums and selects the top k from
+    # a sample's floor; none of that may change a hit, a score's bits, the order of a tie or the match count.
+    floors = []
+    real_floor = bm25._kth_largest_floor
+    monkeypatch.setattr(bm25, "_kth_largest_floor", lambda *args: floors.append(real_floor(*args)) or floors[-1])
+    rng = random.Random(29)
+    docs = _random_documents(rng, 300)
+    # Copies under other ids and sort keys: equal scores, so the tie rule decides at the cut.
+    docs += [dataclasses.replace(d, doc_id=f"c{i:03d}", sort_key=f"k{rng.randint(0, 9)}") for i, d in
+             enumerate(rng.sample(docs, 60))]
+    index = bm25.build_index(docs, config)
+    held = [set(bm25.document_tokens(bm25.analyze(d.heading, config), bm25.analyze(d.body, config), config))
+            for d in docs]
+    queries = [*_random_queries(rng, 30), "deposit", "the deposit deposit", "support nevada hawaii"]
+    for query in queries:
+        tokens = bm25.analyze(query, config)
+        ranking = _reference_ranking(index, docs, held, tokens)
+        for k in (1, 2, 5, 30, len(docs)):
+            outcome = index.search_tokens(tokens, k)
+            got = [(h.doc_id, h.score) for h in outcome.hits]
+            assert got == ranking[:k], (query, k)  # floats compared with ==: the same bits
+            assert [h.rank for h in outcome.hits] == list(range(1, len(got) + 1))
+            assert outcome.matched_count == len(ranking)
+    # The sampled floor was used, and cut something, on the variants whose weights are all above 0.
+    if config.variant == "lucene":
+        assert any(floor > 0 for floor in floors)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_the_sampled_floor_is_at_most_the_kth_largest(seed):
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(50, 5000))
+    values = np.zeros(size, dtype=np.float32)
+    # Matches bunched at one end, and few distinct scores: the cases where a sample is least like the whole.
+    matched = int(rng.integers(1, size))
+    start = int(rng.integers(0, size - matched + 1))
+    values[start:start + matched] = rng.integers(1, 6, matched).astype(np.float32) / 4
+    for k in (1, 3, 30):
+        if matched <= k:
+            continue
+        floor = bm25._kth_largest_floor(values, k, matched)
+        assert 0 <= floor <= np.sort(values)[-k]
+
+
 def test_stop_words_are_bm25s_english_list_which_is_lucenes_and_keeps_legal_words():
     assert frozenset(bm25.STOPWORD_LISTS["english"]) == LUCENE_ENGLISH_STOP_SET
     assert bm25.analyze("Nevada shall, may and must; the Hawaii statute of no effect") == [
