@@ -123,7 +123,10 @@ def test_the_settings_put_the_cache_and_the_broker_in_two_databases_of_one_redis
     from reviewapp.config import redis_cache_url
 
     if not settings.REDIS_URL:
-        pytest.skip("REDIS_URL unset: a local-memory cache and a filesystem broker")
+        # The embedded defaults (the SQLite leg): no Redis at all, so nothing can share a database.
+        assert settings.CACHES["default"]["BACKEND"] == "django.core.cache.backends.locmem.LocMemCache"
+        assert settings.CELERY_BROKER_URL.startswith("filesystem://")
+        return
     assert settings.CELERY_BROKER_URL == settings.REDIS_URL
     assert settings.CACHES["default"]["LOCATION"] == redis_cache_url(settings.REDIS_URL) != settings.REDIS_URL
 
