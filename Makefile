@@ -68,6 +68,7 @@ lint: install
 	$(PY) scripts/check_import_cycles.py
 	$(PY) scripts/check_local_imports.py
 	$(PY) scripts/house_rules.py
+	env -u PYTHONDONTWRITEBYTECODE $(PY) -m pytest -q -p no:cacheprovider -n 0 -m house tests/reviewapp
 	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py spectacular --file /dev/null --validate --fail-on-warn

@@ -57,11 +57,13 @@ def _engine_model_or_queryset(leaf: object) -> bool:
     return issubclass(leaf, Model) and leaf.__module__.startswith("reviewapp.review.")
 
 
+@pytest.mark.house
 def test_the_jobs_import_the_pool_selectors():
     imported = _selectors_the_jobs_import()
     assert {("reviewapp.review.pools.selectors", name) for name in ("pool_find", "pool_get")} <= imported
 
 
+@pytest.mark.house
 def test_every_engine_selector_a_job_calls_returns_no_model_or_queryset():
     offenders = []
     for module_name, name in sorted(_selectors_the_jobs_import()):
@@ -76,11 +78,13 @@ def test_every_engine_selector_a_job_calls_returns_no_model_or_queryset():
     assert offenders == []
 
 
+@pytest.mark.house
 def test_the_exemptions_are_still_needed():
     imported = {f"{module}.{name}" for module, name in _selectors_the_jobs_import()}
     assert imported >= STILL_MODELS, "an exempted selector is no longer imported by a job: drop it from the list"
 
 
+@pytest.mark.house
 def test_the_leaf_walk_finds_a_model_inside_a_container():
     from reviewapp.review.pools.models import ReviewPool  # local import: the model named only by this check
 

@@ -4,6 +4,7 @@ A newcomer finds a page's code from its URL in one hop. Old paths kept as perman
 serve no page of their own.
 """
 
+import pytest
 from django.urls import URLResolver, get_resolver
 
 from reviewapp.core.http.moved import is_moved
@@ -22,6 +23,7 @@ def _review_pages() -> list[tuple[str, str]]:
     return list(walk(get_resolver().url_patterns))
 
 
+@pytest.mark.house
 def test_every_review_page_url_begins_with_the_folder_of_its_view():
     pages = _review_pages()
     assert len(pages) >= 30
