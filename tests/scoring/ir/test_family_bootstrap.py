@@ -73,6 +73,22 @@ def test_paired_family_bootstrap_equals_a_python_loop_over_replicates_on_the_sam
         assert (result.included, result.excluded) == (len(families), 0)
 
 
+@pytest.mark.parametrize("n_families", [5, 64, 65, 90])
+@pytest.mark.parametrize("equal", [True, False])
+def test_every_family_count_and_size_shape_equals_the_loop(n_families, equal):
+    """Both ways of summing a draw (family by family up to ``FAMILY_LOOP_MAX`` families, the laid-out gather
+    above it) and both ways of counting its queries (families of one size, or of several) give the loop's
+    figures."""
+    rng = np.random.default_rng(n_families + 1000 * equal)
+    sizes = [3] * n_families if equal else list(rng.integers(1, 5, n_families))
+    families = [f"f{f:03d}" for f, size in enumerate(sizes) for _ in range(size)]
+    a, b = 1.0 / rng.integers(1, 31, len(families)), rng.random(len(families))
+    result = paired_family_bootstrap(list(a), list(b), families, replicates=300, seed=n_families)
+    ref_a, ref_b, ref_diff = _loop_reference(families, a, b, replicates=300, seed=n_families)
+    for interval, (low, high) in ((result.a, ref_a), (result.b, ref_b), (result.difference, ref_diff)):
+        assert (interval.low, interval.high) == pytest.approx((low, high), abs=1e-12)
+
+
 def test_the_default_10000_replicates_with_seed_20260920_equal_the_loop():
     rng = np.random.default_rng(2)
     families, a, b = _random_suite(rng)
