@@ -18,6 +18,7 @@ from django.conf import settings
 
 from benchmarks.corpus.models import Provision, SourceSnapshot
 from benchmarks.retrieval import bm25, language_models
+from benchmarks.retrieval.bm25_cache import IndexCache
 from benchmarks.suites.models import Suite
 
 ENGINE = "bm25s"  # recorded as RetrievalRun.engine: the same on every database
@@ -27,16 +28,16 @@ DOCUMENT_RULE = (
     "sort_key = citation, TAB, variant zero-padded to 5 digits"
 )
 
-_cache: bm25.IndexCache | None = None
+_cache: IndexCache | None = None
 _cache_lock = threading.Lock()
 
 
-def index_cache() -> bm25.IndexCache:
+def index_cache() -> IndexCache:
     """The process-wide index cache, stored under ``settings.VAR_DIR / "bm25"``."""
     global _cache
     with _cache_lock:
         if _cache is None:
-            _cache = bm25.IndexCache(max_entries=8, directory=Path(settings.VAR_DIR) / "bm25")
+            _cache = IndexCache(max_entries=8, directory=Path(settings.VAR_DIR) / "bm25")
         return _cache
 
 
@@ -66,7 +67,7 @@ def snapshot_key(snapshots: list[SourceSnapshot]) -> str:
 
 
 def suite_index(*, suite: Suite, config: bm25.Bm25Config = bm25.DEFAULT_CONFIG,
-                cache: bm25.IndexCache | None = None) -> bm25.Bm25Index:
+                cache: IndexCache | None = None) -> bm25.Bm25Index:
     """The BM25 index of the suite's pinned snapshots (built on the first request, then cached)."""
     snapshots = list(suite.snapshots.select_related("companion").order_by("id"))
     if not snapshots:

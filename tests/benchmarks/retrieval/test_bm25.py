@@ -22,6 +22,7 @@ import Stemmer
 from rank_bm25 import BM25Okapi
 
 from benchmarks.retrieval import bm25
+from benchmarks.retrieval.bm25_cache import IndexCache
 
 REPO_ROOT = Path(__file__).resolve().parents[3]
 MODULE_PATH = REPO_ROOT / "benchmarks" / "retrieval" / "bm25.py"
@@ -447,7 +448,7 @@ def _documents(n: int = 30) -> list:
 
 
 def test_cache_returns_the_same_index_and_evicts_the_least_recently_used():
-    cache = bm25.IndexCache(max_entries=2)
+    cache = IndexCache(max_entries=2)
     calls = []
 
     def loader(docs):
@@ -474,8 +475,8 @@ def test_cache_directory_round_trip_gives_the_same_bits(tmp_path):
     queries = _random_queries(random.Random(17), 20)
     key = bm25.snapshot_set_key(["b" * 64, "a" * 64], rule="heading+body v1")
     assert key == bm25.snapshot_set_key(["a" * 64, "b" * 64], rule="heading+body v1")
-    built = bm25.IndexCache(directory=tmp_path).get_or_build(Bm25Config(), key, lambda: docs)
-    fresh = bm25.IndexCache(directory=tmp_path)
+    built = IndexCache(directory=tmp_path).get_or_build(Bm25Config(), key, lambda: docs)
+    fresh = IndexCache(directory=tmp_path)
 
     def no_documents():
         raise AssertionError("a stored index must load without reading the documents")
@@ -488,10 +489,10 @@ def test_cache_directory_round_trip_gives_the_same_bits(tmp_path):
     # A damaged entry is rebuilt, not trusted.
     (entry,) = list(tmp_path.iterdir())
     (entry / "data.csc.index.npy").write_bytes(b"not numpy")
-    again = bm25.IndexCache(directory=tmp_path)
+    again = IndexCache(directory=tmp_path)
     rebuilt = again.get_or_build(Bm25Config(), key, lambda: docs)
     assert again.builds == 1 and _outcomes(rebuilt, queries, k=50) == _outcomes(built, queries, k=50)
-    assert bm25.IndexCache(directory=tmp_path).get_or_build(Bm25Config(), key, no_documents).detail() == built.detail()
+    assert IndexCache(directory=tmp_path).get_or_build(Bm25Config(), key, no_documents).detail() == built.detail()
 
 
 # Texts where the analyzer's edges show: case, digits, underscores, apostrophes, citations, accented and

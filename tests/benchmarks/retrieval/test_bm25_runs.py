@@ -16,7 +16,8 @@ from django.db import connection
 
 from benchmarks.corpus.models import Provision
 from benchmarks.corpus.services import statutes_import
-from benchmarks.retrieval import bm25, suite_index
+from benchmarks.retrieval import suite_index
+from benchmarks.retrieval.bm25_cache import IndexCache
 from benchmarks.retrieval.engines import CONFIGURATIONS, DEFAULT_CONFIGURATION
 from benchmarks.retrieval.models import RetrievalResult
 from benchmarks.retrieval.selectors import retrieval_run_qrels, retrieval_run_trec
@@ -31,7 +32,7 @@ NRS_V1_BM25_TREC_SHA256 = "17cdf8858c029f8fa5bb82062391eb8177aaeaa86d97038632524
 @pytest.fixture
 def fresh_cache(monkeypatch):
     """A memory-only index cache of this test's own: every index is built from the database it runs on."""
-    cache = bm25.IndexCache(max_entries=4)
+    cache = IndexCache(max_entries=4)
     monkeypatch.setattr(suite_index, "_cache", cache)
     return cache
 

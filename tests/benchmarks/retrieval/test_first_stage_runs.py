@@ -13,6 +13,7 @@ from django.db import connection
 from django.utils.html import escape
 
 from benchmarks.retrieval import bm25, suite_index
+from benchmarks.retrieval.bm25_cache import IndexCache
 from benchmarks.retrieval.models import RetrievalResult
 from benchmarks.retrieval.selectors import retrieval_run_trec
 from benchmarks.retrieval.services import retrieval_run_create
@@ -27,7 +28,7 @@ TREC_SHA256 = {
 
 @pytest.fixture
 def fresh_cache(monkeypatch):
-    monkeypatch.setattr(suite_index, "_cache", bm25.IndexCache(max_entries=4))
+    monkeypatch.setattr(suite_index, "_cache", IndexCache(max_entries=4))
     monkeypatch.setattr(suite_index, "_stats", type(suite_index._stats)())
 
 

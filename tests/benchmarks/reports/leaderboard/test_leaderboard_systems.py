@@ -26,10 +26,11 @@ FIRST_STAGES = ("bm25-v1", "rm3-v1", "qld-v1", "keyword-v1")
 
 @pytest.fixture
 def world(db, monkeypatch):
-    from benchmarks.retrieval import bm25, suite_index
+    from benchmarks.retrieval import suite_index
+    from benchmarks.retrieval.bm25_cache import IndexCache
     from benchmarks.retrieval.services import retrieval_run_create
 
-    monkeypatch.setattr(suite_index, "_cache", bm25.IndexCache(max_entries=4))
+    monkeypatch.setattr(suite_index, "_cache", IndexCache(max_entries=4))
     rng = random.Random(11)
     rows = [(f"999.{100 + i * 10}", " ".join(rng.sample(WORDS, 3)).capitalize() + ".",
              " ".join(rng.choice(WORDS) for _ in range(40)) + ".") for i in range(60)]
