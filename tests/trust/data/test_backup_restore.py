@@ -137,7 +137,10 @@ def test_a_cut_or_edited_backup_is_refused_with_nothing_written(transactional_db
     if damage == "cut":
         lines = lines[:-2]
     elif damage == "edit":
-        lines[-2] = lines[-2].replace(b'"q', b'"Q', 1)
+        # An item's text, wherever the export placed the items (the order of the models is the registry's).
+        edited = max(i for i, line in enumerate(lines) if b'"model":"reviewapp.ReviewItem"' in line)
+        lines[edited] = lines[edited].replace(b'"query_text":"q', b'"query_text":"Q', 1)
+        assert b'"query_text":"Q' in lines[edited]
     else:
         lines[0] = b'{"format": "something else"}\n'
     backup.write_bytes(b"".join(lines))
