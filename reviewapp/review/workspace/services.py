@@ -136,18 +136,25 @@ def _refuse_grader(*, item: ReviewItem, reviewer: User) -> None:
         raise ReviewError(f"cannot grade: {refusal}")
 
 
+def _latest_locked(*, item: ReviewItem, reviewer: User, act: str) -> tuple[Judgment, JudgmentRevision]:
+    """The reviewer's judgment of ``item``, locked, and its current revision, for an act on the latest change;
+    refused as every act of theirs is (not assigned, may not grade) or when nothing was saved yet."""
+    _own_assignment(reviewer=reviewer, item=item)
+    _refuse_grader(item=item, reviewer=reviewer)
+    judgment = judgment_lock(item=item, reviewer=reviewer)
+    current = judgment.current if judgment is not None else None
+    if judgment is None or current is None:
+        raise ReviewError(f"nothing to {act}: no judgment saved for this item yet")
+    return judgment, current
+
+
 @transaction.atomic
 def judgment_reopen(*, item: ReviewItem, reviewer: User) -> SubmitResult:
     """Make a completed judgment a draft again (a new revision with the same grades); the completed one stays.
 
     Reopening a judgment that is not complete changes nothing.
     """
-    _own_assignment(reviewer=reviewer, item=item)
-    _refuse_grader(item=item, reviewer=reviewer)
-    judgment = judgment_lock(item=item, reviewer=reviewer)
-    current = judgment.current if judgment is not None else None
-    if judgment is None or current is None:
-        raise ReviewError("nothing to reopen: no judgment saved for this item yet")
+    judgment, current = _latest_locked(item=item, reviewer=reviewer, act="reopen")
     if current.status != JudgmentRevision.COMPLETE:
         return SubmitResult(revision=current, created=False)
     revision = JudgmentRevision.objects.create(
@@ -168,13 +175,8 @@ def judgment_undo(*, item: ReviewItem, reviewer: User) -> SubmitResult:
     the very first revision restores the empty draft, bound to the texts that revision was given on. Undoing twice
     returns to the state before the first undo, as every undo is itself a revision.
     """
-    _own_assignment(reviewer=reviewer, item=item)
-    _refuse_grader(item=item, reviewer=reviewer)
     # The latest change is read under the judgment's lock: two undos at once undo two changes, in turn.
-    judgment = judgment_lock(item=item, reviewer=reviewer)
-    current = judgment.current if judgment is not None else None
-    if judgment is None or current is None:
-        raise ReviewError("nothing to undo: no judgment saved for this item yet")
+    judgment, current = _latest_locked(item=item, reviewer=reviewer, act="undo")
     previous = JudgmentRevision.objects.filter(judgment=judgment, number=current.number - 1).first()
     source = previous if previous is not None else current
     state = ({"status": previous.status, "grades": previous.grades, "note": previous.note, "spans": previous.spans}
